@@ -1,0 +1,3 @@
+from auditor.cli import cli
+
+cli()

@@ -1,0 +1,65 @@
+"""Every error the auditor raises on purpose.
+
+    AuditorError
+    ├── UsageError (ValueError)         bad arguments or options
+    ├── StoreError                      the SQLite store cannot be used
+    │   ├── StoreBusy                   another process holds the write lock too long
+    │   └── IndexMismatch (ValueError)  index built with other parameters
+    ├── NoDocument (LookupError)        no stored document matches a reference
+    ├── ExtractionError                 one input could not be turned into text
+    ├── ControlsFailed                  a positive or negative control did not pass
+    └── ReportError                     a report is missing, malformed or tampered with
+
+Only ``auditor.cli`` turns these into exit codes.
+"""
+
+from __future__ import annotations
+
+
+class AuditorError(Exception):
+    "Base class for errors raised by the auditor"
+
+
+class UsageError(AuditorError, ValueError):
+    "Invalid argument or option"
+
+
+class StoreError(AuditorError):
+    "The SQLite store cannot be used"
+
+
+class StoreBusy(StoreError):
+    "Another process held the store's write lock longer than the busy timeout"
+
+
+class IndexMismatch(StoreError, ValueError):
+    "The stored index was built with other parameters"
+
+
+class NoDocument(AuditorError, LookupError):
+    "No stored document matches the reference"
+
+
+class ExtractionError(AuditorError):
+    """An input could not be turned into text.
+
+    ``code`` is a short stable reason (``empty``, ``binary``, ``too_large``, ``pdf_timeout``,
+    ``pdf_memory``, ``pdf_encrypted``, ``pdf_error``, ``text_too_long``, ...) recorded in the
+    store; the message says what happened in words.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ControlsFailed(AuditorError):
+    "A positive or negative control did not pass, so no findings may be reported"
+
+    def __init__(self, message: str, results: list | None = None) -> None:
+        super().__init__(message)
+        self.results = results or []
+
+
+class ReportError(AuditorError):
+    "A report is missing, malformed or does not match its recomputation"
