@@ -131,3 +131,25 @@ def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
         [ostart[a] for _, a, _ in found],
         [oend[b - 1] for _, _, b in found],
     )
+
+
+_ALNUM01 = bytes(1 if chr(b).isalnum() and b < 0x80 else 0 for b in range(256))
+
+
+def word_offsets(text: str) -> tuple[list[int], list[int]]:
+    """``[start, end)`` character offsets of each normalised word of ``text``.
+
+    Same words as ``words_bytes``; ASCII texts take a vectorised path (a letter/digit mask with
+    joined hyphens bridged), others the exact per-character path of ``words_with_offsets``.
+    """
+    if not text.isascii():
+        _, starts, ends = words_with_offsets(text)
+        return starts, ends
+    import numpy as np
+
+    mask = np.frombuffer(text.encode("ascii").translate(_ALNUM01), dtype=np.uint8).copy()
+    if "-" in text:
+        for m in _JOIN.finditer(text):
+            mask[m.start() : m.end()] = 1
+    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
+    return np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()

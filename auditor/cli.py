@@ -1,0 +1,303 @@
+"""The ``auditor`` command: each subcommand parses options, calls one library function and
+formats its result. Errors become exit codes here and nowhere else:
+0 success, 1 findings (gate) or a handled failure, 2 usage, input or store error, failed controls.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from auditor import __version__
+from auditor.errors import AuditorError, ControlsFailed, UsageError
+from auditor.store import Store
+
+err = Console(stderr=True)
+out = Console()
+
+
+class AuditorGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ControlsFailed as e:
+            err.print(f"[bold red]controls failed[/]: {e}", highlight=False)
+            sys.exit(2)
+        except AuditorError as e:
+            err.print(f"[bold red]error[/]: {e}", highlight=False)
+            sys.exit(2)
+
+
+db_option = click.option(
+    "--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    envvar="AUDITOR_DB", help="SQLite store (created if missing). Env: AUDITOR_DB.",
+)
+
+
+def open_store(db: Path, create: bool = False) -> Store:
+    return Store(db, create=create)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        DownloadColumn(), TimeElapsedColumn(), console=err, transient=True,
+        disable=quiet or not err.is_terminal,
+    )
+
+
+@click.group(cls=AuditorGroup)
+@click.version_option(__version__, prog_name="auditor")
+def cli() -> None:
+    """Find documents wholly contained in other documents of a legal or regulatory corpus.
+
+    \b
+    auditor ingest --db corpus.db filings/ contracts/
+    auditor audit --db corpus.db
+    """
+
+
+@cli.command()
+@db_option
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
+@click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
+@click.option("--workers", type=int, default=0, show_default=True, help="Worker processes (0: one per core).")
+@click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
+@click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
+@click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
+@click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
+@click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
+def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
+           pdf_memory_mb, retry_failed, quiet, as_json):
+    """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
+
+    \b
+    auditor ingest --db corpus.db --source edgar filings/
+    """
+    from auditor.extract import Limits
+    from auditor.ingest import ingest as run
+
+    limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
+                    pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20)
+    with open_store(db, create=True) as store, _progress(quiet) as bar:
+        task = bar.add_task("ingest", total=None)
+
+        def on_start(files: int, nbytes: int) -> None:
+            bar.update(task, total=nbytes)
+
+        def on_file(o) -> None:
+            bar.update(task, advance=o.size if o.status in ("ok", "failed") else 0, description=o.path[-40:])
+
+        result = run(store, list(inputs), batch=batch, source=source, limits=limits, workers=workers,
+                     retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),
+                     on_start=on_start, on_file=on_file)
+    if as_json:
+        click.echo(json.dumps({"batch": result.batch, "counts": result.counts,
+                               "problems": result.problems}, indent=2, sort_keys=True))
+        return
+    c = result.counts
+    if not quiet:
+        t = Table(title=f"batch {result.batch}")
+        for k in c:
+            t.add_column(k, justify="right")
+        t.add_row(*(str(v) for v in c.values()))
+        err.print(t)
+        if result.problems:
+            p = Table(title="not ingested")
+            p.add_column("file")
+            p.add_column("reason")
+            p.add_column("detail", overflow="fold")
+            for path, code, msg in result.problems:
+                p.add_row(path, code, msg)
+            err.print(p)
+    click.echo(" ".join(f"{k}={v}" for k, v in c.items()))
+
+
+@cli.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True)
+def stats(db, as_json):
+    """Counts by batch, format and status."""
+    with open_store(db) as store:
+        s = store.stats()
+    if as_json:
+        click.echo(json.dumps(s, indent=2, sort_keys=True))
+        return
+    out.print(f"{s['documents']} documents ({s['with_text']} with text, {s['indexed']} indexed, "
+              f"{s['postings']} postings), {s['exact_duplicates']} exact duplicates, "
+              f"{s['sightings']} sightings, {s['failures']} failed, {s['skipped']} skipped", highlight=False)
+    for title, rows in (("by format", s["by_format"]), ("by batch", s["by_batch"]),
+                        ("failed or skipped", s["failures_by_code"])):
+        if rows:
+            t = Table(title=title)
+            for k in rows[0]:
+                t.add_column(k)
+            for r in rows:
+                t.add_row(*("" if v is None else str(v) for v in r.values()))
+            out.print(t)
+
+
+@cli.command()
+@db_option
+@click.argument("doc")
+@click.option("--text", "with_text", is_flag=True, help="Also print the extracted text.")
+def show(db, doc, with_text):
+    """One document's provenance, by id, sha256 prefix or path (PATH#SEQUENCE for EDGAR parts)."""
+    with open_store(db) as store:
+        p = store.provenance(store.resolve(doc))
+        if with_text:
+            p["text"] = store.text(p["id"])
+    click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
+
+
+@cli.command()
+@db_option
+@click.option("--rebuild", is_flag=True, help="Drop and rebuild the whole index.")
+@click.option("--k", type=int, help="Words per shingle (default: the stored value, 5).")
+@click.option("--modulus", type=int, help="Keep a shingle when hash %% modulus == 0 (default 16).")
+@click.option("--seed", type=int, help="Word hash seed.")
+@click.option("--workers", type=int, default=0)
+def index(db, rebuild, k, modulus, seed, workers):
+    """Bring the sampled shingle index up to date (audit and query do this themselves)."""
+    from dataclasses import replace
+
+    from auditor.index import build_index
+
+    with open_store(db) as store:
+        params = store.params
+        changes = {n: v for n, v in (("k", k), ("modulus", modulus), ("seed", seed)) if v is not None}
+        if changes:
+            params = replace(params, **changes)
+        if params.k < 1 or params.modulus < 1:
+            raise UsageError("k and modulus must be positive")
+        r = build_index(store, params, rebuild=rebuild, workers=workers)
+    click.echo(f"indexed {r.indexed} documents now; {r.total} in the index, {r.postings} postings; "
+               f"params {json.dumps(r.params.as_dict(), sort_keys=True)}")
+
+
+def _threshold(ctx, param, value):
+    if not 0 < value <= 1:
+        raise click.BadParameter("must be in (0, 1]")
+    return value
+
+
+@cli.command()
+@db_option
+@click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold)
+@click.option("--json", "as_json", is_flag=True)
+def audit(db, threshold, as_json):
+    """Score every document against every other; list those contained at >= threshold."""
+    from auditor.audit import describe, run_audit
+    from auditor.index import build_index
+
+    with open_store(db) as store:
+        build_index(store)
+        r = run_audit(store, threshold)
+        rows = [{
+            "contained": describe(store, p.contained), "container": describe(store, p.container),
+            "containment": p.containment, "estimate": p.estimate.estimate,
+            "interval": [p.estimate.low, p.estimate.high], "sampled": p.estimate.sampled,
+            "hits": p.estimate.hits, "exact": p.exact, "spans": [s.as_dict() for s in p.spans],
+        } for p in r.findings]
+    if as_json:
+        click.echo(json.dumps({"findings": rows, "not_auditable": r.not_auditable,
+                               "duplicate_groups": r.duplicate_groups}, indent=2, sort_keys=True))
+        return
+    _findings_table(rows, threshold)
+    out.print(f"{len(rows)} findings at >= {threshold}; {r.documents} documents audited, "
+              f"{len(r.not_auditable)} not auditable, {len(r.duplicate_groups)} exact-duplicate groups",
+              highlight=False)
+
+
+def _findings_table(rows: list[dict], threshold: float) -> None:
+    t = Table(title=f"documents contained in another (>= {threshold})")
+    for c in ("contained", "container", "containment", "estimate [95% CI]", "where"):
+        t.add_column(c, overflow="fold")
+    for f in rows:
+        where = "; ".join(
+            f"chars {s['start']}-{s['end']}" + (f" pages {s['pages'][0]}-{s['pages'][1]}" if s.get("pages") else "")
+            for s in f["spans"][:3])
+        if "edgar" in f["container"]:
+            e = f["container"]["edgar"]
+            where = f"{e['submission']['accession_number']} {e['part']['type']} seq {e['part']['sequence']}; " + where
+        t.add_row(f"{f['contained']['doc_id']} {f['contained']['path']}",
+                  f"{f['container']['doc_id']} {f['container']['path']}",
+                  f"{f['containment']:.4f}",
+                  f"{f['estimate']:.4f} [{f['interval'][0]:.3f}, {f['interval'][1]:.3f}] "
+                  f"{f['hits']}/{f['sampled']}", where)
+    out.print(t)
+
+
+@cli.command()
+@db_option
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold)
+@click.option("--json", "as_json", is_flag=True)
+def query(db, files, threshold, as_json):
+    """Which stored documents contain FILE, and which FILE contains, without storing it."""
+    from auditor.audit import describe
+    from auditor.extract import extract
+    from auditor.index import build_index
+    from auditor.query import query_text
+
+    results = []
+    with open_store(db) as store:
+        build_index(store)
+        for f in files:
+            ex = extract(f)
+            texts = [(str(f), ex.text)] if ex.text else []
+            texts += [(f"{f}#{p.meta.get('sequence')}", p.extracted.text) for p in ex.parts
+                      if p.extracted is not None and p.extracted.text]
+            for name, text in texts:
+                q = query_text(store, text, threshold)
+                results.append({"file": name, "n_words": q.n_words, "n_sampled": q.n_sampled, "note": q.note,
+                                "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
+                                             "exact": m.exact, "estimate": m.estimate.estimate,
+                                             "interval": [m.estimate.low, m.estimate.high],
+                                             "hits": m.estimate.hits, "sampled": m.estimate.sampled,
+                                             "spans": [s.as_dict() for s in m.spans]} for m in q.matches]})
+    if as_json:
+        click.echo(json.dumps(results, indent=2, sort_keys=True))
+        return
+    for r in results:
+        out.print(f"[bold]{r['file']}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
+                  + (f" ({r['note']})" if r["note"] else ""), highlight=False)
+        if not r["matches"]:
+            out.print("  no stored document contains it or is contained in it", highlight=False)
+        for m in r["matches"]:
+            verb = "contained in" if m["direction"] == "contains-query" else "contains"
+            out.print(f"  {verb} {m['document']['doc_id']} {m['document']['path']}: "
+                      f"{m['exact']:.4f} (estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})",
+                      highlight=False)
+
+
+@cli.command()
+@db_option
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True)
+def compare(db, a, b, as_json):
+    """Every measure for two stored documents (id, sha256 prefix or path)."""
+    from auditor.query import compare as run
+
+    with open_store(db) as store:
+        r = run(store, store.resolve(a), store.resolve(b))
+    if as_json:
+        click.echo(json.dumps(r, indent=2, sort_keys=True))
+        return
+    out.print(f"A={r['a']} B={r['b']}  shingles {r['shingles']}  sampled {r['sampled']}", highlight=False)
+    for name in ("a_in_b", "b_in_a"):
+        x = r[name]
+        out.print(f"containment {name.replace('_', ' ')}: exact {x['exact']:.4f}, estimate {x['estimate']:.4f} "
+                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}], {len(x['spans'])} spans", highlight=False)
+    out.print(f"jaccard: {r['jaccard']:.4f}", highlight=False)

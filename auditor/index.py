@@ -1,0 +1,117 @@
+"""Build the sampled shingle index of stored documents.
+
+Ingest already indexes each new document in the same transaction that stores it; this module
+brings the index up to date otherwise: documents stored without an entry, or a rebuild under
+new parameters. Parameters are stored with the index, and an index is never mixed: either all
+entries were made with the stored parameters, or the index is rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+
+import numpy as np
+
+from auditor.ingest import prepare_text
+from auditor.shingle import Params, WordHasher
+from auditor.store import Store
+
+
+@dataclass
+class IndexResult:
+    params: Params
+    indexed: int  # documents (re)indexed now
+    total: int  # documents in the index
+    postings: int
+    rebuilt: bool
+
+
+def _work(args: tuple[str, list[int], Params]) -> list[tuple[int, dict]]:
+    db, ids, params = args
+    store = Store(db, create=False)
+    hasher = WordHasher(params.seed)
+    try:
+        return [(i, prepare_text(store.text(i), params, hasher)) for i in ids]
+    finally:
+        store.close()
+
+
+def _prepared(store: Store, ids: list[int], params: Params, workers: int) -> Iterator[tuple[int, dict]]:
+    chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
+    n = workers or min(2, os.cpu_count() or 1)
+    if n <= 1 or len(ids) < 8:
+        hasher = WordHasher(params.seed)
+        for i in ids:
+            yield i, prepare_text(store.text(i), params, hasher)
+        return
+    with ProcessPoolExecutor(max_workers=n, mp_context=get_context("spawn")) as pool:
+        for batch in pool.map(_work, [(str(store.path), c, params) for c in chunks]):
+            yield from batch
+
+
+def build_index(
+    store: Store,
+    params: Params | None = None,
+    *,
+    rebuild: bool = False,
+    workers: int = 0,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> IndexResult:
+    """Index every stored document that has text and no index entry yet.
+
+    :param params: parameters to index with; different from the stored ones, they need
+        ``rebuild=True`` (the whole index is dropped and rebuilt), otherwise IndexMismatch.
+    """
+    params = params or store.params
+    if not rebuild:
+        store.check_params(params)  # an empty index may take new parameters without a rebuild
+    if rebuild or params != store.params:
+        with store.write():
+            store.conn.execute("DELETE FROM postings")
+            store.conn.execute("DELETE FROM index_docs")
+            store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
+        rebuild = True
+    ids = [r[0] for r in store.conn.execute(
+        "SELECT d.id FROM documents d JOIN texts t ON t.doc_id = d.id"
+        " WHERE d.n_words > 0 AND d.id NOT IN (SELECT doc_id FROM index_docs) ORDER BY d.id"
+    )]
+    done = 0
+    if ids:
+        rows: list[tuple[int, dict]] = []
+        for item in _prepared(store, ids, params, workers):
+            rows.append(item)
+            done += 1
+            if on_progress:
+                on_progress(done, len(ids))
+        _write(store, rows)
+    return IndexResult(
+        params=params, indexed=done,
+        total=store.scalar("SELECT count(*) FROM index_docs"),
+        postings=store.scalar("SELECT coalesce(sum(n_sampled), 0) FROM index_docs"),
+        rebuilt=rebuild,
+    )
+
+
+def _write(store: Store, rows: list[tuple[int, dict]]) -> None:
+    """One transaction; postings inserted in key order so the B-tree only appends."""
+    hashes = [np.frombuffer(d["sampled"], dtype=np.uint64).view(np.int64) for _, d in rows]
+    docs = [np.full(len(h), i, dtype=np.int64) for (i, _), h in zip(rows, hashes, strict=True)]
+    h = np.concatenate(hashes) if hashes else np.empty(0, np.int64)
+    d = np.concatenate(docs) if docs else np.empty(0, np.int64)
+    order = np.lexsort((d, h))
+    with store.write() as c:
+        c.executemany(
+            "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
+            " VALUES (?,?,?,?,?)",
+            ((i, x["n_words"], x["n_shingles"], len(x["sampled"]) // 8, x["sampled"]) for i, x in rows),
+        )
+        c.executemany(
+            "INSERT OR IGNORE INTO postings (hash, doc_id) VALUES (?, ?)",
+            zip(h[order].tolist(), d[order].tolist(), strict=True),
+        )
+

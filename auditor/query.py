@@ -1,0 +1,108 @@
+"""Ad hoc questions against the store: does this file occur in the corpus (``query``), and how
+do two stored documents relate (``compare``). Neither changes the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auditor.audit import ShingleCache, Span, locate
+from auditor.score import Estimate, containment, jaccard, min_hits
+from auditor.shingle import WordHasher, combine, sample
+from auditor.normalize import words_bytes
+from auditor.store import Store
+
+
+@dataclass
+class Match:
+    doc_id: int
+    direction: str  # "contains-query" (the stored document contains the file) or "in-query"
+    estimate: Estimate
+    exact: float
+    spans: list[Span] = field(default_factory=list)
+
+
+@dataclass
+class QueryResult:
+    n_words: int
+    n_shingles: int
+    n_sampled: int
+    matches: list[Match]
+    note: str | None = None
+
+
+def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
+    """Stored documents that contain ``text`` and stored documents that ``text`` contains."""
+    params = store.params
+    seq = combine(WordHasher(params.seed)(words_bytes(text)), params.k)
+    all_q = np.unique(seq)
+    sampled = sample(all_q, params.modulus)
+    n = len(sampled)
+    n_words = len(seq) + params.k - 1 if len(seq) else 0
+    if n == 0:
+        return QueryResult(n_words, len(all_q), 0, [],
+                           note="no sampled shingle: too short to query through the index")
+    hits: dict[int, int] = {}
+    values = sampled.view(np.int64).tolist()
+    for a in range(0, len(values), 500):
+        chunk = values[a : a + 500]
+        for doc_id, h in store.conn.execute(
+            f"SELECT doc_id, count(*) FROM postings WHERE hash IN ({','.join('?' * len(chunk))})"
+            " GROUP BY doc_id", chunk,
+        ):
+            hits[doc_id] = hits.get(doc_id, 0) + h
+    sizes = dict(store.conn.execute(
+        f"SELECT doc_id, n_sampled FROM index_docs WHERE doc_id IN ({','.join('?' * len(hits))})",
+        list(hits),
+    )) if hits else {}
+    cache = ShingleCache(store, params, size=8)
+    matches = []
+    for doc_id in sorted(hits):
+        h = hits[doc_id]
+        for direction, size in (("contains-query", n), ("in-query", sizes.get(doc_id, 0))):
+            if size == 0 or h < min_hits(size, threshold):
+                continue
+            est = Estimate.of(h, size)
+            if not est.needs_exact(threshold):
+                continue
+            seq_d, all_d = cache.get(doc_id)
+            if direction == "contains-query":
+                exact = containment(all_q, all_d)
+                spans = locate(seq_d, all_q, store.text(doc_id), params.k,
+                               store.document(doc_id)["page_offsets"]) if exact >= threshold else []
+            else:
+                exact = containment(all_d, all_q)
+                spans = locate(seq, all_d, text, params.k) if exact >= threshold else []
+            if exact >= threshold:
+                matches.append(Match(doc_id, direction, est, exact, spans))
+    return QueryResult(n_words, len(all_q), n, matches)
+
+
+def compare(store: Store, a: int, b: int) -> dict[str, Any]:
+    """Containment both ways (sampled and exact), Jaccard, shared shingles and spans."""
+    params = store.params
+    cache = ShingleCache(store, params, size=2)
+    seq_a, all_a = cache.get(a)
+    seq_b, all_b = cache.get(b)
+    sa, sb = sample(all_a, params.modulus), sample(all_b, params.modulus)
+    shared_sampled = len(np.intersect1d(sa, sb, assume_unique=True))
+    shared = len(np.intersect1d(all_a, all_b, assume_unique=True))
+    out: dict[str, Any] = {
+        "a": a, "b": b, "params": params.as_dict(),
+        "shingles": {"a": len(all_a), "b": len(all_b), "shared": shared},
+        "sampled": {"a": len(sa), "b": len(sb), "shared": shared_sampled},
+        "jaccard": jaccard(all_a, all_b),
+    }
+    for name, (x_all, x_s, y_all, y_seq, y_id) in {
+        "a_in_b": (all_a, sa, all_b, seq_b, b), "b_in_a": (all_b, sb, all_a, seq_a, a),
+    }.items():
+        est = Estimate.of(shared_sampled, len(x_s))
+        out[name] = {
+            "exact": containment(x_all, y_all),
+            "estimate": est.estimate, "interval": [est.low, est.high],
+            "spans": [s.as_dict() for s in locate(
+                y_seq, x_all, store.text(y_id), params.k, store.document(y_id)["page_offsets"])],
+        }
+    return out

@@ -1,0 +1,342 @@
+"""The SQLite store: documents, their provenance, the sampled shingle index, and audit runs.
+
+One file holds everything a report needs to be defended: raw-byte hashes, where and when each
+document was seen, how its text was obtained, the index parameters, and every run's findings.
+
+Durability: WAL journal, ``synchronous=NORMAL`` (consistent after a crash; a power loss may roll
+back the last commits), a busy timeout so a second process waits for the write lock instead of
+failing, and one ``BEGIN IMMEDIATE`` transaction per input file, so a run killed at any point
+leaves each file either fully stored or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
+from auditor.shingle import DEFAULT_PARAMS, Params
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    source TEXT,
+    tool_version TEXT NOT NULL,
+    command TEXT NOT NULL,
+    started TEXT NOT NULL,
+    ended TEXT,
+    status TEXT NOT NULL,
+    runs INTEGER NOT NULL DEFAULT 1,
+    n_ok INTEGER NOT NULL DEFAULT 0,
+    n_duplicate INTEGER NOT NULL DEFAULT 0,
+    n_unchanged INTEGER NOT NULL DEFAULT 0,
+    n_failed INTEGER NOT NULL DEFAULT 0,
+    n_skipped INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL UNIQUE,
+    parent_id INTEGER REFERENCES documents(id),
+    format TEXT NOT NULL,
+    extractor TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    encoding TEXT,
+    size INTEGER NOT NULL,
+    n_pages INTEGER,
+    page_offsets TEXT,
+    n_chars INTEGER NOT NULL,
+    n_words INTEGER NOT NULL,
+    norm_sha256 TEXT,
+    duplicate_of INTEGER REFERENCES documents(id),
+    meta TEXT NOT NULL DEFAULT '{}',
+    warnings TEXT NOT NULL DEFAULT '[]',
+    path TEXT NOT NULL,
+    batch_id INTEGER NOT NULL REFERENCES batches(id),
+    created TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_norm ON documents(norm_sha256);
+CREATE INDEX IF NOT EXISTS documents_parent ON documents(parent_id);
+CREATE TABLE IF NOT EXISTS texts (
+    doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sightings (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL REFERENCES documents(id),
+    batch_id INTEGER NOT NULL REFERENCES batches(id),
+    path TEXT NOT NULL,
+    resolved TEXT NOT NULL,
+    part TEXT NOT NULL DEFAULT '',
+    within_id INTEGER REFERENCES documents(id),
+    size INTEGER,
+    mtime TEXT,
+    source TEXT,
+    meta TEXT NOT NULL DEFAULT '{}',
+    seen_at TEXT NOT NULL,
+    UNIQUE (resolved, part, doc_id)
+);
+CREATE INDEX IF NOT EXISTS sightings_doc ON sightings(doc_id);
+CREATE TABLE IF NOT EXISTS failures (
+    id INTEGER PRIMARY KEY,
+    batch_id INTEGER NOT NULL REFERENCES batches(id),
+    status TEXT NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    path TEXT NOT NULL,
+    resolved TEXT NOT NULL,
+    part TEXT NOT NULL DEFAULT '',
+    within_id INTEGER REFERENCES documents(id),
+    sha256 TEXT,
+    size INTEGER,
+    mtime TEXT,
+    source TEXT,
+    meta TEXT NOT NULL DEFAULT '{}',
+    seen_at TEXT NOT NULL,
+    UNIQUE (resolved, part, sha256)
+);
+CREATE TABLE IF NOT EXISTS index_docs (
+    doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+    n_words INTEGER NOT NULL,
+    n_shingles INTEGER NOT NULL,
+    n_sampled INTEGER NOT NULL,
+    sampled BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS postings (
+    hash INTEGER NOT NULL,
+    doc_id INTEGER NOT NULL,
+    PRIMARY KEY (hash, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    params TEXT NOT NULL,
+    started TEXT NOT NULL,
+    ended TEXT,
+    summary TEXT NOT NULL DEFAULT '{}',
+    report_dir TEXT,
+    digest TEXT
+);
+CREATE TABLE IF NOT EXISTS findings (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    kind TEXT NOT NULL,
+    contained_id INTEGER NOT NULL,
+    container_id INTEGER NOT NULL,
+    containment REAL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);
+"""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """A containment-auditor SQLite file. Use as a context manager or call ``close()``."""
+
+    def __init__(self, path: str | Path, *, create: bool = True, busy_timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StoreError(f"no store at {self.path} (run `auditor ingest` first)")
+        try:
+            self.conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise StoreError(f"{self.path}: could not enable WAL (journal_mode={mode})")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            with self.write():
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        self.conn.execute(stmt)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
+                    (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),),
+                )
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: {e}") from e
+        version = int(self.meta("schema_version") or 0)
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: schema version {version}, this auditor needs {SCHEMA_VERSION}")
+        self.db = sqlite_utils.Database(self.conn)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise StoreBusy(f"{self.path} is locked by another process: {e}") from e
+            raise StoreError(f"{self.path}: {e}") from e
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # -- small helpers -------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params)
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    def scalar(self, sql: str, params: tuple | dict = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    # -- index parameters ----------------------------------------------------------------
+    @property
+    def params(self) -> Params:
+        return Params(**json.loads(self.meta("index_params") or "{}"))
+
+    def check_params(self, wanted: Params) -> None:
+        """Refuse to mix an index built with other parameters."""
+        have = self.params
+        if have != wanted and self.scalar("SELECT count(*) FROM index_docs"):
+            diff = {
+                k: (v, wanted.as_dict()[k])
+                for k, v in have.as_dict().items()
+                if v != wanted.as_dict()[k]
+            }
+            raise IndexMismatch(
+                f"the index in {self.path} was built with other parameters "
+                + ", ".join(f"{k}={a!r} (wanted {b!r})" for k, (a, b) in sorted(diff.items()))
+                + "; run `auditor index --rebuild` to rebuild it"
+            )
+
+    # -- documents -----------------------------------------------------------------------
+    def resolve(self, ref: str) -> int:
+        """A document id from an id, a sha256 prefix (6+ hex digits) or a path."""
+        ref = ref.strip()
+        if ref.isdigit() and self.scalar("SELECT 1 FROM documents WHERE id = ?", (int(ref),)):
+            return int(ref)
+        low = ref.lower()
+        if len(low) >= 6 and all(c in "0123456789abcdef" for c in low):
+            ids = [r[0] for r in self.conn.execute(
+                "SELECT id FROM documents WHERE sha256 >= ? AND sha256 < ? ORDER BY id LIMIT 2",
+                (low, low + "g"),
+            )]
+            if len(ids) == 1:
+                return ids[0]
+            if len(ids) > 1:
+                raise NoDocument(f"sha256 prefix {ref!r} is ambiguous; give more digits")
+        resolved = str(Path(ref).expanduser().resolve()) if ref else ref
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT doc_id FROM sightings WHERE path = ? OR resolved = ? "
+            "OR path || '#' || part = ? OR resolved || '#' || part = ? ORDER BY doc_id",
+            (ref, resolved, ref, resolved),
+        )]
+        if len(ids) == 1:
+            return ids[0]
+        if len(ids) > 1:
+            raise NoDocument(
+                f"{ref!r} names several documents ({', '.join(map(str, ids))}: an EDGAR "
+                "submission and its parts, or a file whose content changed); use an id or PATH#SEQUENCE"
+            )
+        raise NoDocument(f"no stored document matches {ref!r} (id, sha256 prefix or path)")
+
+    def document(self, doc_id: int) -> dict[str, Any]:
+        rows = self.rows("SELECT * FROM documents WHERE id = ?", (doc_id,))
+        if not rows:
+            raise NoDocument(f"no document with id {doc_id}")
+        doc = rows[0]
+        for key in ("meta", "warnings"):
+            doc[key] = json.loads(doc[key])
+        doc["page_offsets"] = json.loads(doc["page_offsets"]) if doc["page_offsets"] else None
+        return doc
+
+    def provenance(self, doc_id: int) -> dict[str, Any]:
+        """A document with every sighting, its parent (EDGAR submission) and index counts."""
+        doc = self.document(doc_id)
+        doc["sightings"] = self.rows(
+            "SELECT s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source, s.meta, "
+            "s.seen_at, b.name AS batch FROM sightings s JOIN batches b ON b.id = s.batch_id "
+            "WHERE s.doc_id = ? ORDER BY s.id",
+            (doc_id,),
+        )
+        for s in doc["sightings"]:
+            s["meta"] = json.loads(s["meta"])
+        doc["parent"] = self.document(doc["parent_id"]) if doc["parent_id"] else None
+        doc["index"] = (self.rows(
+            "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
+        ) or [None])[0]
+        return doc
+
+    def text(self, doc_id: int) -> str:
+        t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))
+        if t is None:
+            raise NoDocument(f"document {doc_id} has no stored text")
+        return str(t)
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "documents": self.scalar("SELECT count(*) FROM documents"),
+            "with_text": self.scalar("SELECT count(*) FROM texts"),
+            "indexed": self.scalar("SELECT count(*) FROM index_docs"),
+            "postings": self.scalar("SELECT coalesce(sum(n_sampled), 0) FROM index_docs"),
+            "exact_duplicates": self.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NOT NULL"),
+            "sightings": self.scalar("SELECT count(*) FROM sightings"),
+            "failures": self.scalar("SELECT count(*) FROM failures WHERE status = 'failed'"),
+            "skipped": self.scalar("SELECT count(*) FROM failures WHERE status = 'skipped'"),
+            "by_format": self.rows(
+                "SELECT format, count(*) AS documents, sum(size) AS bytes FROM documents GROUP BY format ORDER BY format"
+            ),
+            "by_batch": self.rows(
+                "SELECT name, status, started, ended, runs, n_ok, n_duplicate, n_unchanged, n_failed, n_skipped "
+                "FROM batches ORDER BY id"
+            ),
+            "failures_by_code": self.rows(
+                "SELECT status, code, count(*) AS n FROM failures GROUP BY status, code ORDER BY status, code"
+            ),
+        }
+
+    def integrity_check(self) -> str:
+        return str(self.scalar("PRAGMA integrity_check"))
+
