@@ -1,0 +1,223 @@
+"""EDGAR full-submission text files: header fields, documents and what each document holds.
+
+A submission is a flat SGML-like envelope, parsed here on bytes with ``find`` and regular
+expressions, as the SEC's own consumers do, since its tags are line-oriented and it is never
+well-formed SGML. Three dialects are read:
+
+* ``<SEC-DOCUMENT>`` with a ``<SEC-HEADER>`` of ``KEY:<tab>value`` lines (modern filings);
+* the tagged ``<SUBMISSION>`` form (``<ACCESSION-NUMBER>``, ``<TYPE>``, ``<CIK>``...);
+* 1993-2002 filings wrapped in ``-----BEGIN PRIVACY-ENHANCED MESSAGE-----``, with
+  ``<IMS-DOCUMENT>``/``<IMS-HEADER>`` or ``<SEC-DOCUMENT>`` inside.
+
+This module only takes the envelope apart; turning each document's content into text is
+:mod:`auditor.extract`'s job.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from dataclasses import dataclass, field
+
+from auditor.errors import ExtractionError
+
+_STARTS = (b"<SEC-DOCUMENT>", b"<SUBMISSION>", b"<IMS-DOCUMENT>", b"-----BEGIN PRIVACY-ENHANCED MESSAGE-----")
+_KEYED = re.compile(rb"^[ \t]*([A-Z][A-Z0-9 /&().,'-]*?):[ \t]*(.*?)[ \t]*\r?$", re.M)
+_TAGGED = re.compile(rb"^<([A-Z][A-Z0-9-]*)>[ \t]*([^\r\n<]*?)[ \t]*\r?$", re.M)
+_DOC_TAG = re.compile(rb"^<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*([^\r\n]*?)[ \t]*\r?$", re.M)
+_BEGIN = re.compile(rb"^begin[ \t]+([0-7]{3,4})[ \t]+([^\r\n]*?)[ \t]*\r?$", re.M)
+_HTML_TAG = re.compile(
+    rb"<(?:!doctype\s+html|html|body|head|div|p|br|font|td|tr|th|center|span|a|b|i|u|hr|img|meta|title)\b",
+    re.I,
+)
+# Tags of pre-HTML ASCII filings: page breaks, table markup, column and footnote markers.
+_SGML_TAG = rb"</?(?:PAGE|TABLE|CAPTION|S|C|FN|F\d{1,3}|R)>"
+_SGML_LINE = re.compile(rb"^[ \t]*(?:" + _SGML_TAG + rb"[ \t]*)+(?:\r?\n|\Z)", re.I | re.M)
+_SGML_INLINE = re.compile(rb"[ \t]*" + _SGML_TAG + rb"[ \t]*", re.I)
+_KEYED_FIELDS = {
+    "ACCESSION NUMBER": "accession_number",
+    "CONFORMED SUBMISSION TYPE": "form_type",
+    "FILED AS OF DATE": "filing_date",
+    "CONFORMED PERIOD OF REPORT": "period",
+    "COMPANY CONFORMED NAME": "company_name",
+    "CENTRAL INDEX KEY": "cik",
+}
+_TAGGED_FIELDS = {
+    "ACCESSION-NUMBER": "accession_number",
+    "TYPE": "form_type",
+    "FILING-DATE": "filing_date",
+    "PERIOD": "period",
+    "CONFORMED-NAME": "company_name",
+    "CIK": "cik",
+}
+_HEAD_SCAN = 4096
+
+
+@dataclass
+class Document:
+    """One ``<DOCUMENT>``: its metadata and the exact bytes between ``<TEXT>`` and ``</TEXT>``."""
+
+    meta: dict
+    raw: bytes
+
+
+@dataclass
+class Submission:
+    meta: dict
+    documents: list[Document] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Content:
+    """What a document's ``<TEXT>`` holds, unwrapped.
+
+    ``kind`` is "html" (payload: the HTML), "text" (payload: the text with old SGML layout
+    tags removed), "binary" (payload: uudecoded bytes, ``name`` from the ``begin`` line) or
+    "xbrl"/"xml" (structured data, payload unused).
+    """
+
+    kind: str
+    payload: bytes
+    name: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def is_submission(data: bytes) -> bool:
+    """Whether ``data`` starts like an EDGAR submission (after whitespace and a UTF-8 BOM)."""
+    head = data[:_HEAD_SCAN].lstrip(b"\xef\xbb\xbf").lstrip()
+    if head.startswith(_STARTS[-1]):
+        return b"<SEC-DOCUMENT>" in head or b"<IMS-DOCUMENT>" in head
+    return head.startswith(_STARTS[:-1])
+
+
+def parse(data: bytes) -> Submission:
+    """Split a submission into header metadata and documents.
+
+    Raises ExtractionError("edgar_malformed") for an envelope that is not a submission or a
+    ``<DOCUMENT>`` without its ``</DOCUMENT>`` (a truncated download must not pass as a
+    shorter filing), and ExtractionError("empty") for a submission without documents.
+    """
+    if not is_submission(data):
+        raise ExtractionError("edgar_malformed", "not an EDGAR submission: no <SEC-DOCUMENT>, <SUBMISSION> or <IMS-DOCUMENT> envelope")
+    first = data.find(b"<DOCUMENT>")
+    sub = Submission(_header(data[: first if first >= 0 else len(data)]))
+    pos = first
+    while pos >= 0:
+        end = data.find(b"</DOCUMENT>", pos)
+        if end < 0:
+            raise ExtractionError(
+                "edgar_malformed", f"<DOCUMENT> at byte {pos} has no </DOCUMENT> (truncated submission?)")
+        sub.documents.append(_document(data[pos + len(b"<DOCUMENT>") : end], len(sub.documents) + 1, sub.warnings))
+        pos = data.find(b"<DOCUMENT>", end)
+    if not sub.documents:
+        raise ExtractionError("empty", "EDGAR submission contains no <DOCUMENT>")
+    return sub
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "replace") if not value.isascii() else value.decode("ascii")
+
+
+def _header(head: bytes) -> dict:
+    meta: dict = {}
+    ciks: list[str] = []
+    tagged = head.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"<SUBMISSION>")
+    if tagged:
+        pattern, fields, cik_key = _TAGGED, _TAGGED_FIELDS, b"CIK"
+    else:
+        start = max(head.find(b"<SEC-HEADER>"), head.find(b"<IMS-HEADER>"))
+        stop = max(head.find(b"</SEC-HEADER>"), head.find(b"</IMS-HEADER>"))
+        head = head[max(start, 0) : stop if stop > start else len(head)]
+        pattern, fields, cik_key = _KEYED, _KEYED_FIELDS, b"CENTRAL INDEX KEY"
+    for m in pattern.finditer(head):
+        key, value = m.group(1), m.group(2)
+        if not value:
+            continue
+        if key == cik_key and _text(value) not in ciks:
+            ciks.append(_text(value))
+        name = fields.get(_text(key))
+        if name and name not in meta:
+            meta[name] = _text(value)
+    if "accession_number" not in meta:
+        m = re.search(rb"<(?:SEC|IMS)-DOCUMENT>[ \t]*([0-9]{10}-[0-9]{2}-[0-9]{6})", head)
+        if m:
+            meta["accession_number"] = m.group(1).decode()
+    meta["ciks"] = ciks
+    return meta
+
+
+def _document(body: bytes, position: int, warnings: list[str]) -> Document:
+    start = body.find(b"<TEXT>")
+    if start < 0:
+        warnings.append(f"document {position} has no <TEXT>")
+        top, raw = body, b""
+    else:
+        top = body[:start]
+        stop = body.rfind(b"</TEXT>")
+        raw = body[start + len(b"<TEXT>") : stop if stop > start else len(body)]
+    meta = {"type": None, "sequence": None, "filename": None, "description": None}
+    for m in _DOC_TAG.finditer(top):
+        key = m.group(1).decode().lower()
+        if meta[key] is None:
+            meta[key] = _text(m.group(2))
+    return Document(meta, raw)
+
+
+def content(raw: bytes) -> Content:
+    """Classify and unwrap a document's ``<TEXT>`` content."""
+    body = raw.lstrip()
+    upper = body[:16].upper()
+    for wrapper, kind in ((b"<XBRL>", "xbrl"), (b"<XML>", "xml")):
+        if upper.startswith(wrapper):
+            inner = _unwrap(body, wrapper)
+            if re.search(rb"<html\b", inner[:_HEAD_SCAN * 4], re.I):
+                return Content("html", inner)  # inline XBRL: an HTML document with tagged facts
+            return Content(kind, b"")
+    if upper.startswith(b"<PDF>"):
+        body = _unwrap(body, b"<PDF>").lstrip()
+    m = _BEGIN.search(body[:1024])
+    if m and not body[: m.start()].strip():
+        name = m.group(2).decode("utf-8", "replace")
+        decoded, bad = uudecode(body[m.end() :])
+        warnings = [f"{bad} malformed uuencoded lines skipped"] if bad else []
+        return Content("binary", decoded, name, warnings)
+    if _HTML_TAG.search(body[:_HEAD_SCAN]):
+        return Content("html", body)
+    return Content("text", strip_sgml(raw).strip(b"\r\n"))
+
+
+def _unwrap(body: bytes, tag: bytes) -> bytes:
+    close = b"</" + tag[1:]
+    end = body.upper().rfind(close)
+    return body[len(tag) : end if end >= 0 else len(body)]
+
+
+def strip_sgml(text: bytes) -> bytes:
+    """Remove the layout tags of pre-HTML filings (``<PAGE>``, ``<TABLE>``, ``<S>``, ``<C>``...)."""
+    return _SGML_INLINE.sub(b" ", _SGML_LINE.sub(b"", text))
+
+
+def uudecode(body: bytes) -> tuple[bytes, int]:
+    """Decode uuencoded lines up to ``end``; returns (data, number of lines that were unusable).
+
+    Tolerant like the removed stdlib ``uu`` module: a line with trailing garbage (a common
+    encoder bug) is decoded from its declared length.
+    """
+    out: list[bytes] = []
+    bad = 0
+    for line in body.splitlines():
+        line = line.rstrip(b"\r")
+        if line.rstrip() == b"end":
+            break
+        if not line.strip():
+            continue
+        try:
+            out.append(binascii.a2b_uu(line))
+        except binascii.Error:
+            nbytes = (((line[0] - 32) & 63) * 4 + 5) // 3
+            try:
+                out.append(binascii.a2b_uu(line[:nbytes]))
+            except binascii.Error:
+                bad += 1
+    return b"".join(out), bad

@@ -1,0 +1,702 @@
+"""Turn one input (the bytes of a file) into text, with the details needed to trust it later.
+
+Formats are recognised by content (magic bytes, envelopes, markup), the file name being only
+a hint. Every result records which extractor and version produced it and, for decoded text,
+which encoding was used, so a stored text can be traced back to its bytes. Every text returned
+can be stored in SQLite: NULs and lone surrogates become U+FFFD (counted in ``warnings``) and
+line ends are ``\\n``.
+
+Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.pdfworker` children, which can
+be killed. HTML and .docx are parsed by lxml with network access and entity expansion off, and
+walked without recursion, so hostile nesting cannot exhaust the stack. Failures are raised as
+:class:`~auditor.errors.ExtractionError` with a stable ``code``.
+
+All functions are thread-safe; PDF extraction waits on a child process without holding the
+GIL, so threads are enough to keep several cores busy with PDFs.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import html.parser
+import io
+import os
+import re
+import zipfile
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from typing import BinaryIO
+
+from auditor import edgar, pdfworker
+from auditor.errors import ExtractionError
+
+__all__ = [
+    "Extracted",
+    "Limits",
+    "Part",
+    "decode_text",
+    "detect_format",
+    "extract",
+    "extract_bytes",
+    "extract_pdf_pages",
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 100 * 2**20
+    max_text_chars: int = 20_000_000
+    pdf_timeout: float = 120.0
+    pdf_memory: int = 2 * 2**30
+    max_pdf_pages: int = 5000
+
+
+@dataclass
+class Extracted:
+    format: str
+    text: str
+    extractor: str
+    extractor_version: str
+    encoding: str | None = None
+    page_offsets: list[int] | None = None
+    meta: dict = field(default_factory=dict)
+    parts: list[Part] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Part:
+    raw: bytes
+    meta: dict
+    status: str
+    extracted: Extracted | None
+    code: str | None = None
+    message: str | None = None
+
+
+# -- versions ----------------------------------------------------------------------------------
+
+
+@functools.cache
+def _version(dist: str) -> str:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _auditor_version() -> str:
+    from auditor import __version__
+
+    return __version__
+
+
+# -- format detection --------------------------------------------------------------------------
+
+_MAGIC: list[tuple[bytes, str]] = [
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"\xff\xd8\xff", "jpg"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+    (b"\x7fELF", "elf"),
+    (b"\x1f\x8b", "gz"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+    (b"\x28\xb5\x2f\xfd", "zst"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
+    (b"II*\x00", "tiff"),
+    (b"MM\x00*", "tiff"),
+    (b"SQLite format 3\x00", "sqlite"),
+    (b"\x00asm", "wasm"),
+    (b"\xca\xfe\xba\xbe", "class"),
+    (b"OggS", "ogg"),
+    (b"fLaC", "flac"),
+    (b"wOFF", "woff"),
+    (b"wOF2", "woff2"),
+    (b"%!PS", "ps"),
+    (b"{\\rtf", "rtf"),
+]
+_BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
+_RIFF = re.compile(rb"RIFF....(WAVE|AVI |WEBP)", re.S)
+_STRONG_HTML = re.compile(rb"<(?:!doctype\s+html|html|head|body)\b", re.I)
+_WEAK_HTML = re.compile(
+    rb"<(?:div|p|br|table|font|span|center|h[1-6]|ul|ol|li|title|meta|a\s+href|b|i|pre)\b[^>]*>", re.I)
+_HTML_EXT = (".htm", ".html", ".xhtml", ".shtml")
+_SNIFF = 4096
+
+
+def binary_kind(data: bytes) -> str | None:
+    """The kind of a known binary format (``png``, ``gif``, ``zip``...) from its magic bytes."""
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    if _BZIP2.match(data):
+        return "bz2"
+    m = _RIFF.match(data)
+    if m:
+        return m.group(1).decode().strip().lower()
+    if data.startswith(b"MZ") and b"\x00" in data[:64]:
+        return "exe"
+    return None
+
+
+def _is_docx(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            return "word/document.xml" in z.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+
+
+def detect_format(data: bytes, name: str = "") -> str:
+    """"text", "html", "pdf", "docx", "edgar" or "binary" (a known non-text format).
+
+    Content decides: ``%PDF-`` in the first KiB, a zip holding ``word/document.xml``, an
+    EDGAR envelope, HTML markup; the extension only settles weak HTML evidence.
+    """
+    if b"%PDF-" in data[:1024]:
+        return "pdf"
+    kind = binary_kind(data)
+    if kind == "zip":
+        return "docx" if _is_docx(data) else "binary"
+    if kind is not None:
+        return "binary"
+    if edgar.is_submission(data):
+        return "edgar"
+    head = _sniff_head(data)
+    if _STRONG_HTML.search(head):
+        return "html"
+    ext = os.path.splitext(name)[1].lower()
+    if (ext in _HTML_EXT or (ext != ".txt" and head.lstrip().startswith(b"<"))) and _WEAK_HTML.search(head):
+        return "html"
+    return "text"
+
+
+def _sniff_head(data: bytes) -> bytes:
+    """The first bytes as ASCII-compatible bytes, even for UTF-16/32 input, for tag sniffing."""
+    head = data[:_SNIFF]
+    enc = _bom(head)
+    enc = enc[0] if enc else _nul_pattern(head)
+    if enc and not enc.startswith("utf-8"):
+        text = head.decode(enc, "replace")
+        return text.encode("ascii", "replace")
+    return head
+
+
+# -- decoding ----------------------------------------------------------------------------------
+
+_BOMS = [
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
+_UTF8_MULTIBYTE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_BINARY_HEAD = 65536
+_MAX_CONTROL = 0.05
+
+
+def _bom(data: bytes) -> tuple[str, int] | None:
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            return enc, len(bom)
+    return None
+
+
+def _nul_pattern(head: bytes) -> str | None:
+    """UTF-16/32 without a BOM, recognised by where the NUL bytes of ASCII-range characters fall."""
+    if b"\x00" not in head:
+        return None
+    q = len(head) // 4
+    if q >= 2:
+        col = [head[i : 4 * q : 4].count(0) for i in range(4)]
+        if col[1] >= 0.9 * q and col[2] >= 0.9 * q and col[3] >= 0.9 * q and col[0] < 0.1 * q:
+            return "utf-32-le"
+        if col[0] >= 0.9 * q and col[1] >= 0.9 * q and col[2] >= 0.9 * q and col[3] < 0.1 * q:
+            return "utf-32-be"
+    h = len(head) // 2
+    if h >= 2:
+        even, odd = head[0 : 2 * h : 2].count(0), head[1 : 2 * h : 2].count(0)
+        if odd >= 0.4 * h and even < 0.05 * h:
+            return "utf-16-le"
+        if even >= 0.4 * h and odd < 0.05 * h:
+            return "utf-16-be"
+    return None
+
+
+def _decode_with(data: bytes, enc: str) -> str:
+    try:
+        return data.decode(enc, "surrogatepass" if "16" in enc or "32" in enc else "strict")
+    except UnicodeDecodeError:
+        return data.decode(enc, "replace")
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """Decode bytes of unknown encoding: (text, Python codec name used).
+
+    Order: a BOM (utf-8-sig, utf-16, utf-32); UTF-16/32 without BOM from NUL-byte patterns;
+    strict UTF-8; UTF-8 with replacement when valid multi-byte sequences outnumber invalid
+    bytes two to one (a stray bad byte must not turn a UTF-8 file into cp1252 mojibake, while
+    cp1252 punctuation is never valid UTF-8);
+    strict cp1252; latin-1, which never fails. Decoding ``data`` with the returned codec (errors
+    replaced) gives the same text, except that lone UTF-16/32 surrogates are kept here for the
+    caller to count and replace. Never raises: binary input decodes to junk, which
+    ``extract_bytes`` recognises.
+    """
+    bom = _bom(data)
+    if bom:
+        return _decode_with(data, bom[0]), bom[0]
+    enc = _nul_pattern(data[:_SNIFF])
+    if enc:
+        return _decode_with(data, enc), enc
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+    if len(_UTF8_MULTIBYTE.findall(data)) >= 2 * bad:
+        return text, "utf-8"
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _storable(text: str, warnings: list[str]) -> str:
+    """Normalise line ends; replace NUL and lone surrogates, which SQLite text cannot hold."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text or not text.isascii():
+        text, n = _UNSTORABLE.subn("\ufffd", text)
+        if n:
+            warnings.append(f"replaced {n} NUL or lone surrogate characters with U+FFFD")
+    return text
+
+
+def _check_text(text: str, what: str, limits: Limits) -> str:
+    if not text.strip():
+        raise ExtractionError("empty", f"{what} has no text")
+    if len(text) > limits.max_text_chars:
+        raise ExtractionError(
+            "text_too_long", f"{what} gives {len(text)} characters, more than the limit of {limits.max_text_chars}")
+    return text
+
+
+def _is_binary_text(text: str) -> bool:
+    head = text[:_BINARY_HEAD]
+    return len(_CONTROL.findall(head)) > _MAX_CONTROL * len(head)
+
+
+def _extract_text(data: bytes, limits: Limits) -> Extracted:
+    text, enc = decode_text(data)
+    if _is_binary_text(text):
+        raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
+    warnings: list[str] = []
+    if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
+        warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
+    text = _check_text(_storable(text, warnings), "text", limits)
+    return Extracted("text", text, "auditor.text", _auditor_version(), encoding=enc, warnings=warnings)
+
+
+# -- HTML --------------------------------------------------------------------------------------
+
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
+_WS = re.compile(r"[ \t\n\r\f\v\xa0]+")
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
+_SKIP = frozenset({
+    "script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe",
+    "object", "ix:header", "xml",
+})
+_PARA = frozenset({
+    "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "pre", "hr", "ul", "ol", "dl",
+    "section", "article", "header", "footer", "aside", "nav", "main", "figure", "address",
+    "fieldset", "form", "details", "center", "listing", "xmp", "plaintext",
+})
+_BLOCK = frozenset({
+    "div", "li", "tr", "dd", "dt", "caption", "figcaption", "body", "html", "summary", "legend",
+    "thead", "tbody", "tfoot", "option", "menu", "dir", "frameset", "noframes", "br",
+})
+_CELL = frozenset({"td", "th"})
+_VOID = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "keygen", "basefont", "frame", "isindex",
+})
+
+
+class _TextBuilder:
+    """Visible text from a stream of start/end/data events, whatever parser produces them.
+
+    Whitespace runs collapse to one space (except inside ``pre``); block elements end lines;
+    paragraph-like blocks leave one blank line; table cells are separated by tabs.
+    """
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.skip: list[str] = []
+        self.pre = 0
+        self.newlines = 0
+        self.space = False
+        self.tab = False
+
+    def start(self, tag: str, attrs: Callable[[str], str | None]) -> None:
+        if tag == "body":
+            self.skip.clear()  # a <head> the stdlib tokenizer saw opened but never closed
+        if self.skip:
+            if tag not in _VOID:
+                self.skip.append(tag)
+            return
+        if tag in _SKIP or _DISPLAY_NONE.search(attrs("style") or ""):
+            if tag not in _VOID:
+                self.skip.append(tag)
+            return
+        if tag == "br":
+            if self.out:
+                self.newlines = min(self.newlines + 1, 2)
+            self.space = self.tab = False
+        elif tag in _CELL:
+            self.tab = True
+        else:
+            self._block(tag)
+        if tag == "pre":
+            self.pre += 1
+
+    def end(self, tag: str) -> None:
+        if self.skip:
+            if tag in self.skip:
+                while self.skip.pop() != tag:
+                    pass
+            return
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+        if tag != "br":
+            self._block(tag)
+
+    def _block(self, tag: str) -> None:
+        level = 2 if tag in _PARA else 1 if tag in _BLOCK else 0
+        if level:
+            self.newlines = max(self.newlines, level)
+            self.space = self.tab = False
+
+    def data(self, text: str) -> None:
+        if self.skip or not text:
+            return
+        if self.pre:
+            self._flush()
+            self.out.append(text)
+            return
+        if text[0] in " \t\n\r\f\v\xa0":
+            self.space = True
+        words = _WS.sub(" ", text).strip(" ")
+        if words:
+            self._flush()
+            self.out.append(words)
+            self.space = text[-1] in " \t\n\r\f\v\xa0"
+
+    def _flush(self) -> None:
+        if self.out:
+            if self.newlines:
+                self.out.append("\n" * self.newlines)
+            elif self.tab:
+                self.out.append("\t")
+            elif self.space:
+                self.out.append(" ")
+        self.newlines = 0
+        self.space = self.tab = False
+
+    def text(self) -> str:
+        return "".join(self.out)
+
+
+def _walk_lxml(root, builder: _TextBuilder) -> None:  # type: ignore[no-untyped-def]
+    from lxml import etree
+
+    for event, el in etree.iterwalk(root, events=("start", "end")):
+        tag = el.tag
+        if not isinstance(tag, str):  # comment, processing instruction or entity
+            if event == "end":
+                builder.data(el.tail or "")
+            continue
+        tag = tag.lower()
+        if event == "start":
+            builder.start(tag, el.get)
+            builder.data(el.text or "")
+        else:
+            builder.end(tag)
+            builder.data(el.tail or "")
+
+
+class _StdlibWalker(html.parser.HTMLParser):
+    """Fallback tokenizer for documents beyond libxml2's default limits (depth 256, 10 MB text
+    nodes): it streams events without building a tree, so it has no depth or size limit."""
+
+    def __init__(self, builder: _TextBuilder) -> None:
+        super().__init__(convert_charrefs=True)
+        self.builder = builder
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        self.builder.start(tag, values.get)
+        if tag in _VOID:
+            self.builder.end(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in _VOID:
+            self.builder.end(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.builder.data(data)
+
+
+def _decode_html(data: bytes, warnings: list[str]) -> tuple[str, str]:
+    """BOM, then a declared charset (``<meta>`` or XML declaration), then ``decode_text``."""
+    if _bom(data) or _nul_pattern(data[:_SNIFF]):
+        return decode_text(data)
+    head = data[:_SNIFF]
+    m = _META_CHARSET.search(head) or _XML_ENCODING.search(head)
+    if m:
+        declared = m.group(1).decode("ascii", "replace")
+        try:
+            enc = codecs.lookup(declared).name
+        except LookupError:
+            enc = ""
+        if enc in ("iso8859-1", "ascii"):
+            enc = "cp1252"  # as browsers do: the C1 range of such pages is cp1252 punctuation
+        if enc and "16" not in enc and "32" not in enc:
+            try:
+                return data.decode(enc), enc
+            except UnicodeDecodeError:
+                pass
+        text, used = decode_text(data)
+        warnings.append(f"declared charset {declared!r} does not decode this document; used {used}")
+        return text, used
+    return decode_text(data)
+
+
+def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
+    """Visible text of an HTML document (also the HTML documents inside EDGAR submissions)."""
+    from lxml import etree
+
+    warnings: list[str] = []
+    text, enc = _decode_html(data, warnings)
+    text = _storable(text, warnings)
+    builder = _TextBuilder()
+    parser = etree.HTMLParser(
+        encoding="utf-8", no_network=True, huge_tree=False, remove_comments=True, remove_pis=True)
+    try:
+        root = etree.fromstring(text.encode("utf-8"), parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        root = None
+    fatal = [e for e in parser.error_log if e.level == etree.ErrorLevels.FATAL]
+    if fatal:
+        warnings.append(f"lxml stopped early ({fatal[0].message.strip()}); used the stdlib HTML tokenizer")
+        walker = _StdlibWalker(builder)
+        walker.feed(text)
+        walker.close()
+    elif root is not None:
+        _walk_lxml(root, builder)
+    out = "\n".join(line.rstrip(" \t") for line in builder.text().split("\n")).strip("\n")
+    out = _check_text(_storable(out, warnings), "HTML document", limits)
+    return Extracted("html", out, "lxml", _version("lxml"), encoding=enc, warnings=warnings)
+
+
+# -- PDF ---------------------------------------------------------------------------------------
+
+
+def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
+    result = pdfworker.run(
+        data, timeout=limits.pdf_timeout, memory=limits.pdf_memory,
+        max_pages=limits.max_pdf_pages, max_chars=limits.max_text_chars)
+    warnings = result.warnings
+    pages = [_storable(p, warnings) for p in result.pages]
+    return pages, result
+
+
+def extract_pdf_pages(data: bytes, limits: Limits = Limits()) -> list[str]:
+    """The text of each page of a PDF, extracted in a killable child process."""
+    return _pdf(data, limits)[0]
+
+
+def _extract_pdf(data: bytes, limits: Limits) -> Extracted:
+    pages, result = _pdf(data, limits)
+    offsets: list[int] = []
+    chunks: list[str] = []
+    pos = 0
+    for page in pages:
+        offsets.append(pos)
+        if page and not page.endswith("\n"):
+            page += "\n"
+        chunks.append(page)
+        pos += len(page)
+    text = "".join(chunks)
+    if not text.strip():
+        raise ExtractionError(
+            "empty", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
+    _check_text(text, "PDF", limits)
+    warnings = list(result.warnings)
+    unmapped = text.count("(cid:")
+    if unmapped:
+        warnings.append(f"{unmapped} glyphs without a Unicode mapping appear as (cid:N)")
+    return Extracted("pdf", text, "pdfminer.six", result.version or _version("pdfminer.six"),
+                     page_offsets=offsets, warnings=warnings)
+
+
+# -- .docx -------------------------------------------------------------------------------------
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_DOCX_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                RuntimeError, NotImplementedError, zlib.error)
+
+
+def _read_member(data: bytes, member: str, limit: int) -> bytes:
+    """One zip member, stopping as soon as it inflates past ``limit`` (declared sizes can lie)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            info = z.getinfo(member)
+            if info.file_size > limit:
+                raise ExtractionError("too_large", f"{member} inflates to {info.file_size} bytes, more than {limit}")
+            with z.open(info) as f:
+                out = f.read(limit + 1)
+    except KeyError as e:
+        raise ExtractionError("docx_error", f"not a .docx: no {member}") from e
+    except _DOCX_ERRORS as e:
+        raise ExtractionError("docx_error", f"unreadable .docx: {type(e).__name__}: {e}") from e
+    if len(out) > limit:
+        raise ExtractionError("too_large", f"{member} inflates to more than {limit} bytes")
+    return out
+
+
+def _extract_docx(data: bytes, limits: Limits) -> Extracted:
+    from lxml import etree
+
+    xml = _read_member(data, "word/document.xml", limits.max_file_bytes * 20)
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False, remove_pis=True)
+    try:
+        root = etree.fromstring(xml, parser)
+    except (etree.XMLSyntaxError, ValueError) as e:
+        raise ExtractionError("docx_error", f"word/document.xml is not well-formed: {e}") from e
+    out: list[str] = []
+    for event, el in etree.iterwalk(root, events=("start", "end")):
+        tag = el.tag
+        if event == "start":
+            if tag == f"{_W}t":
+                out.append(el.text or "")
+            elif tag == f"{_W}tab":
+                out.append("\t")
+            elif tag in (f"{_W}br", f"{_W}cr"):
+                out.append("\n")
+            elif tag == f"{_W}noBreakHyphen":
+                out.append("-")
+        elif tag == f"{_W}p":
+            out.append("\n")
+    warnings: list[str] = []
+    text = _check_text(_storable("".join(out).strip("\n"), warnings), ".docx", limits)
+    return Extracted("docx", text, "auditor.docx", _auditor_version(), encoding=None, warnings=warnings)
+
+
+# -- EDGAR -------------------------------------------------------------------------------------
+
+_SKIP_CODES = ("empty", "binary")
+
+
+def _extension(name: str) -> str | None:
+    ext = os.path.splitext(name)[1].lower().lstrip(".")
+    return ext if ext.isalnum() and len(ext) <= 5 else None
+
+
+def _extract_part(doc: edgar.Document, limits: Limits) -> Part:
+    meta = dict(doc.meta)
+    try:
+        content = edgar.content(doc.raw)
+        if content.kind in ("xbrl", "xml"):
+            return Part(doc.raw, meta, "skipped", None, f"structured:{content.kind}",
+                        f"<{content.kind.upper()}> data, not prose")
+        if content.kind == "html":
+            ex = html_to_text(content.payload, limits)
+        elif content.kind == "text":
+            ex = _extract_text(content.payload, limits)
+        else:
+            name = content.name or meta.get("filename") or ""
+            fmt = detect_format(content.payload, name)
+            if fmt == "binary" or fmt == "edgar":
+                kind = _extension(name) or binary_kind(content.payload) or "unknown"
+                return Part(doc.raw, meta, "skipped", None, f"binary:{kind}",
+                            f"binary document {name!r} ({len(content.payload)} bytes decoded)")
+            ex = _extract_format(fmt, content.payload, limits)
+        ex.warnings[:0] = content.warnings
+    except ExtractionError as e:
+        status = "skipped" if e.code in _SKIP_CODES else "failed"
+        return Part(doc.raw, meta, status, None, e.code, str(e))
+    ex.meta = {**meta, **ex.meta}
+    return Part(doc.raw, meta, "ok", ex)
+
+
+def _extract_edgar(data: bytes, limits: Limits) -> Extracted:
+    sub = edgar.parse(data)
+    parts = [_extract_part(doc, limits) for doc in sub.documents]
+    return Extracted("edgar", "", "auditor.edgar", _auditor_version(), meta=sub.meta, parts=parts,
+                     warnings=sub.warnings)
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def _extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
+    if fmt == "pdf":
+        return _extract_pdf(data, limits)
+    if fmt == "docx":
+        return _extract_docx(data, limits)
+    if fmt == "html":
+        return html_to_text(data, limits)
+    if fmt == "edgar":
+        return _extract_edgar(data, limits)
+    if fmt == "binary":
+        kind = binary_kind(data) or "zip"
+        raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
+    return _extract_text(data, limits)
+
+
+def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Extracted:
+    """Extract the text of one input. Raises ExtractionError with a stable ``code``."""
+    if len(data) > limits.max_file_bytes:
+        raise ExtractionError("too_large", f"{len(data)} bytes, more than the limit of {limits.max_file_bytes}")
+    if not data.strip():
+        raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
+    return _extract_format(detect_format(data, name), data, limits)
+
+
+def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:
+    """Extract the text of a file given by path or as a binary file object.
+
+    Oversized inputs are refused before they are read whole.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        size = os.stat(name).st_size
+        if size > limits.max_file_bytes:
+            raise ExtractionError("too_large", f"{size} bytes, more than the limit of {limits.max_file_bytes}")
+        with open(name, "rb") as f:
+            data = f.read(limits.max_file_bytes + 1)
+    else:
+        name = str(getattr(source, "name", "") or "")
+        data = source.read(limits.max_file_bytes + 1)
+        if not isinstance(data, bytes):
+            raise TypeError("extract() needs a binary file object")
+    return extract_bytes(data, name, limits)

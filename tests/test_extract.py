@@ -1,0 +1,461 @@
+"""Extraction of plain text, HTML, .docx and PDF: encodings, visible text, limits, failures.
+
+PDFs are built by the tests (fpdf2 or hand-written objects) and read by the real pdfminer
+child process; timeouts and memory limits are real ones, not mocks.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor import pdfworker
+from auditor.errors import ExtractionError
+from auditor.extract import (
+    Extracted,
+    Limits,
+    decode_text,
+    detect_format,
+    extract,
+    extract_bytes,
+    extract_pdf_pages,
+)
+from tests.fixtures_build import make_docx, make_pdf, make_raw_pdf, text_content
+
+PROSE = "The Lessee shall pay the rent on the first day of each month without demand."
+
+
+def code_of(data: bytes, name: str = "", limits: Limits = Limits()) -> str:
+    with pytest.raises(ExtractionError) as info:
+        extract_bytes(data, name, limits)
+    assert str(info.value)  # every failure says what happened in words
+    return info.value.code
+
+
+def assert_storable(ex: Extracted) -> None:
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE t (x TEXT)")
+    con.execute("INSERT INTO t VALUES (?)", (ex.text,))
+    assert con.execute("SELECT x FROM t").fetchone()[0] == ex.text
+    assert "\r" not in ex.text and "\x00" not in ex.text
+
+
+# -- plain text and encodings --------------------------------------------------------------------
+
+TEXT = "The \u201cLessee\u201d shall pay \u00a3100 \u2014 caf\u00e9 na\u00efve.\nSecond line."
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        (TEXT.encode("utf-8"), "utf-8"),
+        (TEXT.encode("utf-8-sig"), "utf-8-sig"),
+        (TEXT.encode("utf-16"), "utf-16"),
+        (codecs.BOM_UTF16_BE + TEXT.encode("utf-16-be"), "utf-16"),
+        (TEXT.encode("utf-16-le"), "utf-16-le"),
+        (TEXT.encode("utf-16-be"), "utf-16-be"),
+        (TEXT.encode("utf-32"), "utf-32"),
+        (TEXT.encode("utf-32-le"), "utf-32-le"),
+        (TEXT.encode("utf-32-be"), "utf-32-be"),
+        (TEXT.encode("cp1252"), "cp1252"),
+    ],
+)
+def test_encodings_are_detected_and_recorded(data, encoding):
+    ex = extract_bytes(data, "a.txt")
+    assert (ex.format, ex.extractor, ex.encoding) == ("text", "auditor.text", encoding)
+    assert ex.text == TEXT and ex.extractor_version
+    assert ex.warnings == []
+
+
+def test_cp1252_curly_quotes_are_not_latin1_controls():
+    data = b"The \x93Lessee\x94 shall pay \x96 promptly."
+    assert decode_text(data) == ("The \u201cLessee\u201d shall pay \u2013 promptly.", "cp1252")
+
+
+def test_latin1_is_the_last_resort():
+    data = "Caf\u00e9 r\u00e9sum\u00e9 and a lot of ordinary words here".encode("latin-1") + b" \x81 end"
+    text, enc = decode_text(data)
+    assert enc == "latin-1" and text.startswith("Caf\u00e9 r\u00e9sum\u00e9")
+
+
+def test_a_stray_bad_byte_does_not_turn_utf8_into_mojibake():
+    data = "\u201cQuoted\u201d caf\u00e9 na\u00efve ".encode() + b"\xff tail"
+    ex = extract_bytes(data)
+    assert ex.encoding == "utf-8" and ex.text.startswith("\u201cQuoted\u201d caf\u00e9")
+    assert "\ufffd" in ex.text and any("invalid UTF-8" in w for w in ex.warnings)
+
+
+def test_crlf_and_cr_become_lf():
+    assert extract_bytes(b"one\r\ntwo\rthree\n").text == "one\ntwo\nthree\n"
+
+
+def test_nul_and_lone_surrogates_are_replaced_and_counted():
+    data = ("Clause one. " * 30).encode("utf-16-le") + b"\x00\xd8" + "x\x00y".encode("utf-16-le")
+    ex = extract_bytes(data)
+    assert ex.encoding == "utf-16-le"
+    assert ex.text.endswith("\ufffdx\ufffdy") and any("replaced 2" in w for w in ex.warnings)
+    assert_storable(ex)
+
+
+def test_a_few_nuls_in_long_text_are_kept_as_text():
+    ex = extract_bytes(PROSE.encode() * 20 + b"\x00" + PROSE.encode())
+    assert ex.text.count("\ufffd") == 1
+    assert_storable(ex)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x89PNG\r\n\x1a\n" + bytes(100),
+        b"GIF89a" + bytes(range(200)),
+        b"\xff\xd8\xff\xe0" + bytes(100),
+        b"\x7fELF\x02\x01\x01" + bytes(100),
+        b"\x1f\x8b\x08\x00" + os.urandom(100),
+        bytes(range(256)) * 40,
+        b"\x00\x01\x02\x03\x04" * 100,
+    ],
+)
+def test_binary_junk_is_refused(data):
+    assert code_of(data, "x.txt") == "binary"
+
+
+def test_a_zip_that_is_not_a_docx_is_binary():
+    buf = io.BytesIO()
+    import zipfile
+
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("data.csv", "a,b\n")
+    assert detect_format(buf.getvalue(), "x.zip") == "binary"
+    assert code_of(buf.getvalue()) == "binary"
+
+
+@pytest.mark.parametrize("data", [b"", b"   \n\t\r\n ", " \n".encode("utf-16")])
+def test_empty_input(data):
+    assert code_of(data) == "empty"
+
+
+def test_too_large_is_refused_before_parsing(tmp_path):
+    limits = Limits(max_file_bytes=100)
+    assert code_of(b"%PDF-1.4 this would hang a parser" + bytes(100), limits=limits) == "too_large"
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 101)
+    with pytest.raises(ExtractionError) as info:
+        extract(path, limits)
+    assert info.value.code == "too_large"
+
+
+def test_text_too_long():
+    assert code_of(PROSE.encode(), limits=Limits(max_text_chars=10)) == "text_too_long"
+    assert extract_bytes(PROSE.encode(), limits=Limits(max_text_chars=len(PROSE))).text == PROSE
+
+
+def test_extract_accepts_paths_and_file_objects(tmp_path):
+    path = tmp_path / "a.html"
+    path.write_bytes(b"<p>Hello <b>world</b></p>")
+    assert extract(path).text == "Hello world"
+    assert extract(str(path)).format == "html"
+    with open(path, "rb") as f:
+        assert extract(f).text == "Hello world"
+    assert extract(io.BytesIO(b"plain words")).text == "plain words"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400) | st.text(max_size=200).map(lambda s: s.encode("utf-16-le", "surrogatepass")))
+def test_any_bytes_give_storable_text_or_a_coded_error(data):
+    try:
+        ex = extract_bytes(data, "fuzz.txt")
+    except ExtractionError as e:
+        assert e.code in {"empty", "binary", "pdf_error", "edgar_malformed"}
+        return
+    texts = [p.extracted.text for p in ex.parts if p.extracted] if ex.format == "edgar" else [ex.text]
+    for text in texts:
+        assert text.strip()
+        text.encode("utf-8")  # no lone surrogates
+        assert "\x00" not in text and "\r" not in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=200))
+def test_text_round_trips_through_utf8_and_utf16(text):
+    for enc in ("utf-8", "utf-16", "utf-8-sig"):
+        decoded, used = decode_text(text.encode(enc))
+        assert decoded == text
+
+
+# -- format detection ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "fmt"),
+    [
+        (b"%PDF-1.7\n...", "x.bin", "pdf"),
+        (b"junk before\n%PDF-1.4\n", "", "pdf"),
+        (b"<!DOCTYPE html><p>x", "x.txt", "html"),
+        (b"  <HTML><BODY>x", "", "html"),
+        (b"<p>Para</p>", "page.htm", "html"),
+        (b"<p>Para</p>", "", "html"),
+        (b"Use <b>bold</b> here", "notes.txt", "text"),
+        (b"<SEC-DOCUMENT>0000950170-22-000796.txt : 20220207\n", "x", "edgar"),
+        (b"<SUBMISSION>\n<ACCESSION-NUMBER>1\n", "x", "edgar"),
+        ("<html><body>x</body></html>".encode("utf-16"), "", "html"),
+        (b"Plain words.", "x.pdf", "text"),
+        (b"GIF89a....", "x.txt", "binary"),
+    ],
+)
+def test_detect_format_by_content_first(data, name, fmt):
+    assert detect_format(data, name) == fmt
+
+
+# -- HTML ----------------------------------------------------------------------------------------
+
+PAGE = b"""<!DOCTYPE html>
+<html><head><title>Title is not text</title><meta charset="utf-8">
+<style>p { color: red }</style><script>var x = "<p>script text</p>";</script></head>
+<body>
+<noscript>enable js</noscript><template><p>template text</p></template>
+<h1>Lease   Agreement</h1>
+<p>The <b>Lessee</b> &amp; the <i>Lessor</i> agree&nbsp;that &#8220;rent&#8221; &lt;is&gt; due.<br>New line
+after break.</p>
+<div style="display: none"><ix:header><ix:hidden>hidden fact</ix:hidden></ix:header></div>
+<table><tr><td>Rent</td><td>$100</td></tr><tr><th>Term</th><td>5 years</td></tr></table>
+<ul><li>first<li>second</ul>
+<pre>  keep   this
+    layout</pre>
+<svg><text>svg text</text></svg><!-- a comment -->
+</body></html>"""
+
+
+def test_html_visible_text_only():
+    ex = extract_bytes(PAGE, "a.html")
+    assert (ex.format, ex.extractor, ex.encoding) == ("html", "lxml", "utf-8")
+    assert ex.text == (
+        "Lease Agreement\n\n"
+        "The Lessee & the Lessor agree that \u201crent\u201d <is> due.\nNew line after break.\n\n"
+        "Rent\t$100\nTerm\t5 years\n\n"
+        "first\nsecond\n\n"
+        "  keep   this\n    layout"
+    )
+    for hidden in ("Title", "script", "template", "enable js", "hidden fact", "svg text", "comment", "color"):
+        assert hidden not in ex.text
+
+
+def test_html_charset_declarations():
+    body = "<p>\u201cQuoted\u201d caf\u00e9</p>"
+    latin = f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head><body>{body}</body></html>'
+    ex = extract_bytes(latin.encode("cp1252"))
+    assert ex.encoding == "cp1252" and ex.text == "\u201cQuoted\u201d caf\u00e9"
+    ex = extract_bytes(f"<html><body>{body}</body></html>".encode("utf-16"))
+    assert ex.encoding == "utf-16" and ex.text == "\u201cQuoted\u201d caf\u00e9"
+    xml = f'<?xml version="1.0" encoding="windows-1252"?><html><body>{body}</body></html>'
+    assert extract_bytes(xml.encode("cp1252")).text == "\u201cQuoted\u201d caf\u00e9"
+    lying = f'<html><head><meta charset="utf-8"></head><body>{body}</body></html>'.encode("cp1252")
+    ex = extract_bytes(lying)
+    assert ex.text == "\u201cQuoted\u201d caf\u00e9" and ex.encoding == "cp1252"
+    assert any("declared charset" in w for w in ex.warnings)
+
+
+def test_deep_nesting_and_huge_text_nodes_lose_nothing():
+    depth = 100_000
+    deep = b"<html><body>" + b"<div>" * depth + b"deep text" + b"</div>" * depth + b"<p>after</p></body></html>"
+    ex = extract_bytes(deep)
+    assert ex.text.split() == ["deep", "text", "after"]
+    assert any("stdlib HTML tokenizer" in w for w in ex.warnings)
+    huge = b"<html><head><title>t</title></head><body><pre>" + b"word " * 2_200_000 + b"</pre><p>after</p></body></html>"
+    ex = extract_bytes(huge)
+    assert ex.text.startswith("word word") and ex.text.endswith("word\n\nafter")
+    assert ex.text.count("word") == 2_200_000
+
+
+def test_html_without_visible_text_is_empty():
+    assert code_of(b"<html><head><title>x</title></head><body><script>1</script></body></html>") == "empty"
+
+
+def test_html_entities_cannot_reach_the_network_or_files():
+    data = b"""<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]><html><body><p>a &x; b</p></body></html>"""
+    assert "root:" not in extract_bytes(data).text
+
+
+# -- .docx ---------------------------------------------------------------------------------------
+
+
+def test_docx_paragraphs_tabs_and_breaks():
+    data = make_docx(["First paragraph.", "Name:\tValue", "Line one\nLine two", "Caf\u00e9 & <co>"])
+    assert detect_format(data, "x.bin") == "docx"
+    ex = extract_bytes(data, "a.docx")
+    assert (ex.format, ex.extractor) == ("docx", "auditor.docx")
+    assert ex.text == "First paragraph.\nName:\tValue\nLine one\nLine two\nCaf\u00e9 & <co>"
+
+
+def test_docx_zip_bomb_is_refused():
+    big = "<w:p><w:r><w:t>" + "a" * 2_000_000 + "</w:t></w:r></w:p>"
+    doc = ('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+           f"<w:body>{big}</w:body></w:document>")
+    data = make_docx([], document_xml=doc)
+    assert len(data) < 50_000
+    assert code_of(data, limits=Limits(max_file_bytes=50_000)) == "too_large"
+
+
+def test_docx_external_entities_are_not_resolved():
+    doc = ('<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+           '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+           "<w:body><w:p><w:r><w:t>before &x; after</w:t></w:r></w:p></w:body></w:document>")
+    ex = extract_bytes(make_docx([], document_xml=doc))
+    assert "root:" not in ex.text and "before" in ex.text
+
+
+def test_malformed_docx():
+    assert code_of(make_docx([], document_xml="<w:document><unclosed>")) == "docx_error"
+
+
+# -- PDF -----------------------------------------------------------------------------------------
+
+PAGES = [
+    "Page one. The Lessee shall pay rent.",
+    "Page two. The Lessor shall repair the roof.",
+    "",
+    "Page four. Either party may terminate on notice.",
+]
+
+
+def test_pdf_pages_and_offsets():
+    ex = extract_bytes(make_pdf(PAGES), "lease.pdf")
+    assert (ex.format, ex.extractor, ex.encoding) == ("pdf", "pdfminer.six", None)
+    assert ex.extractor_version.startswith("20")
+    assert len(ex.page_offsets) == len(PAGES) and ex.page_offsets[0] == 0
+    ends = [*ex.page_offsets[1:], len(ex.text)]
+    for page, a, b in zip(PAGES, ex.page_offsets, ends, strict=True):
+        assert ex.text[a:b].split() == page.split()
+    assert extract_pdf_pages(make_pdf(PAGES))[1].split() == PAGES[1].split()
+
+
+def test_pdf_written_to_a_path(tmp_path):
+    path = tmp_path / "doc.pdf"
+    make_pdf(["Only page."], path=path)
+    assert extract(path).text.split() == ["Only", "page."]
+
+
+def test_encrypted_pdf():
+    assert code_of(make_pdf(["Secret terms."], encrypt_password="pw")) == "pdf_encrypted"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog >> garbage" + bytes(500),
+        make_pdf(PAGES)[:700],
+        b"%PDF-1.7\n" + bytes(range(256)) * 8,
+    ],
+    ids=["garbage", "truncated", "noise"],
+)
+def test_corrupt_pdf(data):
+    with pytest.raises(ExtractionError) as info:
+        extract_bytes(data)
+    assert info.value.code == "pdf_error"
+    assert ":" in str(info.value)  # names pdfminer's exception type
+
+
+def test_pdf_without_text_layer_is_empty():
+    with pytest.raises(ExtractionError, match="no text layer") as info:
+        extract_bytes(make_pdf(["", ""]))
+    assert info.value.code == "empty"
+
+
+def test_pdf_page_and_text_limits():
+    assert code_of(make_pdf(["a", "b", "c"]), limits=Limits(max_pdf_pages=2)) == "too_many_pages"
+    assert code_of(make_pdf([PROSE] * 3), limits=Limits(max_text_chars=100)) == "text_too_long"
+
+
+def slow_pdf() -> bytes:
+    """400 pages of 3,000 scattered words (82 KB): minutes of real pdfminer layout work."""
+    ops = b" ".join(b"BT /F1 3 Tf %d %d Td (w%d) Tj ET" % (20 + i * 37 % 560, 20 + i * 53 % 750, i) for i in range(3000))
+    return make_raw_pdf([ops], repeat=400, flate=True)
+
+
+def test_pdf_timeout_kills_the_child():
+    t0 = time.monotonic()
+    assert code_of(slow_pdf(), limits=Limits(pdf_timeout=0.5)) == "pdf_timeout"
+    assert time.monotonic() - t0 < 2.5
+    assert extract_bytes(make_pdf(["Still works."])).text.split() == ["Still", "works."]
+
+
+def test_pdf_memory_limit():
+    bomb = make_raw_pdf([b" " * (256 * 2**20)], flate=True)  # a 256 MiB content stream in 260 KB
+    limits = Limits(pdf_memory=128 * 2**20)
+    assert len(bomb) < 1_000_000
+    assert code_of(bomb, limits=limits) == "pdf_memory"
+    assert extract_bytes(make_pdf(PAGES), limits=limits).text.split()[:2] == ["Page", "one."]
+    assert code_of(make_pdf(PAGES), limits=Limits(pdf_memory=8 * 2**20)) == "pdf_memory"
+
+
+def test_hand_written_pdf_text():
+    data = make_raw_pdf([text_content(["Alpha beta gamma", "delta epsilon"]), text_content(["zeta"])])
+    ex = extract_bytes(data)
+    assert ex.text.split() == ["Alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    assert ex.text[ex.page_offsets[1]:].split() == ["zeta"]
+
+
+def test_parallel_pdf_extractions_in_threads():
+    docs = [make_pdf([f"Document {i} page {p} words." for p in range(3)]) for i in range(6)]
+    results: dict[int, str] = {}
+
+    def work(i: int) -> None:
+        results[i] = extract_bytes(docs[i]).text
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(docs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(len(docs)):
+        assert results[i].split()[:2] == ["Document", str(i)]
+
+
+def test_worker_that_dies_by_a_signal():
+    worker = pdfworker._Worker(2**30)
+    timer = threading.Timer(0.3, os.kill, (worker.proc.pid, signal.SIGSEGV))
+    timer.start()
+    try:
+        with pytest.raises(ExtractionError) as info:
+            worker.extract(slow_pdf(), {"max_pages": 5000, "max_chars": 10**9, "timeout": 30},
+                           time.monotonic() + 30)
+    finally:
+        timer.cancel()
+        worker.close()
+    assert info.value.code == "pdf_crash" and "SIGSEGV" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("script", "code"),
+    [
+        ("import sys; sys.stdout.write('garbage\\n')", "pdf_crash"),
+        ("import sys; sys.stdout.write('5\\n{}')", "pdf_crash"),
+        ("import sys; sys.exit(7)", "pdf_crash"),
+        ("import sys; sys.stderr.write('MemoryError'); sys.exit(1)", "pdf_memory"),
+        ("import os; os.kill(os.getpid(), 9)", "pdf_memory"),
+        ("import sys; m = '{\"ok\": false, \"code\": \"pdf_encrypted\"}'; sys.stdout.write(f'{len(m)}\\n{m}')",
+         "pdf_encrypted"),
+    ],
+)
+def test_protocol_violations_give_clear_codes(script, code):
+    """The parent's reading side, against real children that break the protocol."""
+    worker = object.__new__(pdfworker._Worker)
+    worker.memory, worker.served, worker.retire, worker.owner, worker.stderr = 2**30, 0, False, os.getpid(), b""
+    worker.proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with pytest.raises(ExtractionError) as info:
+            worker.extract(b"%PDF-", {"max_pages": 1, "max_chars": 1, "timeout": 10}, time.monotonic() + 10)
+    finally:
+        worker.close()
+    assert info.value.code == code
