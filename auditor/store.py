@@ -166,24 +166,31 @@ class Store:
                 raise StoreError(f"{self.path}: could not enable WAL (journal_mode={mode})")
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
-            with self.write():
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        self.conn.execute(stmt)
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
-                    (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),),
-                )
+            if not self._has_schema():
+                with self.write():
+                    for stmt in _SCHEMA.split(";"):
+                        if stmt.strip():
+                            self.conn.execute(stmt)
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
+                        (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),),
+                    )
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
         version = int(self.meta("schema_version") or 0)
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: schema version {version}, this auditor needs {SCHEMA_VERSION}")
         self.db = sqlite_utils.Database(self.conn)
+
+    def _has_schema(self) -> bool:
+        """Readers open an existing store without taking the write lock."""
+        return bool(self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()) and self.meta("schema_version") is not None
 
     def __enter__(self) -> Store:
         return self

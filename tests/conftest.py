@@ -1,0 +1,19 @@
+"""Shared fixtures. Every document a test uses is generated here or by the test itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from auditor.store import Store
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "corpus.db"
+
+
+@pytest.fixture
+def store(db_path: Path):
+    with Store(db_path) as s:
+        yield s
