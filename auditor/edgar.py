@@ -128,9 +128,9 @@ def _header(head: bytes) -> dict:
     else:
         start = max(head.find(b"<SEC-HEADER>"), head.find(b"<IMS-HEADER>"))
         stop = max(head.find(b"</SEC-HEADER>"), head.find(b"</IMS-HEADER>"))
-        head = head[max(start, 0) : stop if stop > start else len(head)]
+        region = head[max(start, 0) : stop if stop > start else len(head)]
         pattern, fields, cik_key = _KEYED, _KEYED_FIELDS, b"CENTRAL INDEX KEY"
-    for m in pattern.finditer(head):
+    for m in pattern.finditer(head if tagged else region):
         key, value = m.group(1), m.group(2)
         if not value:
             continue
@@ -140,9 +140,9 @@ def _header(head: bytes) -> dict:
         if name and name not in meta:
             meta[name] = _text(value)
     if "accession_number" not in meta:
-        m = re.search(rb"<(?:SEC|IMS)-DOCUMENT>[ \t]*([0-9]{10}-[0-9]{2}-[0-9]{6})", head)
-        if m:
-            meta["accession_number"] = m.group(1).decode()
+        found = re.search(rb"<(?:SEC|IMS)-DOCUMENT>[ \t]*([0-9]{10}-[0-9]{2}-[0-9]{6})", head)
+        if found:
+            meta["accession_number"] = found.group(1).decode()
     meta["ciks"] = ciks
     return meta
 
@@ -156,7 +156,7 @@ def _document(body: bytes, position: int, warnings: list[str]) -> Document:
         top = body[:start]
         stop = body.rfind(b"</TEXT>")
         raw = body[start + len(b"<TEXT>") : stop if stop > start else len(body)]
-    meta = {"type": None, "sequence": None, "filename": None, "description": None}
+    meta: dict[str, str | None] = {"type": None, "sequence": None, "filename": None, "description": None}
     for m in _DOC_TAG.finditer(top):
         key = m.group(1).decode().lower()
         if meta[key] is None:

@@ -180,8 +180,8 @@ def detect_format(data: bytes, name: str = "") -> str:
 def _sniff_head(data: bytes) -> bytes:
     """The first bytes as ASCII-compatible bytes, even for UTF-16/32 input, for tag sniffing."""
     head = data[:_SNIFF]
-    enc = _bom(head)
-    enc = enc[0] if enc else _nul_pattern(head)
+    bom = _bom(head)
+    enc = bom[0] if bom else _nul_pattern(head)
     if enc and not enc.startswith("utf-8"):
         text = head.decode(enc, "replace")
         return text.encode("ascii", "replace")

@@ -29,6 +29,7 @@ outside the protocol (death by a signal, an early exit, unparsable output) becom
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -185,6 +186,7 @@ class _Worker:
         except subprocess.TimeoutExpired:
             self.close()
             rc = self.proc.returncode
+        self._drain_stderr()
         tail = self._tail()
         if rc is not None and rc < 0:
             try:
@@ -198,6 +200,21 @@ class _Worker:
             raise ExtractionError("pdf_memory", "PDF worker ran out of memory")
         raise ExtractionError("pdf_crash", f"PDF worker exited with status {rc}: {tail or 'no output'}")
 
+    def _drain_stderr(self) -> None:
+        """Read what a dead child left on stderr (its last words may trail its stdout EOF)."""
+        stream = self.proc.stderr
+        if stream is None or stream.closed:
+            return
+        fd = stream.fileno()
+        deadline = time.monotonic() + 1.0
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not select.select([fd], [], [], remaining)[0]:
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            self.stderr = (self.stderr + chunk)[-_STDERR_KEEP:]
+
     def _tail(self) -> str:
         return self.stderr.decode("utf-8", "replace").strip()[-400:]
 
@@ -209,10 +226,8 @@ class _Worker:
             self.proc.kill()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None:
-                try:
+                with contextlib.suppress(OSError):  # unflushed input to a dead child
                     f.close()
-                except OSError:
-                    pass  # unflushed input to a dead child
         self.proc.wait()
 
 

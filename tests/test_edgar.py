@@ -1,0 +1,261 @@
+"""EDGAR full-submission files: header metadata, documents as parts, and per-part content."""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+
+import pytest
+
+from auditor import edgar
+from auditor.errors import ExtractionError
+from auditor.extract import Limits, detect_format, extract_bytes
+from tests.fixtures_build import make_edgar_submission, make_pdf, uuencode
+
+HEADER = {
+    "accession_number": "0000950170-22-000796",
+    "form_type": "10-K",
+    "filing_date": "20220207",
+    "period": "20211231",
+    "company_name": "EXAMPLE HOLDINGS INC",
+    "cik": "0001234567",
+    "filers": [("EXAMPLE OPERATING PARTNERSHIP LP", "0007654321")],
+}
+TEN_K = """<html><head><title>10-K</title><style>td {}</style></head><body>
+<p style="text-align:center"><b>UNITED STATES<br>SECURITIES AND EXCHANGE COMMISSION</b></p>
+<p>Item&#160;1. Business. The Company leases office space &amp; warehouses.</p>
+<table><tr><td>Revenue</td><td>$&#160;1,000</td></tr></table>
+</body></html>"""
+CONTRACT = """                         LEASE AGREEMENT
+
+     This Lease Agreement is made between Landlord and Tenant. The Tenant
+shall pay rent of $1,000 on the first day of each month.
+"""
+EXHIBIT_PAGES = ["Exhibit 99.1 page one. Press release.", "Page two of the exhibit.", "Page three, the end."]
+INLINE_XBRL = """<XBRL>
+<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL">
+<head><title>q</title></head><body>
+<div style="display:none"><ix:header><ix:hidden><ix:nonNumeric name="dei:DocumentType">10-Q</ix:nonNumeric></ix:hidden>
+<ix:resources><xbrli:context id="c1">2021-12-31</xbrli:context></ix:resources></ix:header></div>
+<p>Quarterly report: net income was <ix:nonFraction name="us-gaap:NetIncome">42</ix:nonFraction> million.</p>
+</body></html>
+</XBRL>"""
+GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00" + bytes(range(256)) + b"\x00;"
+
+
+@pytest.fixture(scope="module")
+def exhibit_pdf() -> bytes:
+    return make_pdf(EXHIBIT_PAGES)
+
+
+@pytest.fixture(scope="module")
+def submission(exhibit_pdf) -> bytes:
+    return make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "ex-10k.htm", "description": "ANNUAL REPORT", "text": TEN_K},
+        {"type": "EX-10.1", "filename": "ex10-1.txt", "description": "LEASE AGREEMENT", "text": CONTRACT},
+        {"type": "EX-99.1", "filename": "ex99-1.pdf", "description": "PRESS RELEASE", "data": exhibit_pdf},
+        {"type": "GRAPHIC", "filename": "logo.gif", "data": GIF},
+        {"type": "EX-101.INS", "filename": "exm-20211231.xml", "description": "XBRL INSTANCE",
+         "text": '<XBRL>\n<?xml version="1.0"?>\n<xbrli:xbrl><dei:DocumentType>10-K</dei:DocumentType></xbrli:xbrl>\n</XBRL>'},
+        {"type": "10-Q", "filename": "q.htm", "text": INLINE_XBRL},
+    ])
+
+
+def test_submission_header_and_parts(submission, exhibit_pdf):
+    assert detect_format(submission, "0000950170-22-000796.txt") == "edgar"
+    ex = extract_bytes(submission, "0000950170-22-000796.txt")
+    assert (ex.format, ex.text, ex.extractor) == ("edgar", "", "auditor.edgar")
+    assert ex.meta == {
+        "accession_number": "0000950170-22-000796", "form_type": "10-K", "filing_date": "20220207",
+        "period": "20211231", "company_name": "EXAMPLE HOLDINGS INC", "cik": "0001234567",
+        "ciks": ["0001234567", "0007654321"],
+    }
+    assert [(p.meta["type"], p.meta["sequence"], p.status, p.code) for p in ex.parts] == [
+        ("10-K", "1", "ok", None),
+        ("EX-10.1", "2", "ok", None),
+        ("EX-99.1", "3", "ok", None),
+        ("GRAPHIC", "4", "skipped", "binary:gif"),
+        ("EX-101.INS", "5", "skipped", "structured:xbrl"),
+        ("10-Q", "6", "ok", None),
+    ]
+    assert ex.parts[0].meta == {"type": "10-K", "sequence": "1", "filename": "ex-10k.htm", "description": "ANNUAL REPORT"}
+    for part in ex.parts:
+        if part.extracted:
+            assert part.extracted.meta["filename"] == part.meta["filename"]
+        assert part.message or part.status == "ok"
+
+
+def test_part_raw_is_the_text_element_content(submission):
+    ex = extract_bytes(submission)
+    contract = ex.parts[1]
+    assert contract.raw == b"\n" + CONTRACT.encode()
+    start = submission.index(b"<TEXT>", submission.index(b"<FILENAME>ex10-1.txt")) + len(b"<TEXT>")
+    assert submission[start : start + len(contract.raw) + len(b"</TEXT>")] == contract.raw + b"</TEXT>"
+    assert len({hashlib.sha256(p.raw).hexdigest() for p in ex.parts}) == len(ex.parts)
+
+
+def test_html_body(submission):
+    body = extract_bytes(submission).parts[0].extracted
+    assert (body.format, body.extractor) == ("html", "lxml")
+    assert body.text == (
+        "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\n\n"
+        "Item 1. Business. The Company leases office space & warehouses.\n\n"
+        "Revenue\t$ 1,000"
+    )
+
+
+def test_plain_text_exhibit(submission):
+    contract = extract_bytes(submission).parts[1].extracted
+    assert (contract.format, contract.extractor, contract.encoding) == ("text", "auditor.text", "utf-8")
+    assert contract.text == CONTRACT.rstrip("\n")
+
+
+def test_embedded_pdf_is_uudecoded_and_extracted_with_pages(submission):
+    pdf = extract_bytes(submission).parts[2].extracted
+    assert (pdf.format, pdf.extractor) == ("pdf", "pdfminer.six")
+    assert len(pdf.page_offsets) == 3
+    ends = [*pdf.page_offsets[1:], len(pdf.text)]
+    for page, a, b in zip(EXHIBIT_PAGES, pdf.page_offsets, ends, strict=True):
+        assert pdf.text[a:b].split() == page.split()
+
+
+def test_inline_xbrl_is_html_without_hidden_facts(submission):
+    q = extract_bytes(submission).parts[5].extracted
+    assert q.format == "html"
+    assert q.text == "Quarterly report: net income was 42 million."
+
+
+def test_tagged_submission_variant():
+    data = make_edgar_submission(HEADER, [
+        {"type": "8-K", "filename": "form8k.htm", "text": "<html><body><p>Current report.</p></body></html>"},
+        {"type": "EX-3.1", "filename": "ex3.txt", "description": "BYLAWS", "text": "Article I. Offices."},
+    ], style="submission")
+    assert data.startswith(b"<SUBMISSION>\n<ACCESSION-NUMBER>0000950170-22-000796\n")
+    ex = extract_bytes(data)
+    assert ex.meta["form_type"] == "10-K" and ex.meta["accession_number"] == "0000950170-22-000796"
+    assert ex.meta["company_name"] == "EXAMPLE HOLDINGS INC" and ex.meta["cik"] == "0001234567"
+    assert ex.meta["ciks"] == ["0001234567", "0007654321"] and ex.meta["period"] == "20211231"
+    assert [p.meta["type"] for p in ex.parts] == ["8-K", "EX-3.1"]
+    assert [p.extracted.text for p in ex.parts] == ["Current report.", "Article I. Offices."]
+
+
+def test_privacy_enhanced_message_wrapper():
+    data = make_edgar_submission(HEADER, [{"type": "10-K", "filename": "a.txt", "text": "Annual report text."}], style="pem")
+    assert data.startswith(b"-----BEGIN PRIVACY-ENHANCED MESSAGE-----")
+    ex = extract_bytes(data)
+    assert ex.format == "edgar" and ex.meta["accession_number"] == "0000950170-22-000796"
+    assert ex.meta["form_type"] == "10-K" and ex.parts[0].extracted.text == "Annual report text."
+
+
+def test_accession_number_from_the_envelope_line():
+    data = make_edgar_submission(HEADER, [{"type": "10-K", "filename": "a.txt", "text": "Text."}])
+    data = data.replace(b"ACCESSION NUMBER:\t\t0000950170-22-000796\n", b"")
+    assert b"ACCESSION NUMBER" not in data
+    assert extract_bytes(data).meta["accession_number"] == "0000950170-22-000796"
+
+
+def test_crlf_submission():
+    data = make_edgar_submission(HEADER, [{"type": "EX-10.2", "filename": "b.txt", "text": "Line one.\nLine two."}])
+    ex = extract_bytes(data.replace(b"\n", b"\r\n"))
+    assert ex.meta["form_type"] == "10-K" and ex.meta["company_name"] == "EXAMPLE HOLDINGS INC"
+    assert ex.parts[0].meta["filename"] == "b.txt" and ex.parts[0].extracted.text == "Line one.\nLine two."
+
+
+def test_old_ascii_filing_tags_are_stripped():
+    text = """<PAGE>   1
+                          CONSOLIDATED BALANCE SHEET
+<TABLE>
+<CAPTION>
+                                        1995        1994
+<S>                                   <C>         <C>
+Cash                                  $ 100       $ 90
+</TABLE>
+<FN>
+(1) Restated.
+</FN>
+<PAGE>   2
+Notes to the statements.
+"""
+    data = make_edgar_submission(HEADER, [{"type": "10-K405", "filename": "d.txt", "text": text}])
+    out = extract_bytes(data).parts[0].extracted.text
+    assert "<" not in out
+    assert out.split() == ["1", "CONSOLIDATED", "BALANCE", "SHEET", "1995", "1994", "Cash", "$", "100",
+                           "$", "90", "(1)", "Restated.", "2", "Notes", "to", "the", "statements."]
+
+
+def test_a_corrupt_embedded_pdf_fails_only_its_part():
+    data = make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "a.txt", "text": "The annual report."},
+        {"type": "EX-99", "filename": "broken.pdf", "data": b"%PDF-1.4\n" + bytes(range(256)) * 4},
+    ])
+    ex = extract_bytes(data)
+    assert [(p.status, p.code) for p in ex.parts] == [("ok", None), ("failed", "pdf_error")]
+    assert ex.parts[1].extracted is None and ex.parts[1].message
+
+
+def test_part_limits_apply_per_part():
+    data = make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "a.txt", "text": "Short."},
+        {"type": "EX-13", "filename": "b.txt", "text": "A much longer exhibit text. " * 10},
+    ])
+    ex = extract_bytes(data, limits=Limits(max_text_chars=100))
+    assert [(p.status, p.code) for p in ex.parts] == [("ok", None), ("failed", "text_too_long")]
+
+
+def test_uuencoded_text_document_is_extracted():
+    data = make_edgar_submission(HEADER, [{"type": "EX-27", "filename": "ex27.txt", "data": b"FINANCIAL DATA SCHEDULE\nTOTAL-ASSETS 100\n"}])
+    part = extract_bytes(data).parts[0]
+    assert part.status == "ok" and part.extracted.text.split() == ["FINANCIAL", "DATA", "SCHEDULE", "TOTAL-ASSETS", "100"]
+
+
+def test_empty_and_xml_documents_are_skipped():
+    data = make_edgar_submission(HEADER, [
+        {"type": "EX-99", "filename": "blank.txt", "text": "   \n"},
+        {"type": "D", "filename": "primary_doc.xml", "text": "<XML>\n<?xml version=\"1.0\"?><edgarSubmission/>\n</XML>"},
+    ])
+    assert [(p.status, p.code) for p in extract_bytes(data).parts] == [("skipped", "empty"), ("skipped", "structured:xml")]
+
+
+def test_unclosed_document_is_malformed():
+    data = make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "a.txt", "text": "Complete."},
+        {"type": "EX-1", "filename": "b.txt", "text": "Cut off in the middle", "close": False},
+    ])
+    with pytest.raises(ExtractionError) as info:
+        extract_bytes(data[: data.index(b"</SEC-DOCUMENT>")])
+    assert info.value.code == "edgar_malformed"
+
+
+def test_submission_without_documents_is_empty():
+    data = make_edgar_submission(HEADER, [])
+    with pytest.raises(ExtractionError) as info:
+        extract_bytes(data)
+    assert info.value.code == "empty"
+
+
+def test_uudecode_is_tolerant():
+    payload = bytes(range(256)) * 3
+    coded = uuencode(payload, "x.bin").split(b"\n", 1)[1]
+    assert edgar.uudecode(coded) == (payload, 0)
+    lines = coded.split(b"\n")
+    lines[2] = lines[2] + b"!!garbage"  # trailing junk after a full line, a known encoder bug
+    lines.insert(3, b"\x7f\x7f")  # unusable line
+    data, bad = edgar.uudecode(b"\n".join(lines))
+    assert bad == 1 and data == payload
+
+
+def test_binascii_uu_codec_is_still_there():
+    """The stdlib ``uu`` module is gone in 3.13; ``binascii.a2b_uu`` must stay (pinned here)."""
+    assert binascii.a2b_uu(binascii.b2a_uu(b"EDGAR")) == b"EDGAR"
+
+
+def test_content_classification():
+    assert edgar.content(b"\n<html><body>x</body></html>\n").kind == "html"
+    assert edgar.content(b"\n<P>Old html paragraph\n").kind == "html"
+    assert edgar.content(b"\n<PAGE>\nplain\n").kind == "text"
+    assert edgar.content(b"\n<XBRL>\n<xbrl/>\n</XBRL>\n").kind == "xbrl"
+    gif = edgar.content(b"\n" + uuencode(GIF, "logo.gif"))
+    assert (gif.kind, gif.name, gif.payload) == ("binary", "logo.gif", GIF)
+    pdf = edgar.content(b"\n<PDF>\n" + uuencode(b"%PDF-1.4 x", "a.pdf") + b"</PDF>\n")
+    assert (pdf.kind, pdf.payload) == ("binary", b"%PDF-1.4 x")
