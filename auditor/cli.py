@@ -191,32 +191,143 @@ def _threshold(ctx, param, value):
     return value
 
 
+def _controls_table(controls: list[dict]) -> Table:
+    t = Table(title="controls (run through the same path as the corpus)")
+    for c in ("control", "kind", "source", "score", "bound", "found", "result"):
+        t.add_column(c)
+    for c in controls:
+        t.add_row(c["name"], c["kind"], c["source"], f"{c['score']:.4f}", c["expected"],
+                  "yes" if c["found"] else "no", "[green]pass[/]" if c["passed"] else "[bold red]FAIL[/]")
+    return t
+
+
+controls_options = [
+    click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold,
+                 help="Containment at or above which a document is reported as contained."),
+    click.option("--control-seed", type=int, default=0, show_default=True,
+                 help="Seed for choosing the corpus-drawn controls."),
+    click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
+                 help="Fixture controls (default: controls/ of the source checkout, or $AUDITOR_CONTROLS)."),
+]
+
+
+def with_controls_options(f):
+    for opt in reversed(controls_options):
+        f = opt(f)
+    return f
+
+
 @cli.command()
 @db_option
-@click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold)
+@with_controls_options
 @click.option("--json", "as_json", is_flag=True)
-def audit(db, threshold, as_json):
-    """Score every document against every other; list those contained at >= threshold."""
-    from auditor.audit import describe, run_audit
+def controls(db, threshold, control_seed, controls_dir, as_json):
+    """Run the positive and negative controls alone (exit 2 if any fails)."""
+    from auditor.controls import run_controls
     from auditor.index import build_index
 
     with open_store(db) as store:
         build_index(store)
-        r = run_audit(store, threshold)
-        rows = [{
-            "contained": describe(store, p.contained), "container": describe(store, p.container),
-            "containment": p.containment, "estimate": p.estimate.estimate,
-            "interval": [p.estimate.low, p.estimate.high], "sampled": p.estimate.sampled,
-            "hits": p.estimate.hits, "exact": p.exact, "spans": [s.as_dict() for s in p.spans],
-        } for p in r.findings]
+        r = run_controls(store, threshold, directory=controls_dir, seed=control_seed)
+    rows = [c.as_dict() for c in r.results]
     if as_json:
-        click.echo(json.dumps({"findings": rows, "not_auditable": r.not_auditable,
-                               "duplicate_groups": r.duplicate_groups}, indent=2, sort_keys=True))
+        click.echo(json.dumps({"passed": r.passed, "controls": rows, "note": r.note}, indent=2, sort_keys=True))
+    else:
+        out.print(_controls_table(rows))
+        if r.note:
+            out.print(f"corpus-drawn controls: {r.note}", highlight=False)
+        out.print(f"controls: {r.summary()}", highlight=False)
+    r.raise_if_failed()
+
+
+@cli.command()
+@db_option
+@with_controls_options
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Report directory (default: reports/<run-id>/).")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout as well.")
+def audit(db, threshold, control_seed, controls_dir, out, as_json):
+    """Run the controls, then score every document against every other, and write the report.
+
+    \b
+    Exit 0 with a report; exit 2 (and a REFUSED report holding only the controls) when a
+    control fails: no finding is ever reported by a detector that failed its controls.
+    """
+    from auditor.pipeline import audit_job
+
+    with open_store(db) as store:
+        o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
+                      command=" ".join(["auditor", *sys.argv[1:]]))
+    r = o.report
+    if as_json:
+        click.echo((o.directory / "report.json").read_text(), nl=False)
+    else:
+        out_console_report(r, threshold)
+    err.print(f"report: {o.directory / 'report.html'} (also report.md, report.json)", highlight=False)
+    if o.refused:
+        raise ControlsFailed("; ".join(r["refused_because"]) + f"; see {o.directory / 'report.md'}")
+
+
+def out_console_report(r: dict, threshold: float) -> None:
+    out.print(_controls_table(r["controls"]))
+    if r["status"] == "REFUSED":
+        out.print("[bold red]REFUSED[/]: a control failed, so no finding is reported.")
         return
-    _findings_table(rows, threshold)
-    out.print(f"{len(rows)} findings at >= {threshold}; {r.documents} documents audited, "
-              f"{len(r.not_auditable)} not auditable, {len(r.duplicate_groups)} exact-duplicate groups",
+    _findings_table(r["findings"], threshold)
+    s = r["summary"]
+    out.print(f"{s['findings']} findings at >= {threshold}; {s['documents']} documents audited, "
+              f"{s['not_auditable']} not auditable, {s['duplicate_groups']} exact-duplicate groups, "
+              f"{s['failed_inputs']} inputs failed to ingest", highlight=False)
+    for x in r["not_auditable"]:
+        out.print(f"  not auditable: {x['doc_id']} {x['path']}: {x['reason']}", highlight=False)
+
+
+@cli.command()
+@click.argument("report_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@db_option
+def verify(report_dir, db):
+    """Recompute an audit and check that the report matches it byte for byte (apart from `run`)."""
+    from auditor.pipeline import verify as run
+
+    with open_store(db) as store:
+        v = run(report_dir, store)
+    if v.ok:
+        out.print(f"verified: {report_dir} matches a fresh audit (digest {v.stored_digest})", highlight=False)
+        return
+    err.print(f"[bold red]NOT VERIFIED[/]: {report_dir}", highlight=False)
+    for p in v.problems:
+        err.print(f"  {p}", highlight=False)
+    sys.exit(1)
+
+
+@cli.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=Path("demo"),
+              show_default=True, help="Where to write the demo corpus and its store.")
+@click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold)
+def demo(directory, threshold):
+    """Build the bundled demo corpus, ingest it, run the controls and the audit, write the report."""
+    from auditor.demo import build_corpus
+    from auditor.ingest import ingest as run_ingest
+    from auditor.pipeline import audit_job
+
+    counts = build_corpus(directory / "corpus")
+    db = directory / "demo.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    err.print(f"demo corpus: {directory / 'corpus'} ({', '.join(f'{v} in {k}' for k, v in counts.items())})",
               highlight=False)
+    with open_store(db, create=True) as store:
+        for source in sorted(counts):
+            b = run_ingest(store, [directory / "corpus" / source], batch=f"demo-{source}", source=source,
+                           command="auditor demo")
+            err.print(f"ingested {source}: " + " ".join(f"{k}={v}" for k, v in b.counts.items())
+                      + "".join(f"\n  {p}: {c} ({m})" for p, c, m in b.problems), highlight=False)
+        o = audit_job(store, threshold, reports_root=directory / "reports", command="auditor demo")
+    out_console_report(o.report, threshold)
+    err.print(f"store: {db}\nreport: {o.directory / 'report.html'} (also report.md, report.json)\n"
+              f"re-check it: auditor verify {o.directory} --db {db}", highlight=False)
+    if o.refused:
+        raise ControlsFailed("; ".join(o.report["refused_because"]))
 
 
 def _findings_table(rows: list[dict], threshold: float) -> None:
@@ -301,3 +412,8 @@ def compare(db, a, b, as_json):
         out.print(f"containment {name.replace('_', ' ')}: exact {x['exact']:.4f}, estimate {x['estimate']:.4f} "
                   f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}], {len(x['spans'])} spans", highlight=False)
     out.print(f"jaccard: {r['jaccard']:.4f}", highlight=False)
+
+
+from auditor.cli_gate import gate  # noqa: E402  (the gate's options live in their own module)
+
+cli.add_command(gate)

@@ -29,6 +29,7 @@ outside the protocol (death by a signal, an early exit, unparsable output) becom
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import json
@@ -267,8 +268,6 @@ class _Pool:
 _POOL = _Pool()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=lambda: setattr(_POOL, "lock", threading.Lock()))
-import atexit  # noqa: E402
-
 atexit.register(shutdown)
 
 

@@ -906,7 +906,7 @@ class _Writer:
 # ---------------------------------------------------------------------------------------------
 
 _WRAP_CACHE: dict[int, re.Pattern[str]] = {}
-_PAR_SEP = re.compile(r"\n[ \t]*\n")
+_PAR_SEP = re.compile(r"\n(?:[ \t]*\n)+")
 _WORDS = re.compile(r"[^\W_]+")
 
 
@@ -1426,9 +1426,20 @@ def _is_table(par: str) -> bool:
 
 
 def _is_block(par: str) -> bool:
-    """Lines that must keep their breaks: signature blocks, addresses, cover-page stacks."""
+    """Lines that must keep their breaks: signature blocks, addresses, cover-page stacks.
+
+    Told from wrapped prose by a line that greedy wrapping would have filled further: the
+    next line's first word would still have fitted within the paragraph's longest line.
+    """
     lines = par.split("\n")
-    return len(lines) >= 2 and all(len(ln.strip()) < 60 for ln in lines)
+    if len(lines) < 2:
+        return False
+    longest = max(len(ln) for ln in lines)
+    for ln, nxt in zip(lines, lines[1:]):
+        first = nxt.split(None, 1)
+        if first and len(ln.rstrip()) + 1 + len(first[0]) <= longest:
+            return True
+    return False
 
 
 def _is_heading(par: str) -> bool:

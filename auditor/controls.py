@@ -1,0 +1,285 @@
+"""Positive and negative controls: proof, inside every report, that the detector can see.
+
+A detector that finds nothing may be one that cannot find anything. Before any finding is
+reported, known cases go through the very same path as real documents (files written to disk,
+``ingest``: extraction, normalisation, shingling, sampling; then ``run_audit``: candidates,
+estimates, exact verification) in a scratch store built with the corpus's own index parameters:
+
+- *embedded*: a contract inside a much larger filing must score at least 0.95 and be found;
+- *reformatted*: the same contract laid out again must score at least the threshold and be
+  found (or fall in its duplicate group);
+- *unrelated*: a different contract that shares ordinary boilerplate must score at most 0.1
+  and not be found.
+
+Two sources: the fixture documents in ``controls/`` with their manifest, and controls built
+from the corpus under audit (a seeded choice of its own documents: one embedded in another,
+one reformatted, an unrelated pair). The scratch store is thrown away, so controls never leak
+into the corpus's findings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.audit import ShingleCache, run_audit
+from auditor.errors import ControlsFailed, UsageError
+from auditor.ingest import ingest
+from auditor.score import Estimate
+from auditor.shingle import Params, sample
+from auditor.store import Store
+
+EMBEDDED_MIN = 0.95
+UNRELATED_MAX = 0.10
+
+
+@dataclass
+class ControlResult:
+    name: str
+    kind: str  # embedded | reformatted | unrelated
+    source: str  # fixture | corpus
+    contained: str
+    container: str
+    expected: str  # the pass bound, as shown: ">= 0.9500"
+    score: float  # exact containment of `contained` in `container`
+    estimate: float
+    hits: int
+    sampled: int
+    found: bool  # reported by the audit (finding or duplicate group)
+    passed: bool
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ControlsResult:
+    results: list[ControlResult]
+    seed: int
+    directory: str | None
+    note: str = ""  # why corpus-drawn controls were not run, if they were not
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> list[ControlResult]:
+        return [r for r in self.results if not r.passed]
+
+    def summary(self) -> str:
+        return ", ".join(f"{r.name} {r.score:.4f}" for r in self.results)
+
+    def raise_if_failed(self) -> None:
+        if not self.results:
+            raise ControlsFailed("no control could be run; refusing to report")
+        if self.failed:
+            raise ControlsFailed(
+                "; ".join(f"{r.name} ({r.kind}) scored {r.score:.4f}, expected {r.expected}"
+                          + (" and to be found" if r.kind != "unrelated" and not r.found else "")
+                          + (" and not to be found" if r.kind == "unrelated" and r.found else "")
+                          + (f" [{r.note}]" if r.note else "")
+                          for r in self.failed),
+                [r.as_dict() for r in self.results],
+            )
+
+
+def default_controls_dir() -> Path | None:
+    """``$AUDITOR_CONTROLS``, else ``controls/`` beside the package (a source checkout)."""
+    env = os.environ.get("AUDITOR_CONTROLS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent.parent / "controls"
+    return here if (here / "manifest.json").exists() else None
+
+
+def load_manifest(directory: Path) -> list[dict[str, Any]]:
+    path = directory / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise UsageError(f"cannot read the controls manifest {path}: {e}") from e
+    controls = manifest.get("controls")
+    if not isinstance(controls, list) or not controls:
+        raise UsageError(f"{path} lists no controls")
+    for c in controls:
+        missing = {"name", "kind", "contained", "container"} - set(c)
+        if missing or c["kind"] not in ("embedded", "reformatted", "unrelated"):
+            raise UsageError(f"{path}: bad control {c!r}")
+        for f in (c["contained"], c["container"]):
+            if not (directory / f).is_file():
+                raise UsageError(f"{path}: control file {f} is missing")
+    return controls
+
+
+def _bound(kind: str, threshold: float, spec: dict[str, Any]) -> tuple[str, float]:
+    """(operator, value) of the pass bound; manifest values may say "threshold"."""
+    if kind == "unrelated":
+        v = spec.get("max", UNRELATED_MAX)
+        return "<=", threshold if v == "threshold" else float(v)
+    default = EMBEDDED_MIN if kind == "embedded" else "threshold"
+    v = spec.get("min", default)
+    return ">=", threshold if v == "threshold" else float(v)
+
+
+# -- corpus-drawn controls --------------------------------------------------------------------
+
+def _paragraph_cut(text: str, at: float) -> int:
+    """A paragraph (or line) boundary near the fraction ``at`` of ``text``."""
+    i = int(len(text) * at)
+    for sep in ("\n\n", "\n"):
+        j = text.find(sep, i)
+        if j != -1:
+            return j + len(sep)
+    return len(text)
+
+
+def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
+    """Files to write and the controls over them, from the corpus's own documents.
+
+    Returns (files as (name, text), controls, note). A corpus with fewer than two documents of
+    usable size yields none, with the reason in ``note``; with two or more, failing to build a
+    control is itself a failure (a detector that destroys text must not pass by default).
+    """
+    rows = store.conn.execute(
+        "SELECT d.id, d.n_words, i.sampled FROM documents d JOIN index_docs i ON i.doc_id = d.id"
+        " WHERE d.duplicate_of IS NULL AND d.n_words >= 300 ORDER BY d.id"
+    ).fetchall()
+    text_docs = store.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NULL AND n_words > 0")
+    if len(rows) < 2:
+        if text_docs >= 2 and not rows:
+            return [], [], "FAIL: no corpus document of at least 300 words after normalisation"
+        return [], [], f"corpus has {len(rows)} document(s) of 300+ words; corpus-drawn controls need 2"
+    rng = random.Random(f"controls/{seed}")
+    small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
+    a_id, a_words, a_sampled = rng.choice(small)
+    a_text = store.text(a_id)
+    others = [r for r in rows if r[0] != a_id]
+    c_id = rng.choice(others)[0]
+    c_text = store.text(c_id)
+    cut = _paragraph_cut(c_text, rng.uniform(0.3, 0.7))
+    embedded = c_text[:cut] + "\n\n" + a_text.strip("\n") + "\n\n" + c_text[cut:]
+    sa = np.frombuffer(a_sampled, dtype=np.uint64)
+    scored = []
+    for r in others:
+        sb = np.frombuffer(r[2], dtype=np.uint64)
+        est = len(np.intersect1d(sa, sb, assume_unique=True)) / len(sa) if len(sa) else 1.0
+        scored.append((round(est, 6), r[0]))
+    low = min(s for s, _ in scored)
+    b_id = rng.choice([i for s, i in scored if s == low])
+    from auditor import synth
+
+    files = [
+        ("corpus-a.txt", a_text),
+        ("corpus-container.txt", embedded),
+        ("corpus-a-reformatted.txt", synth.reformat(a_text, seed)),
+        ("corpus-b.txt", store.text(b_id)),
+    ]
+    label = f"doc {a_id}"
+    controls = [
+        {"name": "corpus-embedded", "kind": "embedded", "contained": "corpus-a.txt",
+         "container": "corpus-container.txt",
+         "note": f"{label} inserted into doc {c_id} at character {cut}"},
+        {"name": "corpus-reformatted", "kind": "reformatted", "contained": "corpus-a.txt",
+         "container": "corpus-a-reformatted.txt", "note": f"{label} re-laid-out (seed {seed})"},
+        {"name": "corpus-unrelated", "kind": "unrelated", "contained": "corpus-a.txt",
+         "container": "corpus-b.txt", "note": f"{label} against doc {b_id}"},
+    ]
+    return files, controls, ""
+
+
+# -- running ----------------------------------------------------------------------------------
+
+def _evaluate(
+    scratch: Store, controls: list[dict[str, Any]], where: dict[str, Path], source: str,
+    threshold: float,
+) -> list[ControlResult]:
+    audit = run_audit(scratch, threshold)
+    found = {(p.contained, p.container) for p in audit.findings}
+    group_of = {m: g[0] for g in audit.duplicate_groups for m in g}
+    cache = ShingleCache(scratch, scratch.params)
+    out = []
+    for c in controls:
+        a = scratch.resolve(str(where[c["contained"]]))
+        b = scratch.resolve(str(where[c["container"]]))
+        ga, gb = group_of.get(a, a), group_of.get(b, b)
+        _, all_a = cache.get(a)
+        _, all_b = cache.get(b)
+        score = (len(np.intersect1d(all_a, all_b, assume_unique=True)) / len(all_a)) if len(all_a) else 0.0
+        sa, sb = sample(all_a, scratch.params.modulus), sample(all_b, scratch.params.modulus)
+        est = Estimate.of(len(np.intersect1d(sa, sb, assume_unique=True)), len(sa))
+        is_found = (ga, gb) in found or ga == gb
+        op, value = _bound(c["kind"], threshold, c)
+        within = score >= value if op == ">=" else score <= value
+        passed = within and (is_found if op == ">=" else not is_found)
+        out.append(ControlResult(
+            name=c["name"], kind=c["kind"], source=source, contained=c["contained"],
+            container=c["container"], expected=f"{op} {value:.4f}", score=score,
+            estimate=est.estimate, hits=est.hits, sampled=est.sampled, found=is_found,
+            passed=passed, note=c.get("note", ""),
+        ))
+    return out
+
+
+def _run_in_scratch(
+    params: Params, files: list[tuple[str, Path | str]], controls: list[dict[str, Any]],
+    source: str, threshold: float,
+) -> list[ControlResult]:
+    with tempfile.TemporaryDirectory(prefix="auditor-controls-") as tmp:
+        where: dict[str, Path] = {}
+        docs = Path(tmp) / "docs"
+        docs.mkdir()
+        for name, content in files:
+            dest = docs / name
+            if isinstance(content, Path):
+                dest.write_bytes(content.read_bytes())
+            else:
+                dest.write_text(content, encoding="utf-8")
+            where[name] = dest
+        with Store(Path(tmp) / "controls.db") as scratch:
+            scratch.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
+            r = ingest(scratch, [docs / n for n, _ in files], batch=f"controls-{source}",
+                       source="controls", workers=1)
+            bad = [p for p in r.problems]
+            if bad:
+                raise UsageError(f"control documents could not be ingested: {bad}")
+            return _evaluate(scratch, controls, where, source, threshold)
+
+
+def run_controls(
+    store: Store,
+    threshold: float = 0.8,
+    *,
+    directory: Path | None = None,
+    seed: int = 0,
+    corpus: bool = True,
+) -> ControlsResult:
+    """Run the fixture controls and the corpus-drawn controls with the store's parameters."""
+    params = store.params
+    directory = directory or default_controls_dir()
+    results: list[ControlResult] = []
+    if directory is None:
+        raise UsageError("no controls directory: set AUDITOR_CONTROLS or run from a source checkout")
+    manifest = load_manifest(directory)
+    names = sorted({c["contained"] for c in manifest} | {c["container"] for c in manifest})
+    results += _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture", threshold)
+    note = ""
+    if corpus:
+        files, controls, note = corpus_controls(store, seed)
+        if controls:
+            results += _run_in_scratch(params, list(files), controls, "corpus", threshold)
+        elif note.startswith("FAIL"):
+            results.append(ControlResult(
+                name="corpus-embedded", kind="embedded", source="corpus", contained="-",
+                container="-", expected=f">= {EMBEDDED_MIN:.4f}", score=0.0, estimate=0.0, hits=0,
+                sampled=0, found=False, passed=False, note=note[6:],
+            ))
+    return ControlsResult(results, seed, str(directory), note if corpus and not note.startswith("FAIL") else "")
