@@ -73,17 +73,16 @@ def run(data: bytes, *, timeout: float, memory: int, max_pages: int, max_chars: 
     worker = _POOL.take(int(memory))
     reused = worker.served > 0
     try:
-        result = worker.extract(data, request, time.monotonic() + timeout)
+        return _attempt(worker, data, request, timeout)
     except ExtractionError as e:
-        worker.close()
         if not (reused and e.code == "pdf_memory"):
             raise
-        worker = _Worker(int(memory))
-        try:
-            result = worker.extract(data, request, time.monotonic() + timeout)
-        except ExtractionError:
-            worker.close()
-            raise
+    return _attempt(_Worker(int(memory)), data, request, timeout)
+
+
+def _attempt(worker: _Worker, data: bytes, request: dict, timeout: float) -> PdfResult:
+    try:
+        result = worker.extract(data, request, time.monotonic() + timeout)
     except BaseException:
         worker.close()
         raise

@@ -475,3 +475,14 @@ def test_protocol_violations_give_clear_codes(script, code):
     finally:
         worker.close()
     assert info.value.code == code
+
+
+def test_idle_worker_is_reused_and_retired_after_failure():
+    pdfworker.shutdown()
+    extract_bytes(make_pdf(["One."]))
+    [worker] = pdfworker._POOL.idle
+    extract_bytes(make_pdf(["Two."]))
+    assert pdfworker._POOL.idle == [worker] and worker.served == 2
+    code_of(b"%PDF-1.4\n" + bytes(range(256)) * 4)
+    assert pdfworker._POOL.idle == [] and worker.proc.returncode is not None
+    pdfworker.shutdown()
