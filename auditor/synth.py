@@ -26,6 +26,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import pairwise
 
 from auditor.errors import UsageError
 
@@ -46,11 +47,15 @@ __all__ = [
     "word_count",
 ]
 
+def _words(block: str) -> list[str]:
+    return block.split()
+
+
 # ---------------------------------------------------------------------------------------------
 # Word material. Plurals and past participles follow English rules unless given as "a/b".
 # ---------------------------------------------------------------------------------------------
 
-_NOUNS = """
+_NOUNS = _words("""
 agreement obligation payment license territory deliverable service product invoice fee charge
 expense cost price rate royalty milestone warranty representation covenant condition term
 provision clause exhibit schedule annex appendix amendment waiver consent notice approval
@@ -118,9 +123,9 @@ acceleration trigger covenant-test ratio leverage coverage-ratio liquidity solve
 insolvency bankruptcy receivership liquidation dissolution winding-up reorganization merger
 consolidation amalgamation spin-off divestiture acquisition disposition investment
 commitment-fee arrangement-fee agency-fee upfront-fee ticking-fee exit-fee
-""".split()
+""")
 
-_ADJECTIVES = """
+_ADJECTIVES = _words("""
 applicable reasonable commercial material adverse prior written express implied exclusive
 non-exclusive perpetual irrevocable royalty-free worldwide limited unlimited sole entire
 additional subsequent preceding foregoing following respective mutual reciprocal confidential
@@ -154,9 +159,9 @@ medical pharmaceutical clinical diagnostic therapeutic biological chemical mecha
 electrical structural civil marine aviation automotive rail logistics wholesale retail
 online offline mobile cloud-based hosted on-premises licensed sublicensed assigned
 transferred pledged mortgaged encumbered unencumbered free-and-clear marketable insurable
-""".split()
+""")
 
-_VERBS = """
+_VERBS = _words("""
 provide deliver perform pay notify indemnify defend hold maintain procure obtain
 secure comply ensure execute acknowledge agree accept reject terminate extend renew assign
 transfer grant license sublicense disclose use exercise waive amend modify supplement restate
@@ -180,9 +185,9 @@ aggregate consolidate combine merge acquire dispose divest spin sell buy
 purchase order manufacture produce fabricate assemble source supply
 distribute-product market advertise promote-product sell-product resell license-product
 develop design engineer prototype commercialize launch withdraw recall replace-product
-""".split()
+""")
 
-_ADVERBS = """
+_ADVERBS = _words("""
 promptly reasonably solely exclusively jointly severally expressly immediately thereafter
 hereunder thereunder herein therein hereby thereby hereof thereof duly properly timely
 diligently faithfully materially substantially fully partially directly indirectly
@@ -191,9 +196,9 @@ separately collectively independently concurrently simultaneously subsequently p
 periodically annually quarterly-thereafter monthly-thereafter otherwise further additionally
 accordingly consequently similarly respectively generally specifically primarily ordinarily
 customarily commercially financially technically legally lawfully validly effectively
-""".split()
+""")
 
-_FIRST_NAMES = """
+_FIRST_NAMES = _words("""
 Margaret Thomas Eleanor Daniel Priya Marcus Helena Joseph Rosalind Victor Adele Gregory
 Naomi Walter Irene Samuel Lucinda Oliver Theresa Howard Beatrice Raymond Celeste Arthur
 Diane Franklin Yvonne Lionel Catherine Harold Simone Edmund Vivian Russell Miriam Nathaniel
@@ -203,25 +208,25 @@ Wesley Marianne Elliot Deborah Curtis Ingrid Warren Renata Malcolm Julia Trevor 
 Kenneth Rhoda Dominic Sabrina Isaac Winifred Felix Cordelia Hugo Leonora Roland Esther
 Jerome Florence Quentin Marguerite Cyrus Hannah Elias Frances Ambrose Delphine Rupert Agnes
 Mei Arjun Sofia Kenji Amara Tomas Ines Rafael Leila Omar Chiara Anders Freya Mateo Yara
-""".split()
+""")
 
 # Syllables for coined surnames, company roots and places: English-sounding, invented.
-_ROOT_HEADS = """
+_ROOT_HEADS = _words("""
 Ash Bel Bright Cal Cam Car Cedar Clear Cor Crest Dal Dun East Elm Fair Fal Fern Glen Gold
 Gran Green Hal Har Hazel High Holl Iron Kel Kings Lake Lang Lin Mar Mead Mill Mor North Oak
 Pal Pen Pine Ran Red Ridge River Ros Sal Sand Silver Stan Stone Sum Thorn Tor Val Var West
 Whit Wil Wind Wood Brack Brom Chal Dray Ever Fen Grey Hart Kes Lor Marl Nor Ore Quar Rath
 Shel Tam Ulm Wex Yar Alder Birch Copper Dover Ember Frost Garn Heath Ivy Jun Knoll Larch
-""".split()
-_ROOT_TAILS = """
+""")
+_ROOT_TAILS = _words("""
 brook bury by croft dale den field ford gate ham haven hill holm hurst land leigh ley mere
 mont more port ridge shire stead ton vale view well wick wood worth ville stone bridge crest
 moor side mark rock water march fell garth combe ness lyn row
-""".split()
-_COIN_ONSETS = "b br c cl d dr f g gr h j k l m n p pr qu r s st t tr v w z x".split()
-_COIN_VOWELS = "a e i o u ai ea io ou y".split()
-_COIN_CODAS = "n r l s x th nt rn st v m k".split()
-_COIN_ENDS = "a ia ix on ar is os um en ex ara ium ence ant era ova ent".split()
+""")
+_COIN_ONSETS = _words("b br c cl d dr f g gr h j k l m n p pr qu r s st t tr v w z x")
+_COIN_VOWELS = _words("a e i o u ai ea io ou y")
+_COIN_CODAS = _words("n r l s x th nt rn st v m k")
+_COIN_ENDS = _words("a ia ix on ar is os um en ex ara ium ence ant era ova ent")
 
 _COMPANY_SUFFIXES = [
     "Inc.", "Corporation", "Holdings, Inc.", "LLC", "L.P.", "Partners LLC", "Group, Inc.",
@@ -230,13 +235,13 @@ _COMPANY_SUFFIXES = [
     "Networks, Inc.", "Materials Corp.", "Foods, Inc.", "Resources Ltd.", "Media Group LLC",
 ]
 
-_US_STATES = """
+_US_STATES = [*_words("""
 Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Georgia Hawaii
 Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan
 Minnesota Mississippi Missouri Montana Nebraska Nevada Ohio Oklahoma Oregon Pennsylvania
 Tennessee Texas Utah Vermont Virginia Washington Wisconsin Wyoming
-""".split() + ["New York", "New Jersey", "North Carolina", "South Carolina", "New Hampshire",
-               "Rhode Island", "New Mexico", "West Virginia", "North Dakota", "South Dakota"]
+"""), "New York", "New Jersey", "North Carolina", "South Carolina", "New Hampshire",
+              "Rhode Island", "New Mexico", "West Virginia", "North Dakota", "South Dakota"]
 _GOVERNING_STATES = ["Delaware", "New York", "California", "Texas", "Illinois", "Massachusetts",
                      "Nevada", "Washington", "Georgia", "Florida", "New Jersey", "Pennsylvania"]
 
@@ -692,11 +697,11 @@ def _third_person(verb: str) -> str:
     return verb + "s"
 
 
-_KEEP_HYPHEN = frozenset("""
+_KEEP_HYPHEN = frozenset(_words("""
 non-exclusive royalty-free good-faith arm's-length pro-rata short-term long-term medium-term
 mid-year year-end quarter-end month-end cloud-based on-premises up-to-date commercial-grade
 fee-simple free-and-clear earn-out spin-off winding-up per-diem sub-servicer non-solicitation
-""".split())
+"""))
 
 
 def _split_forms(words: list[str], rule: Callable[[str], str], on_last: bool) -> tuple[list[str], list[str]]:
@@ -915,7 +920,7 @@ def _wrap(par: str, width: int, indent: str = "") -> str:
     w = max(width - len(indent), 10)
     pat = _WRAP_CACHE.get(w)
     if pat is None:
-        pat = _WRAP_CACHE[w] = re.compile(r"\S.{0,%d}(?=\s|$)|\S+" % (w - 1))
+        pat = _WRAP_CACHE[w] = re.compile(rf"\S.{{0,{w - 1}}}(?=\s|$)|\S+")
     lines = pat.findall(par)
     if indent:
         return indent + ("\n" + indent).join(lines)
@@ -1066,7 +1071,7 @@ class _ContractWriter:
             frame = _pick(rng, _DEFINITION_FRAMES).replace("{TERM}", term)
             defs.append(self.ab.fill(frame))
         size = 0
-        kept = []
+        kept: list[str] = []
         for d in sorted(defs, key=lambda d: d.lower()):
             if size > budget and kept:
                 break
@@ -1324,7 +1329,7 @@ def filing_parts(
     budget = max(0, target_bytes - inserted - fixed)
     total_weight = sum(w for *_, w in _ITEMS_10K)
     body: list[str] = []
-    for (part, item, title, weight), content in zip(_ITEMS_10K, contents):
+    for (part, item, title, weight), content in zip(_ITEMS_10K, contents, strict=True):
         if weight:
             content = fw.item_body(title, int(budget * weight / total_weight))
         if part:
@@ -1388,7 +1393,7 @@ def filing(
     paras, tags = filing_parts(seed, target_bytes, exhibits, positions)
     spans: list[tuple[int, int]] = [(0, 0)] * len(exhibits)
     pos = 0
-    for p, tag in zip(paras, tags):
+    for p, tag in zip(paras, tags, strict=True):
         if tag is not None:
             spans[tag] = (pos, pos + len(p))
         pos += len(p) + 2
@@ -1435,7 +1440,7 @@ def _is_block(par: str) -> bool:
     if len(lines) < 2:
         return False
     longest = max(len(ln) for ln in lines)
-    for ln, nxt in zip(lines, lines[1:]):
+    for ln, nxt in pairwise(lines):
         first = nxt.split(None, 1)
         if first and len(ln.rstrip()) + 1 + len(first[0]) <= longest:
             return True
@@ -1578,7 +1583,7 @@ def partial(text: str, fraction: float, seed: int) -> str:
         raise UsageError(f"fraction must be in (0, 1], got {fraction}")
     starts = [0] + [m.end() for m in _PAR_SEP.finditer(text)]
     ends = [m.start() for m in _PAR_SEP.finditer(text)] + [len(text)]
-    counts = [word_count(text[a:b]) for a, b in zip(starts, ends)]
+    counts = [word_count(text[a:b]) for a, b in zip(starts, ends, strict=True)]
     total = sum(counts) or 1
     goal = fraction * total
     cands: list[tuple[float, int, int]] = []

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor import synth  # noqa: E402
-from auditor.shingle import shingle_text  # noqa: E402
+from auditor import synth
+from auditor.shingle import shingle_text
 
 # Share of contracts per primary placement kind (the rest of the corpus shape is in main()).
 KIND_SHARES = {
@@ -151,7 +151,7 @@ def _edgar(filing: Filing, rng: random.Random, body: str, body_is_html: bool,
                 f"<DESCRIPTION>{desc}\n<TEXT>\n")
         start = pos + len(head)
         if seq == 1:
-            for p, (a, b) in zip(in_body, body_spans):
+            for p, (a, b) in zip(in_body, body_spans, strict=True):
                 p.span = (start + a, start + b)
                 p.sequence = 1
         elif seq - 2 < len(exhibits):
@@ -178,15 +178,15 @@ def _render_filing(filing: Filing, target: int, rng: random.Random) -> str:
         parts: list[str] = []
         part_tags: list[int | None] = []
         run: list[str] = []
-        for p, t in zip(paras, tags):
+        for para, t in zip(paras, tags, strict=True):
             if t is None:
-                run.append(p)
+                run.append(para)
                 continue
             if run:
                 parts.append("\n\n".join(run))
                 part_tags.append(None)
                 run = []
-            parts.append(p)
+            parts.append(para)
             part_tags.append(t)
         if run:
             parts.append("\n\n".join(run))
@@ -194,20 +194,20 @@ def _render_filing(filing: Filing, target: int, rng: random.Random) -> str:
         co = synth.filing_company(filing.seed)
         body, spans = synth.to_html_parts(parts, f"{co['name']} Form 10-K {co['year']}")
         body_spans = [(0, 0)] * len(in_body)
-        for t, sp in zip(part_tags, spans):
+        for t, sp in zip(part_tags, spans, strict=True):
             if t is not None:
                 body_spans[t] = sp
     else:
         body = "\n\n".join(paras) + "\n"
         body_spans = [(0, 0)] * len(in_body)
         pos = 0
-        for p, t in zip(paras, tags):
+        for para, t in zip(paras, tags, strict=True):
             if t is not None:
-                body_spans[t] = (pos, pos + len(p))
-            pos += len(p) + 2
+                body_spans[t] = (pos, pos + len(para))
+            pos += len(para) + 2
     if filing.fmt == "edgar":
         return _edgar(filing, rng, body, as_html, in_body, body_spans, exhibits)
-    for p, sp in zip(in_body, body_spans):
+    for p, sp in zip(in_body, body_spans, strict=True):
         p.span = sp
     ext = "htm" if filing.fmt == "html" else "txt"
     filing.path = f"filings/{filing.fmt}/f{filing.index:04d}.{ext}"

@@ -75,7 +75,7 @@ def test_every_kind_and_an_unknown_one():
     for kind in synth.CONTRACT_KINDS:
         text = synth.contract(1, 12_000, kind=kind)
         assert text.splitlines()[0].isupper()
-        assert "ARTICLE 1" in text and "IN WITNESS WHEREOF" in text or "have signed" in text
+        assert "ARTICLE 1" in text and ("IN WITNESS WHEREOF" in text or "have signed" in text)
     with pytest.raises(UsageError):
         synth.contract(1, kind="treaty")
 
@@ -155,7 +155,7 @@ def test_html_parts_match_whole_conversion(contracts):
     parts = [contracts[0], synth.partial(contracts[1], 0.5, 1), contracts[2]]
     doc, spans = synth.to_html_parts(parts, "t")
     assert doc == synth.to_html("\n\n".join(parts), "t")
-    for part, (a, b) in zip(parts, spans):
+    for part, (a, b) in zip(parts, spans, strict=True):
         assert words(lxml.html.fromstring(f"<div>{doc[a:b]}</div>").text_content()) == words(part)
 
 
