@@ -330,23 +330,34 @@ def demo(directory, threshold):
         raise ControlsFailed("; ".join(o.report["refused_because"]))
 
 
+def _doc_line(d: dict) -> str:
+    s = f"{d['doc_id']} {d['path']} (sha256 {d['sha256'][:12]}, {d['format']})"
+    if "edgar" in d:
+        e = d["edgar"]
+        s += (f" EDGAR {e['submission']['accession_number']} {e['submission']['form_type']}"
+              f" part {e['part']['sequence']} {e['part']['type']}")
+    return s
+
+
+def _where(f: dict) -> str:
+    spans = f["spans"]
+    if not spans:
+        return "location not resolved"
+    parts = [f"chars {s['start']}-{s['end']}" + (f" (pages {s['pages'][0]}-{s['pages'][1]})" if s.get("pages") else "")
+             for s in spans[:4]]
+    return ", ".join(parts) + (f" and {len(spans) - 4} more spans" if len(spans) > 4 else "")
+
+
 def _findings_table(rows: list[dict], threshold: float) -> None:
-    t = Table(title=f"documents contained in another (>= {threshold})")
-    for c in ("contained", "container", "containment", "estimate [95% CI]", "where"):
-        t.add_column(c, overflow="fold")
-    for f in rows:
-        where = "; ".join(
-            f"chars {s['start']}-{s['end']}" + (f" pages {s['pages'][0]}-{s['pages'][1]}" if s.get("pages") else "")
-            for s in f["spans"][:3])
-        if "edgar" in f["container"]:
-            e = f["container"]["edgar"]
-            where = f"{e['submission']['accession_number']} {e['part']['type']} seq {e['part']['sequence']}; " + where
-        t.add_row(f"{f['contained']['doc_id']} {f['contained']['path']}",
-                  f"{f['container']['doc_id']} {f['container']['path']}",
-                  f"{f['containment']:.4f}",
-                  f"{f['estimate']:.4f} [{f['interval'][0]:.3f}, {f['interval'][1]:.3f}] "
-                  f"{f['hits']}/{f['sampled']}", where)
-    out.print(t)
+    if not rows:
+        out.print(f"no document is contained in another at >= {threshold}", highlight=False)
+    for i, f in enumerate(rows, 1):
+        out.print(f"[bold]finding {i}[/]: containment {f['containment']:.4f} (exact; estimate "
+                  f"{f['estimate']:.4f}, 95% CI [{f['interval'][0]:.3f}, {f['interval'][1]:.3f}], "
+                  f"{f['hits']}/{f['sampled']} sampled shingles)", highlight=False)
+        out.print(f"  contained: {_doc_line(f['contained'])}", highlight=False, soft_wrap=True)
+        out.print(f"  in:        {_doc_line(f['container'])}", highlight=False, soft_wrap=True)
+        out.print(f"  where:     {_where(f)}", highlight=False, soft_wrap=True)
 
 
 @cli.command()

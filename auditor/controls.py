@@ -169,7 +169,7 @@ def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], lis
     embedded = c_text[:cut] + "\n\n" + a_text.strip("\n") + "\n\n" + c_text[cut:]
     sa = np.frombuffer(a_sampled, dtype=np.uint64)
     scored = []
-    for r in others:
+    for r in (o for o in others if o[0] != c_id or len(others) == 1):
         sb = np.frombuffer(r[2], dtype=np.uint64)
         est = len(np.intersect1d(sa, sb, assume_unique=True)) / len(sa) if len(sa) else 1.0
         scored.append((round(est, 6), r[0]))

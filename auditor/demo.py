@@ -46,6 +46,7 @@ def build_corpus(root: Path) -> dict[str, int]:
     (vendor / "consulting-agreement.htm").write_text(synth.to_html(synth.reformat(consulting, 3), "Consulting Agreement"))
     for i, text in enumerate(others):
         (room / f"agreement-{i + 1}.txt").write_text(text)
+    (room / "supply-agreement.txt").write_text(supply)
     (vendor / "agreement-1-copy.txt").write_text(others[0].replace("\n", "\r\n"))
     words = supply.split()
     (vendor / "clause-snippet.txt").write_text(" ".join(words[400:440]) + "\n")

@@ -14,7 +14,7 @@ from auditor.extract import Limits
 from auditor.ingest import ingest
 from auditor.store import Store
 from tests.textgen import prose
-from tests.fixtures_build import make_edgar_submission, make_pdf
+from tests.fixtures_build import make_edgar_submission, make_pdf, make_raw_pdf
 
 
 def counts(store):
@@ -140,10 +140,11 @@ def test_bad_inputs_are_recorded_and_the_batch_goes_on(store, tmp_path):
 
 
 def test_pdf_time_limit_is_enforced_and_recorded(store, tmp_path):
-    make_pdf([prose(40 + i, 300) for i in range(40)], tmp_path / "slow.pdf")
+    ops = b" ".join(b"BT /F1 3 Tf %d %d Td (w%d) Tj ET" % (20 + i * 37 % 560, 20 + i * 53 % 750, i) for i in range(3000))
+    (tmp_path / "slow.pdf").write_bytes(make_raw_pdf([ops], repeat=400, flate=True))  # minutes of layout work
     (tmp_path / "fine.txt").write_text(prose(41, 100))
     t0 = time.monotonic()
-    r = ingest(store, [tmp_path / "slow.pdf", tmp_path / "fine.txt"], limits=Limits(pdf_timeout=0.3), workers=1)
+    r = ingest(store, [tmp_path / "slow.pdf", tmp_path / "fine.txt"], limits=Limits(pdf_timeout=1.0), workers=1)
     assert time.monotonic() - t0 < 10
     assert [(Path(p).name, c) for p, c, _ in r.problems] == [("slow.pdf", "pdf_timeout")]
     assert r.counts["ok"] == 1

@@ -1,0 +1,101 @@
+"""Controls gate every result: they pass on a healthy detector and fail closed on a broken one."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from auditor import synth
+from auditor.cli import cli
+from auditor.controls import run_controls
+from auditor.ingest import ingest
+from auditor.pipeline import audit_job
+from auditor.store import Store
+
+
+@pytest.fixture
+def corpus_dir(tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    contract = synth.contract(61, 12_000)
+    (d / "contract.txt").write_text(contract)
+    (d / "filing.txt").write_text(synth.filing(62, 60_000, exhibits=[contract])[0])
+    (d / "other.txt").write_text(synth.contract(63, 12_000))
+    (d / "another.txt").write_text(synth.contract(64, 15_000))
+    return d
+
+
+def test_fixture_and_corpus_controls_pass_on_a_healthy_detector(store, corpus_dir):
+    ingest(store, [corpus_dir], workers=1)
+    r = run_controls(store, 0.8)
+    assert r.passed, r.summary()
+    kinds = {(c.source, c.kind) for c in r.results}
+    assert kinds == {(s, k) for s in ("fixture", "corpus") for k in ("embedded", "reformatted", "unrelated")}
+    for c in r.results:
+        if c.kind == "embedded":
+            assert c.score >= 0.95 and c.found
+        elif c.kind == "reformatted":
+            assert c.score >= 0.8 and c.found
+        else:
+            assert c.score <= 0.1 and not c.found
+    assert "embedded-lease 1.0000" in r.summary()
+
+
+def test_corpus_controls_are_deterministic_and_do_not_touch_the_corpus(store, corpus_dir):
+    ingest(store, [corpus_dir], workers=1)
+    before = store.scalar("SELECT count(*) FROM documents")
+    a = [c.as_dict() for c in run_controls(store, 0.8, seed=3).results]
+    b = [c.as_dict() for c in run_controls(store, 0.8, seed=3).results]
+    assert a == b
+    assert store.scalar("SELECT count(*) FROM documents") == before
+
+
+def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
+    r = run_controls(store, 0.8)
+    assert r.passed and "need 2" in r.note
+    assert {c.source for c in r.results} == {"fixture"}
+
+
+def _drop_every_word(monkeypatch):
+    import auditor.audit
+    import auditor.ingest
+    monkeypatch.setattr(auditor.ingest, "words_bytes", lambda text: [])
+    monkeypatch.setattr(auditor.audit, "words_bytes", lambda text: [])
+
+
+def test_a_normaliser_that_drops_every_word_fails_the_controls(store, corpus_dir, monkeypatch, tmp_path):
+    ingest(store, [corpus_dir], workers=1)
+    _drop_every_word(monkeypatch)
+    r = run_controls(store, 0.8)
+    assert not r.passed
+    assert {c.name for c in r.failed} >= {"embedded-lease", "reformatted-lease-text", "reformatted-lease-pdf"}
+    o = audit_job(store, 0.8, out=tmp_path / "report")
+    assert o.refused and o.report["status"] == "REFUSED" and o.report["findings"] == []
+    assert "summary" not in o.report
+    assert store.scalar("SELECT count(*) FROM findings") == 0
+    assert store.scalar("SELECT status FROM runs") == "REFUSED"
+    on_disk = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert on_disk["status"] == "REFUSED" and on_disk["findings"] == []
+
+
+def test_a_sampling_rule_that_keeps_nothing_refuses_the_audit(db_path, corpus_dir, tmp_path):
+    runner = CliRunner()
+    r = runner.invoke(cli, ["ingest", "--db", str(db_path), "-q", str(corpus_dir)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(cli, ["index", "--db", str(db_path), "--rebuild", "--modulus", str(2**62)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(cli, ["audit", "--db", str(db_path), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 2
+    assert "controls failed" in r.stderr and "embedded-lease" in r.stderr and "expected >= 0.9500" in r.stderr
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert rep["status"] == "REFUSED" and rep["findings"] == []
+    assert "REFUSED" in (tmp_path / "rep" / "report.md").read_text()
+    r = runner.invoke(cli, ["controls", "--db", str(db_path)])
+    assert r.exit_code == 2 and "FAIL" in r.stdout
+    with Store(db_path) as s:
+        assert s.scalar("SELECT count(*) FROM findings") == 0
+
+
+def test_no_flag_turns_a_refused_audit_into_a_report():
+    params = {p.name for p in cli.commands["audit"].params}
+    assert not {n for n in params if "skip" in n or "force" in n or "no_controls" in n}

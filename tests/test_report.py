@@ -1,0 +1,93 @@
+"""Reports are canonical and reproducible, and verify catches tampering and a changed corpus."""
+
+import json
+
+import pytest
+
+from auditor import synth
+from auditor.ingest import ingest
+from auditor.pipeline import audit_job, verify
+from auditor.report import canonical, digest
+
+
+@pytest.fixture
+def audited(store, tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    contract = synth.contract(71, 12_000)
+    (d / "contract.txt").write_text(contract)
+    (d / "filing.txt").write_text(synth.filing(72, 60_000, exhibits=[contract])[0])
+    (d / "unrelated.txt").write_text(synth.contract(73, 12_000))
+    (d / "tiny.txt").write_text("Section 2.")
+    ingest(store, [d], workers=1)
+    return store, tmp_path
+
+
+def _core(path):
+    r = json.loads(path.read_text())
+    r.pop("run")
+    return r
+
+
+def test_report_json_is_identical_across_runs_apart_from_run(audited):
+    store, tmp = audited
+    a = audit_job(store, 0.8, out=tmp / "a")
+    b = audit_job(store, 0.8, out=tmp / "b")
+    assert a.report["digest"] == b.report["digest"] == digest(a.report)
+    assert _core(tmp / "a" / "report.json") == _core(tmp / "b" / "report.json")
+    text_a = (tmp / "a" / "report.json").read_text()
+    text_b = (tmp / "b" / "report.json").read_text()
+    strip = lambda t: "\n".join(l for l in t.splitlines() if not l.startswith('  "run"'))  # noqa: E731
+    assert json.loads(text_a)["run"]["run_id"] != "" and strip(text_a).count("\n") > 50
+    assert canonical(_core(tmp / "a" / "report.json")) == canonical(_core(tmp / "b" / "report.json"))
+
+
+def test_report_contents(audited):
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "r").report
+    m = r["manifest"]
+    assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
+    assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
+    assert m["versions"]["pdfminer.six"] and m["versions"]["python"]
+    assert m["corpus"]["documents"] == 4 and len(m["corpus"]["digest"]) == 64
+    assert all({"name", "kind", "expected", "score", "passed"} <= set(c) for c in r["controls"])
+    [f] = r["findings"]
+    assert f["contained"]["path"].endswith("contract.txt") and f["container"]["path"].endswith("filing.txt")
+    assert f["containment"] == 1.0 and f["exact"] == 1.0 and f["hits"] == f["sampled"]
+    assert f["contained"]["sha256"] and f["spans"][0]["excerpt"]
+    assert [x["path"].rsplit("/", 1)[1] for x in r["not_auditable"]] == ["tiny.txt"]
+    assert r["summary"]["findings"] == 1 and r["status"] == "OK"
+    assert set(r["run"]) >= {"run_id", "started", "ended", "host", "command"}
+    assert "host" not in json.dumps({k: v for k, v in r.items() if k != "run"})
+
+
+def test_verify_accepts_an_untouched_report(audited):
+    store, tmp = audited
+    o = audit_job(store, 0.8, out=tmp / "v")
+    v = verify(tmp / "v", store)
+    assert v.ok, v.problems
+
+
+def test_verify_catches_a_tampered_report(audited):
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "t")
+    p = tmp / "t" / "report.json"
+    r = json.loads(p.read_text())
+    r["findings"][0]["containment"] = 0.5
+    p.write_text(json.dumps(r))
+    v = verify(tmp / "t", store)
+    assert not v.ok and any("altered" in x for x in v.problems)
+    r["digest"] = digest(r)  # a forger who also fixes the digest is caught by the recomputation
+    p.write_text(json.dumps(r))
+    v = verify(tmp / "t", store)
+    assert not v.ok and any("containment" in x for x in v.problems)
+
+
+def test_verify_catches_a_changed_corpus(audited):
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "c")
+    extra = tmp / "late.txt"
+    extra.write_text(synth.contract(74, 12_000))
+    ingest(store, [extra], workers=1)
+    v = verify(tmp / "c", store)
+    assert not v.ok and any("corpus changed" in x for x in v.problems)
