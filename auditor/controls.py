@@ -160,28 +160,35 @@ def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], lis
         return [], [], f"corpus has {len(rows)} document(s) of 300+ words; corpus-drawn controls need 2"
     rng = random.Random(f"controls/{seed}")
     small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
-    a_id, a_words, a_sampled = rng.choice(small)
+    sampled = {r[0]: np.frombuffer(r[2], dtype=np.uint64) for r in rows}
+
+    def estimate(a: int, b: int) -> float:
+        sa = sampled[a]
+        return len(np.intersect1d(sa, sampled[b], assume_unique=True)) / len(sa) if len(sa) else 1.0
+
+    choice = None
+    for a_id, _, _ in rng.sample(small, len(small)):
+        others = [r[0] for r in rows if r[0] != a_id]
+        est = {o: estimate(a_id, o) for o in others}
+        unrelated = [o for o in others if est[o] <= UNRELATED_MAX / 2]
+        outside = [o for o in others if est[o] < 0.5] or others
+        c_id = rng.choice(outside)
+        b_pool = [o for o in unrelated if o != c_id] or unrelated
+        choice = (a_id, c_id, rng.choice(b_pool) if b_pool else None)
+        if b_pool:
+            break
+    assert choice is not None
+    a_id, c_id, b_id = choice
     a_text = store.text(a_id)
-    others = [r for r in rows if r[0] != a_id]
-    c_id = rng.choice(others)[0]
     c_text = store.text(c_id)
     cut = _paragraph_cut(c_text, rng.uniform(0.3, 0.7))
     embedded = c_text[:cut] + "\n\n" + a_text.strip("\n") + "\n\n" + c_text[cut:]
-    sa = np.frombuffer(a_sampled, dtype=np.uint64)
-    scored = []
-    for r in (o for o in others if o[0] != c_id or len(others) == 1):
-        sb = np.frombuffer(r[2], dtype=np.uint64)
-        est = len(np.intersect1d(sa, sb, assume_unique=True)) / len(sa) if len(sa) else 1.0
-        scored.append((round(est, 6), r[0]))
-    low = min(s for s, _ in scored)
-    b_id = rng.choice([i for s, i in scored if s == low])
     from auditor import synth
 
     files = [
         ("corpus-a.txt", a_text),
         ("corpus-container.txt", embedded),
         ("corpus-a-reformatted.txt", synth.reformat(a_text, seed)),
-        ("corpus-b.txt", store.text(b_id)),
     ]
     label = f"doc {a_id}"
     controls = [
@@ -190,9 +197,12 @@ def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], lis
          "note": f"{label} inserted into doc {c_id} at character {cut}"},
         {"name": "corpus-reformatted", "kind": "reformatted", "contained": "corpus-a.txt",
          "container": "corpus-a-reformatted.txt", "note": f"{label} re-laid-out (seed {seed})"},
-        {"name": "corpus-unrelated", "kind": "unrelated", "contained": "corpus-a.txt",
-         "container": "corpus-b.txt", "note": f"{label} against doc {b_id}"},
     ]
+    if b_id is None:
+        return files, controls, "no corpus document is unrelated to another; corpus-unrelated not run"
+    files.append(("corpus-b.txt", store.text(b_id)))
+    controls.append({"name": "corpus-unrelated", "kind": "unrelated", "contained": "corpus-a.txt",
+                     "container": "corpus-b.txt", "note": f"{label} against doc {b_id}"})
     return files, controls, ""
 
 
@@ -282,4 +292,4 @@ def run_controls(
                 container="-", expected=f">= {EMBEDDED_MIN:.4f}", score=0.0, estimate=0.0, hits=0,
                 sampled=0, found=False, passed=False, note=note[6:],
             ))
-    return ControlsResult(results, seed, str(directory), note if corpus and not note.startswith("FAIL") else "")
+    return ControlsResult(results, seed, str(directory), "" if note.startswith("FAIL") else note)

@@ -1,0 +1,113 @@
+"""The command line: thin commands over the library, exit codes, and the README's promises."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from auditor import synth
+from auditor.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    src = d / "src"
+    src.mkdir()
+    contract = synth.contract(81, 12_000)
+    (src / "contract.txt").write_text(contract)
+    (src / "filing.txt").write_text(synth.filing(82, 60_000, exhibits=[contract])[0])
+    (src / "other.txt").write_text(synth.contract(83, 12_000))
+    (src / "broken.pdf").write_bytes(b"%PDF-1.7\n" + bytes(100))
+    db = d / "c.db"
+    r = CliRunner().invoke(cli, ["ingest", "--db", str(db), "--source", "unit", "--json", str(src)])
+    assert r.exit_code == 0, r.output
+    return {"db": db, "src": src, "ingest": json.loads(r.stdout), "dir": d}
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_ingest_reports_counts_and_problems(corpus):
+    out = corpus["ingest"]
+    assert out["counts"] == {"ok": 3, "duplicate": 0, "unchanged": 0, "failed": 1, "skipped": 0}
+    assert [(Path(p).name, code) for p, code, _ in out["problems"]] == [("broken.pdf", "pdf_error")]
+    again = run("ingest", "--db", corpus["db"], corpus["src"])
+    assert again.exit_code == 0 and "unchanged=4" in again.stdout
+
+
+def test_stats_and_show(corpus):
+    s = json.loads(run("stats", "--db", corpus["db"], "--json").stdout)
+    assert s["documents"] == 3 and s["failures"] == 1 and s["by_batch"][0]["n_ok"] == 3
+    r = run("show", "--db", corpus["db"], str(corpus["src"] / "contract.txt"))
+    doc = json.loads(r.stdout)
+    assert doc["format"] == "text" and doc["sightings"][0]["source"] == "unit"
+    assert json.loads(run("show", "--db", corpus["db"], doc["sha256"][:10]).stdout)["id"] == doc["id"]
+    missing = run("show", "--db", corpus["db"], "no-such-doc")
+    assert missing.exit_code == 2 and "no stored document" in missing.stderr
+
+
+def test_audit_writes_a_report_and_verify_accepts_it(corpus):
+    out = corpus["dir"] / "rep"
+    r = run("audit", "--db", corpus["db"], "--out", out)
+    assert r.exit_code == 0, r.output
+    assert "finding 1: containment 1.0000" in r.stdout and "contract.txt" in r.stdout
+    assert "embedded-lease" in r.stdout and (out / "report.html").exists()
+    v = run("verify", out, "--db", corpus["db"])
+    assert v.exit_code == 0 and "verified" in v.stdout
+
+
+def test_threshold_is_validated(corpus):
+    r = run("audit", "--db", corpus["db"], "--threshold", "1.5")
+    assert r.exit_code == 2 and "must be in (0, 1]" in r.output
+
+
+def test_query_and_compare(corpus):
+    q = run("query", "--db", corpus["db"], "--json", corpus["src"] / "contract.txt")
+    matches = json.loads(q.stdout)[0]["matches"]
+    assert {Path(m["document"]["path"]).name for m in matches if m["direction"] == "contains-query"} >= {"filing.txt"}
+    c = json.loads(run("compare", "--db", corpus["db"], "--json", corpus["src"] / "contract.txt",
+                       corpus["src"] / "filing.txt").stdout)
+    assert c["a_in_b"]["exact"] == 1.0 and c["jaccard"] < 0.3
+
+
+def test_missing_store_is_a_clear_error(tmp_path):
+    r = run("audit", "--db", tmp_path / "nope.db")
+    assert r.exit_code == 2 and "no store" in r.stderr
+
+
+def test_every_command_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    for name, command in cli.commands.items():
+        assert f"auditor {name}" in readme, name
+        assert command.help, name
+
+
+def test_python_m_auditor_and_the_demo_run_as_a_new_user_would(tmp_path):
+    """The README's first command, minus the install: a real subprocess in a fresh directory."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    v = subprocess.run([sys.executable, "-m", "auditor", "--version"], capture_output=True, text=True, env=env)
+    assert v.returncode == 0 and "auditor" in v.stdout
+    r = subprocess.run([sys.executable, "-m", "auditor", "demo"], cwd=tmp_path, capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report_dir = Path(tmp_path, re.search(r"report: (\S+)/report\.html", r.stderr).group(1))
+    report = json.loads((report_dir / "report.json").read_text())
+    pairs = {(Path(f["contained"]["path"]).name, Path(f["container"]["path"]).name) for f in report["findings"]}
+    assert ("supply-agreement.txt", "0000950170-24-000123.txt#1") in pairs
+    assert ("lease-data-room.pdf", "0000950170-24-000123.txt#2") in pairs
+    assert ("consulting-agreement.htm", "quarterly-report-10q.txt") in pairs
+    assert not [p for p in pairs if "agreement-2.txt" in p or "current-report-8k.txt" in p]
+    assert report["summary"]["failed_inputs"] == 1 and report["summary"]["duplicate_groups"] == 1
+    assert all(c["passed"] for c in report["controls"])
+    again = subprocess.run([sys.executable, "-m", "auditor", "verify", str(report_dir), "--db", "demo/demo.db"],
+                           cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr
