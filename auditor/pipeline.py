@@ -67,7 +67,11 @@ def audit_job(
     """Run the whole audit and write ``report.json``, ``report.md`` and ``report.html``."""
     started = datetime.now(UTC)
     report = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only, scope=scope)
-    run_id = f"{started:%Y%m%dT%H%M%SZ}-{report['digest'][:8]}"
+    run_id = base = f"{started:%Y%m%dT%H%M%SZ}-{report['digest'][:8]}"
+    n = 1
+    while store.scalar("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)):
+        n += 1
+        run_id = f"{base}-{n}"
     report["run"] = run_block(run_id, started, command)
     directory = Path(out) if out else reports_root / run_id
     write(report, directory)
