@@ -9,8 +9,8 @@ Design constraints, and how they are met:
 * Same seed, same bytes, on every run and platform: only ``random.Random(seed)`` instances are
   used, drawn with ``random()`` (a float, reproducible everywhere), and nothing iterates a set.
 * Unrelated documents must not collide in 5-word shingles, yet must share a little ordinary
-  boilerplate as real contracts do. Sentences are built from frames whose literal runs are short
-  (at most three words, rarely four) between slots filled from large pools (nouns, adjectives,
+  boilerplate as real contracts do. Sentences are built from frames whose literal runs are
+  short (mostly three words or fewer) between slots filled from large pools (nouns, adjectives,
   verbs, coined names, amounts, dates, per-document party names and defined terms), so a random
   5-gram almost never recurs; boilerplate clauses (governing law, notices, severability...) come
   from a shared pool with a few variants each, so they do recur.
@@ -27,25 +27,32 @@ import re
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import pairwise
+from typing import TypeVar
 
 from auditor.errors import UsageError
 
 __all__ = [
     "CONTRACT_KINDS",
     "add_page_furniture",
+    "certification",
     "contract",
     "curly_quotes",
     "filing",
+    "filing_company",
     "filing_parts",
     "hyphenate_line_ends",
     "partial",
     "reformat",
     "rewrap",
+    "subsidiaries",
     "to_html",
     "to_html_parts",
     "upper_headings",
     "word_count",
 ]
+
+T = TypeVar("T")
+
 
 def _words(block: str) -> list[str]:
     return block.split()
@@ -727,6 +734,11 @@ def _split_forms(words: list[str], rule: Callable[[str], str], on_last: bool) ->
     return base, other
 
 
+# Coined names are random syllables; these fragments would make some of them read as slurs.
+_UNWANTED_FRAGMENTS = ("sex", "cunt", "jew", "fag", "nig", "tit", "cock", "dick", "rape", "porn",
+                       "anal", "nazi", "slut", "shit", "piss", "fuck", "cum", "poo", "kkk")
+
+
 def _coin(rng: random.Random) -> str:
     r = rng.random
     s = _COIN_ONSETS[int(r() * len(_COIN_ONSETS))] + _COIN_VOWELS[int(r() * len(_COIN_VOWELS))]
@@ -736,7 +748,7 @@ def _coin(rng: random.Random) -> str:
     return s.capitalize()
 
 
-def _pick(rng: random.Random, seq: Sequence):  # type: ignore[no-untyped-def]
+def _pick(rng: random.Random, seq: Sequence[T]) -> T:
     return seq[int(rng.random() * len(seq))]
 
 
@@ -791,7 +803,8 @@ class _Banks:
         self.ADV = _split_forms(_ADVERBS, str, on_last=True)[0]
         self.PREP = _PREPOSITIONS
         self.CONJ = _CONNECTIVES
-        coined = list(dict.fromkeys(_coin(rng) for _ in range(4000)))
+        coined = [w for w in dict.fromkeys(_coin(rng) for _ in range(4000))
+                  if not any(bad in w.lower() for bad in _UNWANTED_FRAGMENTS)]
         roots = [h + t for h in _ROOT_HEADS for t in _ROOT_TAILS]
         rng.shuffle(roots)
         self.COINED = coined
@@ -1682,3 +1695,20 @@ def to_html(text: str, title: str) -> str:
     """A simple HTML rendering: <p> paragraphs, <h2> headings, <table>s, bold defined terms
     and section captions, italics, and character references for quotes and ``&``."""
     return to_html_parts([text], title)[0]
+
+
+def certification(seed: int, date: str) -> str:
+    """The CEO certification (an EX-31.1 exhibit) of ``filing(seed)``: near-identical in every
+    filing, as in real submissions."""
+    co = filing_company(seed)
+    return _fill(random.Random(0), _CERTIFICATION, {
+        "PERSON": co["officer"], "CO": co["name"], "TITLE": co["officer_title"], "DATE": date})
+
+
+def subsidiaries(seed: int) -> str:
+    """A subsidiaries list (an EX-21 exhibit) for ``filing(seed)``."""
+    rng = random.Random(f"subsidiaries/{seed}")
+    b = _banks()
+    co = filing_company(seed)
+    rows = [f"{_pick(rng, b.ORG):<50}{_pick(rng, _US_STATES)}" for _ in range(int(rng.random() * 8) + 3)]
+    return f"SUBSIDIARIES OF {co['name'].upper()}\n\n" + "\n".join(rows) + "\n"

@@ -20,6 +20,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,6 +40,7 @@ KIND_SHARES = {
 PARTIAL_FRACTIONS = {"partial85": 0.85, "partial70": 0.70, "partial50": 0.50}
 MUST_FIND = {"verbatim", "exhibit", "reformatted", "partial85"}
 FORMATS = ("text", "html", "edgar")
+T = TypeVar("T")
 STATE_CODES = {"Delaware": "DE", "New York": "NY", "California": "CA", "Texas": "TX", "Illinois": "IL",
                "Massachusetts": "MA", "Nevada": "NV", "Washington": "WA", "Georgia": "GA",
                "Florida": "FL", "New Jersey": "NJ", "Pennsylvania": "PA"}
@@ -87,6 +89,10 @@ def _largest_remainder(n: int, shares: dict[str, float], minimum: int) -> dict[s
     return counts
 
 
+def _pick(rng: random.Random, seq: list[T]) -> T:
+    return seq[int(rng.random() * len(seq))]
+
+
 def _title(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "Agreement").title()
 
@@ -120,13 +126,10 @@ def _edgar(filing: Filing, rng: random.Random, body: str, body_is_html: bool,
         text = synth.to_html(p.material, p.contract.title) if as_html else p.material
         docs.append((f"EX-10.{k}", f"{ticker}-ex10{k}_{year}.{'htm' if as_html else 'txt'}",
                      p.contract.title.upper()[:60], text))
-    subs = "\n".join(f"{synth._pick(rng, synth._banks().ORG)}  ({synth._pick(rng, synth._US_STATES)})"
-                     for _ in range(int(rng.random() * 8) + 3))
     docs.append(("EX-21.1", f"{ticker}-ex211_{year}.txt", "SUBSIDIARIES OF THE REGISTRANT",
-                 f"SUBSIDIARIES OF {co['name'].upper()}\n\n{subs}\n"))
-    cert = synth._CERTIFICATION.replace("{PERSON}", co["officer"]).replace("{CO}", co["name"]) \
-        .replace("{TITLE}", co["officer_title"]).replace("{DATE}", f"{filed[:4]}-{filed[4:6]}-{filed[6:]}")
-    docs.append(("EX-31.1", f"{ticker}-ex311_{year}.txt", "CERTIFICATION", cert + "\n"))
+                 synth.subsidiaries(filing.seed)))
+    docs.append(("EX-31.1", f"{ticker}-ex311_{year}.txt", "CERTIFICATION",
+                 synth.certification(filing.seed, f"{filed[:4]}-{filed[4:6]}-{filed[6:]}") + "\n"))
     header = (
         f"<SEC-DOCUMENT>{accession}.txt : {filed}\n"
         f"<SEC-HEADER>{accession}.hdr.sgml : {filed}\n"
@@ -217,8 +220,8 @@ def _render_filing(filing: Filing, target: int, rng: random.Random) -> str:
 def generate(out: Path, size_mb: float, seed: int) -> dict:
     rng = random.Random(f"benchmark/{seed}/{size_mb}")
     scale = size_mb / 140
-    n_filings = max(4, round(350 * scale))
-    n_contracts = max(8, round(1000 * scale))
+    n_filings = max(6, round(350 * scale))
+    n_contracts = max(10, round(1000 * scale))
 
     contracts: list[Contract] = []
     for i in range(n_contracts):
@@ -264,7 +267,7 @@ def generate(out: Path, size_mb: float, seed: int) -> dict:
     # A few more contracts appear twice.
     for i in placed:
         if i not in heavy and rng.random() < 0.08:
-            wanted.append((contracts[i], synth._pick(rng, ["verbatim", "exhibit", "reformatted"])))
+            wanted.append((contracts[i], _pick(rng, ["verbatim", "exhibit", "reformatted"])))
 
     placements: list[Placement] = []
     for c, kind in wanted:
@@ -273,7 +276,7 @@ def generate(out: Path, size_mb: float, seed: int) -> dict:
             kind = "verbatim"
         taken = {p.container for p in placements if p.contract is c}
         choices = [f for f in pool if f.index not in taken] or pool
-        cand = [synth._pick(rng, choices) for _ in range(3)]
+        cand = [_pick(rng, choices) for _ in range(3)]
         f = min(cand, key=lambda f: (len(f.placements), f.index))
         text, fraction = material(c, kind)
         p = Placement(c, kind, text, fraction, f.index)
