@@ -118,15 +118,25 @@ class SampledIndex:
         self.post_ptr = np.concatenate(([0], np.cumsum(self.df)))
 
     @classmethod
-    def load(cls, store: Store, where: str = "", params: tuple = ()) -> SampledIndex:
+    def load(cls, store: Store, *, representatives_only: bool = True) -> SampledIndex:
+        """The index of every document, or of the first of each exact-duplicate group."""
         rows = store.conn.execute(
             "SELECT i.doc_id, i.sampled FROM index_docs i JOIN documents d ON d.id = i.doc_id"
-            f" WHERE d.duplicate_of IS NULL {where} ORDER BY i.doc_id", params
+            + (" WHERE d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
         ).fetchall()
         return cls(
             np.array([r[0] for r in rows], dtype=np.int64),
             [np.frombuffer(r[1], dtype=np.uint64) for r in rows],
         )
+
+    def hits_of(self, hashes: np.ndarray) -> np.ndarray:
+        """For sorted distinct sampled ``hashes`` of an outside text: shared count per document."""
+        known = np.isin(hashes, self.uniq, assume_unique=True)
+        sids = np.searchsorted(self.uniq, hashes[known])
+        starts, lens = self.post_ptr[sids], self.df[sids]
+        offs = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+        docs = self.post_doc[offs + np.arange(int(lens.sum()))]
+        return np.bincount(docs, minlength=len(self.doc_ids))
 
     def shingles(self, i: int) -> np.ndarray:
         return self.sid[self.ptr[i] : self.ptr[i + 1]]

@@ -15,9 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-import numpy as np
-
-from auditor.ingest import prepare_text
+from auditor.ingest import prepare_text, write_index_rows
 from auditor.shingle import Params, WordHasher
 from auditor.store import Store
 
@@ -72,7 +70,6 @@ def build_index(
         store.check_params(params)  # an empty index may take new parameters without a rebuild
     if rebuild or params != store.params:
         with store.write():
-            store.conn.execute("DELETE FROM postings")
             store.conn.execute("DELETE FROM index_docs")
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True
@@ -98,20 +95,6 @@ def build_index(
 
 
 def _write(store: Store, rows: list[tuple[int, dict]]) -> None:
-    """One transaction; postings inserted in key order so the B-tree only appends."""
-    hashes = [np.frombuffer(d["sampled"], dtype=np.uint64).view(np.int64) for _, d in rows]
-    docs = [np.full(len(h), i, dtype=np.int64) for (i, _), h in zip(rows, hashes, strict=True)]
-    h = np.concatenate(hashes) if hashes else np.empty(0, np.int64)
-    d = np.concatenate(docs) if docs else np.empty(0, np.int64)
-    order = np.lexsort((d, h))
-    with store.write() as c:
-        c.executemany(
-            "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
-            " VALUES (?,?,?,?,?)",
-            ((i, x["n_words"], x["n_shingles"], len(x["sampled"]) // 8, x["sampled"]) for i, x in rows),
-        )
-        c.executemany(
-            "INSERT OR IGNORE INTO postings (hash, doc_id) VALUES (?, ?)",
-            zip(h[order].tolist(), d[order].tolist(), strict=True),
-        )
-
+    with store.write():
+        for doc_id, d in rows:
+            write_index_rows(store, doc_id, d)

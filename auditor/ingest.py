@@ -235,16 +235,11 @@ def _store_doc(
 
 
 def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
-    """The document's index entry and postings (inside the caller's transaction)."""
-    sampled = np.frombuffer(d["sampled"], dtype=np.uint64)
+    """The document's index entry (inside the caller's transaction)."""
     store.conn.execute(
         "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
         " VALUES (?,?,?,?,?)",
-        (doc_id, d["n_words"], d["n_shingles"], len(sampled), d["sampled"]),
-    )
-    store.conn.executemany(
-        "INSERT OR IGNORE INTO postings (hash, doc_id) VALUES (?, ?)",
-        ((h, doc_id) for h in sampled.view(np.int64).tolist()),
+        (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
     )
 
 

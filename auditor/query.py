@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import ShingleCache, Span, locate
+from auditor.audit import SampledIndex, ShingleCache, Span, locate
 from auditor.score import Estimate, containment, jaccard, min_hits
 from auditor.shingle import WordHasher, combine, sample
 from auditor.normalize import words_bytes
@@ -44,19 +44,10 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
     if n == 0:
         return QueryResult(n_words, len(all_q), 0, [],
                            note="no sampled shingle: too short to query through the index")
-    hits: dict[int, int] = {}
-    values = sampled.view(np.int64).tolist()
-    for a in range(0, len(values), 500):
-        chunk = values[a : a + 500]
-        for doc_id, h in store.conn.execute(
-            f"SELECT doc_id, count(*) FROM postings WHERE hash IN ({','.join('?' * len(chunk))})"
-            " GROUP BY doc_id", chunk,
-        ):
-            hits[doc_id] = hits.get(doc_id, 0) + h
-    sizes = dict(store.conn.execute(
-        f"SELECT doc_id, n_sampled FROM index_docs WHERE doc_id IN ({','.join('?' * len(hits))})",
-        list(hits),
-    )) if hits else {}
+    index = SampledIndex.load(store, representatives_only=False)
+    counts = index.hits_of(sampled)
+    hits = {int(index.doc_ids[i]): int(counts[i]) for i in np.flatnonzero(counts)}
+    sizes = {int(index.doc_ids[i]): int(index.n[i]) for i in np.flatnonzero(counts)}
     cache = ShingleCache(store, params, size=8)
     matches = []
     for doc_id in sorted(hits):
