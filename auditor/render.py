@@ -1,15 +1,797 @@
-"""Human-readable renderings of a report (placeholder until the full renderer lands)."""
+"""Human-readable renderings of a report: ``report.md`` and a self-contained ``report.html``.
+
+Both are pure functions of the report dict (no I/O, no clock), so re-rendering a stored
+``report.json`` gives the same text. Everything that came from the corpus or the machine (file
+names, paths, excerpts, EDGAR metadata, messages, host, command) is treated as hostile: control,
+format and bidi characters are shown as ``⟨U+XXXX⟩``; Markdown gets escaped text or code spans;
+HTML gets ``html.escape``d text nodes only. The HTML runs no script and fetches nothing: its
+Content-Security-Policy admits exactly its one inline style block, by hash.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html as _html
-import json
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
 from typing import Any
+
+SHA_PREFIX = 12
+
+# --------------------------------------------------------------------------------------------
+# Plain-text pieces shared by both renderings (escaped afterwards by each renderer)
+# --------------------------------------------------------------------------------------------
+
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def _mark(ch: str) -> str:
+    return f"⟨U+{ord(ch):04X}⟩"
+
+
+def _visible(value: Any) -> str:
+    """One-line text with every invisible or reordering character made visible.
+
+    A file name with a newline, an escape sequence or a right-to-left override must neither
+    break the layout nor look like a different name.
+    """
+    s = str(value)
+    if s.isprintable():
+        return s
+    return "".join(_mark(c) if unicodedata.category(c) in _HIDDEN else c for c in s)
+
+
+def _visible_text(value: Any) -> str:
+    """Multi-line document text: keeps newlines and tabs (and soft hyphens, joiners)."""
+    s = str(value).replace("\r\n", "\n")
+
+    def hidden(c: str) -> bool:
+        cat = unicodedata.category(c)
+        return c not in "\n\t" and (cat in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI)
+
+    return "".join(_mark(c) if hidden(c) else c for c in s)
+
+
+def _oneline(value: Any) -> str:
+    """Messages and notes: whitespace runs (including newlines) become one space."""
+    return _visible(" ".join(str(value).split()))
+
+
+def _f4(x: Any) -> str:
+    return "n/a" if x is None else f"{float(x):.4f}"
+
+
+def _threshold(x: Any) -> str:
+    t = float(x)
+    return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
+
+
+def _count(x: Any) -> str:
+    return f"{int(x):,}" if isinstance(x, int | float) else str(x)
+
+
+def _sha(d: dict[str, Any]) -> str:
+    return str(d.get("sha256") or "")[:SHA_PREFIX]
+
+
+def _date(s: Any) -> str:
+    s = str(s or "")
+    return f"{s[:4]}-{s[4:6]}-{s[6:]}" if re.fullmatch(r"\d{8}", s) else s
+
+
+def _pages(span: dict[str, Any]) -> str:
+    pages = span.get("pages")
+    if not pages:
+        return ""
+    a, b = pages[0], pages[-1]
+    return f"page {a}" if a == b else f"pages {a}-{b}"
+
+
+def _span_text(span: dict[str, Any]) -> str:
+    """Where a match lies in the container, as one line."""
+    parts = [f"characters {span.get('start')}-{span.get('end')}"]
+    if _pages(span):
+        parts.append(_pages(span))
+    parts.append(f"{_count(span.get('words', 0))} words, "
+                 f"{_count(span.get('shingles', 0))} shingles matched")
+    return "; ".join(parts)
+
+
+def _doc_facts(d: dict[str, Any]) -> str:
+    facts = [str(d.get("format") or "unknown format")]
+    if d.get("n_pages"):
+        facts.append(f"{_count(d['n_pages'])} pages")
+    if d.get("n_words") is not None:
+        facts.append(f"{_count(d['n_words'])} words")
+    if d.get("size") is not None:
+        facts.append(f"{_count(d['size'])} bytes")
+    if d.get("batch"):
+        facts.append(f"batch {d['batch']}")
+    return ", ".join(facts)
+
+
+def _edgar_submission(e: dict[str, Any]) -> str:
+    sub = e.get("submission") or {}
+    out = f"EDGAR accession {sub.get('accession_number') or '?'}"
+    if sub.get("form_type"):
+        out += f", form {sub['form_type']}"
+    if sub.get("filing_date"):
+        out += f", filed {_date(sub['filing_date'])}"
+    if sub.get("company_name"):
+        out += f", {sub['company_name']}"
+    if sub.get("cik"):
+        out += f" (CIK {sub['cik']})"
+    return out
+
+
+def _edgar_part(e: dict[str, Any]) -> str:
+    part = e.get("part") or {}
+    out = f"document {part.get('type') or '?'}, sequence {part.get('sequence') or '?'}"
+    if part.get("filename"):
+        out += f", file {part['filename']}"
+    if part.get("description"):
+        out += f", “{part['description']}”"
+    return out
+
+
+def _edgar_location(e: dict[str, Any]) -> str:
+    """The short form lawyers cite: accession, document type, sequence."""
+    sub, part = e.get("submission") or {}, e.get("part") or {}
+    return (f"EDGAR {sub.get('accession_number') or '?'}, {part.get('type') or '?'}, "
+            f"sequence {part.get('sequence') or '?'}")
+
+
+def _verdict(f: dict[str, Any], threshold: Any) -> str:
+    """The report holds only findings at or above the threshold; say how far above."""
+    c = f.get("containment")
+    if c is None:
+        return "undetermined"
+    if float(c) >= 1.0:
+        return "wholly contained"
+    try:
+        below = float(c) < float(threshold)
+    except (TypeError, ValueError):
+        return "contained"
+    return (f"below the threshold {_threshold(threshold)}" if below
+            else f"contained (≥ {_threshold(threshold)})")
+
+
+def _exact_text(f: dict[str, Any]) -> str:
+    exact = f.get("exact")
+    return ("sampled estimate only, not verified exactly" if exact is None
+            else f"exact {_f4(exact)}, verified over all shingles")
+
+
+def _estimate_text(f: dict[str, Any]) -> str:
+    lo, hi = [*(f.get("interval") or []), None, None][:2]
+    return (f"{_f4(f.get('estimate'))}, 95% interval [{_f4(lo)}, {_f4(hi)}], "
+            f"{_count(f.get('hits', 0))}/{_count(f.get('sampled', 0))} sampled shingles hit")
+
+
+def _controls_line(report: dict[str, Any]) -> str:
+    """``embedded 1.0000, reformatted 0.9880, unrelated 0.0101``: one entry per control."""
+    return ", ".join(f"{_visible(c.get('kind'))} {_f4(c.get('score'))}"
+                     for c in report.get("controls") or [])
+
+
+def _params_rows(report: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(label, value, value is an identifier best shown in monospace)."""
+    m = report.get("manifest") or {}
+    p = m.get("params") or {}
+    corpus = m.get("corpus") or {}
+    ctl = m.get("controls") or {}
+    rows = [
+        ("shingle length k", f"{p.get('k')} words", False),
+        ("sampling modulus", f"1 in {p.get('modulus')} shingles", False),
+        ("hash", str(p.get("hash")), True),
+        ("seed", str(p.get("seed")), True),
+        ("normalization", str(p.get("normalization")), True),
+        ("threshold", _threshold(p["threshold"]) if "threshold" in p else "?", False),
+        ("interval method", str(p.get("interval")), False),
+        ("engine", str(m.get("engine")), False),
+        ("tool", f"{m.get('tool', 'containment-auditor')} {m.get('tool_version')}", False),
+        ("corpus documents", _count(corpus.get("documents")), False),
+        ("corpus digest", str(corpus.get("digest")), True),
+        ("report digest", str(report.get("digest")), True),
+        ("scope", _scope_text(report.get("scope") or {}), False),
+    ]
+    if ctl:
+        text = f"seed {ctl.get('seed')}"
+        if ctl.get("directory"):
+            text += f", directory {ctl['directory']}"
+        if ctl.get("note"):
+            text += f"; {ctl['note']}"
+        rows.append(("controls", text, False))
+    versions = m.get("versions") or {}
+    if versions:
+        rows.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items()), False))
+    rows.append(("report format", str(report.get("format")), True))
+    return rows
+
+
+def _scope_text(scope: dict[str, Any]) -> str:
+    out = str(scope.get("kind") or "corpus")
+    extra = [f"{len(v)} {k}" if isinstance(v, list | tuple) else f"{k} {v}"
+             for k, v in sorted(scope.items()) if k != "kind"]
+    return out + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _summary_items(s: dict[str, Any]) -> list[tuple[str, Any]]:
+    labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"),
+              ("findings", "findings"), ("verified_below_threshold", "verified below threshold"),
+              ("not_auditable", "not auditable"), ("duplicate_groups", "exact-duplicate groups"),
+              ("failed_inputs", "failed inputs"), ("skipped_inputs", "skipped inputs"))
+    items = [(label, s[k]) for k, label in labels if k in s]
+    if "controls" in s:
+        items.append(("controls passed", f"{s.get('controls_passed')}/{s['controls']}"))
+    return items
+
+
+def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
+    keys = (("run id", "run_id"), ("started", "started"), ("ended", "ended"),
+            ("seconds", "seconds"), ("host", "host"), ("platform", "platform"),
+            ("command", "command"))
+    return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
+
+
+def _known_docs(report: dict[str, Any]) -> dict[Any, dict[str, Any]]:
+    """Documents by id, so a bare duplicate id can be shown with its path."""
+    docs: dict[Any, dict[str, Any]] = {}
+    for group in report.get("duplicate_groups") or []:
+        for d in group:
+            docs.setdefault(d.get("doc_id"), d)
+    for d in report.get("not_auditable") or []:
+        docs.setdefault(d.get("doc_id"), d)
+    for f in report.get("findings") or []:
+        for side in ("contained", "container"):
+            docs.setdefault(f[side].get("doc_id"), f[side])
+    return docs
+
+
+def _refused(report: dict[str, Any]) -> bool:
+    return report.get("status") != "OK"
+
+
+def _headline(report: dict[str, Any]) -> str:
+    if _refused(report):
+        return "The controls did not pass, so this audit reports no findings"
+    s = report.get("summary") or {}
+    p = (report.get("manifest") or {}).get("params") or {}
+    thr = f" at containment ≥ {_threshold(p['threshold'])}" if "threshold" in p else ""
+    return (f"{_count(s.get('findings', len(report.get('findings') or [])))} findings{thr} "
+            f"among {_count(s.get('documents', '?'))} audited documents; "
+            f"{s.get('controls_passed', '?')} of {s.get('controls', '?')} controls passed")
+
+
+def _bins(report: dict[str, Any]) -> list[tuple[float, float, int]]:
+    counts = [max(0, int(c)) for c in (report.get("score_distribution") or {}).get("counts") or []]
+    n = len(counts)
+    return [(i / n, (i + 1) / n, c) for i, c in enumerate(counts)]
+
+
+def _threshold_value(report: dict[str, Any]) -> float | None:
+    try:
+        t = float(((report.get("manifest") or {}).get("params") or {})["threshold"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return t if 0.0 <= t <= 1.0 else None
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------
+
+_MD_INLINE = re.compile(r"[\\`*\[\]<|~@]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
+_MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp)(:)(?=//)|\b(www)(\.)")
+_MD_BLOCK_START = re.compile(r"^(\s*)([#>+\-=])")
+_MD_ORDERED = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
+
+
+def _md(value: Any, prose: bool = True) -> str:
+    """Text safe inline, at the start of a line and in table cells.
+
+    No emphasis, links, autolinks, raw HTML, headings or list markers can come out of it, and
+    a pipe cannot end a table cell. ``prose`` folds whitespace (messages); names keep theirs.
+    """
+    s = _oneline(value) if prose else _visible(value)
+    s = _MD_INLINE.sub(lambda m: "\\" + m.group(0), s)
+    s = _MD_AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\\" + (m.group(2) or m.group(4)), s)
+    s = _MD_BLOCK_START.sub(r"\1\\\2", s, count=1)
+    return _MD_ORDERED.sub(r"\1\\\2", s, count=1)
+
+
+def _code(value: Any) -> str:
+    """A code span for identifiers and paths (any backticks inside are out-fenced)."""
+    s = _visible(value)
+    if not s:
+        return "(empty)"
+    fence = "`" * (max((len(r) for r in re.findall("`+", s)), default=0) + 1)
+    pad = " " if s[0] in "` " or s[-1] in "` " else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def _cell_code(value: Any) -> str:
+    """A code span that is safe in a GFM table cell, else escaped text.
+
+    Inside a table a pipe in a code span must be written ``\\|``; a literal backslash before a
+    pipe cannot be expressed there, so such a name falls back to escaped text.
+    """
+    s = _visible(value)
+    return _md(s, prose=False) if "\\|" in s else _code(s).replace("|", "\\|")
+
+
+def _md_table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    """Cells must already be escaped, with ``_md`` or ``_cell_code``."""
+    header = list(header)
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _md_fenced_quote(text: Any) -> list[str]:
+    """A document excerpt verbatim: a fenced block (longer than any backtick run) in a quote."""
+    body = _visible_text(text)
+    fence = "`" * max(3, max((len(r) for r in re.findall("`+", body)), default=0) + 1)
+    lines = [fence + "text", *body.split("\n"), fence]
+    return [("> " + ln).rstrip() for ln in lines]
+
+
+def _md_doc(label: str, d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> list[str]:
+    out = [f"- **{label}:** doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, "
+           f"sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))}"]
+    if d.get("edgar"):
+        e = d["edgar"]
+        out.append(f"  - {_md(_edgar_submission(e))}; {_md(_edgar_part(e))}")
+        if e.get("submission_path"):
+            out.append(f"  - submission file {_code(e['submission_path'])}")
+    if d.get("duplicates"):
+        dups = ", ".join(f"doc {_md(i)}" + (f" {_code(known[i].get('path'))}" if i in known else "")
+                         for i in d["duplicates"])
+        out.append(f"  - exact duplicates: {dups}")
+    if d.get("also_seen_at"):
+        out.append("  - also seen at: " + ", ".join(_code(p) for p in d["also_seen_at"]))
+    return out
+
+
+def _md_finding(i: int, f: dict[str, Any], threshold: Any,
+                known: dict[Any, dict[str, Any]]) -> list[str]:
+    c, b = f.get("contained") or {}, f.get("container") or {}
+    out = [f"### {i}. doc {_md(c.get('doc_id'))} in doc {_md(b.get('doc_id'))}: "
+           f"containment {_f4(f.get('containment'))}", ""]
+    out += _md_doc("Contained", c, known)
+    out += _md_doc("Container", b, known)
+    out.append(f"- **Containment:** {_f4(f.get('containment'))}: {_md(_verdict(f, threshold))}; "
+               f"{_md(_exact_text(f))}")
+    out.append(f"- **Sampled estimate:** {_estimate_text(f)}")
+    spans = f.get("spans") or []
+    edgar = f" ({_md(_edgar_location(b['edgar']))})" if b.get("edgar") else ""
+    out.append(f"- **Locations in the container**{edgar}:" + ("" if spans else " none recorded"))
+    for n, span in enumerate(spans, 1):
+        out.append(f"  {n}. {_md(_span_text(span))}")
+    for n, span in enumerate(spans, 1):
+        if span.get("excerpt"):
+            out += ["", f"Excerpt of location {n}:", ""]
+            out += _md_fenced_quote(span["excerpt"])
+    out.append("")
+    return out
+
+
+def _md_distribution(report: dict[str, Any]) -> list[str]:
+    bins = _bins(report)
+    dist = report.get("score_distribution") or {}
+    out = ["## Score distribution", ""]
+    nonzero = [(a, b, c) for a, b, c in bins if c]
+    if not nonzero:
+        return [*out, "No candidate pairs.", ""]
+    t = _threshold_value(report)
+    peak = max(c for _, _, c in nonzero)
+    out += [f"Containment of the {_count(dist.get('pairs', sum(c for *_, c in bins)))} candidate "
+            f"pairs in {len(bins)} bins (bar length on a log scale; empty bins omitted).", ""]
+    rows = []
+    for a, b, c in nonzero:
+        bar = "█" * max(1, round(20 * math.log1p(c) / math.log1p(peak)))
+        side = "" if t is None else ("above threshold" if a >= t else "below threshold" if b <= t
+                                     else "spans threshold")
+        rows.append([f"{a:.2f}-{b:.2f}", _count(c), bar, side])
+    return [*out, *_md_table(["score", "pairs", "", "vs threshold"], rows), ""]
+
+
+def _md_controls(report: dict[str, Any]) -> list[str]:
+    controls = report.get("controls") or []
+    out = ["## Controls", ""]
+    if not controls:
+        return [*out, "No control could be run.", ""]
+    out += [f"Controls: {_md(_controls_line(report))}", ""]
+    rows = [[_md(c.get("name")), _md(c.get("kind")), _md(c.get("source")),
+             f"{_cell_code(c.get('contained'))} → {_cell_code(c.get('container'))}", _f4(c.get("score")),
+             _md(c.get("expected")), "yes" if c.get("found") else "no",
+             "pass" if c.get("passed") else "**FAIL**", _md(c.get("note") or "")]
+            for c in controls]
+    out += _md_table(["control", "kind", "source", "contained → container", "score",
+                      "expected", "found", "result", "note"], rows)
+    return [*out, ""]
+
+
+def _md_params(report: dict[str, Any]) -> list[str]:
+    rows = [[label, _cell_code(v) if mono else _md(v)] for label, v, mono in _params_rows(report)]
+    return ["## Parameters", "", *_md_table(["parameter", "value"], rows), ""]
+
+
+def _md_rest(report: dict[str, Any]) -> list[str]:
+    """The sections only an OK report has, after the findings."""
+    out = ["## Not auditable", ""]
+    na = report.get("not_auditable") or []
+    out += _md_table(["doc", "path", "words", "reason"],
+                     [[_md(d.get("doc_id")), _cell_code(d.get("path")), _count(d.get("n_words", "")),
+                       _md(d.get("reason"))] for d in na]) if na else ["None."]
+    out += ["", "## Exact-duplicate groups", ""]
+    groups = report.get("duplicate_groups") or []
+    if not groups:
+        out.append("None.")
+    for n, group in enumerate(groups, 1):
+        out.append(f"{n}. Identical normalized text ({len(group)} documents; the first is audited):")
+        out += [f"   - doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, sha256 `{_md(_sha(d))}`"
+                for d in group]
+    out += ["", "## Failed and skipped inputs", ""]
+    failed = report.get("failed_inputs") or []
+    out += _md_table(["path", "part", "status", "code", "message"],
+                     [[_cell_code(x.get("path")), _md(x.get("part") or "", prose=False),
+                       _md(x.get("status")), _cell_code(x.get("code")), _md(x.get("message") or "")] for x in failed]
+                     ) if failed else ["None."]
+    return [*out, "", *_md_distribution(report)]
 
 
 def markdown(report: dict[str, Any]) -> str:
-    return "# Containment audit\n\n```json\n" + json.dumps(report["controls"], indent=2) + "\n```\n"
+    """``report.md``: the audit for people, readable raw or rendered."""
+    refused = _refused(report)
+    status = f"**{_md(report.get('status') or 'REFUSED')}**" if refused else "OK"
+    out = [f"# Containment audit: {status}", ""]
+    if refused:
+        out += ["> **REFUSED:** the controls did not pass, so this audit reports no findings.", ">"]
+        out += [f"> - {_md(r)}" for r in report.get("refused_because") or ["no reason given"]]
+        out.append("")
+    else:
+        out += [f"**Status: OK.** {_md(_headline(report))}.", ""]
+    out += [f"Report digest {_cell_code(report.get('digest'))}", ""]
+    out += _md_params(report)
+    out += _md_controls(report)
+    if not refused:
+        summary = report.get("summary") or {}
+        out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(summary)], ""]
+        findings = report.get("findings") or []
+        known = _known_docs(report)
+        threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
+        out += [f"## Findings ({len(findings)})", ""]
+        if not findings:
+            out += ["None.", ""]
+        for i, f in enumerate(findings, 1):
+            out += _md_finding(i, f, threshold, known)
+        out += _md_rest(report)
+    run = report.get("run") or {}
+    out += ["## Run", ""]
+    out += [f"- {label}: {_code(v)}" for label, v in _run_rows(run)] or ["No run information."]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# HTML
+# --------------------------------------------------------------------------------------------
+
+_CSS = """
+:root{--ink:#1d232b;--muted:#5b6470;--line:#d5dae0;--ok:#1f6f43;--bad:#a61b1b;--accent:#2f5d8a}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:72rem;padding:1.5rem;color:var(--ink);background:#fff;
+font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+h1{font-size:1.6rem;margin:0}
+h2{font-size:1.25rem;margin:2rem 0 .6rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}
+h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
+code,.mono{overflow-wrap:anywhere}
+.banner{padding:1rem 1.2rem;border-radius:6px;margin-bottom:1rem;color:#fff}
+.banner.ok{background:var(--ok)}
+.banner.refused{background:var(--bad)}
+.banner p{margin:.4rem 0 0}
+.banner ul{margin:.4rem 0 0;padding-left:1.3rem}
+.banner strong{letter-spacing:.06em}
+nav{font-size:.9rem;color:var(--muted)}
+nav a{color:var(--accent);margin-right:.9rem}
+table{border-collapse:collapse;width:100%;margin:.4rem 0 1rem;font-size:.9rem}
+th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f5f7;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.kv th{width:12rem}
+.pass{color:var(--ok);font-weight:600}
+.fail{color:#fff;background:var(--bad);font-weight:700;padding:0 .3rem;border-radius:3px}
+.muted{color:var(--muted)}
+.controls-line{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f3f5f7;padding:.4rem .6rem;border-radius:4px}
+article{border:1px solid var(--line);border-radius:6px;padding:.2rem 1rem .8rem;margin:1rem 0}
+blockquote{margin:.4rem 0;border-left:4px solid var(--line);padding:.1rem .8rem;background:#fafbfc}
+blockquote pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.4rem 0}
+ul.plain{margin:0;padding-left:1.1rem}
+figure{margin:.5rem 0}
+figcaption{font-size:.85rem;color:var(--muted)}
+svg.hist{width:100%;max-width:44rem;height:auto;font-family:system-ui,sans-serif}
+.hist .bar{fill:#8aa4c2}
+.hist .bar.above{fill:var(--accent)}
+.hist .axis{stroke:var(--ink);stroke-width:1}
+.hist .grid{stroke:var(--line);stroke-width:1}
+.hist .tick,.hist .count{font-size:11px;fill:var(--ink)}
+.hist .label{font-size:12px;fill:var(--muted)}
+.hist .threshold{stroke:var(--bad);stroke-width:2;stroke-dasharray:5 3}
+.hist .threshold-label{font-size:12px;fill:var(--bad);font-weight:600}
+.hist .mid{text-anchor:middle}
+.hist .end{text-anchor:end}
+@media print{body{max-width:none;padding:0}.banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}nav{display:none}}
+"""
+
+_STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_CSS.encode("utf-8")).digest()).decode("ascii")
+_CSP = (f"default-src 'none'; style-src '{_STYLE_HASH}'; img-src data:; "
+       "base-uri 'none'; form-action 'none'")
+
+
+def _h(value: Any) -> str:
+    return _html.escape(_visible(value), quote=True)
+
+
+def _h_prose(value: Any) -> str:
+    return _html.escape(_oneline(value), quote=True)
+
+
+def _hcode(value: Any) -> str:
+    return f"<code>{_h(value)}</code>"
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: Iterable[int] = ()) -> str:
+    """Cells are HTML already escaped by the caller; ``numeric`` columns align right."""
+    num = set(numeric)
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>"
+                         for i, c in enumerate(r)) + "</tr>\n" for r in rows)
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>\n"
+
+
+def _kv(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>\n" for k, v in rows)
+    return f'<table class="kv">\n<tbody>\n{body}</tbody>\n</table>\n'
+
+
+def _section(ident: str, title: str, body: str) -> str:
+    return f'<section id="{ident}">\n<h2>{title}</h2>\n{body}</section>\n'
+
+
+def _banner(report: dict[str, Any]) -> str:
+    if not _refused(report):
+        return (f'<header class="banner ok"><h1>Containment audit: OK</h1>'
+                f"<p>{_h_prose(_headline(report))}.</p></header>\n")
+    reasons = "".join(f"<li>{_h_prose(r)}</li>"
+                      for r in report.get("refused_because") or ["no reason given"])
+    return ('<header class="banner refused"><h1>Containment audit: '
+            f"<strong>{_h(report.get('status') or 'REFUSED')}</strong></h1>"
+            f"<p>{_h_prose(_headline(report))}:</p><ul>{reasons}</ul></header>\n")
+
+
+def _nav(report: dict[str, Any]) -> str:
+    links = [("parameters", "Parameters"), ("controls", "Controls")]
+    if not _refused(report):
+        n = len(report.get("findings") or [])
+        links += [("summary", "Summary"), ("findings", f"Findings ({n})"),
+                  ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
+                  ("failed", "Failed inputs"), ("distribution", "Score distribution")]
+    links.append(("run", "Run"))
+    return "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>\n"
+
+
+def _html_params(report: dict[str, Any]) -> str:
+    rows = [(_html.escape(label), _hcode(v) if mono else _h(v))
+            for label, v, mono in _params_rows(report)]
+    return _section("parameters", "Parameters", _kv(rows))
+
+
+def _html_controls(report: dict[str, Any]) -> str:
+    controls = report.get("controls") or []
+    if not controls:
+        return _section("controls", "Controls", "<p>No control could be run.</p>\n")
+    rows = [[_h(c.get("name")), _h(c.get("kind")), _h(c.get("source")),
+             f"{_hcode(c.get('contained'))} → {_hcode(c.get('container'))}",
+             _f4(c.get("score")), _h(c.get("expected")), "yes" if c.get("found") else "no",
+             '<span class="pass">pass</span>' if c.get("passed") else '<span class="fail">FAIL</span>',
+             _h_prose(c.get("note") or "")] for c in controls]
+    table = _table(["control", "kind", "source", "contained → container", "score", "expected",
+                    "found", "result", "note"], rows, numeric=(4,))
+    line = f'<p class="controls-line">{_h(_controls_line(report))}</p>\n'
+    return _section("controls", "Controls", line + table)
+
+
+def _html_doc(d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> str:
+    lines = [f"doc {_h(d.get('doc_id'))} {_hcode(d.get('path'))}",
+             f'<span class="muted">sha256 <span class="mono">{_h(_sha(d))}</span>, '
+             f"{_h(_doc_facts(d))}</span>"]
+    if d.get("edgar"):
+        e = d["edgar"]
+        lines.append(f"{_h(_edgar_submission(e))}; {_h(_edgar_part(e))}")
+        if e.get("submission_path"):
+            lines.append(f"submission file {_hcode(e['submission_path'])}")
+    if d.get("duplicates"):
+        lines.append("exact duplicates: " + ", ".join(
+            f"doc {_h(i)}" + (f" {_hcode(known[i].get('path'))}" if i in known else "")
+            for i in d["duplicates"]))
+    if d.get("also_seen_at"):
+        lines.append("also seen at: " + ", ".join(_hcode(p) for p in d["also_seen_at"]))
+    return "<br>\n".join(lines)
+
+
+def _html_finding(i: int, f: dict[str, Any], threshold: Any,
+                  known: dict[Any, dict[str, Any]]) -> str:
+    c, b = f.get("contained") or {}, f.get("container") or {}
+    spans = f.get("spans") or []
+    where = f"{_h(_edgar_location(b['edgar']))}:<br>\n" if b.get("edgar") else ""
+    locs = ("<ol>" + "".join(f"<li>{_h(_span_text(s))}</li>" for s in spans) + "</ol>"
+            if spans else "none recorded")
+    rows = [
+        ("Contained", _html_doc(c, known)),
+        ("Container", _html_doc(b, known)),
+        ("Containment", f"<strong>{_f4(f.get('containment'))}</strong>, "
+                        f"{_h(_verdict(f, threshold))}; {_h(_exact_text(f))}"),
+        ("Sampled estimate", _h(_estimate_text(f))),
+        ("Locations in the container", where + locs),
+    ]
+    excerpts = "".join(
+        f"<p class=\"muted\">Excerpt of location {n}:</p>\n"
+        f"<blockquote><pre>{_html.escape(_visible_text(s['excerpt']), quote=True)}</pre></blockquote>\n"
+        for n, s in enumerate(spans, 1) if s.get("excerpt"))
+    title = (f"{i}. doc {_h(c.get('doc_id'))} in doc {_h(b.get('doc_id'))}: "
+             f"containment {_f4(f.get('containment'))}")
+    return f'<article id="finding-{i}">\n<h3>{title}</h3>\n{_kv(rows)}{excerpts}</article>\n'
+
+
+def _html_findings(report: dict[str, Any]) -> str:
+    findings = report.get("findings") or []
+    known = _known_docs(report)
+    threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
+    body = "".join(_html_finding(i, f, threshold, known) for i, f in enumerate(findings, 1))
+    return _section("findings", f"Findings ({len(findings)})", body or "<p>None.</p>\n")
+
+
+def _html_rest(report: dict[str, Any]) -> str:
+    """Everything after the findings, each as its own section."""
+    na = report.get("not_auditable") or []
+    na_html = _table(["doc", "path", "words", "reason"],
+                     [[_h(d.get("doc_id")), _hcode(d.get("path")), _count(d.get("n_words", "")),
+                       _h_prose(d.get("reason"))] for d in na], numeric=(2,)) if na else "<p>None.</p>\n"
+    groups = report.get("duplicate_groups") or []
+    dup_html = "".join(
+        f"<p>Group {n}: identical normalized text ({len(g)} documents; the first is audited)</p>\n"
+        + _table(["doc", "path", "sha256"],
+                 [[_h(d.get("doc_id")), _hcode(d.get("path")), f'<span class="mono">{_h(_sha(d))}</span>']
+                  for d in g])
+        for n, g in enumerate(groups, 1)) or "<p>None.</p>\n"
+    failed = report.get("failed_inputs") or []
+    failed_html = _table(["path", "part", "status", "code", "message"],
+                         [[_hcode(x.get("path")), _h(x.get("part") or ""), _h(x.get("status")),
+                           _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed]
+                         ) if failed else "<p>None.</p>\n"
+    return (_section("not-auditable", "Not auditable", na_html)
+            + _section("duplicates", "Exact-duplicate groups", dup_html)
+            + _section("failed", "Failed and skipped inputs", failed_html)
+            + _section("distribution", "Score distribution", _html_distribution(report)))
+
+
+def _html_summary(report: dict[str, Any]) -> str:
+    rows = [(_html.escape(label), _h(_count(v))) for label, v in _summary_items(report.get("summary") or {})]
+    return _section("summary", "Summary", _kv(rows) if rows else "<p>No summary.</p>\n")
+
+
+def _html_distribution(report: dict[str, Any]) -> str:
+    dist = report.get("score_distribution") or {}
+    pairs = dist.get("pairs", sum(c for *_, c in _bins(report)))
+    caption = (f"<figcaption>Containment of the {_h(_count(pairs))} candidate pairs, "
+               f"{len(_bins(report))} bins over [0, 1]; the vertical axis is logarithmic "
+               "(log(1 + pairs)), and each non-empty bar is labelled with its count.</figcaption>")
+    return f"<figure>\n{_svg_histogram(report)}{caption}\n</figure>\n"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _svg_histogram(report: dict[str, Any]) -> str:
+    """Inline SVG of ``score_distribution`` with the threshold marked; no script, no links.
+
+    The scale is log(1 + count) so one huge bin near 0 does not flatten the bins that matter.
+    """
+    width, height, left, right, top, bottom = 640, 290, 64, 20, 40, 52
+    pw, ph = width - left - right, height - top - bottom
+    bins = _bins(report)
+    peak = max((c for *_, c in bins), default=0)
+
+    def y(count: float) -> float:
+        return top + ph - (ph * math.log1p(count) / math.log1p(peak) if peak else 0.0)
+
+    def x(score: float) -> float:
+        return left + pw * score
+
+    t = _threshold_value(report)
+    parts = [f'<svg class="hist" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-labelledby="hist-title">',
+             f'<title id="hist-title">Histogram of containment scores of candidate pairs'
+             f"{'' if t is None else f', threshold {_threshold(t)}'}</title>"]
+    for v in _y_ticks(peak):
+        parts.append(f'<line class="grid" x1="{_fmt(left)}" x2="{_fmt(left + pw)}" '
+                     f'y1="{_fmt(y(v))}" y2="{_fmt(y(v))}"/>')
+        parts.append(f'<text class="tick end" x="{_fmt(left - 6)}" y="{_fmt(y(v) + 4)}">{v:,}</text>')
+    for a, b, c in bins:
+        if not c:
+            continue
+        cls = "bar above" if t is not None and a >= t else "bar"
+        parts.append(f'<rect class="{cls}" x="{_fmt(x(a) + 1)}" y="{_fmt(y(c))}" '
+                     f'width="{_fmt(max(1.0, x(b) - x(a) - 2))}" height="{_fmt(top + ph - y(c))}"/>')
+        parts.append(f'<text class="count mid" x="{_fmt((x(a) + x(b)) / 2)}" '
+                     f'y="{_fmt(y(c) - 4)}">{c:,}</text>')
+    for i in range(11):
+        s = i / 10
+        parts.append(f'<line class="axis" x1="{_fmt(x(s))}" x2="{_fmt(x(s))}" '
+                     f'y1="{_fmt(top + ph)}" y2="{_fmt(top + ph + 5)}"/>')
+        parts.append(f'<text class="tick mid" x="{_fmt(x(s))}" y="{_fmt(top + ph + 18)}">{s:.1f}</text>')
+    parts += [
+        f'<line class="axis" x1="{_fmt(left)}" x2="{_fmt(left + pw)}" y1="{_fmt(top + ph)}" y2="{_fmt(top + ph)}"/>',
+        f'<line class="axis" x1="{_fmt(left)}" x2="{_fmt(left)}" y1="{_fmt(top)}" y2="{_fmt(top + ph)}"/>',
+        f'<text class="label mid" x="{_fmt(left + pw / 2)}" y="{_fmt(height - 10)}">'
+        "containment score (share of a document's shingles found in the other)</text>",
+        f'<text class="label mid" transform="rotate(-90)" x="{_fmt(-(top + ph / 2))}" y="16">'
+        "candidate pairs (log scale)</text>",
+    ]
+    if not peak:
+        parts.append(f'<text class="label mid" x="{_fmt(left + pw / 2)}" y="{_fmt(top + ph / 2)}">'
+                     "no candidate pairs</text>")
+    if t is not None:
+        cls, dx = ("threshold-label end", -6) if t > 0.8 else ("threshold-label", 6)
+        parts += [
+            f'<line class="threshold" x1="{_fmt(x(t))}" x2="{_fmt(x(t))}" '
+            f'y1="{_fmt(top - 24)}" y2="{_fmt(top + ph)}"/>',
+            f'<text class="{cls}" x="{_fmt(x(t) + dx)}" y="{_fmt(top - 14)}">'
+            f"threshold {_threshold(t)}</text>",
+        ]
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _y_ticks(peak: int) -> list[int]:
+    """0 and the powers of ten up to the peak, plus the peak when it is far enough from them."""
+    if peak <= 0:
+        return [0]
+    ticks = [0] + [10**i for i in range(int(math.log10(peak)) + 1)]
+    last = ticks[-1]
+    if peak != last and math.log1p(peak) - math.log1p(last) > 0.12 * math.log1p(peak):
+        ticks.append(peak)
+    return ticks
+
+
+def _html_run(report: dict[str, Any]) -> str:
+    rows = [(_html.escape(label), _hcode(v)) for label, v in _run_rows(report.get("run") or {})]
+    return _section("run", "Run", _kv(rows) if rows else "<p>No run information.</p>\n")
 
 
 def html(report: dict[str, Any]) -> str:
-    return "<!doctype html><meta charset=utf-8><pre>" + _html.escape(markdown(report)) + "</pre>"
+    """``report.html``: one self-contained page, no script, nothing fetched, CSP by style hash."""
+    refused = _refused(report)
+    status = _h(report.get("status") or "REFUSED")
+    sections: list[Callable[[dict[str, Any]], str]] = [_html_params, _html_controls]
+    if not refused:
+        sections += [_html_summary, _html_findings, _html_rest]
+    sections.append(_html_run)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>Containment audit: {status}</title>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body>\n"
+        + _banner(report) + _nav(report)
+        + "".join(section(report) for section in sections)
+        + "</body>\n</html>\n"
+    )

@@ -1,0 +1,288 @@
+"""Renderings of hand-built reports: content, escaping of hostile names, CSP and determinism."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import re
+from typing import Any
+
+import lxml.html
+import pytest
+
+from auditor import render
+
+HOSTILE_NAME = "/data/<script>alert(1)<.txt"
+HOSTILE_EXCERPT = "WHEREAS the parties <script>alert(1)</script> agree | `code` *bold*"
+
+
+def _doc(doc_id: int, path: str, fmt: str = "text", **extra: Any) -> dict[str, Any]:
+    return {"doc_id": doc_id, "path": path, "sha256": f"{doc_id:02d}" * 32, "format": fmt,
+            "extractor": "auditor.text 0.1.0", "encoding": "utf-8", "size": 12000,
+            "n_words": 1700, "n_pages": None, "batch": "data-room", "also_seen_at": [], **extra}
+
+
+def _controls() -> list[dict[str, Any]]:
+    rows = [("embedded-lease", "embedded", 1.0, ">= 0.9500", True),
+            ("reformatted-lease-text", "reformatted", 0.98803, ">= 0.8000", True),
+            ("unrelated-credit", "unrelated", 0.010106, "<= 0.1000", False)]
+    return [{"name": n, "kind": k, "source": "fixture", "contained": "lease.txt",
+             "container": "annual|report.txt", "score": s, "estimate": s, "expected": e,
+             "found": f, "hits": 10, "sampled": 10, "passed": True, "note": "a note"}
+            for n, k, s, e, f in rows]
+
+
+def _manifest() -> dict[str, Any]:
+    return {
+        "tool": "containment-auditor", "tool_version": "0.1.0", "engine": "sqlite",
+        "params": {"k": 5, "modulus": 16, "hash": "xxh3_64(word, seed) -> murmur3-fmix64",
+                   "seed": 6221258, "normalization": "nfkc-casefold-dehyphen-alnum/1",
+                   "threshold": 0.8, "interval": "wilson-95"},
+        "versions": {"python": "3.11.7", "lxml": "6.1.3"},
+        "corpus": {"documents": 13, "digest": "c0ffee" + "0" * 58},
+        "controls": {"seed": 0, "directory": "controls", "note": ""},
+    }
+
+
+def _run() -> dict[str, Any]:
+    return {"run_id": "20260101T000000Z-deadbeef", "started": "2026-01-01T00:00:00+00:00",
+            "ended": "2026-01-01T00:00:01+00:00", "seconds": 1.0, "host": "audit-<host>",
+            "platform": "Linux", "command": "auditor audit --db x.db"}
+
+
+def ok_report() -> dict[str, Any]:
+    contained = _doc(5, HOSTILE_NAME, "pdf", n_pages=7, duplicates=[11])
+    container = _doc(8, "/edgar/0000950170-24-000123.txt#2", duplicates=[], edgar={
+        "submission": {"accession_number": "0000950170-24-000123", "form_type": "10-K",
+                       "filing_date": "20240301", "company_name": "ACME | <b>HOLDINGS</b>",
+                       "cik": "0000547682"},
+        "submission_path": "/edgar/0000950170-24-000123.txt",
+        "part": {"type": "EX-10.1", "sequence": "2", "filename": "ex10-1.txt",
+                 "description": "OFFICE LEASE"}})
+    finding = {
+        "contained": contained, "container": container, "containment": 0.974533,
+        "estimate": 0.972603, "exact": 0.974533, "interval": [0.931678, 0.989295],
+        "hits": 142, "sampled": 146,
+        "spans": [{"start": 120, "end": 15818, "words": 2342, "shingles": 2314, "pages": [3, 7],
+                   "excerpt": HOSTILE_EXCERPT + "\n```\nmore text"}],
+    }
+    return {
+        "format": "containment-auditor-report/1", "status": "OK", "manifest": _manifest(),
+        "controls": _controls(), "scope": {"kind": "corpus"}, "findings": [finding],
+        "not_auditable": [{**_doc(9, "/short|note.txt"), "reason": "too short: 3 words, fewer than k=5"}],
+        "duplicate_groups": [[_doc(5, HOSTILE_NAME), _doc(11, "/copy\nof-lease.pdf")]],
+        "failed_inputs": [{"path": "/data/corrupt.pdf", "part": "", "status": "failed",
+                           "code": "pdf_error", "message": "PDFSyntaxError: No /Root object!",
+                           "sha256": "ab" * 32}],
+        "score_distribution": {"bins": 20, "counts": [5000, 300, 40, 6, 2] + [0] * 12 + [1, 3, 4],
+                               "pairs": 5356},
+        "summary": {"documents": 11, "findings": 1, "verified_below_threshold": 0,
+                    "candidate_pairs": 5356, "not_auditable": 1, "duplicate_groups": 1,
+                    "failed_inputs": 1, "skipped_inputs": 0, "controls_passed": 3, "controls": 3},
+        "run": _run(),
+        "digest": "59dfd390" + "1" * 56,
+    }
+
+
+def refused_report() -> dict[str, Any]:
+    controls = _controls()
+    controls[0].update(score=0.4, passed=False, found=False)
+    return {
+        "format": "containment-auditor-report/1", "status": "REFUSED", "manifest": _manifest(),
+        "controls": controls, "scope": {"kind": "corpus"}, "findings": [],
+        "refused_because": ["embedded-lease: 0.4000, expected >= 0.9500"],
+        "run": _run(), "digest": "e" * 64,
+    }
+
+
+@pytest.fixture(scope="module")
+def ok_md() -> str:
+    return render.markdown(ok_report())
+
+
+@pytest.fixture(scope="module")
+def ok_html() -> str:
+    return render.html(ok_report())
+
+
+# --- Markdown -----------------------------------------------------------------------------
+
+
+def test_markdown_controls_line_and_table(ok_md: str) -> None:
+    assert "embedded 1.0000, reformatted 0.9880, unrelated 0.0101" in ok_md
+    rows = [ln for ln in ok_md.splitlines() if ln.startswith("| embedded-lease")]
+    assert len(rows) == 1
+    assert "| 1.0000 |" in rows[0] and "| pass |" in rows[0]
+    assert r"annual\|report.txt" in rows[0]
+
+
+def test_markdown_parameters(ok_md: str) -> None:
+    for text in ("| shingle length k | 5 words |", "1 in 16 shingles", "6221258",
+                 "nfkc-casefold-dehyphen-alnum/1", "| threshold | 0.80 |", "wilson-95",
+                 "sqlite", "containment-auditor 0.1.0", "| corpus documents | 13 |",
+                 "c0ffee", "59dfd390", "`xxh3_64(word, seed) -> murmur3-fmix64`"):
+        assert text in ok_md, text
+
+
+def test_markdown_finding_locations_and_provenance(ok_md: str) -> None:
+    assert "# Containment audit: OK" in ok_md
+    assert "characters 120-15818; pages 3-7" in ok_md
+    assert "EDGAR 0000950170-24-000123, EX-10.1, sequence 2" in ok_md
+    assert "filed 2024-03-01" in ok_md
+    assert "0.9726, 95% interval [0.9317, 0.9893], 142/146 sampled shingles hit" in ok_md
+    assert "exact 0.9745" in ok_md
+    assert "exact duplicates: doc 11" in ok_md
+    assert "too short: 3 words" in ok_md
+    assert "`pdf_error`" in ok_md
+    assert "20260101T000000Z-deadbeef" in ok_md and "auditor audit --db x.db" in ok_md
+
+
+def test_markdown_excerpt_is_a_fenced_quote_that_cannot_be_closed_early(ok_md: str) -> None:
+    lines = ok_md.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("> ````"))
+    assert lines[start] == "> ````text"
+    assert lines[start + 1] == "> " + HOSTILE_EXCERPT
+    assert lines[start + 2] == "> ```"
+    assert lines[start + 4] == "> ````"
+
+
+def test_markdown_hostile_names_do_not_break_tables(ok_md: str) -> None:
+    tables = [b.splitlines() for b in ok_md.split("\n\n") if b.startswith("|")]
+    assert len(tables) == 5
+    for table in tables:
+        widths = {len(re.split(r"(?<!\\)\|", ln)) for ln in table}
+        assert len(widths) == 1 and all(ln.startswith("|") for ln in table), table
+    assert "`/short\\|note.txt`" in ok_md
+    assert "`/copy⟨U+000A⟩of-lease.pdf`" in ok_md
+    assert "<script>" not in ok_md.replace("`" + HOSTILE_NAME + "`", "").replace(HOSTILE_EXCERPT, "")
+    assert "ACME \\| \\<b>HOLDINGS\\</b>" in ok_md
+
+
+def test_markdown_escapes_inline_syntax() -> None:
+    md = render._md
+    assert md("a|b") == "a\\|b"
+    assert md("*x* [y](http://e.com) <b>") == "\\*x\\* \\[y\\](http\\://e.com) \\<b>"
+    assert md("# heading") == "\\# heading"
+    assert md("1. item") == "1\\. item"
+    assert md("snake_case_name") == "snake_case_name"
+    assert md("_emph_") == "\\_emph\\_"
+    assert md("line\nbreak") == "line break"
+    assert render._code("a`b") == "``a`b``"
+    assert render._code("`x") == "`` `x ``"
+    assert render._cell_code("a\\|b") == "a\\\\\\|b"
+    assert render._visible("x\u202etxt.exe") == "x⟨U+202E⟩txt.exe"
+
+
+def test_markdown_refused() -> None:
+    md = render.markdown(refused_report())
+    assert md.startswith("# Containment audit: **REFUSED**")
+    assert "> - embedded-lease: 0.4000, expected >= 0.9500" in md
+    assert "**FAIL**" in md
+    assert "embedded 0.4000, reformatted 0.9880, unrelated 0.0101" in md
+    assert "## Findings" not in md and "## Not auditable" not in md
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+
+def _style_block(page: str) -> str:
+    blocks = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def test_html_csp_matches_the_style_block(ok_html: str) -> None:
+    digest = base64.b64encode(hashlib.sha256(_style_block(ok_html).encode()).digest()).decode()
+    expected = (f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; "
+                "base-uri 'none'; form-action 'none'")
+    doc = lxml.html.fromstring(ok_html)
+    metas = doc.xpath('//meta[@http-equiv="Content-Security-Policy"]')
+    assert [m.get("content") for m in metas] == [expected]
+
+
+def test_html_has_no_script_or_remote_resource(ok_html: str) -> None:
+    low = ok_html.lower()
+    assert "<script" not in low
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", low)
+    assert "url(" not in low and "@import" not in low
+    doc = lxml.html.fromstring(ok_html)
+    for el in doc.iter():
+        tag = el.tag if isinstance(el.tag, str) else ""
+        assert tag.lower() not in ("script", "iframe", "object", "embed", "link", "frame", "base", "form")
+        if tag.lower() == "img":
+            assert (el.get("src") or "").startswith("data:")
+        for name, value in el.attrib.items():
+            assert not name.lower().startswith("on"), name
+            assert name.lower() != "style", "inline style attributes are blocked by the CSP"
+            if name.lower() in ("href", "src"):
+                assert value.startswith(("#", "data:")), value
+
+
+def test_html_escapes_hostile_name_and_excerpt(ok_html: str) -> None:
+    assert "&lt;script&gt;alert(1)&lt;.txt" in ok_html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in ok_html
+    assert "ACME | &lt;b&gt;HOLDINGS&lt;/b&gt;" in ok_html
+    assert "audit-&lt;host&gt;" in ok_html
+    doc = lxml.html.fromstring(ok_html)
+    texts = "".join(doc.itertext())
+    assert HOSTILE_NAME in texts
+    assert HOSTILE_EXCERPT in texts
+
+
+def test_html_data_only_in_text_nodes(ok_html: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    for el in doc.iter():
+        for value in el.attrib.values():
+            assert "alert" not in value and "HOLDINGS" not in value and "corrupt" not in value
+
+
+def test_html_content(ok_html: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    text = " ".join(doc.itertext())
+    for s in ("Containment audit: OK", "embedded 1.0000, reformatted 0.9880, unrelated 0.0101",
+              "characters 120-15818; pages 3-7", "EDGAR 0000950170-24-000123, EX-10.1, sequence 2",
+              "too short: 3 words", "pdf_error", "nfkc-casefold-dehyphen-alnum/1", "wilson-95",
+              "20260101T000000Z-deadbeef", "copy⟨U+000A⟩of-lease.pdf"):
+        assert s in text, s
+    assert doc.xpath('//header[contains(@class, "banner ok")]')
+    assert doc.xpath("//blockquote/pre")
+
+
+def test_html_histogram_with_threshold(ok_html: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    svgs = doc.xpath("//svg")
+    assert len(svgs) == 1
+    svg = svgs[0]
+    lines = svg.xpath('.//line[@class="threshold"]')
+    assert len(lines) == 1
+    assert lines[0].get("x1") == lines[0].get("x2") == f"{64 + 556 * 0.8:.1f}"
+    assert "threshold 0.80" in " ".join(svg.itertext())
+    assert len(svg.xpath(".//rect")) == 8
+    heights = {float(r.get("height")) for r in svg.xpath(".//rect")}
+    assert min(heights) > 0.05 * max(heights), "log scale keeps small bins visible"
+    assert "containment score" in " ".join(svg.itertext())
+
+
+def test_html_refused_shows_banner_reasons_and_controls_only() -> None:
+    page = render.html(refused_report())
+    doc = lxml.html.fromstring(page)
+    banner = doc.xpath('//header[contains(@class, "refused")]')
+    assert banner and "REFUSED" in banner[0].text_content()
+    assert "embedded-lease: 0.4000, expected &gt;= 0.9500" in page
+    assert not doc.xpath('//section[@id="findings"]') and not doc.xpath("//svg")
+    assert doc.xpath('//section[@id="controls"]//span[@class="fail"]')
+
+
+def test_rendering_is_deterministic_and_pure() -> None:
+    report = ok_report()
+    before = copy.deepcopy(report)
+    assert render.markdown(report) == render.markdown(ok_report())
+    assert render.html(report) == render.html(ok_report())
+    assert report == before
+
+
+def test_minimal_report_renders() -> None:
+    bare = {"status": "OK", "manifest": {"params": {}}, "controls": [], "findings": []}
+    assert "No control could be run." in render.markdown(bare)
+    assert "no candidate pairs" in render.html(bare)
