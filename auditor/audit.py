@@ -76,15 +76,62 @@ class AuditResult:
     documents: int
     candidates: int
     scores: list[float]  # containment of every candidate pair (for the distribution plot)
+    clusters: list[Cluster] = field(default_factory=list)
+
+
+@dataclass
+class Cluster:
+    """Three or more documents that contain one another (boilerplate forms such as certifications).
+
+    Their N*(N-1) pairwise findings say one thing, so they are reported once, as a group, with
+    the range of the pairwise containments; pairs with documents outside stay findings.
+    """
+
+    members: list[int]
+    pairs: int = 0
+    low: float = 1.0
+    high: float = 0.0
+
+    def add(self, p: Pair) -> None:
+        self.pairs += 1
+        self.low = min(self.low, p.containment)
+        self.high = max(self.high, p.containment)
+
+
+def mutual_clusters(verified: list[Pair], min_size: int = 3) -> list[Cluster]:
+    """Connected components of mutual containment (A in B and B in A) with ``min_size`` members."""
+    have = {(p.contained, p.container) for p in verified}
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in sorted(have):
+        if a < b and (b, a) in have:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for x in sorted(parent):
+        groups.setdefault(find(x), []).append(x)
+    return [Cluster(sorted(g)) for _, g in sorted(groups.items()) if len(g) >= min_size]
 
 
 class ShingleCache:
-    """All-shingle hashes of stored documents, recomputed from text, kept for recent ones."""
+    """All-shingle hashes of stored documents, recomputed from text, kept for recent ones.
 
-    def __init__(self, store: Store, params: Params, size: int = 64) -> None:
-        self.store, self.params, self.size = store, params, size
+    The budget counts hashes (16 bytes each with the distinct copy): the default, 4 M, holds
+    about 60 filings of 400 KB or thousands of short exhibits in 64 MB.
+    """
+
+    def __init__(self, store: Store, params: Params, budget: int = 4_000_000) -> None:
+        self.store, self.params, self.budget = store, params, budget
         self.hasher = WordHasher(params.seed)
         self._lru: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._held = 0
 
     def get(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
         """(hash of each shingle in document order, sorted distinct hashes)."""
@@ -94,8 +141,10 @@ class ShingleCache:
         seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
         entry = (seq, np.unique(seq))
         self._lru[doc_id] = entry
-        if len(self._lru) > self.size:
-            self._lru.popitem(last=False)
+        self._held += len(seq)
+        while self._held > self.budget and len(self._lru) > 1:
+            _, (old, _) = self._lru.popitem(last=False)
+            self._held -= len(old)
         return entry
 
 
@@ -255,19 +304,27 @@ def run_audit(
                 scores.append(est.estimate)
 
     cache = ShingleCache(store, params)
-    findings, below = [], []
+    verified, below = [], []
     for p in sorted(pairs, key=lambda p: (p.container, p.contained)):
-        seq_b, all_b = cache.get(p.container)
+        _, all_b = cache.get(p.container)
         _, all_a = cache.get(p.contained)
         inter = len(np.intersect1d(all_a, all_b, assume_unique=True))
         p.exact = inter / len(all_a) if len(all_a) else 0.0
         scores.append(p.exact)
-        if p.exact >= threshold:
-            doc = store.document(p.container)
-            p.spans = locate(seq_b, all_a, store.text(p.container), params.k, doc["page_offsets"])
-            findings.append(p)
-        else:
-            below.append(p)
+        (verified if p.exact >= threshold else below).append(p)
+    clusters = mutual_clusters(verified)
+    in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
+    findings = []
+    for p in verified:
+        c = in_cluster.get(p.contained)
+        if c is not None and c == in_cluster.get(p.container):
+            clusters[c].add(p)
+            continue
+        seq_b, _ = cache.get(p.container)
+        _, all_a = cache.get(p.contained)
+        doc = store.document(p.container)
+        p.spans = locate(seq_b, all_a, store.text(p.container), params.k, doc["page_offsets"])
+        findings.append(p)
     findings.sort(key=lambda p: (p.contained, p.container))
     below.sort(key=lambda p: (p.contained, p.container))
     na = not_auditable(store, params)
@@ -275,7 +332,7 @@ def run_audit(
         na = [x for x in na if x["doc_id"] in only]
     return AuditResult(
         params=params, threshold=threshold, findings=findings, verified_below=below,
-        not_auditable=na, duplicate_groups=duplicate_groups(store),
+        not_auditable=na, duplicate_groups=duplicate_groups(store), clusters=clusters,
         documents=len(index.doc_ids), candidates=n_candidates, scores=sorted(scores),
     )
 

@@ -215,6 +215,7 @@ def _evaluate(
     audit = run_audit(scratch, threshold)
     found = {(p.contained, p.container) for p in audit.findings}
     group_of = {m: g[0] for g in audit.duplicate_groups for m in g}
+    cluster_of = {m: i for i, c in enumerate(audit.clusters) for m in c.members}
     cache = ShingleCache(scratch, scratch.params)
     out = []
     for c in controls:
@@ -226,7 +227,8 @@ def _evaluate(
         score = (len(np.intersect1d(all_a, all_b, assume_unique=True)) / len(all_a)) if len(all_a) else 0.0
         sa, sb = sample(all_a, scratch.params.modulus), sample(all_b, scratch.params.modulus)
         est = Estimate.of(len(np.intersect1d(sa, sb, assume_unique=True)), len(sa))
-        is_found = (ga, gb) in found or ga == gb
+        is_found = (ga, gb) in found or ga == gb or (
+            ga in cluster_of and cluster_of.get(ga) == cluster_of.get(gb))
         op, value = _bound(c["kind"], threshold, c)
         within = score >= value if op == ">=" else score <= value
         passed = within and (is_found if op == ">=" else not is_found)

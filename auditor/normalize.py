@@ -26,10 +26,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import numpy as np
+
 NORMALIZATION_VERSION = "nfkc-casefold-dehyphen-alnum/1"
 
 _HYPHEN_CHARS = "\u00ad\u2010\u2011"
-_TO_HYPHEN = str.maketrans({c: "-" for c in _HYPHEN_CHARS})
 # Starts with the literal so the regex engine can skip straight to hyphens.
 _JOIN = re.compile(r"-(?<=[^\W_]-)(?:[ \t]*[\n\r\f\v\x1c-\x1e\x85\u2028\u2029]\s*)?(?=[^\W_])")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
@@ -52,9 +53,16 @@ def _fold_text(text: str) -> str:
     return _fold(text)
 
 
+def _to_hyphen(text: str) -> str:
+    for ch in _HYPHEN_CHARS:
+        if ch in text:
+            text = text.replace(ch, "-")
+    return text
+
+
 def _dehyphen(text: str) -> str:
     if not text.isascii():
-        text = text.translate(_TO_HYPHEN)
+        text = _to_hyphen(text)
     if "-" not in text:
         return text
     return _JOIN.sub("", text)
@@ -110,7 +118,7 @@ def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
         out.append(text[pos:].lower())
         ostart.extend(range(pos, len(text)))
         oend.extend(range(pos + 1, len(text) + 1))
-    s = "".join(out).translate(_TO_HYPHEN)
+    s = _to_hyphen("".join(out))
     if "-" in s:
         keep_s: list[str] = []
         keep_a: list[int] = []
@@ -133,22 +141,51 @@ def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
     )
 
 
-_ALNUM01 = bytes(1 if chr(b).isalnum() and b < 0x80 else 0 for b in range(256))
+_ALNUM_ASCII = np.frombuffer(bytes(1 if chr(b).isalnum() else 0 for b in range(128)), dtype=np.uint8)
+
+
+def _simple_class(ch: str) -> int | None:
+    """1 if ``ch`` folds to letters/digits only, 0 if to separators only; None if it needs the
+    exact path (combining marks, hyphens that join, folds mixing letters and separators)."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Mc", "Me") or ch in _HYPHEN_CHARS:
+        return None
+    folded = _fold(ch)
+    if folded and all(c.isalnum() for c in folded):
+        return 1
+    if not any(c.isalnum() for c in folded) and "-" not in folded:
+        return 0
+    return None
 
 
 def word_offsets(text: str) -> tuple[list[int], list[int]]:
     """``[start, end)`` character offsets of each normalised word of ``text``.
 
-    Same words as ``words_bytes``; ASCII texts take a vectorised path (a letter/digit mask with
-    joined hyphens bridged), others the exact per-character path of ``words_with_offsets``.
+    Same words as ``words_bytes``. Vectorised: a letter/digit mask over the code points, with
+    joined hyphens bridged. A text holding a character whose folding changes word boundaries
+    (a combining mark, a ligature of letters and punctuation) takes the exact per-character
+    path of ``words_with_offsets``.
     """
-    if not text.isascii():
-        _, starts, ends = words_with_offsets(text)
-        return starts, ends
-    import numpy as np
-
-    mask = np.frombuffer(text.encode("ascii").translate(_ALNUM01), dtype=np.uint8).copy()
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        mask = _ALNUM_ASCII[codes]
+    else:
+        codes32 = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        mask = np.zeros(len(codes32), dtype=np.uint8)
+        ascii_pos = codes32 < 128
+        mask[ascii_pos] = _ALNUM_ASCII[codes32[ascii_pos]]
+        high = codes32[~ascii_pos]
+        table = {}
+        for cp in np.unique(high).tolist():
+            cls = _simple_class(chr(cp))
+            if cls is None:
+                _, starts, ends = words_with_offsets(text)
+                return starts, ends
+            table[cp] = cls
+        keys = np.array(sorted(table), dtype=np.uint32)
+        vals = np.array([table[k] for k in sorted(table)], dtype=np.uint8)
+        mask[~ascii_pos] = vals[np.searchsorted(keys, high)]
     if "-" in text:
+        mask = mask.copy()
         for m in _JOIN.finditer(text):
             mask[m.start() : m.end()] = 1
     edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))

@@ -48,7 +48,7 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
     counts = index.hits_of(sampled)
     hits = {int(index.doc_ids[i]): int(counts[i]) for i in np.flatnonzero(counts)}
     sizes = {int(index.doc_ids[i]): int(index.n[i]) for i in np.flatnonzero(counts)}
-    cache = ShingleCache(store, params, size=8)
+    cache = ShingleCache(store, params)
     matches = []
     for doc_id in sorted(hits):
         h = hits[doc_id]
@@ -74,7 +74,7 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
 def compare(store: Store, a: int, b: int) -> dict[str, Any]:
     """Containment both ways (sampled and exact), Jaccard, shared shingles and spans."""
     params = store.params
-    cache = ShingleCache(store, params, size=2)
+    cache = ShingleCache(store, params)
     seq_a, all_a = cache.get(a)
     seq_b, all_b = cache.get(b)
     sa, sb = sample(all_a, params.modulus), sample(all_b, params.modulus)

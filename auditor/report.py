@@ -149,6 +149,11 @@ def build_report(
         report["duplicate_groups"] = [
             [describe(store, i) for i in g] for g in audit.duplicate_groups
         ]
+        report["near_duplicate_clusters"] = [
+            {"members": [describe(store, i) for i in c.members], "pairs": c.pairs,
+             "containment_range": [c.low, c.high]}
+            for c in audit.clusters
+        ]
         report["failed_inputs"] = store.rows(
             "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part"
         )
@@ -160,6 +165,7 @@ def build_report(
             "candidate_pairs": audit.candidates,
             "not_auditable": len(audit.not_auditable),
             "duplicate_groups": len(audit.duplicate_groups),
+            "near_duplicate_clusters": len(audit.clusters),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
             "controls_passed": sum(c.passed for c in controls.results),
