@@ -59,6 +59,15 @@ class ControlResult:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def failure(self) -> str:
+        """Why this control failed, in words (the same in messages and reports)."""
+        why = f"{self.name} ({self.kind}) scored {self.score:.4f}, expected {self.expected}"
+        if self.kind != "unrelated" and not self.found:
+            why += " and to be found"
+        if self.kind == "unrelated" and self.found:
+            why += " and not to be found"
+        return why + (f" [{self.note}]" if self.note else "")
+
 
 @dataclass
 class ControlsResult:
@@ -82,14 +91,8 @@ class ControlsResult:
         if not self.results:
             raise ControlsFailed("no control could be run; refusing to report")
         if self.failed:
-            raise ControlsFailed(
-                "; ".join(f"{r.name} ({r.kind}) scored {r.score:.4f}, expected {r.expected}"
-                          + (" and to be found" if r.kind != "unrelated" and not r.found else "")
-                          + (" and not to be found" if r.kind == "unrelated" and r.found else "")
-                          + (f" [{r.note}]" if r.note else "")
-                          for r in self.failed),
-                [r.as_dict() for r in self.results],
-            )
+            raise ControlsFailed("; ".join(r.failure() for r in self.failed),
+                                 [r.as_dict() for r in self.results])
 
 
 def default_controls_dir() -> Path | None:

@@ -224,6 +224,7 @@ def _summary_items(s: dict[str, Any]) -> list[tuple[str, Any]]:
     labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"),
               ("findings", "findings"), ("verified_below_threshold", "verified below threshold"),
               ("not_auditable", "not auditable"), ("duplicate_groups", "exact-duplicate groups"),
+              ("near_duplicate_clusters", "near-duplicate clusters"),
               ("failed_inputs", "failed inputs"), ("skipped_inputs", "skipped inputs"))
     items = [(label, s[k]) for k, label in labels if k in s]
     if "controls" in s:
@@ -436,6 +437,21 @@ def _md_rest(report: dict[str, Any]) -> list[str]:
         out.append(f"{n}. Identical normalized text ({len(group)} documents; the first is audited):")
         out += [f"   - doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, sha256 `{_md(_sha(d))}`"
                 for d in group]
+    out += ["", "## Near-duplicate clusters", ""]
+    clusters = report.get("near_duplicate_clusters") or []
+    if not clusters:
+        out.append("None.")
+    for n, c in enumerate(clusters, 1):
+        low, high = c.get("containment_range") or [None, None]
+        out.append(f"{n}. {len(c['members'])} documents that contain one another "
+                   f"({_count(c.get('pairs'))} verified pairs, containment {_f4(low)} to {_f4(high)}):")
+        out += [f"   - doc {_md(d.get('doc_id'))} {_code(d.get('path'))}" for d in c["members"]]
+    out += ["", "## Verified below the threshold", ""]
+    below = report.get("verified_below_threshold") or []
+    out += _md_table(["contained", "container", "exact", "estimate"],
+                     [[_cell_code(b["contained"]["path"]), _cell_code(b["container"]["path"]),
+                       _f4(b.get("exact")), f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]"]
+                      for b in below]) if below else ["None."]
     out += ["", "## Failed and skipped inputs", ""]
     failed = report.get("failed_inputs") or []
     out += _md_table(["path", "part", "status", "code", "message"],
@@ -581,6 +597,7 @@ def _nav(report: dict[str, Any]) -> str:
         n = len(report.get("findings") or [])
         links += [("summary", "Summary"), ("findings", f"Findings ({n})"),
                   ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
+                  ("clusters", "Clusters"), ("borderline", "Below threshold"),
                   ("failed", "Failed inputs"), ("distribution", "Score distribution")]
     links.append(("run", "Run"))
     return "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>\n"
@@ -670,6 +687,20 @@ def _html_rest(report: dict[str, Any]) -> str:
                  [[_h(d.get("doc_id")), _hcode(d.get("path")), f'<span class="mono">{_h(_sha(d))}</span>']
                   for d in g])
         for n, g in enumerate(groups, 1)) or "<p>None.</p>\n"
+    clusters = report.get("near_duplicate_clusters") or []
+    cluster_html = "".join(
+        f"<p>Cluster {n}: {len(c['members'])} documents that contain one another "
+        f"({_h(_count(c.get('pairs')))} verified pairs, containment {_h(_f4((c.get('containment_range') or [None])[0]))}"
+        f" to {_h(_f4((c.get('containment_range') or [None, None])[1]))})</p>\n"
+        + _table(["doc", "path", "sha256"],
+                 [[_h(d.get("doc_id")), _hcode(d.get("path")), f'<span class="mono">{_h(_sha(d))}</span>']
+                  for d in c["members"]])
+        for n, c in enumerate(clusters, 1)) or "<p>None.</p>\n"
+    below = report.get("verified_below_threshold") or []
+    below_html = _table(["contained", "container", "exact", "estimate [95% CI]"],
+                        [[_hcode(b["contained"]["path"]), _hcode(b["container"]["path"]), _h(_f4(b.get("exact"))),
+                          _h(f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]")]
+                         for b in below]) if below else "<p>None.</p>\n"
     failed = report.get("failed_inputs") or []
     failed_html = _table(["path", "part", "status", "code", "message"],
                          [[_hcode(x.get("path")), _h(x.get("part") or ""), _h(x.get("status")),
@@ -677,6 +708,8 @@ def _html_rest(report: dict[str, Any]) -> str:
                          ) if failed else "<p>None.</p>\n"
     return (_section("not-auditable", "Not auditable", na_html)
             + _section("duplicates", "Exact-duplicate groups", dup_html)
+            + _section("clusters", "Near-duplicate clusters", cluster_html)
+            + _section("borderline", "Verified below the threshold", below_html)
             + _section("failed", "Failed and skipped inputs", failed_html)
             + _section("distribution", "Score distribution", _html_distribution(report)))
 

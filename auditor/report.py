@@ -76,6 +76,14 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
         "tool_version": __version__,
         "engine": engine,
         "params": {**store.params.as_dict(), "threshold": threshold, "interval": INTERVAL},
+        "conventions": {
+            "containment": "|S(A) & S(B)| / |S(A)| over all distinct k-word shingles (exact); the "
+                           "estimate uses only sampled shingles",
+            "spans": "character offsets [start, end) into the container's extracted text "
+                     "(`auditor show --text`); pages for PDFs",
+            "score_distribution": "containment of every candidate pair (pairs sharing enough "
+                                  "sampled shingles to pass the prefix filter)",
+        },
         "versions": _versions(),
         "corpus": {"documents": n, "digest": cdig},
         "controls": {"seed": controls.seed if controls else None,
@@ -92,6 +100,10 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return s[:half].rstrip() + " [...] " + s[-half:].lstrip()
 
 
+def _brief(store: Store, doc_id: int) -> dict[str, Any]:
+    return {"doc_id": doc_id, "path": store.document(doc_id)["path"]}
+
+
 def finding_dict(store: Store, p: Any, groups: dict[int, list[int]]) -> dict[str, Any]:
     text = store.text(p.container)
     spans = []
@@ -100,9 +112,10 @@ def finding_dict(store: Store, p: Any, groups: dict[int, list[int]]) -> dict[str
         d["excerpt"] = _excerpt(text, s.start, s.end)
         spans.append(d)
     contained, container = describe(store, p.contained), describe(store, p.container)
-    contained["duplicates"] = [i for i in groups.get(p.contained, []) if i != p.contained]
-    container["duplicates"] = [i for i in groups.get(p.container, []) if i != p.container]
+    contained["duplicates"] = [_brief(store, i) for i in groups.get(p.contained, []) if i != p.contained]
+    container["duplicates"] = [_brief(store, i) for i in groups.get(p.container, []) if i != p.container]
     return {
+        "verdict": "contained",
         "contained": contained,
         "container": container,
         "containment": p.containment,
@@ -135,9 +148,7 @@ def build_report(
         "scope": scope or {"kind": "corpus"},
     }
     if refused:
-        report["refused_because"] = [
-            f"{c.name}: {c.score:.4f}, expected {c.expected}" for c in controls.failed
-        ] or ["no control could be run"]
+        report["refused_because"] = [c.failure() for c in controls.failed] or ["no control could be run"]
         report["findings"] = []
     else:
         assert audit is not None
@@ -154,9 +165,17 @@ def build_report(
              "containment_range": [c.low, c.high]}
             for c in audit.clusters
         ]
-        report["failed_inputs"] = store.rows(
-            "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part"
-        )
+        report["verified_below_threshold"] = [
+            {"contained": _brief(store, p.contained), "container": _brief(store, p.container),
+             "exact": p.exact, "estimate": p.estimate.estimate,
+             "interval": [p.estimate.low, p.estimate.high], "hits": p.estimate.hits,
+             "sampled": p.estimate.sampled}
+            for p in audit.verified_below
+        ]
+        report["failed_inputs"] = [
+            {**r, "part": r["part"] or None} for r in store.rows(
+                "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part")
+        ]
         report["score_distribution"] = _histogram(audit.scores)
         report["summary"] = {
             "documents": audit.documents,
@@ -181,7 +200,7 @@ def _histogram(scores: list[float], bins: int = 20) -> dict[str, Any]:
     counts = [0] * bins
     for s in scores:
         counts[min(bins - 1, int(s * bins))] += 1
-    return {"bins": bins, "counts": counts, "pairs": len(scores)}
+    return {"counts": counts, "pairs": len(scores)}
 
 
 def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:
