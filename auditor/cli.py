@@ -428,3 +428,7 @@ def compare(db, a, b, as_json):
 from auditor.cli_gate import gate  # noqa: E402  (the gate's options live in their own module)
 
 cli.add_command(gate)
+
+from auditor.cli_neardup import near_dups  # noqa: E402
+
+cli.add_command(near_dups)
