@@ -9,21 +9,37 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 
 import click
 
-from auditor.cli import db_option, err, with_controls_options
-from auditor.gate import KINDS, GateOptions, annotations, doc_label, parse_fail_on, run_gate
+from auditor.cli import err, with_controls_options
+from auditor.errors import AuditorError
+from auditor.gate import (
+    KINDS,
+    GateCrashed,
+    GateOptions,
+    GateResult,
+    doc_label,
+    github_annotations,
+    parse_fail_on,
+    read_path_list,
+    run_gate,
+)
 
 _file = click.Path(dir_okay=False, path_type=Path)
 
 
-@click.command()
-@db_option
+@click.command(name="gate")
+@click.option("--db", "db", required=True, type=_file, envvar="AUDITOR_DB",
+              help="The corpus store (must exist: build it with `auditor ingest`). Env: AUDITOR_DB.")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run is the same batch).")
 @click.option("--source", help="Source label recorded with every sighting.")
+@click.option("--deleted-list", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="File of paths (one per line) this change deletes or renames away: corpus documents "
+                   "seen only there are not compared.")
 @click.option("--dry-run", is_flag=True,
               help="Ingest into a throwaway copy of the store (SQLite backup API): the store is unchanged.")
 @click.option("--fail-on", default="all", show_default=True, metavar="KINDS",
@@ -41,8 +57,10 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core).")
 @click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
 @click.option("--json", "as_json", is_flag=True, help="Print gate.json to stdout (and no annotations).")
-def gate(db, inputs, batch, source, dry_run, fail_on, baseline, update_baseline, reason, junit, sarif,
-         summary, out, threshold, control_seed, controls_dir, workers, pdf_timeout, as_json):
+def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
+         baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
+         summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
+         workers: int, pdf_timeout: float, as_json: bool) -> None:
     """Gate a new batch: exit 1 if a new document is contained in, contains or duplicates a
     corpus document (or another new one), 2 on error or failed controls, else 0.
 
@@ -53,18 +71,24 @@ def gate(db, inputs, batch, source, dry_run, fail_on, baseline, update_baseline,
 
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     opts = GateOptions(
-        db=db, inputs=list(inputs), batch=batch, source=source, dry_run=dry_run,
+        db=db, inputs=list(inputs), deleted=read_path_list(deleted_list) if deleted_list else [], batch=batch, source=source, dry_run=dry_run,
         fail_on=parse_fail_on(fail_on), baseline=baseline, update_baseline=update_baseline, reason=reason,
         threshold=threshold, control_seed=control_seed, controls_dir=controls_dir, out=out,
         junit=junit, sarif=sarif, summary=summary, step_summary=Path(step_summary) if step_summary else None,
         workers=workers, limits=Limits(pdf_timeout=pdf_timeout), command=" ".join(["auditor", *sys.argv[1:]]),
     )
-    g = run_gate(opts)
+    try:
+        g = run_gate(opts)
+    except AuditorError:
+        raise
+    except Exception as e:  # a crash must exit 2, not 1 ("findings"), so CI never misreads it
+        traceback.print_exc()
+        raise GateCrashed(f"internal error: {type(e).__name__}: {e}") from e
     if as_json:
         click.echo(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str))
     else:
         if os.environ.get("GITHUB_ACTIONS") == "true":
-            for line in annotations(g, Path.cwd()):
+            for line in github_annotations(g, Path.cwd()):
                 click.echo(line)
         _print(g)
     if g.report_dir:
@@ -78,7 +102,10 @@ def gate(db, inputs, batch, source, dry_run, fail_on, baseline, update_baseline,
     sys.exit(g.exit_code)
 
 
-def _print(g) -> None:
+gate: click.Command = _gate  # declared, so the import cycle with auditor.cli type-checks
+
+
+def _print(g: GateResult) -> None:
     for f in g.findings:
         tag = {"error": "FAIL", "warning": "WARN", "baselined": "BASELINED"}[f.level]
         click.echo(f"{tag} {f.kind} ({f.rule}): {f.sentence()}")
@@ -95,11 +122,13 @@ def _print(g) -> None:
     for e in g.stale:
         click.echo(f"STALE baseline entry {e['rule']} {e.get('contained_path') or e['contained_sha256']}: "
                    "the store no longer holds this document")
+    for d in g.withdrawn:
+        click.echo(f"replaced or deleted by this change, not compared: {doc_label(d)}")
     for note in g.notes:
         click.echo(f"note: {note}")
     if g.refused_because:
         click.echo("controls failed: " + "; ".join(g.refused_because))
     c = g.counts
-    click.echo(f"gate {g.status}: batch {g.batch}, {c['new_documents']} new documents, {c['failing']} failing, "
-               f"{c['warnings']} warnings, {c['baselined']} baselined, {c['ingest_errors']} ingest errors, "
-               f"{c['stale_baseline_entries']} stale baseline entries")
+    click.echo(f"gate {g.status}: batch {g.batch}, new documents {c['new_documents']}, failing {c['failing']}, "
+               f"warnings {c['warnings']}, baselined {c['baselined']}, ingest errors {c['ingest_errors']}, "
+               f"stale baseline entries {c['stale_baseline_entries']}")

@@ -14,6 +14,11 @@ sighted by this batch before, plus the EDGAR parts of those files. A file alread
 same path by an earlier batch is part of the corpus, so re-gating a whole directory only gates
 what changed.
 
+A change also *withdraws* corpus documents: the earlier version of a file the batch revises in
+place (a new document at the same path), and documents at paths the change deletes or renames
+away (``deleted``). A corpus document seen only at such paths is not compared with the batch:
+an edited contract is not a duplicate of the version it replaces, nor a moved file of itself.
+
 Finding kinds (``--fail-on`` chooses which fail; the others are warnings):
 
 ==============  ==========  ===================================================================
@@ -106,6 +111,10 @@ class NothingToGate(AuditorError):
     "No input file yielded a document: nothing was gated, so the gate cannot pass"
 
 
+class GateCrashed(AuditorError):
+    "An unexpected internal error: exit 2, never 1, so a crash cannot pass for findings"
+
+
 def parse_fail_on(text: str) -> frozenset[str]:
     """Kinds from a comma list of kind names or rule ids; ``all`` and ``none`` as words."""
     out: set[str] = set()
@@ -141,6 +150,7 @@ class Finding:
     match: str = "containment"  # containment | identical bytes | identical normalised text | not ingested
     spans: list[dict[str, Any]] = field(default_factory=list)
     excerpt: str | None = None  # of the container, at the main span
+    other_members: list[str] = field(default_factory=list)  # the rest of a near-duplicate cluster
     file: str = ""  # the new document's file as given (an EDGAR part: its submission)
     uri: str = ""
     region: dict[str, int] = field(default_factory=lambda: {"startLine": 1})
@@ -186,8 +196,10 @@ class Finding:
         where = "also in this batch" if self.kind == "within-batch" else "in the corpus"
         if self.match != "containment":
             return f"{new} has the {self.match.removeprefix('identical ')} of {other}, {where}"
+        cluster = (f" (one of a near-duplicate cluster with {len(self.other_members)} more documents)"
+                   if self.other_members else "")
         if self.new_is_contained:
-            return f"{new} is contained ({pct}) in {other}, {where}"
+            return f"{new} is contained ({pct}) in {other}, {where}{cluster}"
         return f"{new} contains {other}, {where} ({pct} of it)"
 
     def as_dict(self) -> dict[str, Any]:
@@ -198,6 +210,7 @@ class Finding:
             "containment": self.containment, "match": self.match, "spans": self.spans,
             "location": {"file": self.file, "uri": self.uri, "region": self.region},
             "fingerprint": self.fingerprint, "baseline_reason": self.baseline_reason,
+            "cluster_with": self.other_members,
             "message": self.sentence(full_sha=True),
         }
 
@@ -297,21 +310,22 @@ def load_baseline(path: Path, *, missing_ok: bool = False) -> list[dict[str, Any
     if not isinstance(entries, list):
         raise UsageError(f"baseline {path}: \"entries\" must be a list")
     out = []
-    for i, e in enumerate(entries):
+    for i, entry in enumerate(entries):
         where = f"baseline {path}, entry {i}"
-        if not isinstance(e, dict):
+        if not isinstance(entry, dict):
             raise UsageError(f"{where}: not an object")
-        rule = str(e.get("rule") or "")
+        rule = str(entry.get("rule") or "")
         rule = RULE_IDS.get(rule.lower(), rule.upper())
         if rule not in KIND_OF:
-            raise UsageError(f"{where}: unknown rule {e.get('rule')!r}; expected one of {', '.join(KIND_OF)}")
-        a, b = e.get("contained_sha256"), e.get("container_sha256")
+            raise UsageError(f"{where}: unknown rule {entry.get('rule')!r}; expected one of {', '.join(KIND_OF)}")
+        a, b = entry.get("contained_sha256"), entry.get("container_sha256")
         if not _is_sha(a) or not (_is_sha(b) or (rule == RULE_IDS["ingest-error"] and not b)):
             raise UsageError(f"{where}: contained_sha256 and container_sha256 must be sha256 hex digests")
-        reason = e.get("reason")
+        reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             raise UsageError(f"{where}: every entry needs a non-empty \"reason\" (why the finding is accepted)")
-        out.append({**e, "rule": rule, "contained_sha256": a.lower(), "container_sha256": (b or "").lower()})
+        out.append({**entry, "rule": rule, "contained_sha256": str(a).lower(),
+                    "container_sha256": str(b or "").lower()})
     return out
 
 
@@ -460,6 +474,8 @@ class BatchView:
     skipped: list[dict[str, Any]]  # EDGAR parts that hold no text (graphics, XBRL, ...)
     known: list[str]  # inputs already stored at the same path by an earlier batch
     files: int  # input files walked
+    withdrawn: set[int] = field(default_factory=set)  # corpus documents the change replaces or deletes
+    gone: set[str] = field(default_factory=set)  # resolved paths whose earlier content is withdrawn
 
     @property
     def new_ids(self) -> set[int]:
@@ -545,6 +561,30 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     return BatchView(result.batch, batch_id, sightings, errors, skipped, known, len(result.outcomes))
 
 
+def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
+    """Mark corpus documents seen only at paths this change revises or deletes as withdrawn."""
+    new, keys = view.new_ids, view.keys
+    view.gone = {s.resolved for s in view.sightings if not s.part} | {_resolved(p) for p in deleted}
+    candidates: set[int] = set()
+    for path in sorted(view.gone):
+        candidates.update(int(r[0]) for r in store.conn.execute(
+            "SELECT DISTINCT doc_id FROM sightings WHERE resolved = ?", (path,)))
+    for doc_id in sorted(candidates - new):
+        rows = store.conn.execute(
+            "SELECT resolved, part FROM sightings WHERE doc_id = ?", (doc_id,)).fetchall()
+        if all(r[0] in view.gone and (doc_id, r[0], r[1]) not in keys for r in rows):
+            view.withdrawn.add(doc_id)
+
+
+def read_path_list(path: Path) -> list[str]:
+    """Paths one per line (``git diff --name-only`` output); blank lines ignored."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read the path list {path}: {e}") from e
+    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+
+
 def sighting_provenance(store: Store, s: Sighting) -> dict[str, Any]:
     """A document as this sighting saw it: the path in this batch, its EDGAR submission."""
     d = store.document(s.doc_id)
@@ -628,6 +668,8 @@ def containment_findings(store: Store, view: BatchView, report: dict[str, Any],
         new_is_contained = a in new
         s = view.first_sighting(a if new_is_contained else b)
         other_id = b if new_is_contained else a
+        if other_id in view.withdrawn:
+            continue  # the version this change replaces, or a deleted document
         other = (sighting_provenance(store, view.first_sighting(other_id)) if other_id in new
                  else corpus_provenance(store, other_id))
         spans = [{k: v for k, v in sp.items() if k != "excerpt"} for sp in rf.get("spans", [])]
@@ -636,6 +678,39 @@ def containment_findings(store: Store, view: BatchView, report: dict[str, Any],
                     excerpt=(_main_span(rf.get("spans", [])) or {}).get("excerpt"))
         loc.locate(f, s, None if new_is_contained else _main_span(spans))
         out.append(f)
+    return out
+
+
+def cluster_findings(store: Store, view: BatchView, report: dict[str, Any], loc: _Locator) -> list[Finding]:
+    """New members of near-duplicate clusters, which the report lists once instead of as pairs.
+
+    Three or more documents that all contain one another are one report entry; for the gate
+    each new member is still contained in the corpus (or, with no corpus member, in the first
+    new member), so it gets the finding a pair would have given, scored exactly here.
+    """
+    from auditor.query import compare
+
+    new = view.new_ids
+    out = []
+    for c in report.get("near_duplicate_clusters", []):
+        ids = [int(m["doc_id"]) for m in c.get("members", [])]
+        fresh = [i for i in ids if i in new]
+        corpus = [i for i in ids if i not in new and i not in view.withdrawn]
+        if not fresh:
+            continue
+        order = sorted(fresh, key=lambda i: view.sightings.index(view.first_sighting(i)))
+        pairs = [(i, corpus[0], "new-in-corpus") for i in order] if corpus else \
+                [(i, order[0], "within-batch") for i in order[1:]]
+        for a, b, kind in pairs:
+            s = view.first_sighting(a)
+            other = (sighting_provenance(store, view.first_sighting(b)) if b in new else corpus_provenance(store, b))
+            m = compare(store, a, b)["a_in_b"]
+            spans = m["spans"]
+            f = Finding(kind, sighting_provenance(store, s), other, True, float(m["exact"]), "containment",
+                        spans, excerpt=None)
+            f.other_members = [p for p in (str(x.get("path")) for x in c["members"]) if p != other.get("path")]
+            loc.locate(f, s)
+            out.append(f)
     return out
 
 
@@ -651,7 +726,7 @@ def duplicate_findings(store: Store, view: BatchView, loc: _Locator) -> list[Fin
             continue  # an EDGAR envelope or an empty part: nothing to duplicate
         elsewhere = [r for r in store.conn.execute(
             "SELECT doc_id, path, resolved, part, within_id, meta, batch_id FROM sightings"
-            " WHERE doc_id = ? ORDER BY id", (s.doc_id,)) if (r[0], r[2], r[3]) not in keys]
+            " WHERE doc_id = ? ORDER BY id", (s.doc_id,)) if (r[0], r[2], r[3]) not in keys and r[2] not in view.gone]
         f: Finding | None = None
         if elsewhere:
             r = elsewhere[0]
@@ -661,7 +736,7 @@ def duplicate_findings(store: Store, view: BatchView, loc: _Locator) -> list[Fin
         elif d["norm_sha256"]:
             group = [int(r[0]) for r in store.conn.execute(
                 "SELECT id FROM documents WHERE norm_sha256 = ? AND n_words > 0 ORDER BY id", (d["norm_sha256"],))]
-            in_corpus = [g for g in group if g != s.doc_id and g not in new]
+            in_corpus = [g for g in group if g != s.doc_id and g not in new and g not in view.withdrawn]
             if in_corpus:
                 f = Finding("exact-duplicate", sighting_provenance(store, s), corpus_provenance(store, in_corpus[0]),
                             True, 1.0, "identical normalised text")
@@ -708,6 +783,7 @@ class GateResult:
     findings: list[Finding]
     skipped: list[dict[str, Any]]
     known: list[str]
+    withdrawn: list[dict[str, Any]]  # corpus documents this change replaces or deletes (not compared)
     controls: list[dict[str, Any]]
     refused_because: list[str]
     stale: list[dict[str, Any]]
@@ -739,6 +815,7 @@ class GateResult:
             "ingest_errors": sum(1 for f in self.findings if f.kind == "ingest-error"),
             "skipped_parts": len(self.skipped),
             "already_known": len(self.known),
+            "withdrawn": len(self.withdrawn),
             "stale_baseline_entries": len(self.stale),
         }
 
@@ -757,7 +834,7 @@ class GateResult:
             "threshold": self.threshold, "fail_on": sorted(self.fail_on),
             "counts": self.counts, "documents": self.documents,
             "findings": [f.as_dict() for f in self.findings],
-            "skipped_parts": self.skipped, "already_known": self.known,
+            "skipped_parts": self.skipped, "already_known": self.known, "withdrawn": self.withdrawn,
             "controls": self.controls, "refused_because": self.refused_because,
             "stale_baseline_entries": self.stale, "notes": self.notes,
             "report": {"directory": str(self.report_dir) if self.report_dir else None,
@@ -793,6 +870,7 @@ def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None,
 class GateOptions:
     db: Path
     inputs: list[Path]
+    deleted: list[str] = field(default_factory=list)  # paths the change deletes or renames away
     batch: str | None = None
     source: str | None = None
     dry_run: bool = False
@@ -844,6 +922,8 @@ def run_gate(opts: GateOptions) -> GateResult:
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
                         limits=opts.limits, workers=opts.workers, command=opts.command)
         view = batch_view(store, result)
+        withdraw(store, view, opts.deleted)
+        withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
         loc = _Locator(store, cwd)
         report: dict[str, Any] | None = None
         outcome = None
@@ -866,6 +946,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                 status = "REFUSED"
             else:
                 findings += containment_findings(store, view, report, loc)
+                findings += cluster_findings(store, view, report, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"
         findings = sort_findings(findings)
@@ -884,7 +965,7 @@ def run_gate(opts: GateOptions) -> GateResult:
     g = GateResult(
         status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,
         fail_on=opts.fail_on, documents=documents, findings=findings, skipped=view.skipped,
-        known=view.known, controls=(report or {}).get("controls", []),
+        known=view.known, withdrawn=withdrawn, controls=(report or {}).get("controls", []),
         refused_because=(report or {}).get("refused_because", []) if status == "REFUSED" else [],
         stale=stale, notes=notes, baseline=opts.baseline, baseline_added=added, baseline_written=written,
         started=started,
@@ -997,14 +1078,19 @@ def summary_markdown(g: GateResult) -> str:
                 ("Baselined (accepted)", g.by_level("baselined"), True)]
     for title, fs, reason in sections:
         if fs:
-            lines += [f"### {_md(title)}", ""] + _md_findings(fs, reason) + [""]
+            lines += [f"### {_md(title)}", "", *_md_findings(fs, reason), ""]
     if g.stale:
         lines += ["### Stale baseline entries", "",
                   "These entries name a document the store no longer holds; remove them from the baseline.", ""]
         lines += _md_table(["rule", "contained", "container", "reason"], [
             [_md(e["rule"]), _cell_code(e.get("contained_path") or e["contained_sha256"][:12]),
              _cell_code(e.get("container_path") or (e.get("container_sha256") or "")[:12]), _md(e.get("reason", ""))]
-            for e in g.stale]) + [""]
+            for e in g.stale])
+        lines.append("")
+    if g.withdrawn:
+        lines += ["### Replaced or deleted by this change (not compared)", ""]
+        lines += [f"- {_cell_code(d['path'])} (sha256 {_cell_code(str(d.get('sha256'))[:12])})" for d in g.withdrawn]
+        lines.append("")
     not_auditable = [d for d in g.documents if d["status"] == "not-auditable"]
     if not_auditable or g.skipped:
         lines += ["### Not gated", ""]
@@ -1047,7 +1133,7 @@ def append_step_summary(path: Path, text: str, where: str | None = None) -> None
 
 # -- GitHub annotations -----------------------------------------------------------------------
 
-def annotations(g: GateResult, cwd: Path) -> list[str]:
+def github_annotations(g: GateResult, cwd: Path) -> list[str]:
     """Workflow commands: one per failing finding, then warnings, at most 10 of each."""
     errors: list[str] = []
     warnings: list[str] = []
@@ -1082,8 +1168,8 @@ def _capped(cmds: list[str], level: str, what: str) -> list[str]:
     if len(cmds) <= MAX_ANNOTATIONS:
         return cmds
     rest = len(cmds) - (MAX_ANNOTATIONS - 1)
-    return cmds[: MAX_ANNOTATIONS - 1] + [_command(level, {"title": f"{rest} more {what}"},
-                                                   f"{rest} more {what}: see the step summary and the report")]
+    more = _command(level, {"title": f"{rest} more {what}"}, f"{rest} more {what}: see the step summary and the report")
+    return [*cmds[: MAX_ANNOTATIONS - 1], more]
 
 
 # -- JUnit XML --------------------------------------------------------------------------------
@@ -1106,6 +1192,8 @@ def _details(f: Finding) -> str:
         lines.append("where: " + "; ".join(
             f"chars {s['start']}-{s['end']}" + (f" (pages {s['pages'][0]}-{s['pages'][1]})" if s.get("pages") else "")
             for s in f.spans[:5]))
+    if f.other_members:
+        lines.append("near-duplicate cluster with: " + ", ".join(f.other_members))
     if f.excerpt:
         lines.append("excerpt of the container: " + " ".join(f.excerpt.split())[:400])
     if f.baseline_reason:
@@ -1131,7 +1219,10 @@ def junit_xml(g: GateResult) -> bytes:
 
     def outcome(tc: ET.Element, tag: str, message: str, type_: str = "", text: str = "") -> None:
         counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[tag]] += 1
-        el = ET.SubElement(tc, tag, message=_xml_text(message), **({"type": type_} if type_ else {}))
+        attrib = {"message": _xml_text(message)}
+        if type_:
+            attrib["type"] = type_
+        el = ET.SubElement(tc, tag, attrib)
         if text:
             el.text = _xml_text(text)
 
@@ -1180,9 +1271,9 @@ def junit_xml(g: GateResult) -> bytes:
     if g.status == "ERROR":
         tc = case("batch", g.batch)
         outcome(tc, "error", "; ".join(g.notes[:1]) or "nothing was gated", "NothingToGate")
-    for k, v in counts.items():
-        suite.set(k, str(v))
-        suites.set(k, str(v))
+    for k, n in counts.items():
+        suite.set(k, str(n))
+        suites.set(k, str(n))
     suites.set("time", f"{g.seconds:.3f}")
     ET.indent(suites)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode").encode("utf-8") + b"\n"
