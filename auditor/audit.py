@@ -218,6 +218,7 @@ class SampledIndex:
 def locate(
     container_seq: np.ndarray, contained: np.ndarray, text: str, k: int,
     page_offsets: list[int] | None = None, min_share: float = 0.02,
+    offsets: tuple[list[int], list[int]] | None = None,
 ) -> list[Span]:
     """Where the shingles of ``contained`` occur in the container, as merged character spans."""
     pos = np.flatnonzero(np.isin(container_seq, contained, assume_unique=False))
@@ -231,7 +232,7 @@ def locate(
             if b - a + 1 >= floor]
     if not runs:
         return []
-    starts, ends = word_offsets(text)
+    starts, ends = offsets or word_offsets(text)
     spans = []
     for w0, w1, n in runs:
         a, b = starts[w0], ends[min(w1, len(ends) - 1)]
@@ -315,6 +316,7 @@ def run_audit(
     clusters = mutual_clusters(verified)
     in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
     findings = []
+    offsets: dict[int, tuple[list[int], list[int]]] = {}
     for p in verified:
         c = in_cluster.get(p.contained)
         if c is not None and c == in_cluster.get(p.container):
@@ -323,7 +325,11 @@ def run_audit(
         seq_b, _ = cache.get(p.container)
         _, all_a = cache.get(p.contained)
         doc = store.document(p.container)
-        p.spans = locate(seq_b, all_a, store.text(p.container), params.k, doc["page_offsets"])
+        text = store.text(p.container)
+        if p.container not in offsets:
+            offsets.clear()  # pairs come sorted by container: keep one
+            offsets[p.container] = word_offsets(text)
+        p.spans = locate(seq_b, all_a, text, params.k, doc["page_offsets"], offsets=offsets[p.container])
         findings.append(p)
     findings.sort(key=lambda p: (p.contained, p.container))
     below.sort(key=lambda p: (p.contained, p.container))

@@ -88,105 +88,99 @@ def normalize(text: str) -> str:
     return " ".join(words(text))
 
 
-def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
-    """Normalised words with their ``[start, end)`` character offsets in ``text``.
+def _fold_with_origin(text: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """The folded, dehyphenated text and, per character, the original span it came from.
 
-    Slower than ``words_bytes``: it keeps, for every character of the normalised text, the
-    span of original text it came from. A run of non-ASCII characters is folded together
-    with the ASCII character before it; NFKC never composes across an ASCII character, so
-    folding piece by piece equals folding the whole text.
+    A run of non-ASCII characters is folded together with the ASCII character before it; NFKC
+    never composes across an ASCII character, so folding piece by piece equals folding the
+    whole text, and every character of a folded piece maps to the whole piece.
     """
-    out: list[str] = []
-    ostart: list[int] = []
-    oend: list[int] = []
+    pieces: list[str] = []
+    seg_len: list[int] = []  # output length of each segment
+    seg_a: list[int] = []  # original start
+    seg_b: list[int] = []  # original end
+    seg_ident: list[bool] = []  # one output character per input character
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
         a, b = m.start(), m.end()
         if a > pos:
             a -= 1  # fold the run with the ASCII character before it
         if a > pos:
-            chunk = text[pos:a].lower()
-            out.append(chunk)
-            ostart.extend(range(pos, a))
-            oend.extend(range(pos + 1, a + 1))
+            pieces.append(text[pos:a].lower())
+            seg_len.append(a - pos), seg_a.append(pos), seg_b.append(a), seg_ident.append(True)
         folded = _fold(text[a:b])
-        out.append(folded)
-        ostart.extend([a] * len(folded))
-        oend.extend([b] * len(folded))
+        pieces.append(folded)
+        seg_len.append(len(folded)), seg_a.append(a), seg_b.append(b), seg_ident.append(False)
         pos = b
     if pos < len(text):
-        out.append(text[pos:].lower())
-        ostart.extend(range(pos, len(text)))
-        oend.extend(range(pos + 1, len(text) + 1))
-    s = _to_hyphen("".join(out))
+        pieces.append(text[pos:].lower())
+        seg_len.append(len(text) - pos), seg_a.append(pos), seg_b.append(len(text)), seg_ident.append(True)
+    s = _to_hyphen("".join(pieces))
+    lens = np.array(seg_len, dtype=np.int64)
+    a_arr, b_arr = np.array(seg_a, dtype=np.int64), np.array(seg_b, dtype=np.int64)
+    ident = np.repeat(np.array(seg_ident, dtype=bool), lens)
+    within = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    seg_start, seg_end = np.repeat(a_arr, lens), np.repeat(b_arr, lens)
+    ostart = np.where(ident, seg_start + within, seg_start)
+    oend = np.where(ident, seg_start + within + 1, seg_end)
     if "-" in s:
-        keep_s: list[str] = []
-        keep_a: list[int] = []
-        keep_b: list[int] = []
+        keep = np.ones(len(s), dtype=bool)
+        kept: list[str] = []
         last = 0
         for m in _JOIN.finditer(s):
-            keep_s.append(s[last : m.start()])
-            keep_a.extend(ostart[last : m.start()])
-            keep_b.extend(oend[last : m.start()])
+            keep[m.start() : m.end()] = False
+            kept.append(s[last : m.start()])
             last = m.end()
-        keep_s.append(s[last:])
-        keep_a.extend(ostart[last:])
-        keep_b.extend(oend[last:])
-        s, ostart, oend = "".join(keep_s), keep_a, keep_b
-    found = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(s)]
-    return (
-        [w for w, _, _ in found],
-        [ostart[a] for _, a, _ in found],
-        [oend[b - 1] for _, _, b in found],
-    )
+        kept.append(s[last:])
+        s, ostart, oend = "".join(kept), ostart[keep], oend[keep]
+    return s, ostart, oend
+
+
+def _alnum_mask(s: str) -> np.ndarray:
+    """1 where a character of ``s`` is a letter or digit (``str.isalnum``, the regex ``[^\\W_]``)."""
+    if s.isascii():
+        return _ALNUM_ASCII[np.frombuffer(s.encode("ascii"), dtype=np.uint8)]
+    cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    mask = np.zeros(len(cps), dtype=np.uint8)
+    low = cps < 128
+    mask[low] = _ALNUM_ASCII[cps[low]]
+    high = cps[~low]
+    keys = np.unique(high)
+    vals = np.array([1 if chr(c).isalnum() else 0 for c in keys.tolist()], dtype=np.uint8)
+    mask[~low] = vals[np.searchsorted(keys, high)]
+    return mask
+
+
+def _bounds(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
+    """Normalised words with their ``[start, end)`` character offsets in ``text``.
+
+    Same words as ``words_bytes``; offsets of a word touching a folded non-ASCII piece cover
+    the whole piece.
+    """
+    s, ostart, oend = _fold_with_origin(text)
+    a, b = _bounds(_alnum_mask(s))
+    return ([s[x:y] for x, y in zip(a.tolist(), b.tolist(), strict=True)],
+            ostart[a].tolist(), oend[b - 1].tolist())
 
 
 _ALNUM_ASCII = np.frombuffer(bytes(1 if chr(b).isalnum() else 0 for b in range(128)), dtype=np.uint8)
 
 
-def _simple_class(ch: str) -> int | None:
-    """1 if ``ch`` folds to letters/digits only, 0 if to separators only; None if it needs the
-    exact path (combining marks, hyphens that join, folds mixing letters and separators)."""
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Mc", "Me") or ch in _HYPHEN_CHARS:
-        return None
-    folded = _fold(ch)
-    if folded and all(c.isalnum() for c in folded):
-        return 1
-    if not any(c.isalnum() for c in folded) and "-" not in folded:
-        return 0
-    return None
-
-
 def word_offsets(text: str) -> tuple[list[int], list[int]]:
-    """``[start, end)`` character offsets of each normalised word of ``text``.
-
-    Same words as ``words_bytes``. Vectorised: a letter/digit mask over the code points, with
-    joined hyphens bridged. A text holding a character whose folding changes word boundaries
-    (a combining mark, a ligature of letters and punctuation) takes the exact per-character
-    path of ``words_with_offsets``.
-    """
+    """``[start, end)`` character offsets of each normalised word of ``text`` (vectorised)."""
     if text.isascii():
-        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        mask = _ALNUM_ASCII[codes]
-    else:
-        codes32 = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        mask = np.zeros(len(codes32), dtype=np.uint8)
-        ascii_pos = codes32 < 128
-        mask[ascii_pos] = _ALNUM_ASCII[codes32[ascii_pos]]
-        high = codes32[~ascii_pos]
-        table = {}
-        for cp in np.unique(high).tolist():
-            cls = _simple_class(chr(cp))
-            if cls is None:
-                _, starts, ends = words_with_offsets(text)
-                return starts, ends
-            table[cp] = cls
-        keys = np.array(sorted(table), dtype=np.uint32)
-        vals = np.array([table[k] for k in sorted(table)], dtype=np.uint8)
-        mask[~ascii_pos] = vals[np.searchsorted(keys, high)]
-    if "-" in text:
-        mask = mask.copy()
-        for m in _JOIN.finditer(text):
-            mask[m.start() : m.end()] = 1
-    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
-    return np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()
+        mask = _ALNUM_ASCII[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+        if "-" in text:
+            mask = mask.copy()
+            for m in _JOIN.finditer(text):
+                mask[m.start() : m.end()] = 1
+        a, b = _bounds(mask)
+        return a.tolist(), b.tolist()
+    s, ostart, oend = _fold_with_origin(text)
+    a, b = _bounds(_alnum_mask(s))
+    return ostart[a].tolist(), oend[b - 1].tolist()
