@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from auditor import __version__
@@ -46,9 +46,10 @@ def open_store(db: Path, create: bool = False) -> Store:
 
 
 def _progress(quiet: bool) -> Progress:
+    """Files and bytes on stderr; off with --quiet or when stderr is not a terminal (CI logs)."""
     return Progress(
         TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        DownloadColumn(), TimeElapsedColumn(), console=err, transient=True,
+        TimeElapsedColumn(), console=err, transient=True,
         disable=quiet or not err.is_terminal,
     )
 
@@ -90,13 +91,17 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
                     pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20)
     with open_store(db, create=True) as store, _progress(quiet) as bar:
-        task = bar.add_task("ingest", total=None)
+        files_task = bar.add_task("files", total=None)
+        bytes_task = bar.add_task("bytes to extract", total=None)
 
         def on_start(files: int, nbytes: int) -> None:
-            bar.update(task, total=nbytes)
+            bar.update(files_task, total=files)
+            bar.update(bytes_task, total=nbytes)
 
         def on_file(o) -> None:
-            bar.update(task, advance=o.size if o.status in ("ok", "failed") else 0, description=o.path[-40:])
+            bar.update(files_task, advance=1, description=f"files ({o.path[-30:]})")
+            if o.status in ("ok", "failed"):
+                bar.update(bytes_task, advance=o.size)
 
         result = run(store, list(inputs), batch=batch, source=source, limits=limits, workers=workers,
                      retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),

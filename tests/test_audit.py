@@ -153,13 +153,13 @@ def test_query_and_compare_without_storing(corpus, docs, tmp_path):
 
 def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
     from auditor.store import Store
-    contract = synth.contract(7, 14_000)
+    contract = synth.contract(7, 12_000)
     d = tmp_path / "c"
     d.mkdir()
     (d / "contract.txt").write_text(contract)
-    n = 40
+    n = 200
     for i in range(n):
-        (d / f"f{i:03d}.txt").write_text(synth.filing(1000 + i, 30_000, exhibits=[contract])[0])
+        (d / f"f{i:03d}.txt").write_text(synth.filing(1000 + i, 20_000, exhibits=[contract])[0])
     with Store(tmp_path / "m.db") as store:
         ingest(store, [d], workers=1)
         cid = store.resolve(str(d / "contract.txt"))

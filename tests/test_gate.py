@@ -25,6 +25,7 @@ from auditor.gate import (
     KINDS,
     RULE_IDS,
     Finding,
+    _capped,
     classify_pair,
     dump_baseline,
     escape_data,
@@ -489,10 +490,15 @@ def test_a_crash_is_exit_2_never_1(root, docs):
 
 # -- units ------------------------------------------------------------------------------------
 
-def test_escaping_for_workflow_commands():
+def test_escaping_for_workflow_commands_and_the_annotation_cap():
     assert escape_data("50% done\r\nnext: a, b") == "50%25 done%0D%0Anext: a, b"
     assert escape_property("dir/a,b:c%.txt\n") == "dir/a%2Cb%3Ac%25.txt%0A"
     assert escape_property("%3A") == "%253A"  # already-escaped text is escaped again, not passed through
+    cmds = [f"::error::finding {i}" for i in range(12)]
+    capped = _capped(cmds, "error", "failing findings")
+    assert len(capped) == 10 and capped[:9] == cmds[:9]
+    assert capped[9] == "::error title=3 more failing findings::3 more failing findings: see the step summary and the report"
+    assert _capped(cmds[:10], "error", "x") == cmds[:10]
 
 
 def _finding(kind: str, a: str, b: str, path: str = "new.txt") -> Finding:

@@ -1,6 +1,7 @@
 """Reports are canonical and reproducible, and verify catches tampering and a changed corpus."""
 
 import json
+import re
 
 import pytest
 
@@ -91,3 +92,28 @@ def test_verify_catches_a_changed_corpus(audited):
     ingest(store, [extra], workers=1)
     v = verify(tmp / "c", store)
     assert not v.ok and any("corpus changed" in x for x in v.problems)
+
+
+def test_html_report_escapes_hostile_file_names_and_text(store, tmp_path):
+    d = tmp_path / "hostile"
+    d.mkdir()
+    contract = synth.contract(75, 10_000) + "\n<script>alert(1)</script> shall survive termination.\n"
+    (d / "<script>alert(1)<.txt").write_text(contract)
+    (d / "filing.txt").write_text(synth.filing(76, 50_000, exhibits=[contract])[0])
+    ingest(store, [d], workers=1)
+    o = audit_job(store, 0.8, out=tmp_path / "h")
+    assert o.report["findings"], "the hostile contract must be found in the filing"
+    page = (tmp_path / "h" / "report.html").read_text()
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;.txt" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    md = (tmp_path / "h" / "report.md").read_text().splitlines()
+    named = [line for line in md if "alert(1)<.txt" in line]
+    assert named and all(re.search(r"`[^`]*<script>alert\(1\)<\.txt`", line) for line in named)
+    fenced = False
+    for line in md:  # the hostile text only ever appears inside a fenced block
+        if line.lstrip("> ").startswith("```"):
+            fenced = not fenced
+        elif "<script>alert(1)</script>" in line:
+            assert fenced, line
