@@ -1055,7 +1055,7 @@ def summary_markdown(g: GateResult) -> str:
     """The gate's result for people: what failed, naming both documents, and where to look."""
     c = g.counts
     lines = [f"## Containment gate: {_HEAD[g.status]}", ""]
-    facts = [f"batch {_code_inline(g.batch)}", f"{c['new_documents']} new documents",
+    facts = [f"batch {_cell_code(g.batch)}", f"{c['new_documents']} new documents",
              f"threshold {g.threshold}", f"fail on: {', '.join(k for k in KINDS if k in g.fail_on) or 'nothing'}"]
     if g.controls:
         passed = sum(1 for x in g.controls if x.get("passed"))
@@ -1098,15 +1098,11 @@ def summary_markdown(g: GateResult) -> str:
         lines += [f"- {_cell_code(s['path'] + '#' + s['part'])}: skipped, {_md(s['code'])}" for s in g.skipped]
         lines.append("")
     if g.report_dir:
-        lines.append(f"Report: {_code_inline(str(g.report_dir / 'report.md'))} (also report.html, report.json, "
-                     f"gate.json); digest {_code_inline(str(g.digest or '')[:16])}")
+        lines.append(f"Report: {_cell_code(str(g.report_dir / 'report.md'))} (also report.html, report.json, "
+                     f"gate.json); digest {_cell_code(str(g.digest or '')[:16])}")
     if g.baseline_added:
-        lines.append(f"Baseline {_code_inline(str(g.baseline))}: {g.baseline_added} entries added.")
+        lines.append(f"Baseline {_cell_code(str(g.baseline))}: {g.baseline_added} entries added.")
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def _code_inline(s: str) -> str:
-    return _cell_code(s)
 
 
 def fit_summary(text: str, limit: int, where: str | None = None) -> str:
