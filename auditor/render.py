@@ -239,18 +239,6 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
 
 
-def _known_docs(report: dict[str, Any]) -> dict[Any, dict[str, Any]]:
-    """Documents by id, so a bare duplicate id can be shown with its path."""
-    docs: dict[Any, dict[str, Any]] = {}
-    for group in report.get("duplicate_groups") or []:
-        for d in group:
-            docs.setdefault(d.get("doc_id"), d)
-    for d in report.get("not_auditable") or []:
-        docs.setdefault(d.get("doc_id"), d)
-    for f in report.get("findings") or []:
-        for side in ("contained", "container"):
-            docs.setdefault(f[side].get("doc_id"), f[side])
-    return docs
 
 
 def _refused(report: dict[str, Any]) -> bool:
@@ -341,7 +329,7 @@ def _md_fenced_quote(text: Any) -> list[str]:
     return [("> " + ln).rstrip() for ln in lines]
 
 
-def _md_doc(label: str, d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> list[str]:
+def _md_doc(label: str, d: dict[str, Any]) -> list[str]:
     out = [f"- **{label}:** doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, "
            f"sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))}"]
     if d.get("edgar"):
@@ -350,21 +338,19 @@ def _md_doc(label: str, d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> 
         if e.get("submission_path"):
             out.append(f"  - submission file {_code(e['submission_path'])}")
     if d.get("duplicates"):
-        dups = ", ".join(f"doc {_md(i)}" + (f" {_code(known[i].get('path'))}" if i in known else "")
-                         for i in d["duplicates"])
+        dups = ", ".join(f"doc {_md(x.get('doc_id'))} {_code(x.get('path'))}" for x in d["duplicates"])
         out.append(f"  - exact duplicates: {dups}")
     if d.get("also_seen_at"):
         out.append("  - also seen at: " + ", ".join(_code(p) for p in d["also_seen_at"]))
     return out
 
 
-def _md_finding(i: int, f: dict[str, Any], threshold: Any,
-                known: dict[Any, dict[str, Any]]) -> list[str]:
+def _md_finding(i: int, f: dict[str, Any], threshold: Any) -> list[str]:
     c, b = f.get("contained") or {}, f.get("container") or {}
     out = [f"### {i}. doc {_md(c.get('doc_id'))} in doc {_md(b.get('doc_id'))}: "
            f"containment {_f4(f.get('containment'))}", ""]
-    out += _md_doc("Contained", c, known)
-    out += _md_doc("Container", b, known)
+    out += _md_doc("Contained", c)
+    out += _md_doc("Container", b)
     out.append(f"- **Containment:** {_f4(f.get('containment'))}: {_md(_verdict(f, threshold))}; "
                f"{_md(_exact_text(f))}")
     out.append(f"- **Sampled estimate:** {_estimate_text(f)}")
@@ -479,13 +465,12 @@ def markdown(report: dict[str, Any]) -> str:
         summary = report.get("summary") or {}
         out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(summary)], ""]
         findings = report.get("findings") or []
-        known = _known_docs(report)
         threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
         out += [f"## Findings ({len(findings)})", ""]
         if not findings:
             out += ["None.", ""]
         for i, f in enumerate(findings, 1):
-            out += _md_finding(i, f, threshold, known)
+            out += _md_finding(i, f, threshold)
         out += _md_rest(report)
     run = report.get("run") or {}
     out += ["## Run", ""]
@@ -624,7 +609,7 @@ def _html_controls(report: dict[str, Any]) -> str:
     return _section("controls", "Controls", line + table)
 
 
-def _html_doc(d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> str:
+def _html_doc(d: dict[str, Any]) -> str:
     lines = [f"doc {_h(d.get('doc_id'))} {_hcode(d.get('path'))}",
              f'<span class="muted">sha256 <span class="mono">{_h(_sha(d))}</span>, '
              f"{_h(_doc_facts(d))}</span>"]
@@ -635,23 +620,21 @@ def _html_doc(d: dict[str, Any], known: dict[Any, dict[str, Any]]) -> str:
             lines.append(f"submission file {_hcode(e['submission_path'])}")
     if d.get("duplicates"):
         lines.append("exact duplicates: " + ", ".join(
-            f"doc {_h(i)}" + (f" {_hcode(known[i].get('path'))}" if i in known else "")
-            for i in d["duplicates"]))
+            f"doc {_h(x.get('doc_id'))} {_hcode(x.get('path'))}" for x in d["duplicates"]))
     if d.get("also_seen_at"):
         lines.append("also seen at: " + ", ".join(_hcode(p) for p in d["also_seen_at"]))
     return "<br>\n".join(lines)
 
 
-def _html_finding(i: int, f: dict[str, Any], threshold: Any,
-                  known: dict[Any, dict[str, Any]]) -> str:
+def _html_finding(i: int, f: dict[str, Any], threshold: Any) -> str:
     c, b = f.get("contained") or {}, f.get("container") or {}
     spans = f.get("spans") or []
     where = f"{_h(_edgar_location(b['edgar']))}:<br>\n" if b.get("edgar") else ""
     locs = ("<ol>" + "".join(f"<li>{_h(_span_text(s))}</li>" for s in spans) + "</ol>"
             if spans else "none recorded")
     rows = [
-        ("Contained", _html_doc(c, known)),
-        ("Container", _html_doc(b, known)),
+        ("Contained", _html_doc(c)),
+        ("Container", _html_doc(b)),
         ("Containment", f"<strong>{_f4(f.get('containment'))}</strong>, "
                         f"{_h(_verdict(f, threshold))}; {_h(_exact_text(f))}"),
         ("Sampled estimate", _h(_estimate_text(f))),
@@ -668,9 +651,8 @@ def _html_finding(i: int, f: dict[str, Any], threshold: Any,
 
 def _html_findings(report: dict[str, Any]) -> str:
     findings = report.get("findings") or []
-    known = _known_docs(report)
     threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
-    body = "".join(_html_finding(i, f, threshold, known) for i, f in enumerate(findings, 1))
+    body = "".join(_html_finding(i, f, threshold) for i, f in enumerate(findings, 1))
     return _section("findings", f"Findings ({len(findings)})", body or "<p>None.</p>\n")
 
 

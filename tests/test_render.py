@@ -52,7 +52,7 @@ def _run() -> dict[str, Any]:
 
 
 def ok_report() -> dict[str, Any]:
-    contained = _doc(5, HOSTILE_NAME, "pdf", n_pages=7, duplicates=[11])
+    contained = _doc(5, HOSTILE_NAME, "pdf", n_pages=7, duplicates=[{"doc_id": 11, "path": "/vendor/lease-copy.pdf"}])
     container = _doc(8, "/edgar/0000950170-24-000123.txt#2", duplicates=[], edgar={
         "submission": {"accession_number": "0000950170-24-000123", "form_type": "10-K",
                        "filing_date": "20240301", "company_name": "ACME | <b>HOLDINGS</b>",
@@ -132,7 +132,7 @@ def test_markdown_finding_locations_and_provenance(ok_md: str) -> None:
     assert "filed 2024-03-01" in ok_md
     assert "0.9726, 95% interval [0.9317, 0.9893], 142/146 sampled shingles hit" in ok_md
     assert "exact 0.9745" in ok_md
-    assert "exact duplicates: doc 11" in ok_md
+    assert "exact duplicates: doc 11 `/vendor/lease-copy.pdf`" in ok_md
     assert "too short: 3 words" in ok_md
     assert "`pdf_error`" in ok_md
     assert "20260101T000000Z-deadbeef" in ok_md and "auditor audit --db x.db" in ok_md

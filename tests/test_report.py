@@ -20,6 +20,7 @@ def audited(store, tmp_path):
     (d / "filing.txt").write_text(synth.filing(72, 60_000, exhibits=[contract])[0])
     (d / "unrelated.txt").write_text(synth.contract(73, 12_000))
     (d / "tiny.txt").write_text("Section 2.")
+    (d / "upper-case-contract.txt").write_text(contract.upper())
     ingest(store, [d], workers=1)
     return store, tmp_path
 
@@ -50,12 +51,17 @@ def test_report_contents(audited):
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["versions"]["pdfminer.six"] and m["versions"]["python"]
-    assert m["corpus"]["documents"] == 4 and len(m["corpus"]["digest"]) == 64
+    assert m["corpus"]["documents"] == 5 and len(m["corpus"]["digest"]) == 64
     assert all({"name", "kind", "expected", "score", "passed"} <= set(c) for c in r["controls"])
     [f] = r["findings"]
     assert f["contained"]["path"].endswith("contract.txt") and f["container"]["path"].endswith("filing.txt")
     assert f["containment"] == 1.0 and f["exact"] == 1.0 and f["hits"] == f["sampled"]
     assert f["contained"]["sha256"] and f["spans"][0]["excerpt"]
+    [dup] = f["contained"]["duplicates"]
+    assert dup["path"].endswith("upper-case-contract.txt")
+    assert "upper-case-contract.txt" in (tmp / "r" / "report.md").read_text()
+    assert "upper-case-contract.txt" in (tmp / "r" / "report.html").read_text()
+    assert [len(g) for g in r["duplicate_groups"]] == [2]
     assert [x["path"].rsplit("/", 1)[1] for x in r["not_auditable"]] == ["tiny.txt"]
     assert r["summary"]["findings"] == 1 and r["status"] == "OK"
     assert set(r["run"]) >= {"run_id", "started", "ended", "host", "command"}
