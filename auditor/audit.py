@@ -286,7 +286,7 @@ def run_audit(
     params = store.params
     index = SampledIndex.load(store)
     pos_of = {int(d): i for i, d in enumerate(index.doc_ids)}
-    only_pos = None if only is None else np.array(sorted(pos_of[d] for d in only if d in pos_of))
+    only_pos = None if only is None else np.array(sorted(pos_of[d] for d in only if d in pos_of), dtype=np.int64)
     pairs: list[Pair] = []
     scores: list[float] = []
     n_candidates = 0

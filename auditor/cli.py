@@ -6,6 +6,7 @@ formats its result. Errors become exit codes here and nowhere else:
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,13 @@ class AuditorGroup(click.Group):
             sys.exit(2)
         except AuditorError as e:
             err.print(f"[bold red]error[/]: {e}", highlight=False)
+            sys.exit(2)
+        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
+            err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
+            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {e} "
+                      "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)
             sys.exit(2)
 
 
@@ -412,22 +420,58 @@ def query(db, files, threshold, as_json):
 @db_option
 @click.argument("a")
 @click.argument("b")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON: the engine's containment fields at the top level, every other measure under `measures`.")
 def compare(db, a, b, as_json):
-    """Every measure for two stored documents (id, sha256 prefix or path)."""
-    from auditor.query import compare as run
+    """Every measure for two stored documents (id, sha256 prefix or path).
+
+    \b
+    Exact fingerprint, Jaccard of 5-word shingles, MinHash estimate and its standard error,
+    LSH banding (20 x 10), simhash and Hamming distance, S3 over word 8-grams (all after the
+    CopyCat preprocessing), and the engine's containment both ways with spans.
+    """
+    from auditor.neardup import measures_for_pair
 
     with open_store(db) as store:
-        r = run(store, store.resolve(a), store.resolve(b))
+        m = measures_for_pair(store, store.resolve(a), store.resolve(b))
+    r = m.pop("containment")
     if as_json:
-        click.echo(json.dumps(r, indent=2, sort_keys=True))
+        click.echo(json.dumps({**r, "measures": m}, indent=2, sort_keys=True))
         return
-    out.print(f"A={r['a']} B={r['b']}  shingles {r['shingles']}  sampled {r['sampled']}", highlight=False)
-    for name in ("a_in_b", "b_in_a"):
+    docs, st = m["documents"], m["settings"]
+    out.print(f"A: {_doc_line(docs['a'])}", highlight=False, soft_wrap=True)
+    out.print(f"B: {_doc_line(docs['b'])}", highlight=False, soft_wrap=True)
+    p = st["preprocessing"]
+    out.print(f"words after preprocessing (lower-case {p['lowercase']}, stop words removed {p['stopwords']}, "
+              f"Porter stems {p['stem']}, HTML {p['html']}): A {m['words']['a']}, B {m['words']['b']}",
+              highlight=False)
+    ex, j, mh, lsh, sh, s3 = (m[k] for k in ("exact", "jaccard", "minhash", "lsh", "simhash", "s3"))
+    t = Table(title="measures")
+    t.add_column("measure", no_wrap=True)
+    t.add_column("value", justify="right", no_wrap=True)
+    t.add_column("detail", overflow="fold")
+    t.add_row("exact fingerprint", "equal" if ex["equal"] else "different",
+              f"A {ex['a']}, B {ex['b']}" + ("; same bytes" if ex["same_bytes"] else ""))
+    t.add_row(f"Jaccard, {j['k']}-shingles", f"{j['value']:.4f}",
+              f"{j['shingles']['shared']} shared of {j['shingles']['a']} and {j['shingles']['b']} (exact)")
+    t.add_row(f"MinHash, m={mh['m']}", f"{mh['estimate']:.4f}",
+              f"standard error {mh['standard_error']:.4f} = sqrt(J(1-J)/m) at the estimate; seed {mh['seed']}")
+    t.add_row(f"LSH {lsh['bands']}x{lsh['rows']}", "candidate" if lsh["candidate"] else "not a candidate",
+              f"{lsh['bands_matching']} bands match; P(candidate) at this Jaccard {lsh['probability_at_jaccard']:.4f}; "
+              f"threshold {lsh['threshold']:.3f}")
+    t.add_row("simhash, 64 bits", f"{sh['hamming']} bits",
+              f"Hamming distance; A {sh['a']}, B {sh['b']}; near-duplicate (<= 3): {'yes' if sh['near_duplicate'] else 'no'}")
+    t.add_row(f"S3, word {s3['n']}-grams", f"{s3['value']:.4f}",
+              f"{s3['grams']['shared']} shared of {s3['grams']['a']} and {s3['grams']['b']}")
+    for name, label in (("a_in_b", "containment A in B"), ("b_in_a", "containment B in A")):
         x = r[name]
-        out.print(f"containment {name.replace('_', ' ')}: exact {x['exact']:.4f}, estimate {x['estimate']:.4f} "
-                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}], {len(x['spans'])} spans", highlight=False)
-    out.print(f"jaccard: {r['jaccard']:.4f}", highlight=False)
+        t.add_row(label, f"{x['exact']:.4f}",
+                  f"engine, {r['params']['k']}-shingles, exact; estimate {x['estimate']:.4f} "
+                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}]; {len(x['spans'])} spans")
+    t.add_row("Jaccard, engine", f"{r['jaccard']:.4f}", f"{r['params']['k']}-shingles without preprocessing")
+    out.print(t)
+    for note in m["notes"]:
+        out.print(f"note: {note}", highlight=False)
 
 
 from auditor.cli_gate import gate  # noqa: E402  (the gate's options live in their own module)
@@ -437,3 +481,7 @@ cli.add_command(gate)
 from auditor.cli_neardup import near_dups  # noqa: E402
 
 cli.add_command(near_dups)
+
+from auditor.cli_neardup import lsh_curve  # noqa: E402
+
+cli.add_command(lsh_curve)
