@@ -258,8 +258,8 @@ def duplicate_groups(store: Store) -> list[list[int]]:
 def not_auditable(store: Store, params: Params) -> list[dict[str, Any]]:
     """Documents with text that the sampled index cannot speak for, with the reason."""
     out = []
-    for doc_id, n_words, n_shingles, n_sampled in store.conn.execute(
-        "SELECT d.id, d.n_words, coalesce(i.n_shingles, 0), coalesce(i.n_sampled, 0)"
+    for doc_id, n_words, n_shingles in store.conn.execute(
+        "SELECT d.id, d.n_words, coalesce(i.n_shingles, 0)"
         " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id"
         " WHERE d.n_words > 0 AND d.duplicate_of IS NULL AND coalesce(i.n_sampled, 0) = 0 ORDER BY d.id"
     ):

@@ -30,14 +30,14 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from auditor import __version__
 from auditor.errors import ExtractionError
 from auditor.extract import Extracted, Limits, extract_bytes
-from auditor.shingle import Params, WordHasher, combine
 from auditor.normalize import words_bytes
+from auditor.shingle import Params, WordHasher, combine
 from auditor.store import Store, now
-
-import numpy as np
 
 
 @dataclass
@@ -127,7 +127,7 @@ def prepare_text(text: str, params: Params, hasher: WordHasher) -> dict[str, Any
     return {
         "n_words": len(wb),
         "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb else None,
-        "n_shingles": int(len(distinct)),
+        "n_shingles": len(distinct),
         "sampled": sampled.tobytes(),
     }
 

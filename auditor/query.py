@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from auditor.audit import SampledIndex, ShingleCache, Span, locate
+from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
 from auditor.shingle import WordHasher, combine, sample
-from auditor.normalize import words_bytes
 from auditor.store import Store
 
 

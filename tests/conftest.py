@@ -8,6 +8,7 @@ import pytest
 
 from auditor.store import Store
 
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "corpus.db"

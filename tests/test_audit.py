@@ -8,10 +8,10 @@ from auditor.audit import run_audit
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
 from auditor.ingest import ingest
+from auditor.normalize import words_bytes
 from auditor.query import compare, query_text
 from auditor.score import containment, jaccard
 from auditor.shingle import Params, WordHasher, combine, sample
-from auditor.normalize import words_bytes
 from tests.fixtures_build import make_pdf
 
 

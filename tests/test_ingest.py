@@ -13,8 +13,8 @@ from auditor.errors import StoreBusy
 from auditor.extract import Limits
 from auditor.ingest import ingest
 from auditor.store import Store
-from tests.textgen import prose
 from tests.fixtures_build import make_edgar_submission, make_pdf, make_raw_pdf
+from tests.textgen import prose
 
 
 def counts(store):

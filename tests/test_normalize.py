@@ -50,10 +50,10 @@ def test_offset_path_gives_the_same_words(t):
     w, starts, ends = words_with_offsets(t)
     assert w == words(t)
     assert len(starts) == len(ends) == len(w)
-    assert all(0 <= a < b <= len(t) for a, b in zip(starts, ends))
+    assert all(0 <= a < b <= len(t) for a, b in zip(starts, ends, strict=True))
     fast_starts, fast_ends = word_offsets(t)
     assert len(fast_starts) == len(fast_ends) == len(w)
-    for word, a, b in zip(w, fast_starts, fast_ends):
+    for word, a, b in zip(w, fast_starts, fast_ends, strict=True):
         assert word in words(t[a:b])
 
 
@@ -61,4 +61,4 @@ def test_offset_path_gives_the_same_words(t):
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_ascii_offsets_point_at_the_words(t):
     starts, ends = word_offsets(t)
-    assert [words(t[a:b]) for a, b in zip(starts, ends)] == [[w] for w in words(t)]
+    assert [words(t[a:b]) for a, b in zip(starts, ends, strict=True)] == [[w] for w in words(t)]

@@ -3,7 +3,15 @@ import math
 import numpy as np
 import pytest
 
-from auditor.score import Estimate, containment, jaccard, min_hits, prefix_length, wilson, wilson_high
+from auditor.score import (
+    Estimate,
+    containment,
+    jaccard,
+    min_hits,
+    prefix_length,
+    wilson,
+    wilson_high,
+)
 
 
 def test_wilson_matches_the_textbook_values():

@@ -3,7 +3,15 @@ import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, combine, sample, shingle_hashes, shingle_text
+from auditor.shingle import (
+    DEFAULT_PARAMS,
+    Params,
+    WordHasher,
+    combine,
+    sample,
+    shingle_hashes,
+    shingle_text,
+)
 
 
 def test_params_are_the_documented_defaults():
