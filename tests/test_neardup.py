@@ -164,6 +164,15 @@ def test_sketches_are_computed_once_and_recomputed_for_other_parameters(store, c
     assert nostem.summary["computed"] == {"simhash": n}
 
 
+@pytest.mark.parametrize("pre", [Preprocess(), Preprocess(stem=False), Preprocess(stopwords=False, lowercase=False)])
+def test_preprocess_words_equals_preprocess_apply(pre):
+    from auditor.normalize import words
+
+    ws = [*words(synth.contract(5, 4_000)), "Running", "The", "ponies", "caresses"]
+    assert neardup.preprocess_words(ws, pre) == pre.apply(ws)
+    assert neardup.preprocess_words(ws, pre) == pre.apply(ws)  # again, from the stem cache
+
+
 def test_usage_errors():
     with pytest.raises(UsageError, match="exact takes no threshold"):
         neardup._check_threshold("exact", 0.5)
