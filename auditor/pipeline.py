@@ -15,7 +15,6 @@ from typing import Any
 from auditor import render
 from auditor.audit import run_audit
 from auditor.controls import run_controls
-from auditor.errors import ReportError
 from auditor.index import build_index
 from auditor.report import build_report, differences, digest, load, run_block, write_json
 from auditor.store import Store, now
@@ -142,10 +141,3 @@ def verify(report_dir: Path, store: Store) -> Verification:
         if not problems:
             problems.append("recomputed digest differs")
     return Verification(not problems, str(report.get("digest")), content, again["digest"], problems)
-
-
-def latest_report(store: Store) -> Path:
-    row = store.scalar("SELECT report_dir FROM runs ORDER BY id DESC LIMIT 1")
-    if not row:
-        raise ReportError("this store has no audit run yet")
-    return Path(row)
