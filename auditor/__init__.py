@@ -10,27 +10,27 @@ try:
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-from auditor.audit import AuditResult, run_audit  # noqa: E402
-from auditor.controls import ControlsResult, run_controls  # noqa: E402
-from auditor.errors import AuditorError  # noqa: E402
-from auditor.extract import Extracted, Limits, extract, extract_bytes  # noqa: E402
-from auditor.index import build_index  # noqa: E402
-from auditor.ingest import BatchResult, ingest  # noqa: E402
-from auditor.normalize import NORMALIZATION_VERSION, normalize, words  # noqa: E402
-from auditor.pipeline import Outcome, audit_job, verify  # noqa: E402
-from auditor.query import compare, query_text  # noqa: E402
-from auditor.shingle import DEFAULT_PARAMS, Params  # noqa: E402
-from auditor.store import Store  # noqa: E402
+from auditor.audit import AuditResult, run_audit
+from auditor.controls import ControlsResult, run_controls
+from auditor.errors import AuditorError
+from auditor.extract import Extracted, Limits, extract, extract_bytes
+from auditor.index import build_index
+from auditor.ingest import BatchResult, ingest
+from auditor.normalize import NORMALIZATION_VERSION, normalize, words
+from auditor.pipeline import Outcome, audit_job, verify
+from auditor.query import compare, query_text
+from auditor.shingle import DEFAULT_PARAMS, Params
+from auditor.store import Store
 
 __all__ = [
+    "DEFAULT_PARAMS",
+    "NORMALIZATION_VERSION",
     "AuditResult",
     "AuditorError",
     "BatchResult",
     "ControlsResult",
-    "DEFAULT_PARAMS",
     "Extracted",
     "Limits",
-    "NORMALIZATION_VERSION",
     "Outcome",
     "Params",
     "Store",
