@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor import synth
 from auditor.cli import cli
+from tests.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,11 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def corpus(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
     src = d / "src"
-    src.mkdir()
-    contract = synth.contract(81, 12_000)
-    (src / "contract.txt").write_text(contract)
-    (src / "filing.txt").write_text(synth.filing(82, 60_000, exhibits=[contract])[0])
-    (src / "other.txt").write_text(synth.contract(83, 12_000))
+    write_contract_in_filing(src, 81)
     (src / "broken.pdf").write_bytes(b"%PDF-1.7\n" + bytes(100))
     db = d / "c.db"
     r = CliRunner().invoke(cli, ["ingest", "--db", str(db), "--source", "unit", "--json", str(src)])

@@ -5,23 +5,18 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from auditor import synth
 from auditor.cli import cli
 from auditor.controls import run_controls
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job
 from auditor.store import Store
+from tests.textgen import write_contract_in_filing
 
 
 @pytest.fixture
 def corpus_dir(tmp_path):
     d = tmp_path / "corpus"
-    d.mkdir()
-    contract = synth.contract(61, 12_000)
-    (d / "contract.txt").write_text(contract)
-    (d / "filing.txt").write_text(synth.filing(62, 60_000, exhibits=[contract])[0])
-    (d / "other.txt").write_text(synth.contract(63, 12_000))
-    (d / "another.txt").write_text(synth.contract(64, 15_000))
+    write_contract_in_filing(d, 61, unrelated=2)
     return d
 
 

@@ -5,17 +5,23 @@ def test_public_names_are_exported_and_sorted():
     assert len(set(auditor.__all__)) == len(auditor.__all__)
     for name in auditor.__all__:
         assert getattr(auditor, name) is not None
+    import auditor.extract
+    import auditor.ingest
+    import auditor.normalize
+
+    assert all(type(m).__name__ == "module" for m in (auditor.ingest, auditor.extract, auditor.normalize))
 
 
 def test_library_round_trip(tmp_path):
     """The library alone, as the README's commands use it: ingest, audit, verify."""
     from auditor import synth
+    from auditor.ingest import ingest
 
     contract = synth.contract(91, 10_000)
     (tmp_path / "c.txt").write_text(contract)
     (tmp_path / "f.txt").write_text(synth.filing(92, 40_000, exhibits=[contract])[0])
     with auditor.Store(tmp_path / "x.db") as store:
-        auditor.ingest(store, [tmp_path / "c.txt", tmp_path / "f.txt"], workers=1)
+        ingest(store, [tmp_path / "c.txt", tmp_path / "f.txt"], workers=1)
         outcome = auditor.audit_job(store, out=tmp_path / "rep")
         assert not outcome.refused and len(outcome.report["findings"]) == 1
         assert auditor.verify(tmp_path / "rep", store).ok

@@ -9,16 +9,13 @@ from auditor import synth
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job, verify
 from auditor.report import digest
+from tests.textgen import write_contract_in_filing
 
 
 @pytest.fixture
 def audited(store, tmp_path):
     d = tmp_path / "corpus"
-    d.mkdir()
-    contract = synth.contract(71, 12_000)
-    (d / "contract.txt").write_text(contract)
-    (d / "filing.txt").write_text(synth.filing(72, 60_000, exhibits=[contract])[0])
-    (d / "unrelated.txt").write_text(synth.contract(73, 12_000))
+    contract = write_contract_in_filing(d, 71)
     (d / "tiny.txt").write_text("Section 2.")
     (d / "upper-case-contract.txt").write_text(contract.upper())
     ingest(store, [d], workers=1)

@@ -1,4 +1,4 @@
-"""Deterministic filler text for tests that need words but not legal prose."""
+"""Deterministic test documents: filler prose, and small corpora of legal documents."""
 
 from __future__ import annotations
 
@@ -22,3 +22,20 @@ def prose(seed: int, n_words: int) -> str:
             out.append(" ".join(sentence).capitalize() + ".")
             sentence = []
     return "\n".join(" ".join(out[i:i + 5]) for i in range(0, len(out), 5)) + "\n"
+
+
+def write_contract_in_filing(directory, seed: int, *, unrelated: int = 1) -> str:
+    """``contract.txt`` (12 KB), ``filing.txt`` (60 KB, the contract inside) and ``unrelated``
+    other contracts (``other-N.txt``) under ``directory``; returns the contract's text."""
+    from pathlib import Path
+
+    from auditor import synth
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    contract = synth.contract(seed, 12_000)
+    (d / "contract.txt").write_text(contract)
+    (d / "filing.txt").write_text(synth.filing(seed + 1, 60_000, exhibits=[contract])[0])
+    for i in range(unrelated):
+        (d / f"other-{i + 1}.txt").write_text(synth.contract(seed + 2 + i, 12_000 + 3_000 * i))
+    return contract
