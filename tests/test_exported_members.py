@@ -1,14 +1,13 @@
 import auditor
+import auditor.extract
+import auditor.ingest
+import auditor.normalize
 
 
 def test_public_names_are_exported_and_sorted():
     assert len(set(auditor.__all__)) == len(auditor.__all__)
     for name in auditor.__all__:
         assert getattr(auditor, name) is not None
-    import auditor.extract
-    import auditor.ingest
-    import auditor.normalize
-
     assert all(type(m).__name__ == "module" for m in (auditor.ingest, auditor.extract, auditor.normalize))
 
 
