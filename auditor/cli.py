@@ -282,6 +282,10 @@ def audit(db, threshold, control_seed, controls_dir, out, as_json):
 
 
 def out_console_report(r: dict, threshold: float) -> None:
+    p = r["manifest"]["params"]
+    out.print(f"parameters: k={p['k']}, 1 in {p['modulus']} sampled, hash {p['hash']}, seed {p['seed']}, "
+              f"normalisation {p['normalization']}, threshold {p['threshold']}, interval {p['interval']}, "
+              f"engine {r['manifest']['engine']}", highlight=False, soft_wrap=True)
     out.print(_controls_table(r["controls"]))
     if r["status"] == "REFUSED":
         out.print("[bold red]REFUSED[/]: a control failed, so no finding is reported.")
