@@ -12,17 +12,44 @@ try:
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-from auditor.audit import AuditResult, run_audit
-from auditor.controls import ControlsResult, run_controls
-from auditor.errors import AuditorError
-from auditor.extract import Extracted, Limits, extract_bytes
-from auditor.index import build_index
-from auditor.ingest import BatchResult
-from auditor.normalize import NORMALIZATION_VERSION, words
-from auditor.pipeline import Outcome, audit_job, verify
-from auditor.query import compare, query_text
-from auditor.shingle import DEFAULT_PARAMS, Params
-from auditor.store import Store
+# Exported lazily (PEP 562): ``import auditor.pdfworker`` in the PDF child process must not pull
+# in numpy and the rest, which would cost start-up time and address space under its memory limit.
+_EXPORTS = {
+    "AuditResult": "auditor.audit",
+    "AuditorError": "auditor.errors",
+    "BatchResult": "auditor.ingest",
+    "ControlsResult": "auditor.controls",
+    "DEFAULT_PARAMS": "auditor.shingle",
+    "Extracted": "auditor.extract",
+    "Limits": "auditor.extract",
+    "NORMALIZATION_VERSION": "auditor.normalize",
+    "Outcome": "auditor.pipeline",
+    "Params": "auditor.shingle",
+    "Store": "auditor.store",
+    "audit_job": "auditor.pipeline",
+    "build_index": "auditor.index",
+    "compare": "auditor.query",
+    "extract_bytes": "auditor.extract",
+    "query_text": "auditor.query",
+    "run_audit": "auditor.audit",
+    "run_controls": "auditor.controls",
+    "verify": "auditor.pipeline",
+    "words": "auditor.normalize",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditor' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "DEFAULT_PARAMS",
