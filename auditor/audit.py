@@ -29,7 +29,7 @@ import numpy as np
 
 from auditor.normalize import word_offsets, words_bytes
 from auditor.score import Estimate, min_hits, prefix_length
-from auditor.shingle import Params, WordHasher, combine
+from auditor.shingle import Params, WordHasher, combine, distinct
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
@@ -139,7 +139,7 @@ class ShingleCache:
             self._lru.move_to_end(doc_id)
             return self._lru[doc_id]
         seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
-        entry = (seq, np.unique(seq))
+        entry = (seq, distinct(seq))
         self._lru[doc_id] = entry
         self._held += len(seq)
         while self._held > self.budget and len(self._lru) > 1:

@@ -34,7 +34,7 @@ def _work(args: tuple[str, list[int], Params]) -> list[tuple[int, dict]]:
     store = Store(db, create=False)
     hasher = WordHasher(params.seed)
     try:
-        return [(i, prepare_text(store.text(i), params, hasher)) for i in ids]
+        return [(i, prepare_text(store.text(i), params, hasher, fingerprint=False)) for i in ids]
     finally:
         store.close()
 
@@ -45,7 +45,7 @@ def _prepared(store: Store, ids: list[int], params: Params, workers: int) -> Ite
     if n <= 1 or len(ids) < 8:
         hasher = WordHasher(params.seed)
         for i in ids:
-            yield i, prepare_text(store.text(i), params, hasher)
+            yield i, prepare_text(store.text(i), params, hasher, fingerprint=False)
         return
     with ProcessPoolExecutor(max_workers=n, mp_context=get_context("spawn")) as pool:
         for batch in pool.map(_work, [(str(store.path), c, params) for c in chunks]):

@@ -30,13 +30,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from auditor import __version__
 from auditor.errors import ExtractionError
 from auditor.extract import Extracted, Limits, extract_bytes
 from auditor.normalize import words_bytes
-from auditor.shingle import Params, WordHasher, combine
+from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store, now
 
 
@@ -118,17 +116,18 @@ def _sha256_file(path: Path) -> str:
 
 # -- preparing (in workers) ----------------------------------------------------------------
 
-def prepare_text(text: str, params: Params, hasher: WordHasher) -> dict[str, Any]:
+def prepare_text(
+    text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
+) -> dict[str, Any]:
     """Word count, normalised-text fingerprint and sampled shingles of one text."""
     wb = words_bytes(text)
     seq = combine(hasher(wb), params.k)
-    distinct = np.unique(seq)
-    sampled = distinct[distinct % np.uint64(params.modulus) == 0]
+    every = distinct(seq)
     return {
         "n_words": len(wb),
-        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb else None,
-        "n_shingles": len(distinct),
-        "sampled": sampled.tobytes(),
+        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb and fingerprint else None,
+        "n_shingles": len(every),
+        "sampled": sample(every, params.modulus).tobytes(),
     }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from auditor.audit import SampledIndex, ShingleCache, Span, locate
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
-from auditor.shingle import WordHasher, combine, sample
+from auditor.shingle import WordHasher, combine, distinct, sample
 from auditor.store import Store
 
 
@@ -37,7 +37,7 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
     """Stored documents that contain ``text`` and stored documents that ``text`` contains."""
     params = store.params
     seq = combine(WordHasher(params.seed)(words_bytes(text)), params.k)
-    all_q = np.unique(seq)
+    all_q = distinct(seq)
     sampled = sample(all_q, params.modulus)
     n = len(sampled)
     n_words = len(seq) + params.k - 1 if len(seq) else 0

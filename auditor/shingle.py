@@ -97,6 +97,15 @@ class Shingled:
     all: np.ndarray | None = None  # sorted distinct hashes of all shingles
 
 
+def distinct(hashes: np.ndarray) -> np.ndarray:
+    """Sorted distinct values: a sort and a neighbour comparison, many times faster than
+    ``np.unique`` on uint64 arrays of this size (which takes a hash-table path in numpy 2)."""
+    if len(hashes) < 2:
+        return np.sort(hashes)
+    s = np.sort(hashes)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+
 def sample(hashes: np.ndarray, modulus: int) -> np.ndarray:
     return hashes[hashes % np.uint64(modulus) == 0]
 
@@ -116,10 +125,10 @@ def shingle_text(
     hasher = hasher or WordHasher(params.seed)
     wb = words_bytes(text)
     seq = combine(hasher(wb), params.k)
-    distinct = np.unique(seq)
+    every = distinct(seq)
     return Shingled(
         n_words=len(wb),
-        n_shingles=len(distinct),
-        sampled=sample(distinct, params.modulus),
-        all=distinct if keep_all else None,
+        n_shingles=len(every),
+        sampled=sample(every, params.modulus),
+        all=every if keep_all else None,
     )
