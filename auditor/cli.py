@@ -489,3 +489,7 @@ cli.add_command(near_dups)
 from auditor.cli_neardup import lsh_curve  # noqa: E402
 
 cli.add_command(lsh_curve)
+
+from auditor.cli_spark import export  # noqa: E402
+
+cli.add_command(export)

@@ -1,0 +1,146 @@
+"""The Spark engine gives the SQLite engine's audit: same pairs, counts, estimates, exact values.
+
+One small synthetic corpus covers every path of the audit: contracts embedded verbatim,
+reformatted and in part in filings, a contract in several filings, an exact duplicate, a
+cluster of near-identical certifications, a document too short to audit, and documents that
+contain nothing. One SparkSession (``local[2]``) serves the module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from auditor import synth
+from auditor.audit import AuditResult, run_audit
+from auditor.export import export_parquet, read_params
+from auditor.ingest import ingest
+from auditor.spark_engine import run_audit_spark, session
+from auditor.store import Store
+
+pytestmark = pytest.mark.slow  # a JVM and Python workers: about 50 s for the module
+
+
+@pytest.fixture(scope="module")
+def spark():
+    s = session("local[2]", config={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+                                    "spark.driver.memory": "1g"})
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("spark-corpus")
+    docs = d / "docs"
+    docs.mkdir()
+    contracts = [synth.contract(600 + i, 9_000) for i in range(5)]
+    for i, c in enumerate(contracts):
+        (docs / f"contract-{i}.txt").write_text(c)
+    (docs / "contract-0-crlf.txt").write_text(contracts[0].replace("\n", "\r\n"))  # exact duplicate
+    (docs / "f-verbatim.txt").write_text(synth.filing(700, 40_000, exhibits=[contracts[0]])[0])
+    (docs / "f-reformatted.txt").write_text(
+        synth.filing(701, 40_000, exhibits=[synth.reformat(contracts[1], 3)])[0])
+    (docs / "f-partial85.txt").write_text(
+        synth.filing(702, 40_000, exhibits=[synth.partial(contracts[2], 0.85, 4)])[0])
+    (docs / "f-partial50.txt").write_text(
+        synth.filing(703, 40_000, exhibits=[synth.partial(contracts[2], 0.5, 5)])[0])
+    for i, f in enumerate((0.78, 0.74, 0.7)):  # near the threshold: verified, then below it
+        (docs / f"f-partial-{f}.txt").write_text(
+            synth.filing(705 + i, 30_000, exhibits=[synth.partial(contracts[4], f, 6 + i)])[0])
+    for i in range(3):  # one contract in several filings
+        (docs / f"f-many-{i}.txt").write_text(synth.filing(710 + i, 30_000, exhibits=[contracts[3]])[0])
+    (docs / "f-plain.txt").write_text(synth.filing(720, 30_000)[0])
+    for day in (1, 2, 3):  # near-identical certifications: a mutual-containment cluster
+        (docs / f"cert-{day}.txt").write_text(synth.certification(730, f"March {day}, 2024"))
+    (docs / "tiny.txt").write_text("Section 1. Definitions.")
+    with Store(d / "corpus.db") as s:
+        ingest(s, [docs], workers=1)
+        yield s
+
+
+@pytest.fixture(scope="module")
+def sqlite_result(store) -> AuditResult:
+    return run_audit(store, 0.8)
+
+
+def _pairs(r: AuditResult) -> list[tuple]:
+    return [(p.contained, p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans])
+            for p in r.findings]
+
+
+def assert_same(a: AuditResult, b: AuditResult) -> None:
+    assert _pairs(a) == _pairs(b)
+    assert [(p.contained, p.container, p.estimate, p.exact) for p in a.verified_below] == \
+        [(p.contained, p.container, p.estimate, p.exact) for p in b.verified_below]
+    assert [(c.members, c.pairs, c.low, c.high) for c in a.clusters] == \
+        [(c.members, c.pairs, c.low, c.high) for c in b.clusters]
+    assert a.not_auditable == b.not_auditable
+    assert a.duplicate_groups == b.duplicate_groups
+    assert (a.documents, a.candidates, a.threshold, a.params) == (b.documents, b.candidates, b.threshold, b.params)
+    assert a.scores == b.scores
+
+
+def test_the_corpus_exercises_every_path(sqlite_result):
+    r = sqlite_result
+    assert len(r.findings) >= 6 and r.verified_below and r.clusters and r.not_auditable
+    assert r.duplicate_groups and any(p.spans for p in r.findings)
+
+
+def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
+    assert_same(sqlite_result, run_audit_spark(store, 0.8, spark=spark, workdir=tmp_path))
+    result = tmp_path / "result"
+    pairs = pq.read_table(result / "pairs").to_pylist()
+    found = sorted((p["contained"], p["container"]) for p in pairs if p["verdict"] == "contained")
+    reported = {(p.contained, p.container) for p in sqlite_result.findings}
+    assert reported <= set(found)  # findings written back as Parquet (pairs within clusters too)
+
+
+def test_batch_scope_and_another_threshold(spark, store, tmp_path):
+    ids = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE path LIKE '%f-many-1%'"
+                                             " OR path LIKE '%contract-2%' ORDER BY id")]
+    only = set(ids)
+    assert_same(run_audit(store, 0.8, only=only), run_audit_spark(store, 0.8, spark=spark, only=only))
+    assert_same(run_audit(store, 0.45), run_audit_spark(store, 0.45, spark=spark))
+
+
+def test_export_round_trip_and_sampling_inside_spark(spark, store, sqlite_result, tmp_path):
+    out = tmp_path / "export"
+    r = export_parquet(store, out, buckets=3)
+    assert r.buckets == 3 and r.postings == store.scalar("SELECT sum(n_sampled) FROM index_docs")
+    meta = read_params(out)
+    assert meta["params"] == store.params.as_dict()
+    docs = pq.read_table(out / "documents").to_pylist()
+    assert [d["id"] for d in docs] == [x[0] for x in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+    assert all(json.loads(d["meta"]) is not None for d in docs)
+    # postings: every stored sampled set, as signed int64, in the bucket of its uint64 hash
+    import numpy as np
+    post = pq.read_table(out / "postings").to_pydict()
+    got: dict[int, list[int]] = {}
+    for h, d, b in zip(post["hash"], post["doc_id"], post["bucket"], strict=True):
+        assert int(np.int64(h).view(np.uint64)) % 3 == int(b)
+        got.setdefault(d, []).append(h)
+    for doc_id, blob in store.conn.execute("SELECT doc_id, sampled FROM index_docs WHERE n_sampled > 0"):
+        assert sorted(got[doc_id]) == sorted(np.frombuffer(blob, np.uint64).view(np.int64).tolist())
+    texts = pq.read_table(out / "texts").to_pydict()
+    assert dict(zip(texts["doc_id"], texts["text"], strict=True)) == dict(
+        store.conn.execute("SELECT doc_id, text FROM texts"))
+    # the audit of the export alone (no store) and with the sampled sets computed in Spark
+    assert_same(sqlite_result, run_audit_spark(out, 0.8, spark=spark))
+    assert_same(sqlite_result, run_audit_spark(out, 0.8, spark=spark, sampled_from="text"))
+    with pytest.raises(Exception, match="not empty"):
+        export_parquet(store, out)
+
+
+def test_export_cli(store, tmp_path):
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+    res = CliRunner().invoke(cli, ["export", "--db", str(store.path), "--parquet", str(tmp_path / "p"),
+                                   "--buckets", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["buckets"] == 2
+    assert Path(tmp_path / "p" / "params.json").exists()
