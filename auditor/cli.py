@@ -258,8 +258,13 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
 @with_controls_options
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Report directory (default: reports/<run-id>/).")
+@click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
+              help="Where the audit runs: in this process, or on Spark (pip install '.[spark]').")
+@click.option("--master", default="local[*]", show_default=True, help="Spark master URL (--engine spark).")
+@click.option("--spark-workdir", type=click.Path(file_okay=False, path_type=Path),
+              help="Directory every Spark executor can read (needed with a non-local master).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout as well.")
-def audit(db, threshold, control_seed, controls_dir, out, as_json):
+def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_workdir, as_json):
     """Run the controls, then score every document against every other, and write the report.
 
     \b
@@ -270,7 +275,8 @@ def audit(db, threshold, control_seed, controls_dir, out, as_json):
 
     with open_store(db) as store:
         o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
-                      command=" ".join(["auditor", *sys.argv[1:]]))
+                      command=" ".join(["auditor", *sys.argv[1:]]), engine=engine, master=master,
+                      workdir=spark_workdir)
     r = o.report
     if as_json:
         click.echo((o.directory / "report.json").read_text(), nl=False)

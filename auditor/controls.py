@@ -23,13 +23,14 @@ import json
 import os
 import random
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from auditor.audit import ShingleCache, run_audit
+from auditor.audit import AuditResult, ShingleCache, run_audit
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
@@ -211,11 +212,14 @@ def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], lis
 
 # -- running ----------------------------------------------------------------------------------
 
+AuditFn = Callable[..., AuditResult]
+
+
 def _evaluate(
     scratch: Store, controls: list[dict[str, Any]], where: dict[str, Path], source: str,
-    threshold: float,
+    threshold: float, audit_fn: AuditFn,
 ) -> list[ControlResult]:
-    audit = run_audit(scratch, threshold)
+    audit = audit_fn(scratch, threshold)
     found = {(p.contained, p.container) for p in audit.findings}
     group_of = {m: g[0] for g in audit.duplicate_groups for m in g}
     cluster_of = {m: i for i, c in enumerate(audit.clusters) for m in c.members}
@@ -246,7 +250,7 @@ def _evaluate(
 
 def _run_in_scratch(
     params: Params, files: list[tuple[str, Path | str]], controls: list[dict[str, Any]],
-    source: str, threshold: float,
+    source: str, threshold: float, audit_fn: AuditFn,
 ) -> list[ControlResult]:
     with tempfile.TemporaryDirectory(prefix="auditor-controls-") as tmp:
         where: dict[str, Path] = {}
@@ -266,7 +270,7 @@ def _run_in_scratch(
             bad = [p for p in r.problems]
             if bad:
                 raise UsageError(f"control documents could not be ingested: {bad}")
-            return _evaluate(scratch, controls, where, source, threshold)
+            return _evaluate(scratch, controls, where, source, threshold, audit_fn)
 
 
 def run_controls(
@@ -276,8 +280,13 @@ def run_controls(
     directory: Path | None = None,
     seed: int = 0,
     corpus: bool = True,
+    audit: AuditFn = run_audit,
 ) -> ControlsResult:
-    """Run the fixture controls and the corpus-drawn controls with the store's parameters."""
+    """Run the fixture controls and the corpus-drawn controls with the store's parameters.
+
+    :param audit: the engine's audit function (``run_audit``, or the Spark engine's), so the
+        controls go through the same engine as the corpus.
+    """
     params = store.params
     directory = directory or default_controls_dir()
     results: list[ControlResult] = []
@@ -285,12 +294,13 @@ def run_controls(
         raise UsageError("no controls directory: set AUDITOR_CONTROLS or run from a source checkout")
     manifest = load_manifest(directory)
     names = sorted({c["contained"] for c in manifest} | {c["container"] for c in manifest})
-    results += _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture", threshold)
+    results += _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",
+                               threshold, audit)
     note = ""
     if corpus:
         files, controls, note = corpus_controls(store, seed)
         if controls:
-            results += _run_in_scratch(params, list(files), controls, "corpus", threshold)
+            results += _run_in_scratch(params, list(files), controls, "corpus", threshold, audit)
         elif note.startswith("FAIL"):
             results.append(ControlResult(
                 name="corpus-embedded", kind="embedded", source="corpus", contained="-",

@@ -6,6 +6,7 @@ REFUSED and holds only the control table, and the caller gets ``refused=True`` (
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from typing import Any
 from auditor import render
 from auditor.audit import run_audit
 from auditor.controls import run_controls
+from auditor.errors import UsageError
 from auditor.index import build_index
 from auditor.report import build_report, differences, digest, load, run_block, write_json
 from auditor.store import Store, now
@@ -42,12 +44,26 @@ def compute(
     only: set[int] | None = None,
     scope: dict[str, Any] | None = None,
     run: dict[str, Any] | None = None,
+    engine: str = "sqlite",
+    master: str = "local[*]",
+    workdir: Path | None = None,
 ) -> dict[str, Any]:
-    """The report for the store as it is now (no files written)."""
+    """The report for the store as it is now (no files written).
+
+    ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
+    identical by construction, and the report's manifest names the engine.
+    """
     build_index(store)
-    controls = run_controls(store, threshold, directory=controls_dir, seed=seed)
-    audit = run_audit(store, threshold, only=only) if controls.passed else None
-    return build_report(store, threshold, controls, audit, run or {}, scope=scope)
+    audit_fn = run_audit
+    if engine == "spark":
+        from auditor.spark_engine import run_audit_spark
+
+        audit_fn = functools.partial(run_audit_spark, master=master, workdir=workdir)
+    elif engine != "sqlite":
+        raise UsageError(f"unknown engine {engine!r}; expected sqlite or spark")
+    controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn)
+    audit = audit_fn(store, threshold, only=only) if controls.passed else None
+    return build_report(store, threshold, controls, audit, run or {}, scope=scope, engine=engine)
 
 
 def audit_job(
@@ -62,10 +78,14 @@ def audit_job(
     kind: str = "audit",
     command: str = "",
     reports_root: Path = DEFAULT_REPORTS,
+    engine: str = "sqlite",
+    master: str = "local[*]",
+    workdir: Path | None = None,
 ) -> Outcome:
     """Run the whole audit and write ``report.json``, ``report.md`` and ``report.html``."""
     started = datetime.now(UTC)
-    report = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only, scope=scope)
+    report = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only, scope=scope,
+                     engine=engine, master=master, workdir=workdir)
     run_id = base = f"{started:%Y%m%dT%H%M%SZ}-{report['digest'][:8]}"
     n = 1
     while store.scalar("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)):
@@ -130,7 +150,8 @@ def verify(report_dir: Path, store: Store) -> Verification:
     seed = report["manifest"]["controls"].get("seed") or 0
     if problems and any(p.startswith("parameter") for p in problems):
         return Verification(False, str(report.get("digest")), content, "", problems)
-    again = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope)
+    again = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope,
+                    engine=report["manifest"].get("engine", "sqlite"))
     if again["digest"] != report.get("digest"):
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
             problems.append("the corpus changed: " + "; ".join(
