@@ -35,7 +35,7 @@ from auditor.store import Store
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
 
 
-@dataclass
+@dataclass(slots=True)
 class Span:
     start: int  # character offsets in the container's stored text
     end: int
@@ -51,7 +51,7 @@ class Span:
         return d
 
 
-@dataclass
+@dataclass(slots=True)
 class Pair:
     contained: int
     container: int

@@ -48,9 +48,22 @@ def _fold(piece: str) -> str:
 
 
 def _fold_text(text: str) -> str:
+    """``_fold(text)``, computed piece by piece: mostly-ASCII text (curly quotes in English
+    prose) folds only its non-ASCII runs, each with the ASCII character before it (NFKC never
+    composes across an ASCII character, so the result is the same)."""
     if text.isascii():
         return text.lower()
-    return _fold(text)
+    out: list[str] = []
+    pos = 0
+    for m in _NON_ASCII_RUN.finditer(text):
+        a, b = m.start(), m.end()
+        if a > pos:
+            a -= 1
+            out.append(text[pos:a].lower())
+        out.append(_fold(text[a:b]))
+        pos = b
+    out.append(text[pos:].lower())
+    return "".join(out)
 
 
 def _to_hyphen(text: str) -> str:

@@ -67,7 +67,7 @@ def prefix_length(n: int, threshold: float, z: float = Z95) -> int:
     return n - min_hits(n, threshold, z) + 1 if n > 0 else 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Estimate:
     sampled: int
     hits: int

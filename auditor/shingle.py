@@ -49,25 +49,29 @@ class Params:
 DEFAULT_PARAMS = Params()
 
 
+class _Hashes(dict):
+    """word -> xxh3_64(word, seed); a missing word is hashed once, on first lookup."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+
+    def __missing__(self, word: bytes) -> int:
+        h = self[word] = xxhash.xxh3_64_intdigest(word, self.seed)
+        return h
+
+
 class WordHasher:
     """Hashes words with xxh3_64, remembering each distinct word (corpora reuse few words)."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._cache: dict[bytes, int] = {}
+        self._cache = _Hashes(seed)
 
     def __call__(self, words: Sequence[bytes]) -> np.ndarray:
-        cache = self._cache
-        missing = set(words).difference(cache)
-        if missing:
-            h = xxhash.xxh3_64_intdigest
-            seed = self.seed
-            for w in missing:
-                cache[w] = h(w, seed)
-            if len(cache) > 2_000_000:  # a pathological vocabulary; start again
-                self._cache = {w: cache[w] for w in missing}
-                cache = self._cache
-        return np.fromiter(map(cache.__getitem__, words), dtype=np.uint64, count=len(words))
+        if len(self._cache) > 2_000_000:  # a pathological vocabulary; start again
+            self._cache = _Hashes(self.seed)
+        return np.fromiter(map(self._cache.__getitem__, words), dtype=np.uint64, count=len(words))
 
 
 def combine(word_hashes: np.ndarray, k: int) -> np.ndarray:

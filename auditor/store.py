@@ -11,6 +11,7 @@ leaves each file either fully stored or not at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -18,8 +19,6 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import sqlite_utils
 
 from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
 from auditor.shingle import DEFAULT_PARAMS, Params
@@ -183,7 +182,17 @@ class Store:
         version = int(self.meta("schema_version") or 0)
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: schema version {version}, this auditor needs {SCHEMA_VERSION}")
-        self.db = sqlite_utils.Database(self.conn)
+
+    @functools.cached_property
+    def db(self) -> Any:
+        """The same connection as a ``sqlite_utils.Database``, for ad hoc queries and exports.
+
+        Imported on first use: sqlite-utils pulls in optional heavy modules (pandas, when
+        installed), which the command line does not need to start.
+        """
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def _has_schema(self) -> bool:
         """Readers open an existing store without taking the write lock."""

@@ -62,3 +62,17 @@ def test_offset_path_gives_the_same_words(t):
 def test_ascii_offsets_point_at_the_words(t):
     starts, ends = word_offsets(t)
     assert [words(t[a:b]) for a, b in zip(starts, ends, strict=True)] == [[w] for w in words(t)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_text)
+def test_piecewise_folding_equals_folding_the_whole_text(t):
+    """The fast path folds only non-ASCII runs; the definition folds the whole text."""
+    import re
+    import unicodedata
+
+    whole = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", t).casefold())
+    for ch in "\u00ad\u2010\u2011":
+        whole = whole.replace(ch, "-")
+    joined = re.sub(r"(?<=[^\W_])-(?:[ \t]*[\n\r\f\v\x1c-\x1e\x85\u2028\u2029]\s*)?(?=[^\W_])", "", whole)
+    assert words(t) == re.findall(r"[^\W_]+", joined)
