@@ -21,8 +21,13 @@ takes part, and the group is reported once.
 from __future__ import annotations
 
 import bisect
+import os
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -272,16 +277,84 @@ def not_auditable(store: Store, params: Params) -> list[dict[str, Any]]:
     return out
 
 
+def _exact_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[float]:
+    """Exact containment of each (contained, container) pair over all shingles."""
+    cache = ShingleCache(store, params)
+    out = []
+    for a, b in pairs:
+        _, all_b = cache.get(b)
+        _, all_a = cache.get(a)
+        out.append(len(np.intersect1d(all_a, all_b, assume_unique=True)) / len(all_a) if len(all_a) else 0.0)
+    return out
+
+
+def _spans_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
+    """Where each contained document lies in its container."""
+    cache = ShingleCache(store, params)
+    offsets: dict[int, tuple[list[int], list[int]]] = {}
+    out = []
+    for a, b in pairs:
+        seq_b, _ = cache.get(b)
+        _, all_a = cache.get(a)
+        text = store.text(b)
+        if b not in offsets:
+            offsets.clear()  # pairs come sorted by container: keep one
+            offsets[b] = word_offsets(text)
+        out.append(locate(seq_b, all_a, text, params.k, store.document(b)["page_offsets"],
+                          offsets=offsets[b]))
+    return out
+
+
+_WORK: dict[str, Callable[[Store, Params, list[tuple[int, int]]], list[Any]]] = {
+    "exact": _exact_of, "spans": _spans_of,
+}
+
+
+def _worker(args: tuple[str, Params, str, list[tuple[int, int]]]) -> list[Any]:
+    db, params, kind, pairs = args
+    with Store(db, create=False) as store:
+        return _WORK[kind](store, params, pairs)
+
+
+PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more than it saves
+
+
+def _per_container(
+    store: Store, params: Params, kind: str, pairs: list[tuple[int, int]], pool: ProcessPoolExecutor | None,
+) -> list[Any]:
+    """``_WORK[kind]`` over (contained, container) pairs sorted by container, in pair order.
+
+    Re-shingling the documents of candidate pairs is an index build's worth of work on a corpus
+    of filings; with a pool, each process takes whole containers, so each is shingled once.
+    """
+    if pool is None or len(pairs) < 2:
+        return _WORK[kind](store, params, pairs)
+    groups: list[list[tuple[int, int]]] = []
+    for pair in pairs:
+        if groups and groups[-1][-1][1] == pair[1]:
+            groups[-1].append(pair)
+        else:
+            groups.append([pair])
+    chunks: list[list[tuple[int, int]]] = [[] for _ in range(min(len(groups), 8))]
+    for i, g in enumerate(groups):
+        chunks[i % len(chunks)].extend(g)
+    results = pool.map(_worker, [(str(store.path), params, kind, c) for c in chunks])
+    value = {pair: x for c, r in zip(chunks, results, strict=True) for pair, x in zip(c, r, strict=True)}
+    return [value[p] for p in pairs]
+
+
 def run_audit(
     store: Store,
     threshold: float = 0.8,
     *,
     only: set[int] | None = None,
+    workers: int = 0,
 ) -> AuditResult:
     """Score every document against every other; see the module docstring.
 
     :param only: keep only pairs where the contained or the container document is in this set
         (a new batch against the corpus and itself).
+    :param workers: processes for exact verification of large audits (0: one per core).
     """
     params = store.params
     index = SampledIndex.load(store)
@@ -304,33 +377,29 @@ def run_audit(
             else:
                 scores.append(est.estimate)
 
-    cache = ShingleCache(store, params)
-    verified, below = [], []
-    for p in sorted(pairs, key=lambda p: (p.container, p.contained)):
-        _, all_b = cache.get(p.container)
-        _, all_a = cache.get(p.contained)
-        inter = len(np.intersect1d(all_a, all_b, assume_unique=True))
-        p.exact = inter / len(all_a) if len(all_a) else 0.0
-        scores.append(p.exact)
-        (verified if p.exact >= threshold else below).append(p)
-    clusters = mutual_clusters(verified)
-    in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
-    findings = []
-    offsets: dict[int, tuple[list[int], list[int]]] = {}
-    for p in verified:
-        c = in_cluster.get(p.contained)
-        if c is not None and c == in_cluster.get(p.container):
-            clusters[c].add(p)
-            continue
-        seq_b, _ = cache.get(p.container)
-        _, all_a = cache.get(p.contained)
-        doc = store.document(p.container)
-        text = store.text(p.container)
-        if p.container not in offsets:
-            offsets.clear()  # pairs come sorted by container: keep one
-            offsets[p.container] = word_offsets(text)
-        p.spans = locate(seq_b, all_a, text, params.k, doc["page_offsets"], offsets=offsets[p.container])
-        findings.append(p)
+    pairs.sort(key=lambda p: (p.container, p.contained))
+    n_workers = workers or min(2, os.cpu_count() or 1)
+    parallel = n_workers > 1 and len(pairs) >= PARALLEL_MIN_PAIRS
+    with (ProcessPoolExecutor(max_workers=n_workers, mp_context=get_context("spawn")) if parallel
+          else nullcontext()) as pool:
+        exact = _per_container(store, params, "exact", [(p.contained, p.container) for p in pairs], pool)
+        verified, below = [], []
+        for p, x in zip(pairs, exact, strict=True):
+            p.exact = x
+            scores.append(x)
+            (verified if x >= threshold else below).append(p)
+        clusters = mutual_clusters(verified)
+        in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
+        findings = []
+        for p in verified:
+            c = in_cluster.get(p.contained)
+            if c is not None and c == in_cluster.get(p.container):
+                clusters[c].add(p)
+            else:
+                findings.append(p)
+        spans = _per_container(store, params, "spans", [(p.contained, p.container) for p in findings], pool)
+        for p, sp in zip(findings, spans, strict=True):
+            p.spans = sp
     findings.sort(key=lambda p: (p.contained, p.container))
     below.sort(key=lambda p: (p.contained, p.container))
     na = not_auditable(store, params)

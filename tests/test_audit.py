@@ -222,3 +222,15 @@ def test_index_refuses_other_parameters_until_rebuilt(corpus):
     assert r.rebuilt and r.total == before and store.params.k == 4
     build_index(store, Params(), rebuild=True)
     assert store.params == Params()
+
+
+def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
+    import auditor.audit
+
+    store, _ = corpus
+    one = run_audit(store, 0.8, workers=1)
+    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_PAIRS", 1)
+    two = run_audit(store, 0.8, workers=2)
+    key = lambda r: [(p.contained, p.container, p.exact, p.estimate, [s.as_dict() for s in p.spans])  # noqa: E731
+                     for p in r.findings + r.verified_below]
+    assert key(one) == key(two) and len(one.findings) >= 3
