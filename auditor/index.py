@@ -1,4 +1,4 @@
-"""Build the sampled shingle index of stored documents.
+"""The sampled shingle index: what one document contributes, and building it for stored ones.
 
 Ingest already indexes each new document in the same transaction that stores it; this module
 brings the index up to date otherwise: documents stored without an entry, or a rebuild under
@@ -8,15 +8,17 @@ entries were made with the stored parameters, or the index is rebuilt from scrat
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
+from typing import Any
 
-from auditor.ingest import prepare_text, write_index_rows
-from auditor.shingle import Params, WordHasher
+from auditor.normalize import words_bytes
+from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
 
 
@@ -27,6 +29,30 @@ class IndexResult:
     total: int  # documents in the index
     postings: int
     rebuilt: bool
+
+
+def prepare_text(
+    text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
+) -> dict[str, Any]:
+    """Word count, normalised-text fingerprint and sampled shingles of one text."""
+    wb = words_bytes(text)
+    seq = combine(hasher(wb), params.k)
+    every = distinct(seq)
+    return {
+        "n_words": len(wb),
+        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb and fingerprint else None,
+        "n_shingles": len(every),
+        "sampled": sample(every, params.modulus).tobytes(),
+    }
+
+
+def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
+    """The document's index entry (inside the caller's transaction)."""
+    store.conn.execute(
+        "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
+        " VALUES (?,?,?,?,?)",
+        (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
+    )
 
 
 def _work(args: tuple[str, list[int], Params]) -> list[tuple[int, dict]]:

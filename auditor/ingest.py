@@ -33,8 +33,8 @@ from typing import Any
 from auditor import __version__
 from auditor.errors import ExtractionError
 from auditor.extract import Extracted, Limits, extract_bytes
-from auditor.normalize import words_bytes
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.index import prepare_text, write_index_rows
+from auditor.shingle import Params, WordHasher
 from auditor.store import Store, now
 
 
@@ -115,21 +115,6 @@ def _sha256_file(path: Path) -> str:
 
 
 # -- preparing (in workers) ----------------------------------------------------------------
-
-def prepare_text(
-    text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
-) -> dict[str, Any]:
-    """Word count, normalised-text fingerprint and sampled shingles of one text."""
-    wb = words_bytes(text)
-    seq = combine(hasher(wb), params.k)
-    every = distinct(seq)
-    return {
-        "n_words": len(wb),
-        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb and fingerprint else None,
-        "n_shingles": len(every),
-        "sampled": sample(every, params.modulus).tobytes(),
-    }
-
 
 def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher) -> dict[str, Any]:
     doc: dict[str, Any] = {
@@ -231,15 +216,6 @@ def _store_doc(
         ),
     )
     return doc_id, created
-
-
-def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
-    """The document's index entry (inside the caller's transaction)."""
-    store.conn.execute(
-        "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
-        " VALUES (?,?,?,?,?)",
-        (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
-    )
 
 
 def _record_failure(
