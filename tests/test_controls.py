@@ -53,8 +53,8 @@ def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
 
 def _drop_every_word(monkeypatch):
     import auditor.audit
-    import auditor.ingest
-    monkeypatch.setattr(auditor.ingest, "words_bytes", lambda text: [])
+    import auditor.index
+    monkeypatch.setattr(auditor.index, "words_bytes", lambda text: [])
     monkeypatch.setattr(auditor.audit, "words_bytes", lambda text: [])
 
 
