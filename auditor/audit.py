@@ -329,18 +329,21 @@ def _per_container(
     """
     if pool is None or len(pairs) < 2:
         return _WORK[kind](store, params, pairs)
-    groups: list[list[tuple[int, int]]] = []
-    for pair in pairs:
-        if groups and groups[-1][-1][1] == pair[1]:
-            groups[-1].append(pair)
+    groups: list[list[int]] = []  # positions in ``pairs``, one list per container
+    for i, pair in enumerate(pairs):
+        if groups and pairs[groups[-1][-1]][1] == pair[1]:
+            groups[-1].append(i)
         else:
-            groups.append([pair])
-    chunks: list[list[tuple[int, int]]] = [[] for _ in range(min(len(groups), 8))]
-    for i, g in enumerate(groups):
-        chunks[i % len(chunks)].extend(g)
-    results = pool.map(_worker, [(str(store.path), params, kind, c) for c in chunks])
-    value = {pair: x for c, r in zip(chunks, results, strict=True) for pair, x in zip(c, r, strict=True)}
-    return [value[p] for p in pairs]
+            groups.append([i])
+    chunks: list[list[int]] = [[] for _ in range(min(len(groups), 8))]
+    for n, g in enumerate(groups):
+        chunks[n % len(chunks)].extend(g)
+    out: list[Any] = [None] * len(pairs)
+    results = pool.map(_worker, [(str(store.path), params, kind, [pairs[i] for i in c]) for c in chunks])
+    for c, r in zip(chunks, results, strict=True):
+        for i, x in zip(c, r, strict=True):
+            out[i] = x
+    return out
 
 
 def run_audit(
