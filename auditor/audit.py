@@ -103,6 +103,22 @@ class Cluster:
         self.high = max(self.high, p.containment)
 
 
+def fold_clusters(verified: list[Pair]) -> tuple[list[Cluster], list[Pair]]:
+    """(clusters, the findings left): a pair is folded into its cluster only when both of its
+    directions were verified; a one-way containment between members stays a finding."""
+    clusters = mutual_clusters(verified)
+    in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
+    have = {(p.contained, p.container) for p in verified}
+    findings = []
+    for p in verified:
+        c = in_cluster.get(p.contained)
+        if c is not None and c == in_cluster.get(p.container) and (p.container, p.contained) in have:
+            clusters[c].add(p)
+        else:
+            findings.append(p)
+    return clusters, findings
+
+
 def mutual_clusters(verified: list[Pair], min_size: int = 3) -> list[Cluster]:
     """Connected components of mutual containment (A in B and B in A) with ``min_size`` members."""
     have = {(p.contained, p.container) for p in verified}
@@ -232,9 +248,11 @@ def locate(
     breaks = np.flatnonzero(np.diff(pos) > k + SPAN_GAP_WORDS)
     firsts = np.concatenate(([0], breaks + 1))
     lasts = np.concatenate((breaks, [len(pos) - 1]))
-    floor = max(3, int(min_share * len(contained)))
     runs = [(int(pos[a]), int(pos[b]) + k - 1, int(b - a + 1)) for a, b in zip(firsts, lasts, strict=True)
-            if b - a + 1 >= floor]
+            if b - a + 1 >= 3]
+    big = [r for r in runs if r[2] >= min_share * len(contained)]
+    if sum(r[2] for r in big) >= 0.5 * sum(r[2] for r in runs):
+        runs = big  # stray boilerplate matches elsewhere in the container are not locations
     if not runs:
         return []
     starts, ends = offsets or word_offsets(text)
@@ -391,15 +409,7 @@ def run_audit(
             p.exact = x
             scores.append(x)
             (verified if x >= threshold else below).append(p)
-        clusters = mutual_clusters(verified)
-        in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
-        findings = []
-        for p in verified:
-            c = in_cluster.get(p.contained)
-            if c is not None and c == in_cluster.get(p.container):
-                clusters[c].add(p)
-            else:
-                findings.append(p)
+        clusters, findings = fold_clusters(verified)
         spans = _per_container(store, params, "spans", [(p.contained, p.container) for p in findings], pool)
         for p, sp in zip(findings, spans, strict=True):
             p.spans = sp

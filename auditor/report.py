@@ -174,7 +174,7 @@ def build_report(
         ]
         report["failed_inputs"] = [
             {**r, "part": r["part"] or None} for r in store.rows(
-                "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part")
+                "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part, sha256, id")
         ]
         report["score_distribution"] = _histogram(audit.scores)
         report["summary"] = {

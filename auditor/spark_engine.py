@@ -49,8 +49,8 @@ from auditor.audit import (
     Pair,
     ShingleCache,
     duplicate_groups,
+    fold_clusters,
     locate,
-    mutual_clusters,
     not_auditable,
 )
 from auditor.errors import UsageError
@@ -408,16 +408,11 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
         scores.append(p.exact)
         (verified if p.exact >= threshold else below).append(p)
 
-    clusters = mutual_clusters(verified)
-    in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
+    clusters, to_locate = fold_clusters(verified)
     cache = ShingleCache(cast(Store, src), params)
     findings = []
     offsets: dict[int, tuple[list[int], list[int]]] = {}
-    for p in verified:  # sorted by container, as in run_audit
-        c = in_cluster.get(p.contained)
-        if c is not None and c == in_cluster.get(p.container):
-            clusters[c].add(p)
-            continue
+    for p in to_locate:  # sorted by container, as in run_audit
         seq_b, _ = cache.get(p.container)
         _, all_a = cache.get(p.contained)
         text = src.text(p.container)

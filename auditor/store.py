@@ -221,7 +221,8 @@ class Store:
         try:
             yield self.conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
+                self.conn.execute("ROLLBACK")
             raise
         else:
             self.conn.execute("COMMIT")

@@ -234,3 +234,20 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     key = lambda r: [(p.contained, p.container, p.exact, p.estimate, [s.as_dict() for s in p.spans])  # noqa: E731
                      for p in r.findings + r.verified_below]
     assert key(one) == key(two) and len(one.findings) >= 3
+
+
+def test_a_document_quoted_in_pieces_is_still_located(docs):
+    from auditor.audit import locate
+
+    words = docs["contract"].split()
+    filler = synth.contract(999, 20_000).split()
+    pieces, f = [], 0
+    for i in range(0, len(words), 150):
+        pieces += words[i:i + 150] + filler[f:f + 40]
+        f += 40
+    container = " ".join(pieces)
+    hasher = WordHasher(Params().seed)
+    seq = combine(hasher(words_bytes(container)), 5)
+    spans = locate(seq, all_shingles(docs["contract"]), container, 5)
+    assert len(spans) >= 10  # one per quoted piece, give or take merged neighbours
+    assert sum(s.shingles for s in spans) > 0.8 * len(all_shingles(docs["contract"]))
