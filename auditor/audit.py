@@ -374,10 +374,15 @@ def run_audit(
     """Score every document against every other; see the module docstring.
 
     :param only: keep only pairs where the contained or the container document is in this set
-        (a new batch against the corpus and itself).
+        (a new batch against the corpus and itself); a document in it that duplicates another
+        is represented by the first of its group, as everywhere in the audit.
     :param workers: processes for exact verification of large audits (0: one per core).
     """
     params = store.params
+    if only is not None:  # a duplicate takes part through the first document of its group
+        only = set(only) | {r[0] for r in store.conn.execute(
+            "SELECT DISTINCT duplicate_of FROM documents WHERE duplicate_of IS NOT NULL AND id IN"
+            f" ({','.join('?' * len(only))})", sorted(only))} if only else set()
     index = SampledIndex.load(store)
     pos_of = {int(d): i for i, d in enumerate(index.doc_ids)}
     only_pos = None if only is None else np.array(sorted(pos_of[d] for d in only if d in pos_of), dtype=np.int64)

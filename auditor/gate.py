@@ -488,6 +488,19 @@ class BatchView:
     def first_sighting(self, doc_id: int) -> Sighting:
         return next(s for s in self.sightings if s.doc_id == doc_id)
 
+    def stands_for(self, store: Store) -> dict[int, list[int]]:
+        """Audited document -> the new documents it stands for.
+
+        The audit takes part with the first document of each exact-duplicate group, which may be
+        a corpus document (a new copy, or a file revised only in its layout); its findings are
+        the new copy's findings too.
+        """
+        out: dict[int, list[int]] = {}
+        for doc_id in sorted(self.new_ids):
+            rep = store.scalar("SELECT coalesce(duplicate_of, id) FROM documents WHERE id = ?", (doc_id,))
+            out.setdefault(int(rep), []).append(doc_id)
+        return out
+
 
 def _resolved(path: str) -> str:
     return str(Path(path).expanduser().resolve())  # as ingest records it
@@ -659,25 +672,30 @@ def containment_findings(store: Store, view: BatchView, report: dict[str, Any],
                          loc: _Locator) -> list[Finding]:
     """The report's findings that involve a new document, classified by which side is new."""
     new = view.new_ids
+    stands = view.stands_for(store)
     out = []
     for rf in report.get("findings", []):
         a, b = int(rf["contained"]["doc_id"]), int(rf["container"]["doc_id"])
-        kind = classify_pair(a in new, b in new)
-        if kind is None:
+        if stands.get(a):
+            cases = [(x, b, True) for x in stands[a]]
+        elif stands.get(b):
+            cases = [(a, y, False) for y in stands[b]]
+        else:
             continue
-        new_is_contained = a in new
-        s = view.first_sighting(a if new_is_contained else b)
-        other_id = b if new_is_contained else a
-        if other_id in view.withdrawn:
-            continue  # the version this change replaces, or a deleted document
-        other = (sighting_provenance(store, view.first_sighting(other_id)) if other_id in new
-                 else corpus_provenance(store, other_id))
-        spans = [{k: v for k, v in sp.items() if k != "excerpt"} for sp in rf.get("spans", [])]
-        f = Finding(kind, sighting_provenance(store, s), other, new_is_contained,
-                    float(rf["containment"]), "containment", spans,
-                    excerpt=(_main_span(rf.get("spans", [])) or {}).get("excerpt"))
-        loc.locate(f, s, None if new_is_contained else _main_span(spans))
-        out.append(f)
+        for ca, cb, new_is_contained in cases:
+            kind = classify_pair(ca in new, cb in new)
+            other_id = cb if new_is_contained else ca
+            if kind is None or other_id in view.withdrawn:
+                continue  # the version this change replaces, or a deleted document
+            s = view.first_sighting(ca if new_is_contained else cb)
+            other = (sighting_provenance(store, view.first_sighting(other_id)) if other_id in new
+                     else corpus_provenance(store, other_id))
+            spans = [{k: v for k, v in sp.items() if k != "excerpt"} for sp in rf.get("spans", [])]
+            f = Finding(kind, sighting_provenance(store, s), other, new_is_contained,
+                        float(rf["containment"]), "containment", spans,
+                        excerpt=(_main_span(rf.get("spans", [])) or {}).get("excerpt"))
+            loc.locate(f, s, None if new_is_contained else _main_span(spans))
+            out.append(f)
     return out
 
 
@@ -691,10 +709,11 @@ def cluster_findings(store: Store, view: BatchView, report: dict[str, Any], loc:
     from auditor.query import compare
 
     new = view.new_ids
+    stands = view.stands_for(store)
     out = []
     for c in report.get("near_duplicate_clusters", []):
         ids = [int(m["doc_id"]) for m in c.get("members", [])]
-        fresh = [i for i in ids if i in new]
+        fresh = sorted({x for i in ids for x in stands.get(i, [])})
         corpus = [i for i in ids if i not in new and i not in view.withdrawn]
         if not fresh:
             continue

@@ -403,6 +403,7 @@ def test_kinds_within_batch_exact_duplicate_corpus_in_new_and_edgar_parts(root, 
     assert ("corpus-in-new", f"{b}/annual.txt", "corpus/b.txt", "warning") in got
     assert ("exact-duplicate", f"{b}/c-copy.txt", "corpus/c.txt", "warning") in got
     assert ("new-in-corpus", f"{b}/q.txt#2", "corpus/c.txt", "warning") in got
+    assert ("within-batch", f"{b}/c-copy.txt", f"{b}/q.txt#2", "error") in got
     assert not [f for f in g["findings"] if f["kind"] == "exact-duplicate" and f["new"]["path"].endswith(".pdf")]
     dup = next(f for f in g["findings"] if f["kind"] == "exact-duplicate")
     assert dup["match"] == "identical normalised text"
@@ -423,7 +424,9 @@ def test_kinds_within_batch_exact_duplicate_corpus_in_new_and_edgar_parts(root, 
     suite = junit(root / "out-kinds" / "junit.xml")
     names = [c.get("name") for c in suite.findall("testcase") if c.get("classname") == g["batch"]]
     assert f"{b}/q.txt" in names and f"{b}/q.txt#1" in names and f"{b}/q.txt#2" in names
-    assert int(suite.get("failures")) == 3  # h and h-retyped (each contains the other), the second PDF
+    # h and h-retyped (each contains the other), the second PDF, and c-copy: its text (the corpus's
+    # c.txt, which the audit takes part with) is inside the new reformatted exhibit q.txt#2
+    assert int(suite.get("failures")) == 4
 
 
 def test_a_revised_or_renamed_file_is_not_compared_with_the_version_it_replaces(tmp_path, docs):
@@ -548,3 +551,30 @@ def test_fail_on_classification_and_summary_cap():
     cut = fit_summary(text, 5_000, "summary.md")
     assert len(cut.encode()) <= 5_000 and cut.endswith("the full summary is in summary.md.\n")
     assert fit_summary("short\n", 5_000) == "short\n"
+
+
+def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, docs):
+    """A new copy whose normalised text equals a corpus document's is audited through that
+    document (the first of the group): its containment in a corpus filing is still a finding,
+    also when the copy is the corpus file itself re-saved in place."""
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "a.txt").write_text(docs["A"])
+    (tmp_path / "documents" / "filing.txt").write_text(synth.filing(61, 40_000, exhibits=[docs["A"]])[0])
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with Store(tmp_path / "main.db") as store:
+            ingest(store, [Path("documents")], batch="main", workers=1)
+    finally:
+        os.chdir(cwd)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "b.txt").write_text(docs["A"].replace("\n", "\r\n"))
+    r = gate(tmp_path, "--dry-run", "--out", "copy", "--fail-on", "new-in-corpus", "new/b.txt", db="main.db")
+    assert r.returncode == 1, r.stdout + r.stderr
+    got = {(f["kind"], f["new"]["path"], f["other"]["path"]) for f in gate_json(tmp_path / "copy")["findings"]}
+    assert ("new-in-corpus", "new/b.txt", "documents/filing.txt") in got
+    (tmp_path / "documents" / "a.txt").write_text(docs["A"].replace("\n", "\r\n"))  # re-saved in place
+    r = gate(tmp_path, "--dry-run", "--out", "resaved", "documents/a.txt", db="main.db")
+    assert r.returncode == 1, r.stdout + r.stderr
+    got = {(f["kind"], f["new"]["path"], f["other"]["path"]) for f in gate_json(tmp_path / "resaved")["findings"]}
+    assert ("new-in-corpus", "documents/a.txt", "documents/filing.txt") in got
