@@ -525,6 +525,8 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     """Read back from the store what this run's inputs are: new, failed, skipped or known."""
     batch_id = int(store.scalar("SELECT id FROM batches WHERE name = ?", (result.batch,)))
     names = dict(store.conn.execute("SELECT id, name FROM batches").fetchall())
+    # what a gate that did not pass stored is not corpus: it is gated again, whatever the batch
+    ungated = {batch_id} | {r[0] for r in store.conn.execute("SELECT id FROM batches WHERE status = 'gate-failed'")}
 
     def sighting(row: tuple) -> Sighting:
         return Sighting(int(row[0]), row[1], row[2], row[3], row[4], json.loads(row[5] or "{}"), names.get(row[6], ""))
@@ -547,7 +549,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
                     "SELECT code, message, batch_id FROM failures WHERE resolved = ? AND part = ''"
                     " AND sha256 = ? AND status = 'failed' ORDER BY id DESC LIMIT 1", (resolved, sha),
                 ).fetchone()
-                if row and row[2] == batch_id:
+                if row and row[2] in ungated:
                     errors.append({"path": o.path, "part": "", "code": row[0], "message": row[1], "sha256": sha})
                 else:
                     known.append(o.path)
@@ -556,7 +558,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
             f"SELECT {cols} FROM sightings WHERE doc_id = ? AND resolved = ? AND part = ''",
             (o.doc_id, resolved),
         ).fetchone()
-        if row is None or row[6] != batch_id:
+        if row is None or row[6] not in ungated:
             known.append(o.path)
             continue
         sightings.append(sighting(row))
@@ -980,6 +982,10 @@ def run_gate(opts: GateOptions) -> GateResult:
         if status == "PASSED" and any(f.level == "error" for f in findings):
             status = "FAILED"
         documents = _document_rows(store, view, report, findings, cwd)
+        if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
+            with store.write():
+                store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
+                                   ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
 
     g = GateResult(
         status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,

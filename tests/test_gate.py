@@ -578,3 +578,24 @@ def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, do
     assert r.returncode == 1, r.stdout + r.stderr
     got = {(f["kind"], f["new"]["path"], f["other"]["path"]) for f in gate_json(tmp_path / "resaved")["findings"]}
     assert ("new-in-corpus", "documents/a.txt", "documents/filing.txt") in got
+
+
+def test_what_a_failing_gate_stored_is_gated_again_under_another_batch_name(tmp_path, docs):
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "filing.txt").write_text(synth.filing(71, 40_000, exhibits=[docs["B"]])[0])
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with Store(tmp_path / "main.db") as store:
+            ingest(store, [Path("documents")], batch="main", workers=1)
+    finally:
+        os.chdir(cwd)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "b.txt").write_text(docs["B"])
+    (tmp_path / "new" / "y.txt").write_text(docs["E"])
+    first = gate(tmp_path, "--out", "first", "new/b.txt", db="main.db")  # not a dry run: stored
+    assert first.returncode == 1, first.stdout + first.stderr
+    again = gate(tmp_path, "--out", "again", "new/b.txt", "new/y.txt", db="main.db")  # another batch name
+    assert again.returncode == 1, again.stdout + again.stderr
+    got = {(f["kind"], f["new"]["path"]) for f in gate_json(tmp_path / "again")["findings"]}
+    assert ("new-in-corpus", "new/b.txt") in got
