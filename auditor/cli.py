@@ -308,12 +308,14 @@ def out_console_report(r: dict, threshold: float) -> None:
 @cli.command()
 @click.argument("report_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @db_option
-def verify(report_dir, db):
+@click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Fixture controls the audit used (default: the directory its run block records).")
+def verify(report_dir, db, controls_dir):
     """Recompute an audit and check that the report matches it byte for byte (apart from `run`)."""
     from auditor.pipeline import verify as run
 
     with open_store(db) as store:
-        v = run(report_dir, store)
+        v = run(report_dir, store, controls_dir=controls_dir)
     if v.ok:
         out.print(f"verified: {report_dir} matches a fresh audit (digest {v.stored_digest})", highlight=False)
         return

@@ -92,6 +92,8 @@ def audit_job(
         n += 1
         run_id = f"{base}-{n}"
     report["run"] = run_block(run_id, started, command)
+    if controls_dir is not None:
+        report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     directory = Path(out) if out else reports_root / run_id
     write(report, directory)
     _save_run(store, report, kind, directory)
@@ -132,9 +134,16 @@ class Verification:
     problems: list[str]
 
 
-def verify(report_dir: Path, store: Store) -> Verification:
-    """Recompute the audit with the report's parameters and compare it with the report."""
+def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) -> Verification:
+    """Recompute the audit with the report's parameters and compare it with the report.
+
+    The controls come from ``controls_dir``, else the directory the audit used (recorded in its
+    run block), else the default; the manifest's fixtures digest says whether they are the same.
+    """
     report = load(report_dir)
+    recorded = report.get("run", {}).get("controls_dir")
+    if controls_dir is None and recorded and Path(recorded).is_dir():
+        controls_dir = Path(recorded)
     problems = []
     content = digest(report)
     if content != report.get("digest"):
@@ -151,7 +160,7 @@ def verify(report_dir: Path, store: Store) -> Verification:
     if problems and any(p.startswith("parameter") for p in problems):
         return Verification(False, str(report.get("digest")), content, "", problems)
     again = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope,
-                    engine=report["manifest"].get("engine", "sqlite"))
+                    engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir)
     if again["digest"] != report.get("digest"):
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
             problems.append("the corpus changed: " + "; ".join(

@@ -59,6 +59,19 @@ def corpus_digest(store: Store) -> tuple[int, str]:
     return len(rows), h.hexdigest()
 
 
+def _fixtures_digest(directory: Path) -> str | None:
+    """sha256 over the control manifest and every file it names, so a report says which controls."""
+    manifest = directory / "manifest.json"
+    if not manifest.is_file():
+        return None
+    names = sorted({n for c in json.loads(manifest.read_text())["controls"]
+                    for n in (c["contained"], c["container"])})
+    h = hashlib.sha256(manifest.read_bytes())
+    for n in names:
+        h.update(f"\n{n}\t".encode() + hashlib.sha256((directory / n).read_bytes()).hexdigest().encode())
+    return h.hexdigest()
+
+
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for p in KEY_PACKAGES:
@@ -88,6 +101,8 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
         "corpus": {"documents": n, "digest": cdig},
         "controls": {"seed": controls.seed if controls else None,
                      "directory": Path(controls.directory).name if controls and controls.directory else None,
+                     "fixtures_digest": _fixtures_digest(Path(controls.directory))
+                     if controls and controls.directory else None,
                      "note": controls.note if controls else ""},
     }
 

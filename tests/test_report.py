@@ -121,3 +121,23 @@ def test_html_report_escapes_hostile_file_names_and_text(store, tmp_path):
             fenced = not fenced
         elif "<script>alert(1)</script>" in line:
             assert fenced, line
+
+
+def test_verify_uses_the_controls_the_audit_used(audited, tmp_path):
+    import shutil
+
+    from auditor.controls import default_controls_dir
+
+    store, tmp = audited
+    ctl = tmp_path / "my-controls"
+    shutil.copytree(default_controls_dir(), ctl)
+    manifest = json.loads((ctl / "manifest.json").read_text())
+    manifest["controls"] = manifest["controls"][:2]
+    (ctl / "manifest.json").write_text(json.dumps(manifest))
+    o = audit_job(store, 0.8, out=tmp / "ctl", controls_dir=ctl)
+    assert len([c for c in o.report["controls"] if c["source"] == "fixture"]) == 2
+    assert o.report["manifest"]["controls"]["fixtures_digest"]
+    assert verify(tmp / "ctl", store).ok  # the directory recorded in the run block
+    shutil.rmtree(ctl)
+    v = verify(tmp / "ctl", store)  # gone: the default controls are not the ones reported
+    assert not v.ok and any("controls" in p for p in v.problems)
