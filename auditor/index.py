@@ -111,7 +111,7 @@ def build_index(
             done += 1
             if on_progress:
                 on_progress(done, len(ids))
-        _write(store, rows)
+        _write(store, rows, params)
     return IndexResult(
         params=params, indexed=done,
         total=store.scalar("SELECT count(*) FROM index_docs"),
@@ -120,7 +120,8 @@ def build_index(
     )
 
 
-def _write(store: Store, rows: list[tuple[int, dict]]) -> None:
+def _write(store: Store, rows: list[tuple[int, dict]], params: Params) -> None:
     with store.write():
+        store.check_params(params, within_transaction=True)
         for doc_id, d in rows:
             write_index_rows(store, doc_id, d)

@@ -238,10 +238,11 @@ def _record_failure(
 
 
 def _store_prepared(
-    store: Store, task: _Task, result: dict[str, Any], batch_id: int, source: str | None
+    store: Store, task: _Task, result: dict[str, Any], batch_id: int, source: str | None, params: Params
 ) -> FileOutcome:
     out = FileOutcome(path=task.path, status="ok", size=task.size)
     with store.write():
+        store.check_params(params, within_transaction=True)  # an index rebuild may have committed since
         if "error" in result:
             code, message = result["error"]
             _record_failure(store, batch_id=batch_id, status="failed", code=code, message=message,
@@ -407,7 +408,7 @@ def ingest(
                            batch_id=batch_id, task=task, source=source)
             done(FileOutcome(task.path, "duplicate", task.size, doc_id=int(doc_id)))
         else:
-            done(_store_prepared(store, item, next(results), batch_id, source))
+            done(_store_prepared(store, item, next(results), batch_id, source, params))
     _close_batch(store, batch_id, BatchResult(name, outcomes).counts)
     return BatchResult(name, outcomes)
 

@@ -252,10 +252,15 @@ class Store:
     def params(self) -> Params:
         return Params(**json.loads(self.meta("index_params") or "{}"))
 
-    def check_params(self, wanted: Params) -> None:
-        """Refuse to mix an index built with other parameters."""
+    def check_params(self, wanted: Params, *, within_transaction: bool = False) -> None:
+        """Refuse to mix an index built with other parameters.
+
+        ``within_transaction``: the caller is about to write index rows in its open transaction;
+        the stored parameters must be exactly those (another process may have rebuilt the index
+        with others since the caller read them), even when the index is empty.
+        """
         have = self.params
-        if have != wanted and self.scalar("SELECT count(*) FROM index_docs"):
+        if have != wanted and (within_transaction or self.scalar("SELECT count(*) FROM index_docs")):
             diff = {
                 k: (v, wanted.as_dict()[k])
                 for k, v in have.as_dict().items()

@@ -202,3 +202,23 @@ def test_kill_9_then_resume_stores_every_file_exactly_once(tmp_path):
         assert s.scalar("SELECT count(*) FROM texts") == n
         assert s.scalar("SELECT sum(n_sampled) * 8 FROM index_docs") == s.scalar("SELECT sum(length(sampled)) FROM index_docs")
         assert s.scalar("SELECT runs FROM batches WHERE name = 'big'") == 2
+
+
+def test_an_index_rebuilt_meanwhile_with_other_parameters_is_never_mixed(db_path, tmp_path):
+    from dataclasses import replace
+
+    from auditor.errors import IndexMismatch
+    from auditor.shingle import Params
+
+    (tmp_path / "a.txt").write_text(prose(60, 200))
+    with Store(db_path) as s:
+        def rebuilt_elsewhere(files, nbytes):  # another process commits k=7 mid-run
+            other = sqlite3.connect(db_path, isolation_level=None)
+            other.execute("UPDATE meta SET value = ? WHERE key = 'index_params'",
+                          (json.dumps(replace(Params(), k=7).as_dict(), sort_keys=True),))
+            other.close()
+
+        with pytest.raises(IndexMismatch):
+            ingest(s, [tmp_path / "a.txt"], workers=1, on_start=rebuilt_elsewhere)
+        assert s.scalar("SELECT count(*) FROM index_docs") == 0
+        assert s.scalar("SELECT count(*) FROM documents") == 0
