@@ -61,9 +61,13 @@ def compute(
         audit_fn = functools.partial(run_audit_spark, master=master, workdir=workdir)
     elif engine != "sqlite":
         raise UsageError(f"unknown engine {engine!r}; expected sqlite or spark")
-    controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn)
-    audit = audit_fn(store, threshold, only=only) if controls.passed else None
-    return build_report(store, threshold, controls, audit, run or {}, scope=scope, engine=engine)
+    store.conn.execute("BEGIN")  # one read snapshot (WAL) for controls, audit and report
+    try:
+        controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn)
+        audit = audit_fn(store, threshold, only=only) if controls.passed else None
+        return build_report(store, threshold, controls, audit, run or {}, scope=scope, engine=engine)
+    finally:
+        store.conn.execute("COMMIT")
 
 
 def audit_job(
