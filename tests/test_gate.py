@@ -97,6 +97,20 @@ def batch(root: Path, name: str, files: dict[str, str | bytes]) -> str:
     return name
 
 
+def main_store(where: Path, files: dict[str, str]) -> None:
+    """``where/documents/`` with ``files``, ingested into ``where/main.db`` with relative paths."""
+    (where / "documents").mkdir()
+    for name, text in files.items():
+        (where / "documents" / name).write_text(text)
+    cwd = Path.cwd()
+    os.chdir(where)
+    try:
+        with Store(where / "main.db") as store:
+            ingest(store, [Path("documents")], batch="main", workers=1)
+    finally:
+        os.chdir(cwd)
+
+
 def junit(path: Path) -> ET.Element:
     suites = ET.parse(path).getroot()
     assert suites.tag == "testsuites"
@@ -431,17 +445,7 @@ def test_kinds_within_batch_exact_duplicate_corpus_in_new_and_edgar_parts(root, 
 
 def test_a_revised_or_renamed_file_is_not_compared_with_the_version_it_replaces(tmp_path, docs):
     """A pull request edits a document in place and renames another: neither is a duplicate."""
-    (tmp_path / "documents").mkdir()
-    (tmp_path / "documents" / "lease.txt").write_text(docs["D"])
-    (tmp_path / "documents" / "credit.txt").write_text(docs["E"])
-    (tmp_path / "documents" / "filing.txt").write_text(synth.filing(51, 40_000)[0])
-    cwd = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        with Store(tmp_path / "main.db") as store:
-            ingest(store, [Path("documents")], batch="main", workers=1)
-    finally:
-        os.chdir(cwd)
+    main_store(tmp_path, {"lease.txt": docs["D"], "credit.txt": docs["E"], "filing.txt": synth.filing(51, 40_000)[0]})
     (tmp_path / "documents" / "lease.txt").write_text(synth.reformat(docs["D"], 12))  # edited in place
     (tmp_path / "documents" / "credit.txt").rename(tmp_path / "documents" / "credit-2024.txt")
     (tmp_path / "deleted.txt").write_text("documents/credit.txt\n")
@@ -557,16 +561,7 @@ def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, do
     """A new copy whose normalised text equals a corpus document's is audited through that
     document (the first of the group): its containment in a corpus filing is still a finding,
     also when the copy is the corpus file itself re-saved in place."""
-    (tmp_path / "documents").mkdir()
-    (tmp_path / "documents" / "a.txt").write_text(docs["A"])
-    (tmp_path / "documents" / "filing.txt").write_text(synth.filing(61, 40_000, exhibits=[docs["A"]])[0])
-    cwd = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        with Store(tmp_path / "main.db") as store:
-            ingest(store, [Path("documents")], batch="main", workers=1)
-    finally:
-        os.chdir(cwd)
+    main_store(tmp_path, {"a.txt": docs["A"], "filing.txt": synth.filing(61, 40_000, exhibits=[docs["A"]])[0]})
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "b.txt").write_text(docs["A"].replace("\n", "\r\n"))
     r = gate(tmp_path, "--dry-run", "--out", "copy", "--fail-on", "new-in-corpus", "new/b.txt", db="main.db")
@@ -581,15 +576,7 @@ def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, do
 
 
 def test_what_a_failing_gate_stored_is_gated_again_under_another_batch_name(tmp_path, docs):
-    (tmp_path / "documents").mkdir()
-    (tmp_path / "documents" / "filing.txt").write_text(synth.filing(71, 40_000, exhibits=[docs["B"]])[0])
-    cwd = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        with Store(tmp_path / "main.db") as store:
-            ingest(store, [Path("documents")], batch="main", workers=1)
-    finally:
-        os.chdir(cwd)
+    main_store(tmp_path, {"filing.txt": synth.filing(71, 40_000, exhibits=[docs["B"]])[0]})
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "b.txt").write_text(docs["B"])
     (tmp_path / "new" / "y.txt").write_text(docs["E"])
