@@ -306,7 +306,7 @@ def _exact_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> lis
     return out
 
 
-def _spans_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
+def locate_pairs(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
     """Where each contained document lies in its container."""
     cache = ShingleCache(store, params)
     offsets: dict[int, tuple[list[int], list[int]]] = {}
@@ -324,7 +324,7 @@ def _spans_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> lis
 
 
 _WORK: dict[str, Callable[[Store, Params, list[tuple[int, int]]], list[Any]]] = {
-    "exact": _exact_of, "spans": _spans_of,
+    "exact": _exact_of, "spans": locate_pairs,
 }
 
 

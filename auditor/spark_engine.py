@@ -47,14 +47,13 @@ import numpy as np
 from auditor.audit import (
     AuditResult,
     Pair,
-    ShingleCache,
     duplicate_groups,
     fold_clusters,
-    locate,
+    locate_pairs,
     not_auditable,
 )
 from auditor.errors import UsageError
-from auditor.normalize import word_offsets, words_bytes
+from auditor.normalize import words_bytes
 from auditor.score import Estimate, min_hits, prefix_length
 from auditor.shingle import Params, WordHasher, combine, sample
 from auditor.store import Store
@@ -408,20 +407,10 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
         scores.append(p.exact)
         (verified if p.exact >= threshold else below).append(p)
 
-    clusters, to_locate = fold_clusters(verified)
-    cache = ShingleCache(cast(Store, src), params)
-    findings = []
-    offsets: dict[int, tuple[list[int], list[int]]] = {}
-    for p in to_locate:  # sorted by container, as in run_audit
-        seq_b, _ = cache.get(p.container)
-        _, all_a = cache.get(p.contained)
-        text = src.text(p.container)
-        if p.container not in offsets:
-            offsets.clear()
-            offsets[p.container] = word_offsets(text)
-        p.spans = locate(seq_b, all_a, text, params.k, src.document(p.container)["page_offsets"],
-                         offsets=offsets[p.container])
-        findings.append(p)
+    clusters, findings = fold_clusters(verified)
+    spans = locate_pairs(cast(Store, src), params, [(p.contained, p.container) for p in findings])
+    for p, sp in zip(findings, spans, strict=True):  # sorted by container, as in run_audit
+        p.spans = sp
     findings.sort(key=lambda p: (p.contained, p.container))
     below.sort(key=lambda p: (p.contained, p.container))
     na = not_auditable(cast(Store, src), params)
