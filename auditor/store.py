@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +22,6 @@ from typing import Any
 
 from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
 from auditor.shingle import DEFAULT_PARAMS, Params
-
-SCHEMA_VERSION = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -143,6 +141,33 @@ CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);
 """
 
 
+MIGRATION_SET = "containment-auditor"
+MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = []
+"""Schema migrations in order, applied with sqlite-utils' ``Migrations``; add one with
+``@migration("NNNN_what")``. Kept as plain functions so that opening an up-to-date store
+imports nothing (sqlite-utils imports pandas when it is installed)."""
+
+
+def migration(name: str) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    def register(fn: Callable[[Any], None]) -> Callable[[Any], None]:
+        MIGRATIONS.append((name, fn))
+        return fn
+    return register
+
+
+@migration("0001_initial")
+def _initial(db: Any) -> None:
+    """The first schema (stores written before migrations existed already have it)."""
+    for stmt in _SCHEMA.split(";"):
+        if stmt.strip():
+            db.execute(stmt)
+    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
+               (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),))
+
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -164,24 +189,10 @@ class Store:
                 raise StoreError(f"{self.path}: could not enable WAL (journal_mode={mode})")
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
-            if not self._has_schema():
-                with self.write():
-                    for stmt in _SCHEMA.split(";"):
-                        if stmt.strip():
-                            self.conn.execute(stmt)
-                    self.conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-                    self.conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
-                        (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),),
-                    )
+            if self._pending_migrations():
+                self._migrate()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
-        version = int(self.meta("schema_version") or 0)
-        if version != SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: schema version {version}, this auditor needs {SCHEMA_VERSION}")
 
     @functools.cached_property
     def db(self) -> Any:
@@ -194,11 +205,36 @@ class Store:
 
         return sqlite_utils.Database(self.conn)
 
-    def _has_schema(self) -> bool:
-        """Readers open an existing store without taking the write lock."""
-        return bool(self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-        ).fetchone()) and self.meta("schema_version") is not None
+    def _applied_migrations(self) -> list[str]:
+        """Names of the applied schema migrations, read without importing sqlite-utils."""
+        if not self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlite_migrations'"
+        ).fetchone():
+            return []
+        return [r[0] for r in self.conn.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
+            (MIGRATION_SET,))]
+
+    def _pending_migrations(self) -> list[str]:
+        """Readers of an up-to-date store never take the write lock or import sqlite-utils."""
+        applied = self._applied_migrations()
+        known = [name for name, _ in MIGRATIONS]
+        unknown = [n for n in applied if n not in known]
+        if unknown:
+            raise StoreError(f"{self.path} was written by a newer auditor (schema migrations "
+                             f"{', '.join(unknown)}); upgrade containment-auditor")
+        return [n for n in known if n not in applied]
+
+    def _migrate(self) -> None:
+        with self.write():
+            if self._pending_migrations():  # another process may have migrated meanwhile
+                from sqlite_utils.migrations import Migrations
+
+                steps = Migrations(MIGRATION_SET)
+                for name, fn in MIGRATIONS:
+                    steps(name=name)(fn)
+                steps.apply(self.db)
+                self.set_meta("schema_version", str(SCHEMA_VERSION))
 
     def __enter__(self) -> Store:
         return self
