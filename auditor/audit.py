@@ -2,28 +2,39 @@
 
 For every document A and every document B, is ``|S(A) & S(B)| / |S(A)| >= threshold``?
 
-1. **Load** the sampled index (one sorted array of sampled hashes per document) into memory:
+1. **Universe**: the documents the audit covers (every stored document with text, or exactly a
+   recorded set when an old report is verified). Documents with identical normalised text form
+   a duplicate group; the first of each group takes part for all of them.
+2. **Load** the sampled index (one sorted array of sampled hashes per document) into memory:
    a few bytes per posting, 1-2 million postings for 140 MB of text.
-2. **Candidates** for A: by the prefix principle (``score.prefix_length``) any B that could
+3. **Candidates** for A: by the prefix principle (``score.prefix_length``) any B that could
    reach the threshold shares at least one of A's ``n - min_hits + 1`` *rarest* sampled
    shingles. Gathering only those posting lists keeps boilerplate (shingles in hundreds of
    documents) out of the join, yet a contract filed in 200 filings is still found in all 200:
    its rarest shingles are the ones in exactly those filings.
-3. **Estimate** hits for each candidate, with a 95% Wilson interval.
-4. **Verify exactly** (all shingles, from the stored text) every pair whose interval reaches the
-   threshold; the verdict uses the exact value.
-5. **Locate** each finding in the container: character spans, pages, EDGAR part.
+4. **Estimate** hits for each candidate with a 95% Wilson interval; every pair whose interval
+   reaches the threshold is **verified exactly** over all shingles (``Estimate.needs_exact``).
+   Pairs are kept as parallel integer arrays (:class:`Pairs`), never as one object per pair,
+   and verified per container in one vectorised pass over its contained documents, so a
+   notice inside thousands of documents costs a few array operations per container.
+5. **Families**: documents that contain one another (both directions at the threshold) form a
+   family, reported once with its members.
+6. **Grouped by contained document**: each contained document once, with how many documents
+   contain it, its best containers (highest containment, then the smallest container, then the
+   lowest id) located as character spans, pages and EDGAR part; documents contained in very
+   many others are *boilerplate* by measurement (:func:`boilerplate_min`).
 
-Documents with identical normalised text form a duplicate group; only the first of each group
-takes part, and the group is reported once.
+The complete list of containing pairs stays available (``AuditResult.containing``), for the
+report's ``findings.jsonl.gz`` and the store's findings table.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -33,11 +44,26 @@ from typing import Any
 import numpy as np
 
 from auditor.normalize import word_offsets, words_bytes
-from auditor.score import Estimate, min_hits, prefix_length
+from auditor.score import Estimate, min_hits, needs_exact, prefix_length
 from auditor.shingle import Params, WordHasher, combine, distinct
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
+BEST_CONTAINERS = 3  # containers located and shown per contained document (1 for boilerplate)
+NEAREST_MISSES = 100  # pairs verified below the threshold that the report lists
+HISTOGRAM_BINS = 20
+BOILERPLATE = {"min_containers": 50, "share": 0.01, "floor": 10}
+
+
+def boilerplate_min(documents: int, rule: dict[str, Any] = BOILERPLATE) -> int:
+    """Containers from which a contained document counts as boilerplate.
+
+    Contained in ``min_containers`` documents, or in ``share`` of the audited documents when
+    that is fewer, but never fewer than ``floor`` (so a small corpus has no boilerplate by
+    accident): 50 for 20,000 documents, 10 for 1,000.
+    """
+    share = math.ceil(rule["share"] * documents)
+    return int(max(rule["floor"], min(rule["min_containers"], share)))
 
 
 @dataclass(slots=True)
@@ -58,6 +84,8 @@ class Span:
 
 @dataclass(slots=True)
 class Pair:
+    """One scored pair with its location: what a report shows of a best container or a miss."""
+
     contained: int
     container: int
     estimate: Estimate
@@ -71,25 +99,76 @@ class Pair:
 
 
 @dataclass
-class AuditResult:
-    params: Params
-    threshold: float
-    findings: list[Pair]
-    verified_below: list[Pair]  # verified exactly and below the threshold
-    not_auditable: list[dict[str, Any]]
-    duplicate_groups: list[list[int]]
-    documents: int
-    candidates: int
-    scores: list[float]  # containment of every candidate pair (for the distribution plot)
-    clusters: list[Cluster] = field(default_factory=list)
+class Pairs:
+    """Scored pairs as parallel arrays: 48 bytes a pair, whatever the corpus throws at it.
+
+    ``shared`` and ``shingles`` are the exact counts (``|S(A) & S(B)|`` and ``|S(A)|``), or -1
+    for a pair that was not verified. Both engines fill them with integers, and every float is
+    derived from them by the same expression, so their results are identical.
+    """
+
+    contained: np.ndarray
+    container: np.ndarray
+    hits: np.ndarray
+    sampled: np.ndarray
+    shared: np.ndarray
+    shingles: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Pairs:
+        return cls(*(np.empty(0, np.int64) for _ in range(6)))
+
+    @classmethod
+    def concat(cls, parts: list[Pairs]) -> Pairs:
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]).astype(np.int64, copy=False)
+                     for f in ("contained", "container", "hits", "sampled", "shared", "shingles")))
+
+    def __len__(self) -> int:
+        return len(self.contained)
+
+    def take(self, index: np.ndarray) -> Pairs:
+        return Pairs(self.contained[index], self.container[index], self.hits[index],
+                     self.sampled[index], self.shared[index], self.shingles[index])
+
+    @property
+    def verified(self) -> np.ndarray:
+        return self.shingles >= 0
+
+    @property
+    def exact(self) -> np.ndarray:
+        """Exact containment of verified pairs (NaN for the others)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.shingles > 0, self.shared / np.maximum(self.shingles, 1),
+                            np.where(self.shingles == 0, 0.0, np.nan))
+
+    @property
+    def estimate(self) -> np.ndarray:
+        return self.hits / np.maximum(self.sampled, 1)
+
+    def sort(self, *keys: str) -> Pairs:
+        """Sorted by the named fields, the first the primary key."""
+        return self.take(np.lexsort(tuple(getattr(self, k) for k in reversed(keys))))
+
+    def pair(self, i: int) -> Pair:
+        shingles = int(self.shingles[i])
+        exact = None if shingles < 0 else (int(self.shared[i]) / shingles if shingles else 0.0)
+        return Pair(int(self.contained[i]), int(self.container[i]),
+                    Estimate.of(int(self.hits[i]), int(self.sampled[i])), exact)
+
+    def rows(self) -> Iterator[tuple[int, int, int, int, int, int]]:
+        yield from zip(self.contained.tolist(), self.container.tolist(), self.hits.tolist(),
+                       self.sampled.tolist(), self.shared.tolist(), self.shingles.tolist(), strict=True)
 
 
 @dataclass
-class Cluster:
-    """Three or more documents that contain one another (boilerplate forms such as certifications).
+class Family:
+    """Documents that contain one another (A in B and B in A at the threshold), connected.
 
-    Their N*(N-1) pairwise findings say one thing, so they are reported once, as a group, with
-    the range of the pairwise containments; pairs with documents outside stay findings.
+    Variants of one licence, a contract and its retyped copy, an exhibit filed twice: their
+    pairwise findings say one thing, so they are reported once, as a family, with the range of
+    the pairwise containments. Pairs with documents outside stay findings.
     """
 
     members: list[int]
@@ -97,31 +176,69 @@ class Cluster:
     low: float = 1.0
     high: float = 0.0
 
-    def add(self, p: Pair) -> None:
-        self.pairs += 1
-        self.low = min(self.low, p.containment)
-        self.high = max(self.high, p.containment)
+
+@dataclass
+class Contained:
+    """One contained document and what contains it (outside its own family)."""
+
+    doc: int
+    containers: np.ndarray  # container ids, best first
+    values: np.ndarray  # their exact containment, aligned
+    best: list[Pair]  # the first few containers, scored and located
+    family: int | None = None
+    boilerplate: bool = False
 
 
-def fold_clusters(verified: list[Pair]) -> tuple[list[Cluster], list[Pair]]:
-    """(clusters, the findings left): a pair is folded into its cluster only when both of its
-    directions were verified; a one-way containment between members stays a finding."""
-    clusters = mutual_clusters(verified)
-    in_cluster = {m: i for i, c in enumerate(clusters) for m in c.members}
-    have = {(p.contained, p.container) for p in verified}
-    findings = []
-    for p in verified:
-        c = in_cluster.get(p.contained)
-        if c is not None and c == in_cluster.get(p.container) and (p.container, p.contained) in have:
-            clusters[c].add(p)
-        else:
-            findings.append(p)
-    return clusters, findings
+@dataclass
+class AuditResult:
+    params: Params
+    threshold: float
+    containing: Pairs  # every pair at or above the threshold, sorted by (contained, container)
+    contained: list[Contained]  # by contained document id; family-internal pairs excluded
+    families: list[Family]
+    below: int  # pairs verified exactly and found below the threshold
+    nearest_misses: list[Pair]  # the closest of them, closest first
+    histogram: list[int]  # containment of every candidate pair in HISTOGRAM_BINS bins over [0, 1]
+    not_auditable: list[dict[str, Any]]
+    duplicate_groups: list[list[int]]
+    documents: int  # documents that took part (the first of each duplicate group)
+    candidates: int
+    universe: list[int]  # every document the audit covered, duplicates included
+    boilerplate_min: int = 0
+
+    @property
+    def findings(self) -> list[Contained]:
+        """Contained documents that are not boilerplate."""
+        return [c for c in self.contained if not c.boilerplate]
+
+    @property
+    def boilerplate(self) -> list[Contained]:
+        return [c for c in self.contained if c.boilerplate]
+
+    @property
+    def located(self) -> dict[tuple[int, int], list[Span]]:
+        return {(p.contained, p.container): p.spans for c in self.contained for p in c.best}
 
 
-def mutual_clusters(verified: list[Pair], min_size: int = 3) -> list[Cluster]:
-    """Connected components of mutual containment (A in B and B in A) with ``min_size`` members."""
-    have = {(p.contained, p.container) for p in verified}
+# -- families ---------------------------------------------------------------------------------
+
+def _pair_keys(a: np.ndarray, b: np.ndarray, base: int) -> np.ndarray:
+    return a.astype(np.int64) * base + b.astype(np.int64)
+
+
+def mutual_mask(containing: Pairs) -> np.ndarray:
+    """Pairs whose reverse is containing too."""
+    if not len(containing):
+        return np.zeros(0, bool)
+    base = int(max(containing.contained.max(), containing.container.max())) + 1
+    keys = np.sort(_pair_keys(containing.contained, containing.container, base))
+    rev = _pair_keys(containing.container, containing.contained, base)
+    pos = np.minimum(np.searchsorted(keys, rev), len(keys) - 1)
+    return keys[pos] == rev
+
+
+def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
+    """Connected components of mutual containment, in order of their smallest member."""
     parent: dict[int, int] = {}
 
     def find(x: int) -> int:
@@ -130,51 +247,75 @@ def mutual_clusters(verified: list[Pair], min_size: int = 3) -> list[Cluster]:
             x = parent[x]
         return x
 
-    for a, b in sorted(have):
-        if a < b and (b, a) in have:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
+    edge = mutual & (containing.contained < containing.container)
+    for a, b in zip(containing.contained[edge].tolist(), containing.container[edge].tolist(), strict=True):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
     groups: dict[int, list[int]] = {}
     for x in sorted(parent):
         groups.setdefault(find(x), []).append(x)
-    return [Cluster(sorted(g)) for _, g in sorted(groups.items()) if len(g) >= min_size]
+    fams = [Family(sorted(g)) for _, g in sorted(groups.items())]
+    if fams:
+        fam_of = {m: i for i, f in enumerate(fams) for m in f.members}
+        exact = containing.exact
+        for a, x in zip(containing.contained[mutual].tolist(), exact[mutual].tolist(), strict=True):
+            f = fams[fam_of[a]]
+            f.pairs += 1
+            f.low, f.high = min(f.low, x), max(f.high, x)
+    return fams
 
+
+# -- shingles of stored documents -------------------------------------------------------------
 
 class ShingleCache:
     """All-shingle hashes of stored documents, recomputed from text, kept for recent ones.
 
-    The budget counts hashes (16 bytes each with the distinct copy): the default, 4 M, holds
-    about 60 filings of 400 KB or thousands of short exhibits in 64 MB.
+    The budget counts hashes (8 bytes each, 16 with the in-order sequence): the default, 4 M,
+    holds about 60 filings of 400 KB or tens of thousands of short notices.
     """
 
-    def __init__(self, store: Store, params: Params, budget: int = 4_000_000) -> None:
+    def __init__(self, store: Store, params: Params, budget: int = 4_000_000,
+                 *, sequences: bool = True) -> None:
         self.store, self.params, self.budget = store, params, budget
+        self.sequences = sequences
         self.hasher = WordHasher(params.seed)
         self._lru: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._held = 0
 
-    def get(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
-        """(hash of each shingle in document order, sorted distinct hashes)."""
+    def compute(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
+        seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
+        return seq, distinct(seq)
+
+    def get(self, doc_id: int, *, keep: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(hash of each shingle in document order, sorted distinct hashes).
+
+        ``keep=False``: not remembered unless it already is (a container read once, which
+        should not push out the many short documents looked up in it).
+        """
         if doc_id in self._lru:
             self._lru.move_to_end(doc_id)
             return self._lru[doc_id]
-        seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
-        entry = (seq, distinct(seq))
+        seq, every = self.compute(doc_id)
+        if not keep:
+            return seq, every
+        entry = (seq if self.sequences else seq[:0], every)
         self._lru[doc_id] = entry
-        self._held += len(seq)
+        self._held += len(entry[0]) + len(every)
         while self._held > self.budget and len(self._lru) > 1:
-            _, (old, _) = self._lru.popitem(last=False)
-            self._held -= len(old)
+            _, (old, old_every) = self._lru.popitem(last=False)
+            self._held -= len(old) + len(old_every)
         return entry
 
 
 class SampledIndex:
     """The sampled index in memory, arranged for candidate generation."""
 
-    def __init__(self, doc_ids: np.ndarray, sampled: list[np.ndarray]) -> None:
+    def __init__(self, doc_ids: np.ndarray, sampled: list[np.ndarray],
+                 shingles: np.ndarray | None = None) -> None:
         self.doc_ids = doc_ids
         self.n = np.array([len(s) for s in sampled], dtype=np.int64)
+        self.shingles = shingles if shingles is not None else np.zeros(len(doc_ids), np.int64)
         self.ptr = np.concatenate(([0], np.cumsum(self.n)))
         allh = np.concatenate(sampled) if sampled else np.empty(0, np.uint64)
         self.uniq, sid = np.unique(allh, return_inverse=True)
@@ -188,15 +329,21 @@ class SampledIndex:
         self.post_ptr = np.concatenate(([0], np.cumsum(self.df)))
 
     @classmethod
-    def load(cls, store: Store, *, representatives_only: bool = True) -> SampledIndex:
-        """The index of every document, or of the first of each exact-duplicate group."""
-        rows = store.conn.execute(
-            "SELECT i.doc_id, i.sampled FROM index_docs i JOIN documents d ON d.id = i.doc_id"
-            + (" WHERE d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
-        ).fetchall()
+    def load(cls, store: Store, *, representatives_only: bool = True,
+             ids: list[int] | None = None) -> SampledIndex:
+        """The index of ``ids``, else of every document or of the first of each duplicate group."""
+        if ids is not None:
+            rows = store.select_in("SELECT i.doc_id, i.sampled, i.n_shingles FROM index_docs i"
+                                      " WHERE i.doc_id IN ({})", ids)
+        else:
+            rows = store.conn.execute(
+                "SELECT i.doc_id, i.sampled, i.n_shingles FROM index_docs i JOIN documents d ON d.id = i.doc_id"
+                + (" WHERE d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
+            ).fetchall()
         return cls(
             np.array([r[0] for r in rows], dtype=np.int64),
             [np.frombuffer(r[1], dtype=np.uint64) for r in rows],
+            np.array([r[2] for r in rows], dtype=np.int64),
         )
 
     def hits_of(self, hashes: np.ndarray) -> np.ndarray:
@@ -208,12 +355,12 @@ class SampledIndex:
         docs = self.post_doc[offs + np.arange(int(lens.sum()))]
         return np.bincount(docs, minlength=len(self.doc_ids))
 
-    def shingles(self, i: int) -> np.ndarray:
+    def shingles_of(self, i: int) -> np.ndarray:
         return self.sid[self.ptr[i] : self.ptr[i + 1]]
 
     def candidates(self, i: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """(document positions, hits) of every document that may contain document ``i``."""
-        s = self.shingles(i)
+        s = self.shingles_of(i)
         n = len(s)
         if n == 0:
             return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -221,7 +368,7 @@ class SampledIndex:
         starts, lens = self.post_ptr[rare], self.df[rare]
         total = int(lens.sum())
         offs = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
-        cands = np.unique(self.post_doc[offs + np.arange(total)])
+        cands = distinct(self.post_doc[offs + np.arange(total)])
         cands = cands[cands != i]
         if len(cands) == 0:
             return cands, cands
@@ -236,20 +383,32 @@ class SampledIndex:
         return cands[keep], hits[keep]
 
 
+# -- where -----------------------------------------------------------------------------------
+
+def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_set)`` for a sorted array of distinct hashes, by binary search
+    (np.isin sorts both arrays together, many times slower for a short set in a long text)."""
+    if not len(sorted_set):
+        return np.zeros(len(values), bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values
+
+
 def locate(
     container_seq: np.ndarray, contained: np.ndarray, text: str, k: int,
     page_offsets: list[int] | None = None, min_share: float = 0.02,
     offsets: tuple[list[int], list[int]] | None = None,
 ) -> list[Span]:
     """Where the shingles of ``contained`` occur in the container, as merged character spans."""
-    pos = np.flatnonzero(np.isin(container_seq, contained, assume_unique=False))
+    pos = np.flatnonzero(member(container_seq, contained))
     if len(pos) == 0:
         return []
     breaks = np.flatnonzero(np.diff(pos) > k + SPAN_GAP_WORDS)
     firsts = np.concatenate(([0], breaks + 1))
     lasts = np.concatenate((breaks, [len(pos) - 1]))
+    shortest = min(3, len(contained))  # a run of fewer is stray; a 2-shingle clause is all it has
     runs = [(int(pos[a]), int(pos[b]) + k - 1, int(b - a + 1)) for a, b in zip(firsts, lasts, strict=True)
-            if b - a + 1 >= 3]
+            if b - a + 1 >= shortest]
     big = [r for r in runs if r[2] >= min_share * len(contained)]
     if sum(r[2] for r in big) >= 0.5 * sum(r[2] for r in runs):
         runs = big  # stray boilerplate matches elsewhere in the container are not locations
@@ -266,48 +425,8 @@ def locate(
     return spans
 
 
-def duplicate_groups(store: Store) -> list[list[int]]:
-    rows = store.conn.execute(
-        "SELECT coalesce(duplicate_of, id) AS g, id FROM documents WHERE n_words > 0"
-        " AND (duplicate_of IS NOT NULL OR id IN (SELECT duplicate_of FROM documents"
-        " WHERE duplicate_of IS NOT NULL)) ORDER BY g, id"
-    ).fetchall()
-    groups: dict[int, list[int]] = {}
-    for g, i in rows:
-        groups.setdefault(g, []).append(i)
-    return [v for _, v in sorted(groups.items())]
-
-
-def not_auditable(store: Store, params: Params) -> list[dict[str, Any]]:
-    """Documents with text that the sampled index cannot speak for, with the reason."""
-    out = []
-    for doc_id, n_words, n_shingles in store.conn.execute(
-        "SELECT d.id, d.n_words, coalesce(i.n_shingles, 0)"
-        " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id"
-        " WHERE d.n_words > 0 AND d.duplicate_of IS NULL AND coalesce(i.n_sampled, 0) = 0 ORDER BY d.id"
-    ):
-        if n_words < params.k:
-            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
-        else:
-            reason = (f"too short for 1-in-{params.modulus} sampling: none of its {n_shingles} "
-                      f"shingles is sampled ({n_words} words)")
-        out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
-    return out
-
-
-def _exact_of(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[float]:
-    """Exact containment of each (contained, container) pair over all shingles."""
-    cache = ShingleCache(store, params)
-    out = []
-    for a, b in pairs:
-        _, all_b = cache.get(b)
-        _, all_a = cache.get(a)
-        out.append(len(np.intersect1d(all_a, all_b, assume_unique=True)) / len(all_a) if len(all_a) else 0.0)
-    return out
-
-
 def locate_pairs(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
-    """Where each contained document lies in its container."""
+    """Where each contained document lies in its container (pairs sorted by container)."""
     cache = ShingleCache(store, params)
     offsets: dict[int, tuple[list[int], list[int]]] = {}
     out = []
@@ -323,45 +442,354 @@ def locate_pairs(store: Store, params: Params, pairs: list[tuple[int, int]]) -> 
     return out
 
 
-_WORK: dict[str, Callable[[Store, Params, list[tuple[int, int]]], list[Any]]] = {
-    "exact": _exact_of, "spans": locate_pairs,
-}
+# -- what the audit covers --------------------------------------------------------------------
+
+@dataclass
+class Universe:
+    """The documents an audit covers, and which of them takes part for each duplicate group."""
+
+    members: list[int]  # every covered document with text, duplicates included, sorted
+    representative: dict[int, int]  # member -> the member that takes part for its group
+    groups: list[list[int]]  # duplicate groups of two or more covered members
+
+    @property
+    def representatives(self) -> list[int]:
+        return sorted(set(self.representative.values()))
 
 
-def _worker(args: tuple[str, Params, str, list[tuple[int, int]]]) -> list[Any]:
-    db, params, kind, pairs = args
+def _withdrawn_filter(store: Store) -> str:
+    cols = {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
+    return " AND d.withdrawn_at IS NULL" if "withdrawn_at" in cols else ""
+
+
+def universe(store: Store, documents: list[int] | set[int] | None = None) -> Universe:
+    """Every stored document with text (not withdrawn), or exactly ``documents``.
+
+    The first (lowest id) covered member of each exact-duplicate group stands for the group,
+    so a group keeps its representative as the store grows, and an old report's recorded
+    documents give the same representatives again.
+    """
+    if documents is None:
+        rows = store.conn.execute(
+            "SELECT d.id, coalesce(d.duplicate_of, d.id) FROM documents d WHERE d.n_words > 0"
+            + _withdrawn_filter(store) + " ORDER BY d.id").fetchall()
+    else:
+        rows = store.select_in("SELECT d.id, coalesce(d.duplicate_of, d.id) FROM documents d"
+                                  " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
+    by_root: dict[int, list[int]] = {}
+    for doc_id, root in rows:
+        by_root.setdefault(int(root), []).append(int(doc_id))
+    rep = {m: g[0] for g in by_root.values() for m in g}
+    groups = sorted(g for g in by_root.values() if len(g) > 1)
+    return Universe(sorted(rep), rep, groups)
+
+
+def sampled_documents(store: Store, ids: list[int]) -> int:
+    """How many of ``ids`` have a sampled shingle (can be audited through the index)."""
+    return sum(1 for r in store.select_in("SELECT doc_id FROM index_docs WHERE n_sampled > 0"
+                                             " AND doc_id IN ({})", ids))
+
+
+def duplicate_groups(store: Store, within: Universe | None = None) -> list[list[int]]:
+    return (within or universe(store)).groups
+
+
+def not_auditable(store: Store, params: Params, within: Universe | None = None) -> list[dict[str, Any]]:
+    """Documents with text that the sampled index cannot speak for, with the reason."""
+    u = within or universe(store)
+    cols = {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
+    unreadable = "d.unreadable" if "unreadable" in cols else "NULL"
+    rows = store.select_in(f"SELECT d.id, d.n_words, coalesce(i.n_shingles, 0), coalesce(i.n_sampled, 0), {unreadable}"
+               " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})",
+        u.representatives)
+    out = []
+    for doc_id, n_words, n_shingles, n_sampled, why in rows:
+        if why:
+            reason = f"text not readable: {why}"
+        elif n_sampled:
+            continue
+        elif n_words < params.k:
+            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
+        else:
+            reason = (f"too short for 1-in-{params.modulus} sampling: none of its {n_shingles} "
+                      f"shingles is sampled ({n_words} words)")
+        out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
+    return out
+
+
+# -- exact verification ----------------------------------------------------------------------
+
+def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(s, s + n)`` for each start and length, without a loop."""
+    total = int(lens.sum())
+    if not total:
+        return np.empty(0, np.int64)
+    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+    return shift + np.arange(total, dtype=np.int64)
+
+
+GATHER_CHUNK = 4_000_000  # shingles looked up at once (bounds the index arrays: 32 MB)
+SHINGLE_BUDGET = 32_000_000  # contained documents' shingles held at once (about 400 MB with ids)
+
+
+def shared_counts(store: Store, params: Params, contained: np.ndarray, container: np.ndarray,
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(|S(A) & S(B)|, |S(A)|)`` of each pair, the pairs sorted by container.
+
+    The contained documents' distinct shingles are numbered once (a sorted vocabulary); each
+    container is shingled once, its shingles marked in a boolean array over that vocabulary,
+    and every contained document of the container is counted with one gather and a cumulative
+    sum, so the cost per pair is that of reading its shingle numbers, with no Python per pair.
+    Contained documents beyond ``SHINGLE_BUDGET`` shingles are taken in blocks.
+    """
+    shared = np.zeros(len(contained), np.int64)
+    shingles = np.zeros(len(contained), np.int64)
+    if not len(contained):
+        return shared, shingles
+    cache = ShingleCache(store, params, budget=0, sequences=False)
+    sizes = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
+                                 contained.tolist()))
+    block: list[int] = []
+    held = 0
+    for a in sorted(sizes):
+        if block and held + sizes[a] > SHINGLE_BUDGET:
+            _count_block(cache, block, contained, container, shared, shingles)
+            block, held = [], 0
+        block.append(a)
+        held += sizes[a]
+    _count_block(cache, block, contained, container, shared, shingles)
+    return shared, shingles
+
+
+def _count_block(cache: ShingleCache, block: list[int], contained: np.ndarray, container: np.ndarray,
+                 shared: np.ndarray, shingles: np.ndarray) -> None:
+    """``shared_counts`` for the pairs whose contained document is in ``block``."""
+    ids = np.array(block, dtype=np.int64)
+    sets = [cache.get(a)[1] for a in block]
+    lens = np.fromiter(map(len, sets), np.int64, count=len(sets))
+    starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    flat = np.concatenate(sets) if sets else np.empty(0, np.uint64)
+    vocab = distinct(flat)
+    flat_ids = np.searchsorted(vocab, flat).astype(np.int32)
+    mark = np.zeros(len(vocab) + 1, bool)  # the last slot stands for "not in the vocabulary"
+    sel = np.flatnonzero(np.isin(contained, ids))
+    pos = np.searchsorted(ids, contained[sel])
+    shingles[sel] = lens[pos]
+    if not len(vocab):
+        return
+    edges = np.concatenate(([0], np.flatnonzero(np.diff(container[sel])) + 1, [len(sel)]))
+    for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+        b = int(container[sel[s]])
+        j = int(np.searchsorted(ids, b))
+        if j < len(ids) and ids[j] == b:
+            b_ids = flat_ids[starts[j] : starts[j] + lens[j]]
+        else:
+            every_b = cache.get(b, keep=False)[1]
+            at = np.searchsorted(vocab, every_b)
+            b_ids = np.where(vocab[np.minimum(at, len(vocab) - 1)] == every_b, at, len(vocab))
+        mark[b_ids] = True
+        mark[len(vocab)] = False
+        rows = sel[s:e]
+        p = pos[s:e]
+        a = 0
+        while a < len(rows):  # pieces of at most GATHER_CHUNK shingles
+            run = np.cumsum(lens[p[a:]])
+            z = a + max(1, int(np.searchsorted(run, GATHER_CHUNK, side="right")))
+            hit = mark[flat_ids[_ranges(starts[p[a:z]], lens[p[a:z]])]]
+            cum = np.concatenate(([0], np.cumsum(hit)))
+            ends = np.cumsum(lens[p[a:z]])
+            shared[rows[a:z]] = cum[ends] - cum[ends - lens[p[a:z]]]
+            a = z
+        mark[b_ids] = False
+
+
+def _exact_chunk(args: tuple[str, Params, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    db, params, a, b = args
     with Store(db, create=False) as store:
-        return _WORK[kind](store, params, pairs)
+        return shared_counts(store, params, a, b)
+
+
+def _locate_chunk(args: tuple[str, Params, list[tuple[int, int]]]) -> list[list[Span]]:
+    db, params, pairs = args
+    with Store(db, create=False) as store:
+        return locate_pairs(store, params, pairs)
 
 
 PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more than it saves
 
 
-def _per_container(
-    store: Store, params: Params, kind: str, pairs: list[tuple[int, int]], pool: ProcessPoolExecutor | None,
-) -> list[Any]:
-    """``_WORK[kind]`` over (contained, container) pairs sorted by container, in pair order.
+def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
+    """Positions of pairs (sorted by container) in ``n`` chunks of whole containers."""
+    edges = np.concatenate(([0], np.flatnonzero(np.diff(container)) + 1, [len(container)]))
+    chunks: list[list[np.ndarray]] = [[] for _ in range(n)]
+    for g, (s, e) in enumerate(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)):
+        chunks[g % n].append(np.arange(s, e))
+    return [np.concatenate(c) for c in chunks if c]
 
-    Re-shingling the documents of candidate pairs is an index build's worth of work on a corpus
-    of filings; with a pool, each process takes whole containers, so each is shingled once.
+
+def _balanced(keys: np.ndarray, weight: dict[int, int], n: int) -> list[np.ndarray]:
+    """Positions of ``keys`` in ``n`` groups of whole keys with about equal total weight."""
+    uniq = np.unique(keys)
+    load = [0] * n
+    group_of: dict[int, int] = {}
+    for k in sorted(uniq.tolist(), key=lambda k: (-weight.get(k, 0), k)):
+        g = load.index(min(load))
+        group_of[k] = g
+        load[g] += weight.get(k, 0) + 1
+    where = np.array([group_of[k] for k in keys.tolist()], dtype=np.int64)
+    return [c for c in (np.flatnonzero(where == g) for g in range(n)) if len(c)]
+
+
+def verify_exactly(store: Store, params: Params, pairs: Pairs, pool: ProcessPoolExecutor | None,
+                   workers: int = 2) -> Pairs:
+    """The pairs, sorted by container, with their exact counts filled in.
+
+    With a pool, the pairs are split between the processes by whichever side shingles less in
+    all (contained documents, or containers), so only that side is shingled in every process.
     """
-    if pool is None or len(pairs) < 2:
-        return _WORK[kind](store, params, pairs)
-    groups: list[list[int]] = []  # positions in ``pairs``, one list per container
-    for i, pair in enumerate(pairs):
-        if groups and pairs[groups[-1][-1]][1] == pair[1]:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    chunks: list[list[int]] = [[] for _ in range(min(len(groups), 8))]
-    for n, g in enumerate(groups):
-        chunks[n % len(chunks)].extend(g)
-    out: list[Any] = [None] * len(pairs)
-    results = pool.map(_worker, [(str(store.path), params, kind, [pairs[i] for i in c]) for c in chunks])
-    for c, r in zip(chunks, results, strict=True):
-        for i, x in zip(c, r, strict=True):
-            out[i] = x
+    pairs = pairs.sort("container", "contained")
+    if pool is None or len(pairs) < PARALLEL_MIN_PAIRS:
+        pairs.shared, pairs.shingles = shared_counts(store, params, pairs.contained, pairs.container)
+        return pairs
+    size = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
+                                np.union1d(pairs.contained, pairs.container).tolist()))
+    a_total = sum(size.get(k, 0) for k in np.unique(pairs.contained).tolist())
+    b_total = sum(size.get(k, 0) for k in np.unique(pairs.container).tolist())
+    chunks = _balanced(pairs.contained if b_total < a_total else pairs.container, size, workers)
+    results = pool.map(_exact_chunk, [(str(store.path), params, pairs.contained[c], pairs.container[c])
+                                      for c in chunks])
+    for c, (sh, n) in zip(chunks, results, strict=True):
+        pairs.shared[c], pairs.shingles[c] = sh, n
+    return pairs
+
+
+def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
+            pool: ProcessPoolExecutor | None) -> list[list[Span]]:
+    order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
+    ordered = [pairs[i] for i in order]
+    if pool is None or len(ordered) < 2:
+        found = locate_pairs(store, params, ordered)
+    else:
+        container = np.array([b for _, b in ordered], dtype=np.int64)
+        chunks = _container_chunks(container, 8)
+        found = [[] for _ in ordered]
+        for c, r in zip(chunks, pool.map(_locate_chunk, [
+                (str(store.path), params, [ordered[i] for i in c.tolist()]) for c in chunks]), strict=True):
+            for i, sp in zip(c.tolist(), r, strict=True):
+                found[i] = sp
+    out: list[list[Span]] = [[] for _ in pairs]
+    for i, sp in zip(order, found, strict=True):
+        out[i] = sp
     return out
+
+
+# -- the audit -------------------------------------------------------------------------------
+
+def candidate_pairs(index: SampledIndex, threshold: float, only: set[int] | None = None,
+                    ) -> tuple[Pairs, np.ndarray, int]:
+    """(pairs needing exact verification, histogram of the estimates of the others, candidates).
+
+    ``only``: keep pairs whose contained or container document is in this set.
+    """
+    only_pos = None if only is None else np.flatnonzero(np.isin(index.doc_ids, sorted(only)))
+    parts: list[Pairs] = []
+    unverified = np.zeros(HISTOGRAM_BINS, np.int64)
+    n_candidates = 0
+    for i in range(len(index.doc_ids)):
+        cands, hits = index.candidates(i, threshold)
+        if only is not None and only_pos is not None and int(index.doc_ids[i]) not in only:
+            keep = np.isin(cands, only_pos)
+            cands, hits = cands[keep], hits[keep]
+        if not len(cands):
+            continue
+        n = int(index.n[i])
+        n_candidates += len(cands)
+        need = needs_exact(hits, n, threshold)
+        if not need.all():
+            unverified += histogram(hits[~need] / n)
+        cands, hits = cands[need], hits[need]
+        m = len(cands)
+        parts.append(Pairs(np.full(m, index.doc_ids[i]), index.doc_ids[cands], hits,
+                           np.full(m, n), np.full(m, -1), np.full(m, -1)))
+    return Pairs.concat(parts), unverified, n_candidates
+
+
+def histogram(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
+    """Counts of scores in ``bins`` equal bins over [0, 1] (1.0 in the last)."""
+    return np.bincount(np.minimum((np.asarray(values, np.float64) * bins).astype(np.int64), bins - 1),
+                       minlength=bins)
+
+
+def _rank(containing: Pairs, size: np.ndarray) -> Pairs:
+    """Sorted by contained document, then best container first: containment, size, id."""
+    order = np.lexsort((containing.container, size[containing.container], -containing.exact,
+                        containing.contained))
+    return containing.take(order)
+
+
+def group_by_contained(containing: Pairs, families: list[Family], mutual: np.ndarray,
+                       size: np.ndarray, documents: int, best: int = BEST_CONTAINERS,
+                       rule: dict[str, Any] = BOILERPLATE) -> tuple[list[Contained], int]:
+    """Each contained document once, with its containers outside its family, best first."""
+    fam_of = {m: i for i, f in enumerate(families) for m in f.members}
+    outside = containing.take(np.flatnonzero(~mutual))  # a mutual pair lies inside one family
+    ranked = _rank(outside, size)
+    exact = ranked.exact
+    cutoff = boilerplate_min(documents, rule)
+    out = []
+    edges = np.concatenate(([0], np.flatnonzero(np.diff(ranked.contained)) + 1, [len(ranked)]))
+    for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+        if s == e:
+            continue
+        a = int(ranked.contained[s])
+        n = e - s
+        is_bp = n >= cutoff
+        out.append(Contained(a, ranked.container[s:e], exact[s:e],
+                             [ranked.pair(i) for i in range(s, min(e, s + (1 if is_bp else best)))],
+                             fam_of.get(a), is_bp))
+    return out, cutoff
+
+
+def finish(
+    store: Store, params: Params, threshold: float, verified: Pairs, *, unverified: np.ndarray,
+    candidates: int, scope: Universe, only: set[int] | None, documents: int,
+    pool: ProcessPoolExecutor | None = None,
+) -> AuditResult:
+    """Verdicts, families, grouping, locations: the same for every engine."""
+    exact = verified.exact
+    hist = unverified + histogram(exact)
+    is_in = exact >= threshold
+    containing = verified.take(np.flatnonzero(is_in)).sort("contained", "container")
+    below = verified.take(np.flatnonzero(~is_in))
+    near = np.lexsort((below.container, below.contained, -below.exact))[:NEAREST_MISSES]
+    misses = [below.pair(i) for i in near.tolist()]
+    mutual = mutual_mask(containing)
+    families = families_of(containing, mutual)
+    size = np.zeros(int(containing.container.max()) + 1 if len(containing) else 0, np.int64)
+    if len(containing):
+        for doc_id, n in store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
+                                     np.unique(containing.container).tolist()):
+            size[doc_id] = n
+    contained, cutoff = group_by_contained(containing, families, mutual, size, documents)
+    best = [p for c in contained for p in c.best]
+    for p, spans in zip(best, _locate(store, params, [(p.contained, p.container) for p in best], pool),
+                        strict=True):
+        p.spans = spans
+    na = not_auditable(store, params, scope)
+    if only is not None:
+        na = [x for x in na if x["doc_id"] in only]
+    return AuditResult(
+        params=params, threshold=threshold, containing=containing, contained=contained,
+        families=families, below=len(below), nearest_misses=misses, histogram=hist.tolist(),
+        not_auditable=na, duplicate_groups=scope.groups, documents=documents,
+        candidates=candidates, universe=scope.members, boilerplate_min=cutoff,
+    )
+
+
+def _pool(workers: int, pairs: int) -> Any:
+    if workers > 1 and pairs >= PARALLEL_MIN_PAIRS:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    return nullcontext()
 
 
 def run_audit(
@@ -369,6 +797,7 @@ def run_audit(
     threshold: float = 0.8,
     *,
     only: set[int] | None = None,
+    documents: list[int] | set[int] | None = None,
     workers: int = 0,
 ) -> AuditResult:
     """Score every document against every other; see the module docstring.
@@ -376,78 +805,68 @@ def run_audit(
     :param only: keep only pairs where the contained or the container document is in this set
         (a new batch against the corpus and itself); a document in it that duplicates another
         is represented by the first of its group, as everywhere in the audit.
+    :param documents: audit exactly these documents (an old report's), else every stored one.
     :param workers: processes for exact verification of large audits (0: one per core).
     """
     params = store.params
-    if only is not None:  # a duplicate takes part through the first document of its group
-        only = set(only) | {r[0] for r in store.conn.execute(
-            "SELECT DISTINCT duplicate_of FROM documents WHERE duplicate_of IS NOT NULL AND id IN"
-            f" ({','.join('?' * len(only))})", sorted(only))} if only else set()
-    index = SampledIndex.load(store)
-    pos_of = {int(d): i for i, d in enumerate(index.doc_ids)}
-    only_pos = None if only is None else np.array(sorted(pos_of[d] for d in only if d in pos_of), dtype=np.int64)
-    pairs: list[Pair] = []
-    scores: list[float] = []
-    n_candidates = 0
-    for i in range(len(index.doc_ids)):
-        cands, hits = index.candidates(i, threshold)
-        if only_pos is not None and int(index.doc_ids[i]) not in only:
-            keep = np.isin(cands, only_pos)
-            cands, hits = cands[keep], hits[keep]
-        n = int(index.n[i])
-        n_candidates += len(cands)
-        for c, h in zip(cands.tolist(), hits.tolist(), strict=True):
-            est = Estimate.of(h, n)
-            if est.needs_exact(threshold):
-                pairs.append(Pair(int(index.doc_ids[i]), int(index.doc_ids[c]), est))
-            else:
-                scores.append(est.estimate)
-
-    pairs.sort(key=lambda p: (p.container, p.contained))
-    n_workers = workers or min(2, os.cpu_count() or 1)
-    parallel = n_workers > 1 and len(pairs) >= PARALLEL_MIN_PAIRS
-    with (ProcessPoolExecutor(max_workers=n_workers, mp_context=get_context("spawn")) if parallel
-          else nullcontext()) as pool:
-        exact = _per_container(store, params, "exact", [(p.contained, p.container) for p in pairs], pool)
-        verified, below = [], []
-        for p, x in zip(pairs, exact, strict=True):
-            p.exact = x
-            scores.append(x)
-            (verified if x >= threshold else below).append(p)
-        clusters, findings = fold_clusters(verified)
-        spans = _per_container(store, params, "spans", [(p.contained, p.container) for p in findings], pool)
-        for p, sp in zip(findings, spans, strict=True):
-            p.spans = sp
-    findings.sort(key=lambda p: (p.contained, p.container))
-    below.sort(key=lambda p: (p.contained, p.container))
-    na = not_auditable(store, params)
+    scope = universe(store, documents)
     if only is not None:
-        na = [x for x in na if x["doc_id"] in only]
-    return AuditResult(
-        params=params, threshold=threshold, findings=findings, verified_below=below,
-        not_auditable=na, duplicate_groups=duplicate_groups(store), clusters=clusters,
-        documents=len(index.doc_ids), candidates=n_candidates, scores=sorted(scores),
-    )
+        only = {scope.representative[d] for d in only if d in scope.representative}
+    reps = scope.representatives
+    index = SampledIndex.load(store, ids=reps)
+    pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
+    n_workers = workers or min(2, os.cpu_count() or 1)
+    with _pool(n_workers, len(pairs)) as pool:
+        verified = verify_exactly(store, params, pairs, pool, n_workers)
+        return finish(store, params, threshold, verified, unverified=unverified,
+                      candidates=n_candidates, scope=scope, only=only, documents=len(index.doc_ids),
+                      pool=pool)
+
+
+# -- describing documents ---------------------------------------------------------------------
+
+_EDGAR_SUBMISSION = ("accession_number", "form_type", "filing_date", "company_name", "cik")
+_EDGAR_PART = ("type", "sequence", "filename", "description")
+
+
+def describe_many(store: Store, ids: list[int] | set[int]) -> dict[int, dict[str, Any]]:
+    """Provenance of documents as reports show it, read with a few set queries (no text)."""
+    import json
+
+    ids = sorted(set(ids))
+    if not ids:
+        return {}
+    batches = dict(store.conn.execute("SELECT id, name FROM batches").fetchall())
+    docs = store.select_in("SELECT id, path, sha256, format, extractor, extractor_version, encoding,"
+                              " size, n_words, n_pages, batch_id, parent_id, meta FROM documents"
+                              " WHERE id IN ({})", ids)
+    parents = {int(r[11]) for r in docs if r[11]}
+    parent_rows = {r[0]: r for r in store.select_in("SELECT id, path, meta FROM documents WHERE id IN ({})", list(parents))} if parents else {}
+    seen: dict[int, list[str]] = {}
+    for doc_id, path, part in store.select_in("SELECT doc_id, path, part FROM sightings WHERE doc_id IN ({}) ORDER BY doc_id, id", ids):
+        seen.setdefault(int(doc_id), []).append(path + (f"#{part}" if part else ""))
+    out: dict[int, dict[str, Any]] = {}
+    for (doc_id, path, sha, fmt, extractor, ext_version, encoding, size, n_words, n_pages, batch_id,
+         parent_id, meta) in docs:
+        d: dict[str, Any] = {
+            "doc_id": doc_id, "path": path, "sha256": sha, "format": fmt,
+            "extractor": f"{extractor} {ext_version}", "encoding": encoding, "size": size,
+            "n_words": n_words, "n_pages": n_pages, "batch": batches.get(batch_id),
+            "also_seen_at": seen.get(int(doc_id), [])[1:],
+        }
+        if parent_id:
+            _, ppath, pmeta = parent_rows[parent_id]
+            pm, m = json.loads(pmeta), json.loads(meta)
+            d["edgar"] = {"submission": {k: pm.get(k) for k in _EDGAR_SUBMISSION},
+                          "submission_path": ppath, "part": {k: m.get(k) for k in _EDGAR_PART}}
+        out[int(doc_id)] = d
+    return out
 
 
 def describe(store: Store, doc_id: int) -> dict[str, Any]:
     """Provenance of a document as reports show it (first sighting, EDGAR submission and part)."""
-    d = store.document(doc_id)
-    out: dict[str, Any] = {
-        "doc_id": doc_id, "path": d["path"], "sha256": d["sha256"], "format": d["format"],
-        "extractor": f"{d['extractor']} {d['extractor_version']}", "encoding": d["encoding"],
-        "size": d["size"], "n_words": d["n_words"], "n_pages": d["n_pages"],
-        "batch": store.scalar("SELECT name FROM batches WHERE id = ?", (d["batch_id"],)),
-        "also_seen_at": [r[0] + (f"#{r[1]}" if r[1] else "") for r in store.conn.execute(
-            "SELECT path, part FROM sightings WHERE doc_id = ? ORDER BY id LIMIT -1 OFFSET 1", (doc_id,))],
-    }
-    if d["parent_id"]:
-        parent = store.document(d["parent_id"])
-        out["edgar"] = {
-            "submission": {k: parent["meta"].get(k) for k in
-                           ("accession_number", "form_type", "filing_date", "company_name", "cik")},
-            "submission_path": parent["path"],
-            "part": {k: d["meta"].get(k) for k in ("type", "sequence", "filename", "description")},
-        }
-    return out
-
+    d = describe_many(store, [doc_id]).get(doc_id)
+    if d is None:
+        store.document(doc_id)  # raises NoDocument
+    assert d is not None
+    return d

@@ -264,45 +264,107 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
 @click.option("--spark-workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Directory every Spark executor can read (needed with a non-local master).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout as well.")
-def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_workdir, as_json):
+@click.option("--verbose", "-v", is_flag=True, help="List every containing pair, not only the summary.")
+@click.option("--allow-empty", is_flag=True,
+              help="Report even when nothing can be audited or no control can be drawn from the corpus "
+                   "(the fixture controls must still pass).")
+def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_workdir, as_json, verbose,
+          allow_empty):
     """Run the controls, then score every document against every other, and write the report.
 
     \b
     Exit 0 with a report; exit 2 (and a REFUSED report holding only the controls) when a
-    control fails: no finding is ever reported by a detector that failed its controls.
+    control fails, when nothing can be audited, or when no control can be drawn from the
+    corpus: no finding is ever reported by a detector that could not show it can see.
     """
     from auditor.pipeline import audit_job
 
     with open_store(db) as store:
         o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
                       command=" ".join(["auditor", *sys.argv[1:]]), engine=engine, master=master,
-                      workdir=spark_workdir)
+                      workdir=spark_workdir, allow_empty=allow_empty)
     r = o.report
     if as_json:
         click.echo((o.directory / "report.json").read_text(), nl=False)
     else:
         out_console_report(r, threshold)
-    err.print(f"report: {o.directory / 'report.html'} (also report.md, report.json)", highlight=False)
+        if verbose:
+            _every_pair(o.directory)
+    err.print(f"report: {o.directory / 'report.html'} (also report.md, report.json, findings.jsonl.gz, "
+              "documents.jsonl.gz)", highlight=False)
     if o.refused:
         raise ControlsFailed("; ".join(r["refused_because"]) + f"; see {o.directory / 'report.md'}")
 
 
+TOP_CONTAINED = 10
+
+
 def out_console_report(r: dict, threshold: float) -> None:
+    """The audit in a screenful: parameters, controls, counts, the top contained documents."""
     p = r["manifest"]["params"]
     out.print(f"parameters: k={p['k']}, 1 in {p['modulus']} sampled, hash {p['hash']}, seed {p['seed']}, "
               f"normalisation {p['normalization']}, threshold {p['threshold']}, interval {p['interval']}, "
               f"engine {r['manifest']['engine']}", highlight=False, soft_wrap=True)
     out.print(_controls_table(r["controls"]))
     if r["status"] == "REFUSED":
-        out.print("[bold red]REFUSED[/]: a control failed, so no finding is reported.")
+        out.print("[bold red]REFUSED[/]: no finding is reported.")
         return
-    _findings_table(r["findings"], threshold)
     s = r["summary"]
-    out.print(f"{s['findings']} findings at >= {threshold}; {s['documents']} documents audited, "
+    out.print(f"{s['contained_documents']} contained documents at >= {threshold} ({s['containing_pairs']} "
+              f"containing pairs), {s['boilerplate_documents']} boilerplate documents, {s['families']} "
+              f"families ({s['family_members']} members); {s['documents']} documents audited, "
               f"{s['not_auditable']} not auditable, {s['duplicate_groups']} exact-duplicate groups, "
               f"{s['failed_inputs']} inputs failed to ingest", highlight=False)
-    for x in r["not_auditable"]:
-        out.print(f"  not auditable: {x['doc_id']} {x['path']}: {x['reason']}", highlight=False)
+    findings = sorted(r["findings"], key=lambda f: (-f["containers"], f["doc_id"]))
+    if not findings:
+        out.print(f"no document is contained in another at >= {threshold}", highlight=False)
+    elif len(findings) > TOP_CONTAINED:
+        out.print(f"the {TOP_CONTAINED} contained documents with the most containers:", highlight=False)
+    for f in findings[:TOP_CONTAINED]:
+        best = f["best"][0]
+        out.print(f"  {_path(r, f['doc_id'])} in {f['containers']} document(s); best "
+                  f"{_path(r, best['container'])} {best['containment']:.4f} ({_where(r, best)})",
+                  highlight=False, soft_wrap=True)
+    if r["boilerplate"]:
+        top = sorted(r["boilerplate"], key=lambda e: (-e["containers"], e["doc_id"]))[:3]
+        out.print(f"boilerplate: {len(r['boilerplate'])} documents contained in >= "
+                  f"{p['boilerplate']['applied']} others, e.g. "
+                  + "; ".join(f"{_path(r, e['doc_id'])} ({e['containers']})" for e in top),
+                  highlight=False, soft_wrap=True)
+    if s["not_auditable"]:
+        out.print(f"not auditable: {s['not_auditable']} documents (listed with reasons in the report)",
+                  highlight=False)
+
+
+def _path(r: dict, doc_id: int) -> str:
+    from auditor.render import _name
+
+    return _name(r, doc_id)
+
+
+def _where(r: dict, best: dict) -> str:
+    from auditor.render import _where as where
+
+    return where(r, best)
+
+
+def _every_pair(directory: Path) -> None:
+    """Every containing pair of a written report, from its sidecars (``--verbose``)."""
+    import gzip
+
+    from auditor.report import read_documents
+
+    paths = {d["doc_id"]: d["path"] for d in read_documents(directory / "documents.jsonl.gz")}
+    path = directory / "findings.jsonl.gz"
+    if not path.is_file():
+        return
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            x = json.loads(line)
+            out.print(f"  {paths.get(x['contained'])} in {paths.get(x['container'])}: {x['containment']:.4f} "
+                      f"(estimate {x['estimate']:.4f}, {x['hits']}/{x['sampled']} sampled)"
+                      + (f", family {x['family']}" if x["family"] is not None else ""),
+                      highlight=False, soft_wrap=True)
 
 
 @cli.command()
@@ -362,27 +424,6 @@ def _doc_line(d: dict) -> str:
         s += (f" EDGAR {e['submission']['accession_number']} {e['submission']['form_type']}"
               f" part {e['part']['sequence']} {e['part']['type']}")
     return s
-
-
-def _where(f: dict) -> str:
-    spans = f["spans"]
-    if not spans:
-        return "location not resolved"
-    parts = [f"chars {s['start']}-{s['end']}" + (f" (pages {s['pages'][0]}-{s['pages'][1]})" if s.get("pages") else "")
-             for s in spans[:4]]
-    return ", ".join(parts) + (f" and {len(spans) - 4} more spans" if len(spans) > 4 else "")
-
-
-def _findings_table(rows: list[dict], threshold: float) -> None:
-    if not rows:
-        out.print(f"no document is contained in another at >= {threshold}", highlight=False)
-    for i, f in enumerate(rows, 1):
-        out.print(f"[bold]finding {i}[/]: containment {f['containment']:.4f} (exact; estimate "
-                  f"{f['estimate']:.4f}, 95% CI [{f['interval'][0]:.3f}, {f['interval'][1]:.3f}], "
-                  f"{f['hits']}/{f['sampled']} sampled shingles)", highlight=False)
-        out.print(f"  contained: {_doc_line(f['contained'])}", highlight=False, soft_wrap=True)
-        out.print(f"  in:        {_doc_line(f['container'])}", highlight=False, soft_wrap=True)
-        out.print(f"  where:     {_where(f)}", highlight=False, soft_wrap=True)
 
 
 @cli.command()

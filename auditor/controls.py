@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import AuditResult, ShingleCache, run_audit
+from auditor.audit import AuditResult, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
@@ -146,18 +146,20 @@ def _paragraph_cut(text: str, at: float) -> int:
     return len(text)
 
 
-def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
-    """Files to write and the controls over them, from the corpus's own documents.
+def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
+                    ) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
+    """Files to write and the controls over them, from the corpus's own documents (those the
+    audit covers: ``documents``, else every stored one).
 
     Returns (files as (name, text), controls, note). A corpus with fewer than two documents of
     usable size yields none, with the reason in ``note``; with two or more, failing to build a
     control is itself a failure (a detector that destroys text must not pass by default).
     """
-    rows = store.conn.execute(
-        "SELECT d.id, d.n_words, i.sampled FROM documents d JOIN index_docs i ON i.doc_id = d.id"
-        " WHERE d.duplicate_of IS NULL AND d.n_words >= 300 ORDER BY d.id"
-    ).fetchall()
-    text_docs = store.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NULL AND n_words > 0")
+    covered = universe(store, documents)
+    reps = covered.representatives
+    rows = [r for r in store.select_in("SELECT d.id, d.n_words, i.sampled FROM documents d JOIN index_docs i ON i.doc_id = d.id"
+               " WHERE d.id IN ({})", reps) if r[1] >= 300]
+    text_docs = len(reps)
     if len(rows) < 2:
         if text_docs >= 2 and not rows:
             return [], [], "FAIL: no corpus document of at least 300 words after normalisation"
@@ -220,9 +222,8 @@ def _evaluate(
     threshold: float, audit_fn: AuditFn,
 ) -> list[ControlResult]:
     audit = audit_fn(scratch, threshold)
-    found = {(p.contained, p.container) for p in audit.findings}
+    found = set(zip(audit.containing.contained.tolist(), audit.containing.container.tolist(), strict=True))
     group_of = {m: g[0] for g in audit.duplicate_groups for m in g}
-    cluster_of = {m: i for i, c in enumerate(audit.clusters) for m in c.members}
     cache = ShingleCache(scratch, scratch.params)
     out = []
     for c in controls:
@@ -234,8 +235,7 @@ def _evaluate(
         score = (len(np.intersect1d(all_a, all_b, assume_unique=True)) / len(all_a)) if len(all_a) else 0.0
         sa, sb = sample(all_a, scratch.params.modulus), sample(all_b, scratch.params.modulus)
         est = Estimate.of(len(np.intersect1d(sa, sb, assume_unique=True)), len(sa))
-        is_found = (ga, gb) in found or ga == gb or (
-            ga in cluster_of and cluster_of.get(ga) == cluster_of.get(gb))
+        is_found = (ga, gb) in found or ga == gb
         op, value = _bound(c["kind"], threshold, c)
         within = score >= value if op == ">=" else score <= value
         passed = within and (is_found if op == ">=" else not is_found)
@@ -281,8 +281,11 @@ def run_controls(
     seed: int = 0,
     corpus: bool = True,
     audit: AuditFn = run_audit,
+    documents: list[int] | None = None,
 ) -> ControlsResult:
     """Run the fixture controls and the corpus-drawn controls with the store's parameters.
+
+    :param documents: the documents the audit covers (corpus-drawn controls come from them).
 
     :param audit: the engine's audit function (``run_audit``, or the Spark engine's), so the
         controls go through the same engine as the corpus.
@@ -298,7 +301,7 @@ def run_controls(
                                threshold, audit)
     note = ""
     if corpus:
-        files, controls, note = corpus_controls(store, seed)
+        files, controls, note = corpus_controls(store, seed, documents)
         if controls:
             results += _run_in_scratch(params, list(files), controls, "corpus", threshold, audit)
         elif note.startswith("FAIL"):

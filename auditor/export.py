@@ -100,7 +100,7 @@ def export_parquet(
     :param texts: also write ``texts/`` (needed for exact verification on the cluster).
     :param overwrite: replace an existing export; otherwise a non-empty directory is an error.
     """
-    from auditor.report import corpus_digest
+    from auditor.report import universe_digest
 
     out = Path(directory)
     if out.exists() and any(out.iterdir()):
@@ -135,7 +135,8 @@ def export_parquet(
     written = _export_postings(store, out / "postings", n_buckets)
     n_texts, n_chars = _export_texts(store, out / "texts") if texts else (0, 0)
 
-    n_docs, cdig = corpus_digest(store)
+    every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+    n_docs, cdig = len(every), universe_digest(store, every)
     result = ExportResult(str(out), n_docs, int(store.scalar("SELECT count(*) FROM index_docs")),
                           written, n_buckets, n_texts, n_chars)
     meta = {

@@ -54,7 +54,7 @@ from typing import Any
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.audit import describe
+from auditor.audit import AuditResult, describe, locate_pairs
 from auditor.errors import AuditorError, ControlsFailed, StoreError, UsageError
 from auditor.extract import Limits
 from auditor.ingest import BatchResult, ingest
@@ -100,6 +100,7 @@ KIND_OF = {v["id"]: k for k, v in RULES.items()}
 
 EXIT_PASS, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 STEP_SUMMARY_CAP = 1024 * 1024  # GitHub's limit for one step's summary
+EXCERPT_CHARS = 400
 MAX_ANNOTATIONS = 10  # GitHub keeps at most 10 error and 10 warning annotations per step
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "containmentPair/v1"
@@ -150,7 +151,8 @@ class Finding:
     match: str = "containment"  # containment | identical bytes | identical normalised text | not ingested
     spans: list[dict[str, Any]] = field(default_factory=list)
     excerpt: str | None = None  # of the container, at the main span
-    other_members: list[str] = field(default_factory=list)  # the rest of a near-duplicate cluster
+    other_members: list[str] = field(default_factory=list)  # further counterparts, the best first
+    also: int = 0  # how many further counterparts there are
     file: str = ""  # the new document's file as given (an EDGAR part: its submission)
     uri: str = ""
     region: dict[str, int] = field(default_factory=lambda: {"startLine": 1})
@@ -196,11 +198,11 @@ class Finding:
         where = "also in this batch" if self.kind == "within-batch" else "in the corpus"
         if self.match != "containment":
             return f"{new} has the {self.match.removeprefix('identical ')} of {other}, {where}"
-        cluster = (f" (one of a near-duplicate cluster with {len(self.other_members)} more documents)"
-                   if self.other_members else "")
+        more = f" and in {self.also} more document{'s' if self.also != 1 else ''}" if self.also else ""
         if self.new_is_contained:
-            return f"{new} is contained ({pct}) in {other}, {where}{cluster}"
-        return f"{new} contains {other}, {where} ({pct} of it)"
+            return f"{new} is contained ({pct}) in {other}, {where}{more}"
+        more = f"; it contains {self.also} more document{'s' if self.also != 1 else ''}" if self.also else ""
+        return f"{new} contains {other}, {where} ({pct} of it){more}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -210,7 +212,7 @@ class Finding:
             "containment": self.containment, "match": self.match, "spans": self.spans,
             "location": {"file": self.file, "uri": self.uri, "region": self.region},
             "fingerprint": self.fingerprint, "baseline_reason": self.baseline_reason,
-            "cluster_with": self.other_members,
+            "also": self.also, "also_named": self.other_members,
             "message": self.sentence(full_sha=True),
         }
 
@@ -670,68 +672,54 @@ def _main_span(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
     return max(spans, key=lambda s: (s.get("shingles", 0), -s["start"])) if spans else None
 
 
-def containment_findings(store: Store, view: BatchView, report: dict[str, Any],
-                         loc: _Locator) -> list[Finding]:
-    """The report's findings that involve a new document, classified by which side is new."""
+OTHERS_NAMED = 10  # further counterparts a gate finding names; the report's findings.jsonl.gz has all
+
+
+def containment_findings(store: Store, view: BatchView, audit: AuditResult, loc: _Locator) -> list[Finding]:
+    """One finding per new document, kind and direction: its best counterpart, and how many more.
+
+    A new notice inside thousands of corpus documents is one finding that names the best of them
+    (highest containment, then the smallest document, then the lowest id) and counts the rest, so
+    the gate's outputs grow with the new documents, not with the pairs. When a new document and
+    a counterpart contain each other, only the new document's containment is given.
+    """
     new = view.new_ids
     stands = view.stands_for(store)
-    out = []
-    for rf in report.get("findings", []):
-        a, b = int(rf["contained"]["doc_id"]), int(rf["container"]["doc_id"])
-        if stands.get(a):
-            cases = [(x, b, True) for x in stands[a]]
-        elif stands.get(b):
-            cases = [(a, y, False) for y in stands[b]]
-        else:
-            continue
+    pairs = audit.containing
+    a_ids, b_ids = pairs.contained.tolist(), pairs.container.tolist()
+    keys = set(zip(a_ids, b_ids, strict=True))
+    size = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
+                                set(a_ids) | set(b_ids)))
+    groups: dict[tuple[int, str, bool], list[tuple[float, int, int]]] = {}
+    for a, b, x in zip(a_ids, b_ids, pairs.exact.tolist(), strict=True):
+        cases = [(n, b, True) for n in stands.get(a, [])]
+        if (b, a) not in keys:  # mutual: the finding of the other direction says it
+            cases += [(a, n, False) for n in stands.get(b, [])]
         for ca, cb, new_is_contained in cases:
             kind = classify_pair(ca in new, cb in new)
-            other_id = cb if new_is_contained else ca
-            if kind is None or other_id in view.withdrawn:
+            me, other = (ca, cb) if new_is_contained else (cb, ca)
+            if kind is None or other in view.withdrawn:
                 continue  # the version this change replaces, or a deleted document
-            s = view.first_sighting(ca if new_is_contained else cb)
-            other = (sighting_provenance(store, view.first_sighting(other_id)) if other_id in new
-                     else corpus_provenance(store, other_id))
-            spans = [{k: v for k, v in sp.items() if k != "excerpt"} for sp in rf.get("spans", [])]
-            f = Finding(kind, sighting_provenance(store, s), other, new_is_contained,
-                        float(rf["containment"]), "containment", spans,
-                        excerpt=(_main_span(rf.get("spans", [])) or {}).get("excerpt"))
-            loc.locate(f, s, None if new_is_contained else _main_span(spans))
-            out.append(f)
-    return out
-
-
-def cluster_findings(store: Store, view: BatchView, report: dict[str, Any], loc: _Locator) -> list[Finding]:
-    """New members of near-duplicate clusters, which the report lists once instead of as pairs.
-
-    Three or more documents that all contain one another are one report entry; for the gate
-    each new member is still contained in the corpus (or, with no corpus member, in the first
-    new member), so it gets the finding a pair would have given, scored exactly here.
-    """
-    from auditor.query import compare
-
-    new = view.new_ids
-    stands = view.stands_for(store)
+            groups.setdefault((me, kind, new_is_contained), []).append((-x, size.get(other, 0), other))
     out = []
-    for c in report.get("near_duplicate_clusters", []):
-        ids = [int(m["doc_id"]) for m in c.get("members", [])]
-        fresh = sorted({x for i in ids for x in stands.get(i, [])})
-        corpus = [i for i in ids if i not in new and i not in view.withdrawn]
-        if not fresh:
-            continue
-        order = sorted(fresh, key=lambda i: view.sightings.index(view.first_sighting(i)))
-        pairs = [(i, corpus[0], "new-in-corpus") for i in order] if corpus else \
-                [(i, order[0], "within-batch") for i in order[1:]]
-        for a, b, kind in pairs:
-            s = view.first_sighting(a)
-            other = (sighting_provenance(store, view.first_sighting(b)) if b in new else corpus_provenance(store, b))
-            m = compare(store, a, b)["a_in_b"]
-            spans = m["spans"]
-            f = Finding(kind, sighting_provenance(store, s), other, True, float(m["exact"]), "containment",
-                        spans, excerpt=None)
-            f.other_members = [p for p in (str(x.get("path")) for x in c["members"]) if p != other.get("path")]
-            loc.locate(f, s)
-            out.append(f)
+    for (me, kind, new_is_contained), ranked in sorted(groups.items()):
+        ranked.sort()
+        value, other = -ranked[0][0], ranked[0][2]
+        contained, container = (me, other) if new_is_contained else (other, me)
+        spans = [sp.as_dict() for sp in locate_pairs(store, store.params, [(contained, container)])[0]]
+        main = _main_span(spans)
+        excerpt = store.text(container)[main["start"]:main["end"]][:EXCERPT_CHARS] if main else None
+        s = view.first_sighting(me)
+
+        def described(d: int) -> dict[str, Any]:
+            return sighting_provenance(store, view.first_sighting(d)) if d in new else corpus_provenance(store, d)
+
+        f = Finding(kind, sighting_provenance(store, s), described(other), new_is_contained, value,
+                    "containment", spans, excerpt=excerpt)
+        f.also = len(ranked) - 1
+        f.other_members = [str(described(o).get("path")) for _, _, o in ranked[1:1 + OTHERS_NAMED]]
+        loc.locate(f, s, None if new_is_contained else main)
+        out.append(f)
     return out
 
 
@@ -865,9 +853,9 @@ class GateResult:
         }
 
 
-def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None,
+def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None, audit: AuditResult | None,
                    findings: list[Finding], cwd: Path) -> list[dict[str, Any]]:
-    not_auditable = {int(x["doc_id"]): x["reason"] for x in (report or {}).get("not_auditable", [])}
+    not_auditable = {int(x["doc_id"]): x["reason"] for x in (audit.not_auditable if audit else [])}
     rows = []
     for s in view.sightings:
         p = sighting_provenance(store, s)
@@ -966,8 +954,8 @@ def run_gate(opts: GateOptions) -> GateResult:
             if outcome.refused:
                 status = "REFUSED"
             else:
-                findings += containment_findings(store, view, report, loc)
-                findings += cluster_findings(store, view, report, loc)
+                assert outcome.audit is not None
+                findings += containment_findings(store, view, outcome.audit, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"
         findings = sort_findings(findings)
@@ -981,7 +969,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         stale = stale_entries(store, entries)
         if status == "PASSED" and any(f.level == "error" for f in findings):
             status = "FAILED"
-        documents = _document_rows(store, view, report, findings, cwd)
+        documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
         if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
             with store.write():
                 store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
@@ -1213,8 +1201,10 @@ def _details(f: Finding) -> str:
         lines.append("where: " + "; ".join(
             f"chars {s['start']}-{s['end']}" + (f" (pages {s['pages'][0]}-{s['pages'][1]})" if s.get("pages") else "")
             for s in f.spans[:5]))
-    if f.other_members:
-        lines.append("near-duplicate cluster with: " + ", ".join(f.other_members))
+    if f.also:
+        verb = "also contained in" if f.new_is_contained else "also contains"
+        lines.append(f"{verb} {f.also} more: " + ", ".join(f.other_members)
+                     + (" ..." if f.also > len(f.other_members) else ""))
     if f.excerpt:
         lines.append("excerpt of the container: " + " ".join(f.excerpt.split())[:400])
     if f.baseline_reason:

@@ -339,8 +339,13 @@ def ingest(
             on_file(o)
 
     plan: list[tuple[str, Any]] = []  # ("done", outcome) or ("todo", task), in input order
+    # the store's own files are never read here: another descriptor on them would drop this
+    # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
+    own = {str(store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")}
     for given, path, problem in walk(inputs):
         task = _Task(given, str(Path(given).expanduser().resolve()), 0, "", "")
+        if task.resolved in own:
+            continue
         if problem or path is None:
             plan.append(("fail", (task, "not_found", f"no such file or directory: {given}")))
             continue

@@ -9,7 +9,7 @@ case-folds, so ``lowercase=False`` is recorded but cannot bring case back.
 
 - ``measures_for_pair``: every measure for two documents, with the engine's containment.
 - ``near_duplicates``: pairs and clusters by one method, found without comparing all pairs,
-  stored as a run (``runs.kind = "near-dups:<method>"``, one ``findings`` row per pair).
+  stored as a run (``runs.kind = "near-dups:<method>"``, one ``near_duplicates`` row per pair).
 - ``lsh_curve``: the banding S-curve for the CLI.
 
 Methods, how candidates are found, and why the defaults:
@@ -427,7 +427,7 @@ def measures_for_pair(
 
 @dataclass
 class NearDupResult:
-    """Pairs and clusters found by one method, as stored in ``runs`` and ``findings``."""
+    """Pairs and clusters found by one method, as stored in ``runs`` and ``near_duplicates``."""
 
     run_id: str | None
     method: str
@@ -674,7 +674,7 @@ def _save_run(store: Store, r: NearDupResult, started: datetime, command: str) -
         run_id = f"{base}-{n}"
     summary = {**r.summary, "command": command}
     with store.write() as c:
-        c.execute(
+        cur = c.execute(
             "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
             (run_id, f"near-dups:{r.method}", "ok", json.dumps(r.params, sort_keys=True),
@@ -682,9 +682,8 @@ def _save_run(store: Store, r: NearDupResult, started: datetime, command: str) -
              r.summary["digest"]),
         )
         c.executemany(
-            "INSERT INTO findings (run_id, kind, contained_id, container_id, containment, data)"
-            " VALUES (?,?,?,?,?,?)",
-            [(run_id, r.method, p["a"], p["b"], None,
+            "INSERT INTO near_duplicates (run, a_id, b_id, score, data) VALUES (?,?,?,?,?)",
+            [(cur.lastrowid, p["a"], p["b"], p.get("score"),
               json.dumps({**p, "a_doc": r.documents[p["a"]], "b_doc": r.documents[p["b"]]}, sort_keys=True))
              for p in r.pairs],
         )

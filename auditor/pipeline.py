@@ -7,18 +7,34 @@ REFUSED and holds only the control table, and the caller gets ``refused=True`` (
 from __future__ import annotations
 
 import functools
+import itertools
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from auditor import render
-from auditor.audit import run_audit
-from auditor.controls import run_controls
+from auditor.audit import AuditResult, Universe, run_audit, sampled_documents, universe
+from auditor.controls import ControlsResult, run_controls
 from auditor.errors import UsageError
 from auditor.index import build_index
-from auditor.report import build_report, differences, digest, load, run_block, write_json
+from auditor.report import (
+    NOT_DIGESTED,
+    Report,
+    build_report,
+    differences,
+    digest,
+    load,
+    pretty,
+    read_documents,
+    read_sidecar,
+    run_block,
+    run_digest,
+    write_text_atomic,
+)
+from auditor.score import wilson_arrays
 from auditor.store import Store, now
 
 DEFAULT_REPORTS = Path("reports")
@@ -29,10 +45,34 @@ class Outcome:
     report: dict[str, Any]
     directory: Path
     refused: bool
+    audit: AuditResult | None = None
+    files: list[Path] = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
         return str(self.report["run"]["run_id"])
+
+
+@dataclass
+class Computed:
+    """A report and the audit behind it, before anything is written."""
+
+    report: Report
+    audit: AuditResult | None
+
+
+def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_empty: bool) -> list[str]:
+    """Why an audit that ran its controls may still not report: nothing to audit, no corpus control."""
+    if allow_empty:
+        return []
+    reasons = []
+    if not sampled_documents(store, covered.representatives):
+        reasons.append("nothing can be audited: no covered document has a sampled shingle "
+                       f"({len(covered.members)} documents with text); use --allow-empty to report anyway")
+    elif controls.note and not any(c.source == "corpus" for c in controls.results):
+        reasons.append(f"no control could be drawn from the corpus ({controls.note}); use "
+                       "--allow-empty to report with the fixture controls alone")
+    return reasons
 
 
 def compute(
@@ -42,30 +82,45 @@ def compute(
     seed: int = 0,
     controls_dir: Path | None = None,
     only: set[int] | None = None,
+    documents: list[int] | None = None,
+    failures_through: int | None = None,
+    allow_empty: bool = False,
     scope: dict[str, Any] | None = None,
     run: dict[str, Any] | None = None,
     engine: str = "sqlite",
     master: str = "local[*]",
     workdir: Path | None = None,
-) -> dict[str, Any]:
+) -> Computed:
     """The report for the store as it is now (no files written).
 
+    ``documents``: audit exactly these documents (an old report's), else every stored one.
     ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
     identical by construction, and the report's manifest names the engine.
     """
     build_index(store)
-    audit_fn = run_audit
+    audit_fn: Any = run_audit
     if engine == "spark":
         from auditor.spark_engine import run_audit_spark
 
         audit_fn = functools.partial(run_audit_spark, master=master, workdir=workdir)
     elif engine != "sqlite":
         raise UsageError(f"unknown engine {engine!r}; expected sqlite or spark")
+    if allow_empty:
+        scope = {**(scope or {"kind": "corpus"}), "allow_empty": True}
     store.conn.execute("BEGIN")  # one read snapshot (WAL) for controls, audit and report
     try:
-        controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn)
-        audit = audit_fn(store, threshold, only=only) if controls.passed else None
-        return build_report(store, threshold, controls, audit, run or {}, scope=scope, engine=engine)
+        covered = universe(store, documents)
+        if failures_through is None:
+            failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
+        controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn,
+                                documents=covered.members)
+        refusal = _refusal(store, controls, covered, allow_empty)
+        audit = (audit_fn(store, threshold, only=only, documents=covered.members)
+                 if controls.passed and not refusal else None)
+        report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
+                              failures_through=failures_through, refusal=refusal, scope=scope,
+                              engine=engine)
+        return Computed(report, audit)
     finally:
         store.conn.execute("COMMIT")
 
@@ -78,6 +133,7 @@ def audit_job(
     seed: int = 0,
     controls_dir: Path | None = None,
     only: set[int] | None = None,
+    allow_empty: bool = False,
     scope: dict[str, Any] | None = None,
     kind: str = "audit",
     command: str = "",
@@ -86,46 +142,76 @@ def audit_job(
     master: str = "local[*]",
     workdir: Path | None = None,
 ) -> Outcome:
-    """Run the whole audit and write ``report.json``, ``report.md`` and ``report.html``."""
+    """Run the whole audit and write report.json, report.md, report.html and the sidecars."""
     started = datetime.now(UTC)
-    report = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only, scope=scope,
-                     engine=engine, master=master, workdir=workdir)
+    computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
+                       allow_empty=allow_empty, scope=scope, engine=engine, master=master,
+                       workdir=workdir)
+    # the sidecars are written (and hashed) once, before the digest that names the run exists
+    stage = Path(out) if out else reports_root / f".partial-{started:%Y%m%dT%H%M%S}-{os.getpid()}"
+    stage.mkdir(parents=True, exist_ok=True)
+    report = computed.report.seal({s.name: s.write(stage) for s in computed.report.sidecars})
     run_id = base = f"{started:%Y%m%dT%H%M%SZ}-{report['digest'][:8]}"
     n = 1
-    while store.scalar("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)):
+    while store.scalar("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)) or (
+            not out and (reports_root / run_id).exists()):
         n += 1
         run_id = f"{base}-{n}"
     report["run"] = run_block(run_id, started, command)
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
+    report["run_digest"] = run_digest(report)
     directory = Path(out) if out else reports_root / run_id
-    write(report, directory)
-    _save_run(store, report, kind, directory)
-    return Outcome(report, directory, report["status"] == "REFUSED")
+    if stage != directory:
+        os.replace(stage, directory)
+    files = write(computed.report, directory)
+    _save_run(store, report, computed.audit, kind, directory)
+    return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
-def write(report: dict[str, Any], directory: Path) -> None:
+REPORT_FILES = ("report.json", "report.md", "report.html")
+
+
+def write(report: Report, directory: Path) -> list[Path]:
+    """report.md, report.html, then report.json (each written beside and renamed into place),
+    beside its sidecars, which are already there: a report.json on disk always has them."""
     directory.mkdir(parents=True, exist_ok=True)
-    write_json(report, directory / "report.json")
-    (directory / "report.md").write_text(render.markdown(report), encoding="utf-8")
-    (directory / "report.html").write_text(render.html(report), encoding="utf-8")
+    text = pretty(report.data)
+    written = json.loads(text)  # rendered from what report.json holds, so verify can re-render it
+    write_text_atomic(directory / "report.md", render.markdown(written))
+    write_text_atomic(directory / "report.html", render.html(written))
+    write_text_atomic(directory / "report.json", text)
+    return [directory / s.name for s in report.sidecars] + [directory / n for n in REPORT_FILES]
 
 
-def _save_run(store: Store, report: dict[str, Any], kind: str, directory: Path) -> None:
+def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
+              directory: Path) -> None:
+    """The run and every containing pair, for queries (the located ones with their spans)."""
     run = report["run"]
     with store.write() as c:
-        c.execute(
+        cur = c.execute(
             "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
             (run["run_id"], kind, report["status"], json.dumps(report["manifest"]["params"], sort_keys=True),
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
              str(directory), report["digest"]),
         )
+        if audit is None or report["status"] != "OK":
+            return
+        pairs = audit.containing  # sorted by (contained, container): appended in key order
+        low, high = wilson_arrays(pairs.hits, pairs.sampled)
+        a_ids, b_ids = pairs.contained.tolist(), pairs.container.tolist()
+        spans = {k: json.dumps([s.as_dict() for s in v], sort_keys=True) for k, v in audit.located.items()}
+        fam_of = {m: i for i, f in enumerate(audit.families) for m in f.members}
+        family = [fam_of.get(a) if fam_of.get(a) == fam_of.get(b) else None for a, b in zip(a_ids, b_ids, strict=True)] \
+            if fam_of else itertools.repeat(None)
         c.executemany(
-            "INSERT INTO findings (run_id, kind, contained_id, container_id, containment, data)"
-            " VALUES (?,?,?,?,?,?)",
-            [(run["run_id"], "containment", f["contained"]["doc_id"], f["container"]["doc_id"],
-              f["containment"], json.dumps(f, sort_keys=True)) for f in report["findings"]],
+            "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
+            " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            zip(itertools.repeat(cur.lastrowid), a_ids, b_ids, pairs.exact.tolist(), pairs.estimate.tolist(),
+                low.tolist(), high.tolist(), pairs.hits.tolist(), pairs.sampled.tolist(),
+                pairs.shared.tolist(), pairs.shingles.tolist(), family,
+                (spans.get(k) for k in zip(a_ids, b_ids, strict=True))),
         )
 
 
@@ -139,11 +225,15 @@ class Verification:
 
 
 def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) -> Verification:
-    """Recompute the audit with the report's parameters and compare it with the report.
+    """Recompute the audit over the documents the report covered and compare every file.
 
-    The controls come from ``controls_dir``, else the directory the audit used (recorded in its
-    run block), else the default; the manifest's fixtures digest says whether they are the same.
+    report.json's digest covers its content and the sidecars' content (each checked on disk);
+    report.md and report.html are regenerated from report.json and compared byte for byte; the
+    run block is bound to the digest by ``run_digest``. The controls come from ``controls_dir``,
+    else the directory the audit used (recorded in its run block), else the default; the
+    manifest's fixtures digest says whether they are the same.
     """
+    report_dir = Path(report_dir)
     report = load(report_dir)
     recorded = report.get("run", {}).get("controls_dir")
     if controls_dir is None and recorded and Path(recorded).is_dir():
@@ -153,24 +243,52 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
     if content != report.get("digest"):
         problems.append(f"report.json was altered: its content hashes to {content[:16]}..., "
                         f"but it records {str(report.get('digest'))[:16]}...")
+    if run_digest(report) != report.get("run_digest"):
+        problems.append("the run block of report.json was altered (run_digest does not match)")
+    if (report_dir / "report.json").read_text(encoding="utf-8") != pretty(report):
+        problems.append("report.json is not in its canonical form (edited by hand?)")
+    for name, fn in (("report.md", render.markdown), ("report.html", render.html)):
+        path = report_dir / name
+        if not path.is_file():
+            problems.append(f"{name} is missing")
+        elif path.read_text(encoding="utf-8") != fn(report):
+            problems.append(f"{name} differs from what report.json renders to (edited?)")
+    files = report.get("files", {})
+    for name, want in sorted(files.items()):
+        path = report_dir / name
+        if not path.is_file():
+            problems.append(f"{name} is missing")
+            continue
+        have = read_sidecar(path)
+        if have != want:
+            problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
+                            f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
     params = report["manifest"]["params"]
     stored = store.params.as_dict()
     for k, v in stored.items():
         if params.get(k) != v:
             problems.append(f"parameter {k}: report {params.get(k)!r}, store {v!r}")
-    scope = report.get("scope", {"kind": "corpus"})
+    if any(p.startswith("parameter") or "documents.jsonl.gz" in p for p in problems):
+        return Verification(False, str(report.get("digest")), content, "", problems)
+    covered = [int(d["doc_id"]) for d in read_documents(report_dir / "documents.jsonl.gz")]
+    missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})
+    if missing:
+        problems.append(f"the store lacks {len(missing)} document(s) the report covered: ids "
+                        + ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else ""))
+        return Verification(False, str(report.get("digest")), content, "", problems)
+    scope = {k: v for k, v in report.get("scope", {"kind": "corpus"}).items() if k != "failures_through"}
     only = set(scope.get("documents", [])) if scope.get("kind") == "batch" else None
     seed = report["manifest"]["controls"].get("seed") or 0
-    if problems and any(p.startswith("parameter") for p in problems):
-        return Verification(False, str(report.get("digest")), content, "", problems)
     again = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope,
-                    engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir)
+                    documents=covered, failures_through=int(report.get("scope", {}).get("failures_through", 0)),
+                    allow_empty=bool(report.get("scope", {}).get("allow_empty")),
+                    engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir).report.seal()
     if again["digest"] != report.get("digest"):
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
-            problems.append("the corpus changed: " + "; ".join(
+            problems.append("the documents the report covered changed in the store: " + "; ".join(
                 differences(report["manifest"]["corpus"], again["manifest"]["corpus"], "manifest/corpus")))
-        core = {k: v for k, v in report.items() if k not in ("run", "digest")}
-        core2 = {k: v for k, v in again.items() if k not in ("run", "digest")}
+        core = {k: v for k, v in report.items() if k not in NOT_DIGESTED}
+        core2 = {k: v for k, v in again.items() if k not in NOT_DIGESTED}
         problems += [d for d in differences(core, core2) if not d.startswith("/manifest/corpus")][:20]
         if not problems:
             problems.append("recomputed digest differs")

@@ -145,31 +145,62 @@ def _edgar_location(e: dict[str, Any]) -> str:
             f"sequence {part.get('sequence') or '?'}")
 
 
-def _verdict(f: dict[str, Any], threshold: Any) -> str:
+OVERVIEW_ROWS = 2000  # contained documents in the overview table; all are in findings.jsonl.gz
+DETAIL_LIMIT = 100  # contained documents shown in detail, with locations and an excerpt
+LIST_ROWS = 500  # rows of the boilerplate, families, not auditable and failed-input tables
+NAMES_PER_FAMILY = 6
+
+
+def _doc(report: dict[str, Any], doc_id: Any) -> dict[str, Any]:
+    """A document's provenance from the report's ``documents`` map (each described once)."""
+    return {"doc_id": doc_id, **((report.get("documents") or {}).get(str(doc_id)) or {})}
+
+
+def _name(report: dict[str, Any], doc_id: Any) -> str:
+    """A document as people name it: its path, and its EDGAR part when it is one."""
+    d = _doc(report, doc_id)
+    name = str(d.get("path") or f"doc {doc_id}")
+    if d.get("edgar"):
+        part = d["edgar"].get("part") or {}
+        name += f" ({part.get('type') or '?'}, sequence {part.get('sequence') or '?'})"
+    return name
+
+
+def _verdict(value: Any, threshold: Any) -> str:
     """The report holds only findings at or above the threshold; say how far above."""
-    c = f.get("containment")
-    if c is None:
+    if value is None:
         return "undetermined"
-    if float(c) >= 1.0:
+    if float(value) >= 1.0:
         return "wholly contained"
     try:
-        below = float(c) < float(threshold)
+        below = float(value) < float(threshold)
     except (TypeError, ValueError):
         return "contained"
     return (f"below the threshold {_threshold(threshold)}" if below
             else f"contained (≥ {_threshold(threshold)})")
 
 
-def _exact_text(f: dict[str, Any]) -> str:
-    exact = f.get("exact")
-    return ("sampled estimate only, not verified exactly" if exact is None
-            else f"exact {_f4(exact)}, verified over all shingles")
-
-
 def _estimate_text(f: dict[str, Any]) -> str:
     lo, hi = [*(f.get("interval") or []), None, None][:2]
     return (f"{_f4(f.get('estimate'))}, 95% interval [{_f4(lo)}, {_f4(hi)}], "
             f"{_count(f.get('hits', 0))}/{_count(f.get('sampled', 0))} sampled shingles hit")
+
+
+def _where(report: dict[str, Any], best: dict[str, Any]) -> str:
+    """Where the contained text lies in the container, in one short phrase."""
+    spans = best.get("spans") or []
+    b = _doc(report, best.get("container"))
+    bits = []
+    if b.get("edgar"):
+        bits.append(_edgar_location(b["edgar"]))
+    if spans:
+        first, last = spans[0], spans[-1]
+        pages = sorted({p for sp in spans for p in (sp.get("pages") or [])})
+        if pages:
+            bits.append(f"page {pages[0]}" if pages[0] == pages[-1] else f"pages {pages[0]}-{pages[-1]}")
+        bits.append(f"characters {first.get('start')}-{last.get('end')}"
+                    + (f" ({len(spans)} spans)" if len(spans) > 1 else ""))
+    return "; ".join(bits) or "location not resolved"
 
 
 def _controls_line(report: dict[str, Any]) -> str:
@@ -221,10 +252,12 @@ def _scope_text(scope: dict[str, Any]) -> str:
 
 
 def _summary_items(s: dict[str, Any]) -> list[tuple[str, Any]]:
-    labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"),
-              ("findings", "findings"), ("verified_below_threshold", "verified below threshold"),
+    labels = (("documents", "documents audited"), ("covered", "documents covered (duplicates included)"),
+              ("candidate_pairs", "candidate pairs"), ("containing_pairs", "containing pairs"),
+              ("contained_documents", "contained documents"),
+              ("boilerplate_documents", "boilerplate documents"), ("families", "families"),
+              ("family_members", "family members"), ("verified_below_threshold", "verified below threshold"),
               ("not_auditable", "not auditable"), ("duplicate_groups", "exact-duplicate groups"),
-              ("near_duplicate_clusters", "near-duplicate clusters"),
               ("failed_inputs", "failed inputs"), ("skipped_inputs", "skipped inputs"))
     items = [(label, s[k]) for k, label in labels if k in s]
     if "controls" in s:
@@ -247,13 +280,20 @@ def _refused(report: dict[str, Any]) -> bool:
 
 def _headline(report: dict[str, Any]) -> str:
     if _refused(report):
-        return "The controls did not pass, so this audit reports no findings"
+        return "This audit reports no findings"
     s = report.get("summary") or {}
     p = (report.get("manifest") or {}).get("params") or {}
     thr = f" at containment ≥ {_threshold(p['threshold'])}" if "threshold" in p else ""
-    return (f"{_count(s.get('findings', len(report.get('findings') or [])))} findings{thr} "
-            f"among {_count(s.get('documents', '?'))} audited documents; "
-            f"{s.get('controls_passed', '?')} of {s.get('controls', '?')} controls passed")
+    return (f"{_count(s.get('contained_documents', 0))} contained documents{thr} "
+            f"({_count(s.get('containing_pairs', 0))} containing pairs), "
+            f"{_count(s.get('boilerplate_documents', 0))} boilerplate documents and "
+            f"{_count(s.get('families', 0))} families among {_count(s.get('documents', '?'))} audited "
+            f"documents; {s.get('controls_passed', '?')} of {s.get('controls', '?')} controls passed")
+
+
+def _more(shown: int, total: int, what: str) -> str:
+    return f"{_count(total - shown)} more {what} are in findings.jsonl.gz and documents.jsonl.gz" \
+        if total > shown else ""
 
 
 def _bins(report: dict[str, Any]) -> list[tuple[float, float, int]]:
@@ -330,39 +370,98 @@ def _md_fenced_quote(text: Any) -> list[str]:
 
 
 def _md_doc(label: str, d: dict[str, Any]) -> list[str]:
-    out = [f"- **{label}:** doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, "
-           f"sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))}"]
+    out = [f"- **{label}:** {_code(d.get('path'))} (doc {_md(d.get('doc_id'))}, "
+           f"sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))})"]
     if d.get("edgar"):
         e = d["edgar"]
         out.append(f"  - {_md(_edgar_submission(e))}; {_md(_edgar_part(e))}")
         if e.get("submission_path"):
             out.append(f"  - submission file {_code(e['submission_path'])}")
-    if d.get("duplicates"):
-        dups = ", ".join(f"doc {_md(x.get('doc_id'))} {_code(x.get('path'))}" for x in d["duplicates"])
-        out.append(f"  - exact duplicates: {dups}")
     if d.get("also_seen_at"):
-        out.append("  - also seen at: " + ", ".join(_code(p) for p in d["also_seen_at"]))
+        seen = d["also_seen_at"]
+        out.append("  - also seen at: " + ", ".join(_code(x) for x in seen[:10])
+                   + (f" and {len(seen) - 10} more" if len(seen) > 10 else ""))
     return out
 
 
-def _md_finding(i: int, f: dict[str, Any], threshold: Any) -> list[str]:
-    c, b = f.get("contained") or {}, f.get("container") or {}
-    out = [f"### {i}. doc {_md(c.get('doc_id'))} in doc {_md(b.get('doc_id'))}: "
-           f"containment {_f4(f.get('containment'))}", ""]
-    out += _md_doc("Contained", c)
-    out += _md_doc("Container", b)
-    out.append(f"- **Containment:** {_f4(f.get('containment'))}: {_md(_verdict(f, threshold))}; "
-               f"{_md(_exact_text(f))}")
-    out.append(f"- **Sampled estimate:** {_estimate_text(f)}")
-    spans = f.get("spans") or []
-    edgar = f" ({_md(_edgar_location(b['edgar']))})" if b.get("edgar") else ""
-    out.append(f"- **Locations in the container**{edgar}:" + ("" if spans else " none recorded"))
-    for n, span in enumerate(spans, 1):
-        out.append(f"  {n}. {_md(_span_text(span))}")
-    for n, span in enumerate(spans, 1):
-        if span.get("excerpt"):
-            out += ["", f"Excerpt of location {n}:", ""]
-            out += _md_fenced_quote(span["excerpt"])
+def _md_overview(report: dict[str, Any]) -> list[str]:
+    findings = report.get("findings") or []
+    out = [f"## Contained documents ({_count(len(findings))})", ""]
+    if not findings:
+        return [*out, "No document is contained in another (outside families and boilerplate).", ""]
+    out += ["Each contained document once, with its best container; the full list of containers "
+            "is in `findings.jsonl.gz`.", ""]
+    rows = []
+    for i, f in enumerate(findings[:OVERVIEW_ROWS], 1):
+        best = (f.get("best") or [{}])[0]
+        rows.append([str(i), _cell_code(_name(report, f.get("doc_id"))),
+                     _cell_code(_name(report, best.get("container"))), _f4(best.get("containment")),
+                     _md(_where(report, best)), _count(f.get("containers"))])
+    out += _md_table(["#", "contained document", "best container", "containment", "where",
+                      "containers"], rows)
+    more = _more(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents")
+    return [*out, *(["", more] if more else []), ""]
+
+
+def _md_boilerplate(report: dict[str, Any]) -> list[str]:
+    bp = report.get("boilerplate") or []
+    rule = ((report.get("manifest") or {}).get("params") or {}).get("boilerplate") or {}
+    out = [f"## Boilerplate ({_count(len(bp))})", ""]
+    if not bp:
+        return [*out, "None.", ""]
+    out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} others (notices, "
+            "certifications, standard terms), each listed once with one container.", ""]
+    rows = [[_cell_code(_name(report, e.get("doc_id"))), _count(e.get("containers")),
+             f"{100 * float(e.get('share') or 0):.1f}%",
+             _cell_code(_name(report, (e.get("best") or [{}])[0].get("container"))),
+             _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
+    out += _md_table(["document", "containers", "of audited", "best container", "containment"], rows)
+    more = _more(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents")
+    return [*out, *(["", more] if more else []), ""]
+
+
+def _md_families(report: dict[str, Any]) -> list[str]:
+    fams = report.get("families") or []
+    out = [f"## Families ({_count(len(fams))})", ""]
+    if not fams:
+        return [*out, "None.", ""]
+    out += ["Documents that contain one another (both ways at the threshold), reported once.", ""]
+    rows = []
+    for f in fams[:LIST_ROWS]:
+        members = f.get("members") or []
+        low, high = (f.get("containment_range") or [None, None])[:2]
+        names = ", ".join(_cell_code(_name(report, m)) for m in members[:NAMES_PER_FAMILY])
+        if len(members) > NAMES_PER_FAMILY:
+            names += f" and {len(members) - NAMES_PER_FAMILY} more"
+        rows.append([_md(f.get("id")), _count(len(members)), f"{_f4(low)} to {_f4(high)}", names])
+    out += _md_table(["family", "members", "containment", "documents"], rows)
+    more = _more(min(len(fams), LIST_ROWS), len(fams), "families")
+    return [*out, *(["", more] if more else []), ""]
+
+
+def _md_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any) -> list[str]:
+    out = [f"### {i}. {_code(_name(report, f.get('doc_id')))}", ""]
+    out += _md_doc("Contained", _doc(report, f.get("doc_id")))
+    if f.get("family") is not None:
+        out.append(f"- **Family:** {_md(f['family'])} (documents that contain one another)")
+    out.append(f"- **Contained in:** {_count(f.get('containers'))} documents")
+    for n, best in enumerate(f.get("best") or [], 1):
+        out += _md_doc(f"Container {n}", _doc(report, best.get("container")))
+        out.append(f"  - containment {_f4(best.get('containment'))}: "
+                   f"{_md(_verdict(best.get('containment'), threshold))}, exact over all shingles; "
+                   f"sampled estimate {_estimate_text(best)}")
+        spans = best.get("spans") or []
+        out.append("  - locations: " + ("; ".join(_md(_span_text(sp)) for sp in spans) or "none recorded"))
+        for sp in spans:
+            if sp.get("excerpt"):
+                out += ["", "  Excerpt of the container at its main location:", ""]
+                out += ["  " + line for line in _md_fenced_quote(sp["excerpt"])]
+                out.append("")
+    others = f.get("others") or []
+    if others:
+        out.append("- **Also contained in:** " + ", ".join(
+            _code(_name(report, o)) if str(o) in (report.get("documents") or {}) else f"doc {_md(o)}"
+            for o in others[:20]) + (f" and {len(others) - 20} more" if len(others) > 20 else ""))
     out.append("")
     return out
 
@@ -409,68 +508,73 @@ def _md_params(report: dict[str, Any]) -> list[str]:
 
 
 def _md_rest(report: dict[str, Any]) -> list[str]:
-    """The sections only an OK report has, after the findings."""
-    out = ["## Not auditable", ""]
+    """The sections only an OK report has, after parameters and controls."""
+    out = [f"## Not auditable ({_count(len(report.get('not_auditable') or []))})", ""]
     na = report.get("not_auditable") or []
     out += _md_table(["doc", "path", "words", "reason"],
-                     [[_md(d.get("doc_id")), _cell_code(d.get("path")), _count(d.get("n_words", "")),
-                       _md(d.get("reason"))] for d in na]) if na else ["None."]
+                     [[_md(d.get("doc_id")), _cell_code(_name(report, d.get("doc_id"))),
+                       _count(d.get("n_words", "")), _md(d.get("reason"))] for d in na[:LIST_ROWS]]
+                     ) if na else ["None."]
+    if len(na) > LIST_ROWS:
+        out += ["", _more(LIST_ROWS, len(na), "documents not auditable")]
     out += ["", "## Exact-duplicate groups", ""]
     groups = report.get("duplicate_groups") or []
     if not groups:
         out.append("None.")
-    for n, group in enumerate(groups, 1):
-        out.append(f"{n}. Identical normalized text ({len(group)} documents; the first is audited):")
-        out += [f"   - doc {_md(d.get('doc_id'))} {_code(d.get('path'))}, sha256 `{_md(_sha(d))}`"
-                for d in group]
-    out += ["", "## Near-duplicate clusters", ""]
-    clusters = report.get("near_duplicate_clusters") or []
-    if not clusters:
-        out.append("None.")
-    for n, c in enumerate(clusters, 1):
-        low, high = c.get("containment_range") or [None, None]
-        out.append(f"{n}. {len(c['members'])} documents that contain one another "
-                   f"({_count(c.get('pairs'))} verified pairs, containment {_f4(low)} to {_f4(high)}):")
-        out += [f"   - doc {_md(d.get('doc_id'))} {_code(d.get('path'))}" for d in c["members"]]
-    out += ["", "## Verified below the threshold", ""]
-    below = report.get("verified_below_threshold") or []
-    out += _md_table(["contained", "container", "exact", "estimate"],
-                     [[_cell_code(b["contained"]["path"]), _cell_code(b["container"]["path"]),
-                       _f4(b.get("exact")), f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]"]
-                      for b in below]) if below else ["None."]
+    for n, group in enumerate(groups[:LIST_ROWS], 1):
+        out.append(f"{n}. Identical normalized text ({len(group)} documents; the first is audited): "
+                   + ", ".join(_code(_name(report, m)) for m in group[:NAMES_PER_FAMILY])
+                   + (f" and {len(group) - NAMES_PER_FAMILY} more" if len(group) > NAMES_PER_FAMILY else ""))
+    below = report.get("below_threshold") or {}
+    nearest = below.get("nearest") or []
+    out += ["", f"## Verified below the threshold ({_count(below.get('pairs', 0))} pairs)", ""]
+    if nearest:
+        out += [f"The {len(nearest)} nearest misses, closest first:", ""]
+    out += _md_table(["contained", "container", "exact", "estimate [95% interval]"],
+                     [[_cell_code(_name(report, b["contained"])), _cell_code(_name(report, b["container"])),
+                       _f4(b.get("containment")),
+                       f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]"]
+                      for b in nearest]) if nearest else ["None."]
     out += ["", "## Failed and skipped inputs", ""]
     failed = report.get("failed_inputs") or []
     out += _md_table(["path", "part", "status", "code", "message"],
                      [[_cell_code(x.get("path")), _md(x.get("part") or "", prose=False),
-                       _md(x.get("status")), _cell_code(x.get("code")), _md(x.get("message") or "")] for x in failed]
-                     ) if failed else ["None."]
+                       _md(x.get("status")), _cell_code(x.get("code")), _md(x.get("message") or "")]
+                      for x in failed[:LIST_ROWS]]) if failed else ["None."]
+    if len(failed) > LIST_ROWS:
+        out += ["", f"{_count(len(failed) - LIST_ROWS)} more in report.json."]
     return [*out, "", *_md_distribution(report)]
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """``report.md``: the audit for people, readable raw or rendered."""
+    """``report.md``: the audit for people, readable raw or rendered. Verdict and overview first."""
     refused = _refused(report)
     status = f"**{_md(report.get('status') or 'REFUSED')}**" if refused else "OK"
     out = [f"# Containment audit: {status}", ""]
     if refused:
-        out += ["> **REFUSED:** the controls did not pass, so this audit reports no findings.", ">"]
+        out += ["> **REFUSED:** this audit reports no findings, because:", ">"]
         out += [f"> - {_md(r)}" for r in report.get("refused_because") or ["no reason given"]]
         out.append("")
     else:
         out += [f"**Status: OK.** {_md(_headline(report))}.", ""]
     out += [f"Report digest {_cell_code(report.get('digest'))}", ""]
+    if not refused:
+        threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
+        out += _md_overview(report)
+        out += _md_boilerplate(report)
+        out += _md_families(report)
+        summary = report.get("summary") or {}
+        out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(summary)], ""]
     out += _md_params(report)
     out += _md_controls(report)
     if not refused:
-        summary = report.get("summary") or {}
-        out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(summary)], ""]
         findings = report.get("findings") or []
-        threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
-        out += [f"## Findings ({len(findings)})", ""]
+        shown = findings[:DETAIL_LIMIT]
+        out += [f"## Contained documents in detail ({_count(len(shown))} of {_count(len(findings))})", ""]
         if not findings:
             out += ["None.", ""]
-        for i, f in enumerate(findings, 1):
-            out += _md_finding(i, f, threshold)
+        for i, f in enumerate(shown, 1):
+            out += _md_detail(report, i, f, threshold)
         out += _md_rest(report)
     run = report.get("run") or {}
     out += ["## Run", ""]
@@ -500,7 +604,8 @@ code,.mono{overflow-wrap:anywhere}
 .banner strong{letter-spacing:.06em}
 nav{font-size:.9rem;color:var(--muted)}
 nav a{color:var(--accent);margin-right:.9rem}
-table{border-collapse:collapse;width:100%;margin:.4rem 0 1rem;font-size:.9rem}
+.scroll{overflow-x:auto;margin:.4rem 0 1rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f5f7;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -526,6 +631,7 @@ svg.hist{width:100%;max-width:44rem;height:auto;font-family:system-ui,sans-serif
 .hist .threshold-label{font-size:12px;fill:var(--bad);font-weight:600}
 .hist .mid{text-anchor:middle}
 .hist .end{text-anchor:end}
+@media (max-width:40rem){body{padding:.8rem;font-size:14px}table.kv th{width:auto}th,td{padding:.25rem .35rem}}
 @media print{body{max-width:none;padding:0}.banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}nav{display:none}}
 """
 
@@ -553,12 +659,12 @@ def _table(header: list[str], rows: list[list[str]], numeric: Iterable[int] = ()
     body = "".join(
         "<tr>" + "".join(f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>"
                          for i, c in enumerate(r)) + "</tr>\n" for r in rows)
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>\n"
+    return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table></div>\n'
 
 
 def _kv(rows: list[tuple[str, str]]) -> str:
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>\n" for k, v in rows)
-    return f'<table class="kv">\n<tbody>\n{body}</tbody>\n</table>\n'
+    return f'<div class="scroll"><table class="kv">\n<tbody>\n{body}</tbody>\n</table></div>\n'
 
 
 def _section(ident: str, title: str, body: str) -> str:
@@ -577,13 +683,17 @@ def _banner(report: dict[str, Any]) -> str:
 
 
 def _nav(report: dict[str, Any]) -> str:
-    links = [("parameters", "Parameters"), ("controls", "Controls")]
+    links = []
     if not _refused(report):
-        n = len(report.get("findings") or [])
-        links += [("summary", "Summary"), ("findings", f"Findings ({n})"),
-                  ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
-                  ("clusters", "Clusters"), ("borderline", "Below threshold"),
-                  ("failed", "Failed inputs"), ("distribution", "Score distribution")]
+        links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
+                  ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
+                  ("families", f"Families ({_count(len(report.get('families') or []))})"),
+                  ("summary", "Summary")]
+    links += [("parameters", "Parameters"), ("controls", "Controls")]
+    if not _refused(report):
+        links += [("details", "Details"), ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
+                  ("borderline", "Below threshold"), ("failed", "Failed inputs"),
+                  ("distribution", "Score distribution")]
     links.append(("run", "Run"))
     return "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>\n"
 
@@ -610,7 +720,7 @@ def _html_controls(report: dict[str, Any]) -> str:
 
 
 def _html_doc(d: dict[str, Any]) -> str:
-    lines = [f"doc {_h(d.get('doc_id'))} {_hcode(d.get('path'))}",
+    lines = [f"{_hcode(d.get('path'))} <span class=\"muted\">doc {_h(d.get('doc_id'))}</span>",
              f'<span class="muted">sha256 <span class="mono">{_h(_sha(d))}</span>, '
              f"{_h(_doc_facts(d))}</span>"]
     if d.get("edgar"):
@@ -618,79 +728,137 @@ def _html_doc(d: dict[str, Any]) -> str:
         lines.append(f"{_h(_edgar_submission(e))}; {_h(_edgar_part(e))}")
         if e.get("submission_path"):
             lines.append(f"submission file {_hcode(e['submission_path'])}")
-    if d.get("duplicates"):
-        lines.append("exact duplicates: " + ", ".join(
-            f"doc {_h(x.get('doc_id'))} {_hcode(x.get('path'))}" for x in d["duplicates"]))
     if d.get("also_seen_at"):
-        lines.append("also seen at: " + ", ".join(_hcode(p) for p in d["also_seen_at"]))
+        seen = d["also_seen_at"]
+        lines.append("also seen at: " + ", ".join(_hcode(x) for x in seen[:10])
+                     + (f" and {len(seen) - 10} more" if len(seen) > 10 else ""))
     return "<br>\n".join(lines)
 
 
-def _html_finding(i: int, f: dict[str, Any], threshold: Any) -> str:
-    c, b = f.get("contained") or {}, f.get("container") or {}
-    spans = f.get("spans") or []
-    where = f"{_h(_edgar_location(b['edgar']))}:<br>\n" if b.get("edgar") else ""
-    locs = ("<ol>" + "".join(f"<li>{_h(_span_text(s))}</li>" for s in spans) + "</ol>"
-            if spans else "none recorded")
-    rows = [
-        ("Contained", _html_doc(c)),
-        ("Container", _html_doc(b)),
-        ("Containment", f"<strong>{_f4(f.get('containment'))}</strong>, "
-                        f"{_h(_verdict(f, threshold))}; {_h(_exact_text(f))}"),
-        ("Sampled estimate", _h(_estimate_text(f))),
-        ("Locations in the container", where + locs),
-    ]
-    excerpts = "".join(
-        f"<p class=\"muted\">Excerpt of location {n}:</p>\n"
-        f"<blockquote><pre>{_html.escape(_visible_text(s['excerpt']), quote=True)}</pre></blockquote>\n"
-        for n, s in enumerate(spans, 1) if s.get("excerpt"))
-    title = (f"{i}. doc {_h(c.get('doc_id'))} in doc {_h(b.get('doc_id'))}: "
-             f"containment {_f4(f.get('containment'))}")
-    return f'<article id="finding-{i}">\n<h3>{title}</h3>\n{_kv(rows)}{excerpts}</article>\n'
+def _more_html(shown: int, total: int, what: str) -> str:
+    text = _more(shown, total, what)
+    return f'<p class="muted">{_h(text)}.</p>\n' if text else ""
 
 
-def _html_findings(report: dict[str, Any]) -> str:
+def _html_overview(report: dict[str, Any]) -> str:
+    findings = report.get("findings") or []
+    if not findings:
+        return _section("contained", "Contained documents (0)",
+                        "<p>No document is contained in another (outside families and boilerplate).</p>\n")
+    rows = []
+    for i, f in enumerate(findings[:OVERVIEW_ROWS], 1):
+        best = (f.get("best") or [{}])[0]
+        link = f'<a href="#doc-{i}">{i}</a>' if i <= DETAIL_LIMIT else str(i)
+        rows.append([link, _hcode(_name(report, f.get("doc_id"))), _hcode(_name(report, best.get("container"))),
+                     _f4(best.get("containment")), _h(_where(report, best)), _count(f.get("containers"))])
+    body = ("<p>Each contained document once, with its best container; every containing pair is in "
+            "<code>findings.jsonl.gz</code>.</p>\n"
+            + _table(["#", "contained document", "best container", "containment", "where", "containers"],
+                     rows, numeric=(3, 5))
+            + _more_html(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents"))
+    return _section("contained", f"Contained documents ({_count(len(findings))})", body)
+
+
+def _html_boilerplate(report: dict[str, Any]) -> str:
+    bp = report.get("boilerplate") or []
+    rule = ((report.get("manifest") or {}).get("params") or {}).get("boilerplate") or {}
+    if not bp:
+        return _section("boilerplate", "Boilerplate (0)", "<p>None.</p>\n")
+    rows = [[_hcode(_name(report, e.get("doc_id"))), _count(e.get("containers")),
+             f"{100 * float(e.get('share') or 0):.1f}%",
+             _hcode(_name(report, (e.get("best") or [{}])[0].get("container"))),
+             _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
+    body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} others (notices, "
+            "certifications, standard terms), each listed once with one container.</p>\n"
+            + _table(["document", "containers", "of audited", "best container", "containment"], rows,
+                     numeric=(1, 2, 4))
+            + _more_html(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents"))
+    return _section("boilerplate", f"Boilerplate ({_count(len(bp))})", body)
+
+
+def _html_families(report: dict[str, Any]) -> str:
+    fams = report.get("families") or []
+    if not fams:
+        return _section("families", "Families (0)", "<p>None.</p>\n")
+    rows = []
+    for f in fams[:LIST_ROWS]:
+        members = f.get("members") or []
+        low, high = (f.get("containment_range") or [None, None])[:2]
+        names = ", ".join(_hcode(_name(report, m)) for m in members[:NAMES_PER_FAMILY])
+        if len(members) > NAMES_PER_FAMILY:
+            names += f" and {len(members) - NAMES_PER_FAMILY} more"
+        rows.append([_h(f.get("id")), _count(len(members)), f"{_f4(low)} to {_f4(high)}", names])
+    body = ("<p>Documents that contain one another (both ways at the threshold), reported once.</p>\n"
+            + _table(["family", "members", "containment", "documents"], rows, numeric=(1,))
+            + _more_html(min(len(fams), LIST_ROWS), len(fams), "families"))
+    return _section("families", f"Families ({_count(len(fams))})", body)
+
+
+def _html_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any) -> str:
+    rows = [("Contained", _html_doc(_doc(report, f.get("doc_id"))))]
+    if f.get("family") is not None:
+        rows.append(("Family", f"{_h(f['family'])} (documents that contain one another)"))
+    rows.append(("Contained in", f"{_h(_count(f.get('containers')))} documents"))
+    excerpts = ""
+    for n, best in enumerate(f.get("best") or [], 1):
+        spans = best.get("spans") or []
+        locs = ("<ol>" + "".join(f"<li>{_h(_span_text(sp))}</li>" for sp in spans) + "</ol>"
+                if spans else "none recorded")
+        rows.append((f"Container {n}", _html_doc(_doc(report, best.get("container")))
+                     + f"<br>\n<strong>{_f4(best.get('containment'))}</strong>, "
+                       f"{_h(_verdict(best.get('containment'), threshold))}, exact over all shingles; "
+                       f"sampled estimate {_h(_estimate_text(best))}<br>\nlocations: {locs}"))
+        excerpts += "".join(
+            f'<p class="muted">Excerpt of container {n} at its main location:</p>\n'
+            f"<blockquote><pre>{_html.escape(_visible_text(sp['excerpt']), quote=True)}</pre></blockquote>\n"
+            for sp in spans if sp.get("excerpt"))
+    others = f.get("others") or []
+    if others:
+        rows.append(("Also contained in", ", ".join(
+            _hcode(_name(report, o)) if str(o) in (report.get("documents") or {}) else f"doc {_h(o)}"
+            for o in others[:20]) + (f" and {len(others) - 20} more" if len(others) > 20 else "")))
+    title = f"{i}. {_h(_name(report, f.get('doc_id')))}"
+    return f'<article id="doc-{i}">\n<h3>{title}</h3>\n{_kv(rows)}{excerpts}</article>\n'
+
+
+def _html_details(report: dict[str, Any]) -> str:
     findings = report.get("findings") or []
     threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
-    body = "".join(_html_finding(i, f, threshold) for i, f in enumerate(findings, 1))
-    return _section("findings", f"Findings ({len(findings)})", body or "<p>None.</p>\n")
+    shown = findings[:DETAIL_LIMIT]
+    body = "".join(_html_detail(report, i, f, threshold) for i, f in enumerate(shown, 1))
+    return _section("details", f"Contained documents in detail ({_count(len(shown))} of "
+                               f"{_count(len(findings))})", body or "<p>None.</p>\n")
 
 
 def _html_rest(report: dict[str, Any]) -> str:
-    """Everything after the findings, each as its own section."""
+    """Everything after the details, each as its own section."""
     na = report.get("not_auditable") or []
-    na_html = _table(["doc", "path", "words", "reason"],
-                     [[_h(d.get("doc_id")), _hcode(d.get("path")), _count(d.get("n_words", "")),
-                       _h_prose(d.get("reason"))] for d in na], numeric=(2,)) if na else "<p>None.</p>\n"
+    na_html = (_table(["doc", "path", "words", "reason"],
+                      [[_h(d.get("doc_id")), _hcode(_name(report, d.get("doc_id"))), _count(d.get("n_words", "")),
+                        _h_prose(d.get("reason"))] for d in na[:LIST_ROWS]], numeric=(2,))
+               + _more_html(min(len(na), LIST_ROWS), len(na), "documents not auditable")) if na else "<p>None.</p>\n"
     groups = report.get("duplicate_groups") or []
     dup_html = "".join(
-        f"<p>Group {n}: identical normalized text ({len(g)} documents; the first is audited)</p>\n"
-        + _table(["doc", "path", "sha256"],
-                 [[_h(d.get("doc_id")), _hcode(d.get("path")), f'<span class="mono">{_h(_sha(d))}</span>']
-                  for d in g])
-        for n, g in enumerate(groups, 1)) or "<p>None.</p>\n"
-    clusters = report.get("near_duplicate_clusters") or []
-    cluster_html = "".join(
-        f"<p>Cluster {n}: {len(c['members'])} documents that contain one another "
-        f"({_h(_count(c.get('pairs')))} verified pairs, containment {_h(_f4((c.get('containment_range') or [None])[0]))}"
-        f" to {_h(_f4((c.get('containment_range') or [None, None])[1]))})</p>\n"
-        + _table(["doc", "path", "sha256"],
-                 [[_h(d.get("doc_id")), _hcode(d.get("path")), f'<span class="mono">{_h(_sha(d))}</span>']
-                  for d in c["members"]])
-        for n, c in enumerate(clusters, 1)) or "<p>None.</p>\n"
-    below = report.get("verified_below_threshold") or []
-    below_html = _table(["contained", "container", "exact", "estimate [95% CI]"],
-                        [[_hcode(b["contained"]["path"]), _hcode(b["container"]["path"]), _h(_f4(b.get("exact"))),
-                          _h(f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]")]
-                         for b in below]) if below else "<p>None.</p>\n"
+        f"<p>Group {n}: identical normalized text ({len(g)} documents; the first is audited): "
+        + ", ".join(_hcode(_name(report, m)) for m in g[:NAMES_PER_FAMILY])
+        + (f" and {len(g) - NAMES_PER_FAMILY} more" if len(g) > NAMES_PER_FAMILY else "") + "</p>\n"
+        for n, g in enumerate(groups[:LIST_ROWS], 1)) or "<p>None.</p>\n"
+    below = report.get("below_threshold") or {}
+    nearest = below.get("nearest") or []
+    below_html = (f"<p>{_h(_count(below.get('pairs', 0)))} pairs were verified exactly and found below the "
+                  f"threshold; the {len(nearest)} nearest misses, closest first:</p>\n"
+                  + _table(["contained", "container", "exact", "estimate [95% interval]"],
+                           [[_hcode(_name(report, b["contained"])), _hcode(_name(report, b["container"])),
+                             _h(_f4(b.get("containment"))),
+                             _h(f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]")]
+                            for b in nearest], numeric=(2,))) if nearest else "<p>None.</p>\n"
     failed = report.get("failed_inputs") or []
     failed_html = _table(["path", "part", "status", "code", "message"],
                          [[_hcode(x.get("path")), _h(x.get("part") or ""), _h(x.get("status")),
-                           _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed]
+                           _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed[:LIST_ROWS]]
                          ) if failed else "<p>None.</p>\n"
-    return (_section("not-auditable", "Not auditable", na_html)
+    return (_section("not-auditable", f"Not auditable ({_count(len(na))})", na_html)
             + _section("duplicates", "Exact-duplicate groups", dup_html)
-            + _section("clusters", "Near-duplicate clusters", cluster_html)
             + _section("borderline", "Verified below the threshold", below_html)
             + _section("failed", "Failed and skipped inputs", failed_html)
             + _section("distribution", "Score distribution", _html_distribution(report)))
@@ -795,9 +963,12 @@ def html(report: dict[str, Any]) -> str:
     """``report.html``: one self-contained page, no script, nothing fetched, CSP by style hash."""
     refused = _refused(report)
     status = _h(report.get("status") or "REFUSED")
-    sections: list[Callable[[dict[str, Any]], str]] = [_html_params, _html_controls]
+    sections: list[Callable[[dict[str, Any]], str]] = []
     if not refused:
-        sections += [_html_summary, _html_findings, _html_rest]
+        sections += [_html_overview, _html_boilerplate, _html_families, _html_summary]
+    sections += [_html_params, _html_controls]
+    if not refused:
+        sections += [_html_details, _html_rest]
     sections.append(_html_run)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -10,22 +10,26 @@ give a byte-identical ``report.json`` apart from ``run``, and ``verify`` can pro
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import os
 import platform
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from auditor import __version__
-from auditor.audit import AuditResult, describe
+from auditor.audit import AuditResult
 from auditor.controls import ControlsResult
 from auditor.errors import ReportError
 from auditor.store import Store
 
-FORMAT = "containment-auditor-report/1"
+FORMAT = "containment-auditor-report/2"
 INTERVAL = "wilson-95"
 KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich")
 EXCERPT_CHARS = 400
@@ -45,18 +49,19 @@ def canonical(obj: Any) -> str:
     return json.dumps(_round(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+NOT_DIGESTED = ("run", "digest", "run_digest")
+
+
 def digest(report: dict[str, Any]) -> str:
-    core = {k: v for k, v in report.items() if k not in ("run", "digest")}
+    """sha256 of everything that follows from the inputs and parameters (not the run block)."""
+    core = {k: v for k, v in report.items() if k not in NOT_DIGESTED}
     return hashlib.sha256(canonical(core).encode("utf-8")).hexdigest()
 
 
-def corpus_digest(store: Store) -> tuple[int, str]:
-    """sha256 over the sorted (sha256, path) of every stored document."""
-    rows = sorted(store.conn.execute("SELECT sha256, path FROM documents").fetchall())
-    h = hashlib.sha256()
-    for sha, path in rows:
-        h.update(f"{sha}\t{path}\n".encode())
-    return len(rows), h.hexdigest()
+def run_digest(report: dict[str, Any]) -> str:
+    """sha256 of the run block together with the core digest, so neither is edited alone."""
+    return hashlib.sha256(canonical({"digest": report.get("digest"), "run": report.get("run")})
+                          .encode("utf-8")).hexdigest()
 
 
 def _fixtures_digest(directory: Path) -> str | None:
@@ -82,8 +87,10 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite") -> dict[str, Any]:
-    n, cdig = corpus_digest(store)
+def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite",
+             covered: list[int] | None = None) -> dict[str, Any]:
+    covered = covered if covered is not None else [r[0] for r in store.conn.execute("SELECT id FROM documents")]
+    n, cdig = len(covered), universe_digest(store, covered)
     return {
         "tool": "containment-auditor",
         "tool_version": __version__,
@@ -96,6 +103,15 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                      "(`auditor show --text`); pages for PDFs",
             "score_distribution": "containment of every candidate pair (pairs sharing enough "
                                   "sampled shingles to pass the prefix filter)",
+            "findings": "one entry per contained document, with its best containers (highest "
+                        "containment, then smallest, then lowest id); every containing pair is "
+                        "in findings.jsonl.gz",
+            "boilerplate": "a document contained in at least params.boilerplate.applied others "
+                           "(outside its family) is listed under boilerplate",
+            "families": "documents that contain one another at the threshold, connected; pairs "
+                        "inside a family are not findings",
+            "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
+                      "their ids and sha256",
         },
         "versions": _versions(),
         "corpus": {"documents": n, "digest": cdig},
@@ -115,32 +131,198 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return s[:half].rstrip() + " [...] " + s[-half:].lstrip()
 
 
-def _brief(store: Store, doc_id: int) -> dict[str, Any]:
-    return {"doc_id": doc_id, "path": store.document(doc_id)["path"]}
+def _main_span(spans: list[Any]) -> Any:
+    return max(spans, key=lambda s: (s.shingles, -s.start)) if spans else None
 
 
-def finding_dict(store: Store, p: Any, groups: dict[int, list[int]]) -> dict[str, Any]:
-    text = store.text(p.container)
-    spans = []
-    for s in p.spans:
-        d = s.as_dict()
-        d["excerpt"] = _excerpt(text, s.start, s.end)
-        spans.append(d)
-    contained, container = describe(store, p.contained), describe(store, p.container)
-    contained["duplicates"] = [_brief(store, i) for i in groups.get(p.contained, []) if i != p.contained]
-    container["duplicates"] = [_brief(store, i) for i in groups.get(p.container, []) if i != p.container]
-    return {
-        "verdict": "contained",
-        "contained": contained,
-        "container": container,
-        "containment": p.containment,
-        "estimate": p.estimate.estimate,
-        "interval": [p.estimate.low, p.estimate.high],
-        "sampled": p.estimate.sampled,
-        "hits": p.estimate.hits,
-        "exact": p.exact,
-        "spans": spans,
+def _scored(p: Any) -> dict[str, Any]:
+    """The numbers of one pair, as every part of the report gives them."""
+    return {"containment": p.containment, "estimate": p.estimate.estimate,
+            "interval": [p.estimate.low, p.estimate.high], "hits": p.estimate.hits,
+            "sampled": p.estimate.sampled}
+
+
+def _brief(d: dict[str, Any]) -> dict[str, Any]:
+    """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
+    keep = ("path", "sha256", "format", "n_words", "n_pages", "edgar")
+    return {k: d[k] for k in keep if d.get(k) is not None}
+
+
+class _Texts:
+    """Container texts for excerpts, read once each (entries come grouped by container often)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self._last = store, (-1, "")
+
+    def excerpt(self, doc_id: int, start: int, end: int) -> str:
+        if self._last[0] != doc_id:
+            self._last = (doc_id, self.store.text(doc_id))
+        return _excerpt(self._last[1], start, end)
+
+
+SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
+OTHERS_SHOWN = 10  # further containers named per contained document; findings.jsonl.gz has all
+
+
+def _best(p: Any, texts: _Texts | None) -> dict[str, Any]:
+    """A located container; the main span (most shingles) leads, with an excerpt."""
+    order = sorted(p.spans, key=lambda s: (-s.shingles, s.start))[:SPANS_SHOWN]
+    spans = [s.as_dict() for s in sorted(order, key=lambda s: s.start)]
+    main = _main_span(p.spans)
+    if texts is not None and main is not None:
+        spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
+            p.container, main.start, main.end)
+    return {"container": p.container, **_scored(p), "spans": spans, "spans_total": len(p.spans)}
+
+
+def _contained_entry(c: Any, texts: _Texts, others: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "doc_id": c.doc, "containers": len(c.containers),
+        "family": c.family, "best": [_best(p, texts if i == 0 else None) for i, p in enumerate(c.best)],
     }
+    if others:
+        entry["others"] = c.containers[len(c.best):len(c.best) + OTHERS_SHOWN].tolist()
+    return entry
+
+
+def universe_digest(store: Store, ids: list[int]) -> str:
+    """sha256 over ``id<TAB>sha256`` of every covered document, by id."""
+    h = hashlib.sha256()
+    for doc_id, sha in _sha_rows(store, ids):
+        h.update(f"{doc_id}\t{sha}\n".encode())
+    return h.hexdigest()
+
+
+def _sha_rows(store: Store, ids: list[int]) -> list[tuple[int, str]]:
+    return [(int(r[0]), str(r[1])) for r in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})", ids)]
+
+
+# -- sidecar files ---------------------------------------------------------------------------
+
+def _num(x: float) -> str:
+    return json.dumps(round(x, 6))
+
+
+def findings_lines(audit: AuditResult) -> Iterator[bytes]:
+    """Every containing pair, one canonical JSON object per line, by (contained, container).
+
+    The numbers follow from a few integer pairs that repeat across a boilerplate corpus, so
+    each distinct one is formatted once.
+    """
+    from auditor.score import wilson
+
+    c = audit.containing
+    fam_of = {m: i for i, f in enumerate(audit.families) for m in f.members}
+    ratio: dict[tuple[int, int], str] = {}
+    scored: dict[tuple[int, int], str] = {}
+    for a, b, hits, n, shared, shingles in c.rows():
+        x = ratio.get((shared, shingles))
+        if x is None:
+            x = ratio[(shared, shingles)] = _num(shared / shingles)
+        est = scored.get((hits, n))
+        if est is None:
+            lo, hi = wilson(hits, n)
+            est = scored[(hits, n)] = (f'"estimate":{_num(hits / n)},"FAMILY","hits":{hits},'
+                                       f'"interval":[{_num(lo)},{_num(hi)}],"sampled":{n}')
+        fa = fam_of.get(a)
+        family = "null" if fa is None or fa != fam_of.get(b) else str(fa)
+        yield (f'{{"contained":{a},"container":{b},"containment":{x},'
+               + est.replace('"FAMILY"', f'"family":{family}', 1)
+               + f',"shared":{shared},"shingles":{shingles}}}\n').encode()
+
+
+def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> Iterator[bytes]:
+    """Every document the audit covered, with its provenance and its part in the audit."""
+    from auditor.audit import describe_many
+
+    rep: dict[int, int] = {}
+    for g in audit.duplicate_groups if audit else []:
+        rep.update({m: g[0] for m in g})
+    unauditable = {x["doc_id"] for x in audit.not_auditable} if audit else set()
+    for a in range(0, len(ids), 2000):
+        described = describe_many(store, ids[a : a + 2000])
+        for doc_id in ids[a : a + 2000]:
+            d = dict(described[doc_id])
+            if audit is None:
+                d["status"] = "covered"
+            elif rep.get(doc_id, doc_id) != doc_id:
+                d["status"], d["duplicate_of"] = "duplicate", rep[doc_id]
+            else:
+                d["status"] = "not-auditable" if doc_id in unauditable else "audited"
+            yield (canonical(d) + "\n").encode("utf-8")
+
+
+@dataclass
+class Sidecar:
+    """A JSON Lines file beside report.json: produced on demand, covered by the digest."""
+
+    name: str
+    lines: Callable[[], Iterable[bytes]]
+
+    def digest(self) -> dict[str, Any]:
+        h, n = hashlib.sha256(), 0
+        for line in self.lines():
+            h.update(line)
+            n += 1
+        return {"sha256": h.hexdigest(), "lines": n}
+
+    def write(self, directory: Path) -> dict[str, Any]:
+        """gzip with no name or time in its header, so the same content gives the same bytes;
+        returns the content's digest, as ``digest`` does."""
+        target = directory / self.name
+        tmp = target.with_name(f".{target.name}.tmp")
+        h, n = hashlib.sha256(), 0
+        try:
+            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                for line in self.lines():
+                    gz.write(line)
+                    h.update(line)
+                    n += 1
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return {"sha256": h.hexdigest(), "lines": n}
+
+
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """{"sha256", "lines"} of a sidecar file's content as it is on disk."""
+    h, n = hashlib.sha256(), 0
+    try:
+        with gzip.open(path, "rb") as f:
+            for line in f:
+                h.update(line)
+                n += 1
+    except (OSError, EOFError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from e
+    return {"sha256": h.hexdigest(), "lines": n}
+
+
+def read_documents(path: Path) -> list[dict[str, Any]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
+    except (OSError, EOFError, ValueError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from e
+
+
+# -- the report ------------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """report.json's content and its sidecar files."""
+
+    data: dict[str, Any]
+    sidecars: list[Sidecar] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def seal(self, files: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Record the sidecars' digests (hashing them here unless given) and the report digest."""
+        self.data["files"] = files if files is not None else {s.name: s.digest() for s in self.sidecars}
+        self.data["digest"] = digest(self.data)
+        return self.data
 
 
 def build_report(
@@ -150,72 +332,93 @@ def build_report(
     audit: AuditResult | None,
     run: dict[str, Any],
     *,
+    covered: list[int],
+    failures_through: int,
+    refusal: list[str] | None = None,
     engine: str = "sqlite",
     scope: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The report dictionary; ``audit`` is None when the controls failed (a REFUSED report)."""
-    refused = audit is None or not controls.passed
+) -> Report:
+    """The report, not yet sealed (``Report.seal`` adds the sidecar and report digests); REFUSED
+    (controls and reasons only) when ``refusal`` says why, or when ``audit`` is None or a
+    control failed.
+
+    ``covered``: every document the audit covered; ``failures_through``: the last failed input
+    the report lists (so the report can be verified after more inputs failed).
+    """
+    from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+
+    reasons = list(refusal or []) + [c.failure() for c in controls.failed]
+    if not controls.results:
+        reasons.append("no control could be run")
+    refused = audit is None or bool(reasons)
     report: dict[str, Any] = {
         "format": FORMAT,
         "status": "REFUSED" if refused else "OK",
-        "manifest": manifest(store, threshold, controls, engine),
+        "manifest": manifest(store, threshold, controls, engine, covered),
         "controls": [c.as_dict() for c in controls.results],
-        "scope": scope or {"kind": "corpus"},
+        "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
     }
+    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered))]
+    named: set[int] = set()
     if refused:
-        report["refused_because"] = [c.failure() for c in controls.failed] or ["no control could be run"]
+        report["refused_because"] = reasons or ["the audit was not run"]
         report["findings"] = []
     else:
         assert audit is not None
-        groups = {m: g for g in audit.duplicate_groups for m in g}
-        report["findings"] = [finding_dict(store, p, groups) for p in audit.findings]
-        report["not_auditable"] = [
-            {**describe(store, x["doc_id"]), "reason": x["reason"]} for x in audit.not_auditable
-        ]
-        report["duplicate_groups"] = [
-            [describe(store, i) for i in g] for g in audit.duplicate_groups
-        ]
-        report["near_duplicate_clusters"] = [
-            {"members": [describe(store, i) for i in c.members], "pairs": c.pairs,
-             "containment_range": [c.low, c.high]}
-            for c in audit.clusters
-        ]
-        report["verified_below_threshold"] = [
-            {"contained": _brief(store, p.contained), "container": _brief(store, p.container),
-             "exact": p.exact, "estimate": p.estimate.estimate,
-             "interval": [p.estimate.low, p.estimate.high], "hits": p.estimate.hits,
-             "sampled": p.estimate.sampled}
-            for p in audit.verified_below
-        ]
+        report["manifest"]["params"].update({
+            "boilerplate": {**BOILERPLATE, "applied": audit.boilerplate_min},
+            "best_containers": BEST_CONTAINERS, "nearest_misses": NEAREST_MISSES,
+        })
+        texts = _Texts(store)
+        entries = [_contained_entry(c, texts, not c.boilerplate) for c in audit.contained]
+        report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
+        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents)}
+                                 for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
+        report["families"] = [
+            {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
+            for i, f in enumerate(audit.families)]
+        report["not_auditable"] = audit.not_auditable
+        report["duplicate_groups"] = audit.duplicate_groups
+        report["below_threshold"] = {
+            "pairs": audit.below,
+            "nearest": [{"contained": p.contained, "container": p.container, **_scored(p)}
+                        for p in audit.nearest_misses]}
         report["failed_inputs"] = [
             {**r, "part": r["part"] or None} for r in store.rows(
-                "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY path, part, sha256, id")
+                "SELECT path, part, status, code, message, sha256 FROM failures WHERE id <= ?"
+                " ORDER BY path, part, sha256, id", (failures_through,))
         ]
-        report["score_distribution"] = _histogram(audit.scores)
+        report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
+        for e in report["findings"] + report["boilerplate"]:
+            named.add(e["doc_id"])
+            named.update(b["container"] for b in e["best"])
+        for f in audit.families:
+            named.update(f.members)
+        for g in audit.duplicate_groups:
+            named.update(g)
+        named.update(x["doc_id"] for x in audit.not_auditable)
+        named.update(x for p in audit.nearest_misses for x in (p.contained, p.container))
         report["summary"] = {
             "documents": audit.documents,
-            "findings": len(audit.findings),
-            "verified_below_threshold": len(audit.verified_below),
+            "covered": len(covered),
+            "containing_pairs": len(audit.containing),
+            "contained_documents": len(report["findings"]),
+            "boilerplate_documents": len(report["boilerplate"]),
+            "families": len(audit.families),
+            "family_members": sum(len(f.members) for f in audit.families),
+            "verified_below_threshold": audit.below,
             "candidate_pairs": audit.candidates,
             "not_auditable": len(audit.not_auditable),
             "duplicate_groups": len(audit.duplicate_groups),
-            "near_duplicate_clusters": len(audit.clusters),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
             "controls_passed": sum(c.passed for c in controls.results),
             "controls": len(controls.results),
         }
+        sidecars.insert(0, Sidecar("findings.jsonl.gz", lambda: findings_lines(audit)))
+    report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
     report["run"] = run
-    report["digest"] = digest(report)
-    return report
-
-
-def _histogram(scores: list[float], bins: int = 20) -> dict[str, Any]:
-    """Counts of candidate-pair containment scores in ``bins`` equal bins over [0, 1]."""
-    counts = [0] * bins
-    for s in scores:
-        counts[min(bins - 1, int(s * bins))] += 1
-    return {"counts": counts, "pairs": len(scores)}
+    return Report(report, sidecars)
 
 
 def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:
@@ -232,10 +435,24 @@ def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:
     }
 
 
+def pretty(report: dict[str, Any]) -> str:
+    """report.json as written: sorted keys, rounded floats, two-space indent, a trailing newline."""
+    return json.dumps(_round(report), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Written beside, then renamed: a reader (or a full disk) never sees half a file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_json(report: dict[str, Any], path: Path) -> None:
-    """Pretty but canonical: sorted keys, rounded floats, one trailing newline."""
-    path.write_text(json.dumps(_round(report), sort_keys=True, indent=2, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    write_text_atomic(path, pretty(report))
 
 
 def load(report_dir: Path) -> dict[str, Any]:
@@ -245,7 +462,9 @@ def load(report_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError) as e:
         raise ReportError(f"cannot read {path}: {e}") from e
     if report.get("format") != FORMAT:
-        raise ReportError(f"{path} is not a {FORMAT} report")
+        raise ReportError(f"{path} is not a {FORMAT} report"
+                          + (f" (it is {report.get('format')}: re-run the audit with this version)"
+                             if str(report.get("format", "")).startswith("containment-auditor-report/") else ""))
     return report
 
 

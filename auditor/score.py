@@ -84,8 +84,26 @@ class Estimate:
         """Exact verification for every possible finding and every straddling interval."""
         return self.high >= threshold
 
-    def straddles(self, threshold: float) -> bool:
-        return self.low < threshold <= self.high
+
+def wilson_arrays(hits: np.ndarray, n: np.ndarray | int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """``wilson`` for many pairs at once, operation for operation, so the bounds are the same floats."""
+    h = np.asarray(hits, dtype=np.int64)
+    nn = np.broadcast_to(np.asarray(n, dtype=np.int64), h.shape)
+    nf = np.maximum(nn, 1).astype(np.float64)
+    p = h / nf
+    z2 = z * z
+    centre = p + z2 / (2 * nf)
+    half = z * np.sqrt(p * (1 - p) / nf + z2 / (4 * nf * nf))
+    denom = 1 + z2 / nf
+    low = np.where(h == 0, 0.0, np.maximum(0.0, (centre - half) / denom))
+    high = np.where(h == nn, 1.0, np.minimum(1.0, (centre + half) / denom))
+    empty = nn <= 0
+    return np.where(empty, 0.0, low), np.where(empty, 1.0, high)
+
+
+def needs_exact(hits: np.ndarray, sampled: np.ndarray | int, threshold: float) -> np.ndarray:
+    """``Estimate.needs_exact`` for many pairs at once: the upper Wilson bound reaches the threshold."""
+    return wilson_arrays(hits, sampled)[1] >= threshold
 
 
 def containment(a: np.ndarray, b: np.ndarray) -> float:

@@ -44,19 +44,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from auditor.audit import (
-    AuditResult,
-    Pair,
-    duplicate_groups,
-    fold_clusters,
-    locate_pairs,
-    not_auditable,
-)
+from auditor.audit import AuditResult, Pairs, finish, histogram, universe
 from auditor.errors import UsageError
 from auditor.normalize import words_bytes
-from auditor.score import Estimate, min_hits, prefix_length
+from auditor.score import Estimate, min_hits, needs_exact, prefix_length
 from auditor.shingle import Params, WordHasher, combine, sample
-from auditor.store import Store
+from auditor.store import Store, select_in
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -199,8 +192,14 @@ def spark_audit(
     *,
     only: set[int] | None = None,
     sampled_from: str = "postings",
+    representatives: set[int] | None = None,
+    covered: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run the audit over the export at ``source`` and write ``pairs/`` and ``summary/`` to ``out``.
+
+    :param representatives: the documents that take part (the first covered member of each
+        duplicate group, as ``audit.universe`` says); default: every document that is not an
+        exact duplicate.
 
     :param sampled_from: ``"postings"`` reads the exported sampled index; ``"text"`` shingles
         and samples ``texts/`` inside Spark (for text on shared storage without an index).
@@ -216,14 +215,17 @@ def spark_audit(
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
     cached: list[DataFrame] = []
     try:
-        return _job(spark, meta, source, out, threshold, only, sampled_from, cached)
+        summary = _job(spark, meta, source, out, threshold, only, sampled_from, cached, representatives,
+                       covered)
+        return summary
     finally:
         for d in cached:
             d.unpersist()
 
 
 def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, threshold: float,
-         only: set[int] | None, sampled_from: str, cached: list[DataFrame]) -> dict[str, Any]:
+         only: set[int] | None, sampled_from: str, cached: list[DataFrame],
+         representatives: set[int] | None = None, covered: list[int] | None = None) -> dict[str, Any]:
     """The steps of ``spark_audit``; what it persists goes to ``cached``."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
@@ -234,7 +236,11 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
 
     params = meta["params"]
     docs = spark.read.parquet(f"{source}/documents")
-    firsts = docs.where(F.col("duplicate_of").isNull())
+    if representatives is None:
+        firsts = docs.where(F.col("duplicate_of").isNull())
+    else:
+        chosen = spark.createDataFrame([(int(i),) for i in sorted(representatives)], "id long")
+        firsts = docs.join(F.broadcast(chosen), "id", "left_semi")
     texts = spark.read.parquet(f"{source}/texts")
     shingle_all = functools.partial(_shingle_batches, {k: params[k] for k in ("k", "modulus", "seed")})
 
@@ -319,6 +325,7 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
         "format": RESULT_FORMAT, "engine": ENGINE, "threshold": threshold, "params": params,
         "corpus": meta.get("corpus"), "sampled_from": sampled_from,
         "only": sorted(int(i) for i in only) if only is not None else None,
+        "covered": sorted(int(i) for i in covered) if covered is not None else None,
         "documents": n_documents, "candidates": written.count(),
         "verified": written.where(F.col("exact").isNotNull()).count(),
         "contained_pairs": written.where(F.col("verdict") == "contained").count(),
@@ -358,6 +365,9 @@ class _ExportSource:
                               [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
                                if d["n_sampled"] is not None])
 
+    def select_in(self, sql: str, ids: Any) -> list[tuple]:
+        return select_in(self.conn, sql, ids)
+
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one source per audit; findings come by container
     def text(self, doc_id: int) -> str:
         import pyarrow.parquet as pq
@@ -394,33 +404,21 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
     threshold = float(summary["threshold"])
     only = set(summary["only"]) if summary["only"] is not None else None
 
-    table = pq.read_table(result / "pairs").sort_by([("container", "ascending"), ("contained", "ascending")])
-    scores: list[float] = []
-    verified: list[Pair] = []
-    below: list[Pair] = []
-    for r in table.to_pylist():
-        p = Pair(r["contained"], r["container"], Estimate.of(r["hits"], r["sampled"]))
-        if r["shingles"] is None:
-            scores.append(p.estimate.estimate)
-            continue
-        p.exact = r["shared"] / r["shingles"] if r["shingles"] else 0.0
-        scores.append(p.exact)
-        (verified if p.exact >= threshold else below).append(p)
-
-    clusters, findings = fold_clusters(verified)
-    spans = locate_pairs(cast(Store, src), params, [(p.contained, p.container) for p in findings])
-    for p, sp in zip(findings, spans, strict=True):  # sorted by container, as in run_audit
-        p.spans = sp
-    findings.sort(key=lambda p: (p.contained, p.container))
-    below.sort(key=lambda p: (p.contained, p.container))
-    na = not_auditable(cast(Store, src), params)
-    if only is not None:
-        na = [x for x in na if x["doc_id"] in only]
-    return AuditResult(
-        params=params, threshold=threshold, findings=findings, verified_below=below,
-        not_auditable=na, duplicate_groups=duplicate_groups(cast(Store, src)), clusters=clusters,
-        documents=int(summary["documents"]), candidates=int(summary["candidates"]), scores=sorted(scores),
-    )
+    table = pq.read_table(result / "pairs", columns=["contained", "container", "hits", "sampled", "shared",
+                                                      "shingles"])
+    cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names}
+    for c in ("shared", "shingles"):  # a pair that was not verified: -1, as in run_audit
+        cols[c] = np.nan_to_num(np.asarray(cols[c], dtype=np.float64), nan=-1).astype(np.int64)
+    pairs = Pairs(*(np.asarray(cols[c], dtype=np.int64) for c in
+                    ("contained", "container", "hits", "sampled", "shared", "shingles")))
+    need = needs_exact(pairs.hits, pairs.sampled, threshold)
+    if bool((need & ~pairs.verified).any()):
+        raise UsageError(f"{result} holds pairs that needed exact verification and have none")
+    unverified = histogram(pairs.estimate[~need]) if (~need).any() else np.zeros(20, np.int64)
+    scope = universe(cast(Store, src), summary.get("covered"))
+    return finish(cast(Store, src), params, threshold, pairs.take(np.flatnonzero(need)),
+                  unverified=unverified, candidates=int(summary["candidates"]), scope=scope, only=only,
+                  documents=int(summary["documents"]))
 
 
 @dataclass
@@ -442,11 +440,15 @@ def run_audit_spark(
     *,
     master: str = "local[*]",
     only: set[int] | None = None,
+    documents: list[int] | set[int] | None = None,
     workdir: str | Path | None = None,
     spark: SparkSession | None = None,
     sampled_from: str = "postings",
 ) -> AuditResult:
     """``run_audit`` on Spark: the same ``AuditResult``, findings and values.
+
+    ``documents``: audit exactly these (an old report's), as ``run_audit`` does; ``only``: a
+    batch's documents, as there.
 
     A store is first exported (``auditor.export``) under ``workdir``; a Parquet export is read
     in place. ``workdir`` (default: a temporary directory, removed afterwards) holds the export
@@ -470,10 +472,15 @@ def run_audit_spark(
             parquet = work / "export"
         else:
             source = parquet = Path(store_or_parquet_dir)
+        src: Any = source if isinstance(source, Store) else _ExportSource(source)
+        scope = universe(src, documents)
+        if only is not None:
+            only = {scope.representative[d] for d in only if d in scope.representative}
         t2 = time.perf_counter()
         # file:// URLs: on a cluster a bare path would name the cluster's default file system
         spark_audit(spark, parquet.resolve().as_uri(), (work / "result").resolve().as_uri(), threshold,
-                    only=only, sampled_from=sampled_from)
+                    only=only, sampled_from=sampled_from, representatives=set(scope.representatives),
+                    covered=scope.members)
         t3 = time.perf_counter()
         result = load_result(work / "result", source)
         t4 = time.perf_counter()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -165,7 +165,57 @@ def _initial(db: Any) -> None:
                (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),))
 
 
+@migration("0002_findings_by_run")
+def _findings_by_run(db: Any) -> None:
+    """Every containing pair of a run (report format 2), keyed by run and pair.
+
+    WITHOUT ROWID and keyed in the order the audit writes the pairs, so a run of a million
+    pairs is appended to one B-tree. The pairs of ``near-dups`` runs have their own table. Runs
+    of report format 1 keep their rows in findings_v1.
+    """
+    db.execute("ALTER TABLE findings RENAME TO findings_v1")
+    db.execute("DROP INDEX IF EXISTS findings_run")
+    db.execute("CREATE INDEX IF NOT EXISTS findings_v1_run ON findings_v1(run_id)")
+    db.execute("""
+        CREATE TABLE findings (
+            run INTEGER NOT NULL REFERENCES runs(id),
+            contained_id INTEGER NOT NULL,
+            container_id INTEGER NOT NULL,
+            containment REAL NOT NULL,
+            estimate REAL NOT NULL,
+            low REAL NOT NULL,
+            high REAL NOT NULL,
+            hits INTEGER NOT NULL,
+            sampled INTEGER NOT NULL,
+            shared INTEGER NOT NULL,
+            shingles INTEGER NOT NULL,
+            family INTEGER,
+            spans TEXT,
+            PRIMARY KEY (run, contained_id, container_id)
+        ) WITHOUT ROWID""")
+    db.execute("""
+        CREATE TABLE near_duplicates (
+            run INTEGER NOT NULL REFERENCES runs(id),
+            a_id INTEGER NOT NULL,
+            b_id INTEGER NOT NULL,
+            score REAL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (run, a_id, b_id)
+        ) WITHOUT ROWID""")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def select_in(conn: sqlite3.Connection, sql: str, ids: Iterable[int], chunk: int = 900) -> list[tuple]:
+    """Rows of ``sql``, whose ``IN ({})`` takes ``ids`` (in chunks under SQLite's parameter
+    limit), sorted by their first column; rows of one chunk keep the query's order."""
+    out: list[tuple] = []
+    ordered = sorted(set(ids))
+    for a in range(0, len(ordered), chunk):
+        part = ordered[a : a + chunk]
+        out += conn.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+    return sorted(out, key=lambda r: r[0])
 
 
 def now() -> str:
@@ -278,6 +328,9 @@ class Store:
         cur = self.conn.execute(sql, params)
         cols = [c[0] for c in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
+        return select_in(self.conn, sql, ids)
 
     def scalar(self, sql: str, params: tuple | dict = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()

@@ -381,11 +381,21 @@ class CorpusMap:
 BOILERPLATE_TYPES = ("EX-21", "EX-31", "EX-32")
 
 
-def check_accuracy(report: dict, truth: dict, cmap: CorpusMap, threshold: float = 0.8) -> dict:
-    """Findings of ``report`` against the placements of ``truth``.
+def report_pairs(report_dir: Path) -> list[tuple[int, int, str]]:
+    """Every containing pair of a written report (its findings.jsonl.gz): (contained, container,
+    "family" for a pair inside a family of documents that contain one another, else "finding")."""
+    import gzip
 
-    A placement is found when a reported pair (a finding, or two members of a near-duplicate
-    cluster) has a contained document that *is* the contract (the contract file, an exhibit
+    with gzip.open(Path(report_dir) / "findings.jsonl.gz", "rt", encoding="utf-8") as f:
+        return [(x["contained"], x["container"], "finding" if x["family"] is None else "family")
+                for x in map(json.loads, f)]
+
+
+def check_accuracy(pairs: list[tuple[int, int, str]], truth: dict, cmap: CorpusMap, threshold: float = 0.8) -> dict:
+    """Reported pairs (``report_pairs``) against the placements of ``truth``.
+
+    A placement is found when a reported pair (a finding, or two members of a family) has a
+    contained document that *is* the contract (the contract file, an exhibit
     holding it, or an exact duplicate of either) and a container in the placement's container
     document's duplicate group; or when the contract and the container are exact duplicates.
     A reported pair is *true* when it matches a must-find placement; *false* when it matches only
@@ -421,13 +431,7 @@ def check_accuracy(report: dict, truth: dict, cmap: CorpusMap, threshold: float 
         if p["must_find"]:
             carries.setdefault(x, set()).add(p["contract"])
 
-    reported: list[tuple[int, int, str]] = []  # (contained group, container group, how)
-    for f in report.get("findings", []):
-        a, b = f["contained"]["doc_id"], f["container"]["doc_id"]
-        reported.append((g.get(a, a), g.get(b, b), "finding"))
-    for c in report.get("near_duplicate_clusters", []):
-        ms = [m["doc_id"] for m in c["members"]]
-        reported += [(g.get(a, a), g.get(b, b), "cluster") for a in ms for b in ms if a != b]
+    reported = [(g.get(a, a), g.get(b, b), how) for a, b, how in pairs]  # by duplicate group
 
     groups_of_contract: dict[str, list[int]] = {}
     for x, cs in is_contract.items():
@@ -488,14 +492,12 @@ def check_accuracy(report: dict, truth: dict, cmap: CorpusMap, threshold: float 
         "by_kind": {k: {"placements": v["placements"], "found": v["found"],
                         "must_find": k in {p["kind"] for p in must}} for k, v in sorted(by_kind.items())},
         "reported_pairs": len(reported),
-        "findings": len(report.get("findings", [])),
-        "clusters": len(report.get("near_duplicate_clusters", [])),
-        "duplicate_groups": len(report.get("duplicate_groups", [])),
+        "findings": sum(1 for *_, how in pairs if how == "finding"),
+        "family_pairs": sum(1 for *_, how in pairs if how == "family"),
         "verdicts": dict(sorted(verdicts.items())),
         "false_findings": sum(v for k, v in verdicts.items() if k.startswith("false")),
         "false_examples": [list(x) for x in false_list[:10]],
         "shared_text_examples": [list(x) for x in other_list[:10]],
-        "cluster_sizes": [len(c["members"]) for c in report.get("near_duplicate_clusters", [])],
         "missed": missed[:20],
         "n_missed": len(missed),
     }
@@ -559,7 +561,7 @@ def bench_size(size: float, args: argparse.Namespace, logroot: Path) -> dict:
         report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
         digests.add(report["digest"])
         if accuracy is None:
-            accuracy = check_accuracy(report, truth, CorpusMap.from_store(db, corpus))
+            accuracy = check_accuracy(report_pairs(report_dir), truth, CorpusMap.from_store(db, corpus))
         runs.append(s)
         a = s["audit"]
         print(f"  r{r}: ingest {s['ingest'].wall:.1f} s, index --rebuild {s['index'].wall:.1f} s, "

@@ -10,8 +10,8 @@ from auditor.index import build_index
 from auditor.ingest import ingest
 from auditor.normalize import words_bytes
 from auditor.query import compare, query_text
-from auditor.score import containment, jaccard
-from auditor.shingle import Params, WordHasher, combine, sample
+from auditor.score import Estimate, containment, jaccard
+from auditor.shingle import Params, WordHasher, combine
 from tests.fixtures_build import make_pdf
 
 
@@ -83,23 +83,42 @@ def _ids(store):
             for r in store.rows("SELECT id, path, duplicate_of FROM documents")}
 
 
+def pairs_of(r):
+    """Every containing pair of an audit: (contained, container) -> exact containment."""
+    c = r.containing
+    return dict(zip(zip(c.contained.tolist(), c.container.tolist(), strict=True), c.exact.tolist(), strict=True))
+
+
+def located(r, a, b):
+    """The located best-container entry of a pair."""
+    return next(p for c in r.contained if c.doc == a for p in c.best if p.container == b)
+
+
 def test_audit_finds_embedded_reformatted_and_pdf_copies_only(corpus, docs):
     store, _ = corpus
     ids = _ids(store)
     r = run_audit(store, 0.8)
-    got = {(p.contained, p.container): p for p in r.findings}
+    got = pairs_of(r)
     contract, filing = ids["contract.txt"], ids["filing.txt"]
-    assert got[(contract, filing)].containment == 1.0
-    assert got[(contract, filing)].estimate.estimate == 1.0
-    assert got[(contract, ids["reformatted.txt"])].containment >= 0.95
-    assert got[(ids["reformatted.txt"], contract)].containment >= 0.95
-    assert got[(ids["reformatted.txt"], filing)].containment >= 0.95
-    assert got[(contract, ids["filing-scan.pdf"])].containment >= 0.95
-    for p in r.findings:
-        assert ids["unrelated.txt"] not in (p.contained, p.container)
-        assert ids["half.txt"] not in (p.contained, p.container)
-        assert p.exact is not None and p.exact >= 0.8
-        assert p.estimate.low <= p.estimate.estimate <= p.estimate.high
+    assert got[(contract, filing)] == 1.0
+    assert located(r, contract, filing).estimate.estimate == 1.0
+    assert got[(contract, ids["reformatted.txt"])] >= 0.95
+    assert got[(ids["reformatted.txt"], contract)] >= 0.95
+    assert got[(ids["reformatted.txt"], filing)] >= 0.95
+    assert got[(contract, ids["filing-scan.pdf"])] >= 0.95
+    for (a, b), x in got.items():
+        assert ids["unrelated.txt"] not in (a, b)
+        assert ids["half.txt"] not in (a, b)
+        assert x >= 0.8
+    for c in r.contained:
+        for p in c.best:
+            assert p.exact is not None and p.exact >= 0.8
+            assert p.estimate.low <= p.estimate.estimate <= p.estimate.high
+    # the contract and its retyped copy contain each other: one family, not two findings
+    [family] = [f for f in r.families if contract in f.members]
+    assert family.members == sorted([contract, ids["reformatted.txt"]])
+    entry = next(c for c in r.contained if c.doc == contract)
+    assert ids["reformatted.txt"] not in entry.containers.tolist() and entry.family is not None
     # HTML and PDF copies normalise to exactly the contract's words: one group, reported once
     by_name = {r["path"].rsplit("/", 1)[1]: r["id"] for r in store.rows("SELECT id, path FROM documents")}
     assert sorted(r.duplicate_groups) == sorted([
@@ -107,7 +126,7 @@ def test_audit_finds_embedded_reformatted_and_pdf_copies_only(corpus, docs):
         [by_name["copy-of-filing.txt"], by_name["filing.txt"]],
     ])
     members = {by_name["reformatted.htm"], by_name["scanned-copy.pdf"], by_name["filing.txt"]}
-    assert not [p for p in r.findings if {p.contained, p.container} & members]
+    assert not [k for k in got if set(k) & members]  # only the first of each group takes part
 
 
 def test_half_a_contract_scores_about_half_and_is_no_finding(corpus):
@@ -116,22 +135,21 @@ def test_half_a_contract_scores_about_half_and_is_no_finding(corpus):
     c = compare(store, ids["contract.txt"], ids["half.txt"])
     assert 0.4 < c["a_in_b"]["exact"] < 0.6
     assert 0.35 < c["a_in_b"]["estimate"] < 0.65
-    findings = run_audit(store, 0.8).findings
-    assert not [p for p in findings if ids["half.txt"] in (p.contained, p.container)]
-    assert [p for p in run_audit(store, 0.4).findings if (p.contained, p.container) == (ids["contract.txt"], ids["half.txt"])]
+    got = pairs_of(run_audit(store, 0.8))
+    assert not [k for k in got if ids["half.txt"] in k]
+    assert (ids["contract.txt"], ids["half.txt"]) in pairs_of(run_audit(store, 0.4))
 
 
 def test_spans_point_where_the_contract_was_put(corpus, docs):
     store, _ = corpus
     ids = _ids(store)
-    p = next(p for p in run_audit(store, 0.8).findings
-             if (p.contained, p.container) == (ids["contract.txt"], ids["filing.txt"]))
+    r = run_audit(store, 0.8)
+    p = located(r, ids["contract.txt"], ids["filing.txt"])
     start, end = docs["span"]
     assert len(p.spans) == 1
     s = p.spans[0]
     assert abs(s.start - start) < 5 and abs(s.end - end) < 5
-    pdf = next(p for p in run_audit(store, 0.8).findings
-               if (p.contained, p.container) == (ids["contract.txt"], ids["filing-scan.pdf"]))
+    pdf = located(r, ids["contract.txt"], ids["filing-scan.pdf"])
     assert (pdf.spans[0].pages[0], pdf.spans[-1].pages[1]) == corpus[1]["pdf_pages"]
     assert corpus[1]["pdf_pages"][1] - corpus[1]["pdf_pages"][0] >= 2
 
@@ -163,47 +181,66 @@ def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
     with Store(tmp_path / "m.db") as store:
         ingest(store, [d], workers=1)
         cid = store.resolve(str(d / "contract.txt"))
-        found = {p.container for p in run_audit(store, 0.8).findings if p.contained == cid}
+        r = run_audit(store, 0.8)
+        found = {b for (a, b) in pairs_of(r) if a == cid}
         assert len(found) == n
+        [entry] = [c for c in r.contained if c.doc == cid]
+        assert entry.boilerplate and len(entry.containers) == n  # in 200 of 201 documents
+
+
+def _window(words, size, sampled):
+    """The first run of ``size`` words whose text has (or has no) sampled shingle."""
+    from auditor.shingle import shingle_text
+
+    for i in range(0, len(words) - size):
+        text = " ".join(words[i:i + size])
+        if (len(shingle_text(text).sampled) > 0) == sampled:
+            return text
+    raise AssertionError("no such window")
 
 
 def test_short_documents_are_verified_or_listed_as_not_auditable(store, tmp_path, docs):
     words = docs["contract"].split()
-    (tmp_path / "snippet.txt").write_text(" ".join(words[200:260]))  # 60 words, ~3 sampled shingles
+    (tmp_path / "snippet.txt").write_text(_window(words, 40, sampled=True))
+    (tmp_path / "unsampled.txt").write_text(_window(words, 12, sampled=False))
     (tmp_path / "tiny.txt").write_text("Section 1.")
     (tmp_path / "filing.txt").write_text(docs["filing"])
     ingest(store, [tmp_path], workers=1)
     ids = _ids(store)
     r = run_audit(store, 0.8)
-    snip = [p for p in r.findings if p.contained == ids["snippet.txt"]]
     na = {x["doc_id"]: x["reason"] for x in r.not_auditable}
-    if snip:
-        assert snip[0].exact == 1.0 and snip[0].container == ids["filing.txt"]
-    else:
-        assert "sampl" in na[ids["snippet.txt"]]
-    assert "too short" in na[ids["tiny.txt"]]
-    audited = {ids["filing.txt"], ids["snippet.txt"]}
-    assert set(ids.values()) - audited - set(na) == set()
+    # a short clause with a sampled shingle is found, exactly
+    assert pairs_of(r)[(ids["snippet.txt"], ids["filing.txt"])] == 1.0
+    assert ids["snippet.txt"] not in na
+    located_snippet = located(r, ids["snippet.txt"], ids["filing.txt"])
+    assert located_snippet.spans, "a short clause is located too"
+    # one without is listed with the reason, never silently passed
+    assert "none of its" in na[ids["unsampled.txt"]] and "sampl" in na[ids["unsampled.txt"]]
+    assert "too short" in na[ids["tiny.txt"]] and "k=5" in na[ids["tiny.txt"]]
+    assert not [k for k in pairs_of(r) if ids["unsampled.txt"] in k]
 
 
 def test_sampled_estimate_is_unbiased_against_the_exact_value():
-    """Over many random pairs the mean of (estimate - exact) is zero within its standard error."""
+    """Over many random pairs the mean of (estimate - exact) is zero within its standard error.
+
+    The sampled sets come from the index's own shingling and sampling, the estimate from
+    ``Estimate.of``, the exact value from all shingles.
+    """
+    from auditor.shingle import shingle_text
+
     rng = np.random.default_rng(2024)
     diffs = []
-    hasher = WordHasher(Params().seed)
-    vocab = [f"w{i}".encode() for i in range(20_000)]
+    vocab = [f"w{i}" for i in range(20_000)]
     for _ in range(300):
         n = int(rng.integers(300, 3000))
         a = [vocab[i] for i in rng.integers(0, len(vocab), n)]
         keep = rng.random()
-        b = [w for w in a[: int(n * keep)]] + [vocab[i] for i in rng.integers(0, len(vocab), n)]
-        sa, sb = np.unique(combine(hasher(a), 5)), np.unique(combine(hasher(b), 5))
-        pa, pb = sample(sa, 16), sample(sb, 16)
-        if len(pa) == 0:
+        b = a[: int(n * keep)] + [vocab[i] for i in rng.integers(0, len(vocab), n)]
+        sa, sb = shingle_text(" ".join(a), keep_all=True), shingle_text(" ".join(b), keep_all=True)
+        if len(sa.sampled) == 0:
             continue
-        exact = containment(sa, sb)
-        est = len(np.intersect1d(pa, pb)) / len(pa)
-        diffs.append(est - exact)
+        est = Estimate.of(len(np.intersect1d(sa.sampled, sb.sampled)), len(sa.sampled))
+        diffs.append(est.estimate - containment(sa.all, sb.all))
     diffs = np.array(diffs)
     se = diffs.std(ddof=1) / np.sqrt(len(diffs))
     assert abs(diffs.mean()) < 3 * se
@@ -216,7 +253,7 @@ def test_index_refuses_other_parameters_until_rebuilt(corpus):
     with pytest.raises(IndexMismatch, match="k=5"):
         build_index(store, other)
     with pytest.raises(IndexMismatch):
-        ingest(store, [], workers=1) if False else store.check_params(other)
+        store.check_params(other)
     before = store.scalar("SELECT count(*) FROM index_docs")
     r = build_index(store, other, rebuild=True)
     assert r.rebuilt and r.total == before and store.params.k == 4
@@ -231,9 +268,13 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     one = run_audit(store, 0.8, workers=1)
     monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_PAIRS", 1)
     two = run_audit(store, 0.8, workers=2)
-    key = lambda r: [(p.contained, p.container, p.exact, p.estimate, [s.as_dict() for s in p.spans])  # noqa: E731
-                     for p in r.findings + r.verified_below]
-    assert key(one) == key(two) and len(one.findings) >= 3
+
+    def key(r):
+        c = r.containing
+        return ([c.contained.tolist(), c.container.tolist(), c.shared.tolist(), c.shingles.tolist()],
+                {k: [s.as_dict() for s in v] for k, v in r.located.items()}, r.below, r.histogram)
+
+    assert key(one) == key(two) and len(one.containing) >= 3
 
 
 def test_a_document_quoted_in_pieces_is_still_located(docs):

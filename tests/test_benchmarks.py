@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.run import CorpusMap, check_accuracy
+from benchmarks.run import CorpusMap, check_accuracy, report_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,33 +45,32 @@ def _key(p: dict) -> str:
     return p["container"] + (f"#{p['sequence']}" if p["sequence"] is not None else "")
 
 
-def _finding(a: int, b: int) -> dict:
-    return {"contained": {"doc_id": a}, "container": {"doc_id": b}}
+def _finding(a: int, b: int, how: str = "finding") -> tuple[int, int, str]:
+    return (a, b, how)
 
 
 def test_accuracy_counts_found_missed_and_false() -> None:
     truth, cmap = _truth(), _map()
-    ok = check_accuracy({"findings": [_finding(1, 4)]}, truth, cmap)
+    ok = check_accuracy([_finding(1, 4)], truth, cmap)
     assert (ok["must_found"], ok["must_find"], ok["false_findings"]) == (2, 2, 0)  # c3 = its exhibit: a duplicate
     assert ok["by_kind"]["partial70"] == {"placements": 1, "found": 0, "must_find": False}
 
-    missed = check_accuracy({"findings": []}, truth, cmap)
+    missed = check_accuracy([], truth, cmap)
     assert missed["must_found"] == 1 and missed["n_missed"] == 1
     assert missed["missed"][0]["contract"] == "contracts/c1.txt"
 
-    partial = check_accuracy({"findings": [_finding(1, 4), _finding(2, 4)]}, truth, cmap)
+    partial = check_accuracy([_finding(1, 4), _finding(2, 4)], truth, cmap)
     assert partial["false_findings"] == 1
     assert partial["verdicts"]["false: partial70 (finding)"] == 1
     assert partial["by_kind"]["partial70"]["found"] == 1
 
-    unrelated = check_accuracy({"findings": [_finding(1, 4), _finding(2, 1)]}, truth, cmap)
+    unrelated = check_accuracy([_finding(1, 4), _finding(2, 1)], truth, cmap)
     assert unrelated["verdicts"]["false: unrelated (finding)"] == 1
 
     # The exhibit holding c3 found in f1 is not a placement; nor is it an error unless f1 holds c3.
-    boiler = check_accuracy({"findings": [_finding(1, 4)], "near_duplicate_clusters": [
-        {"members": [{"doc_id": 6}, {"doc_id": 7}]}]}, truth, cmap)
+    boiler = check_accuracy([_finding(1, 4), _finding(6, 7, "family"), _finding(7, 6, "family")], truth, cmap)
     assert boiler["false_findings"] == 0
-    assert boiler["verdicts"]["other: boilerplate EX-31 (cluster)"] == 2
+    assert boiler["verdicts"]["other: boilerplate EX-31 (family)"] == 2
 
 
 @pytest.mark.slow
@@ -107,17 +106,14 @@ def test_benchmark_script_smoke(tmp_path: Path) -> None:
     # The accuracy check on the real report notices a lost finding and a false one.
     corpus = Path(size["corpus"])
     truth = json.loads((corpus / "truth.json").read_text())
-    report = json.loads((tmp_path / "work" / "size-0.3" / "report" / "report.json").read_text())
+    pairs = report_pairs(tmp_path / "work" / "size-0.3" / "report")
     cmap = CorpusMap.from_store(tmp_path / "work" / "size-0.3" / "store.db", corpus)
-    assert check_accuracy(report, truth, cmap)["must_found"] == acc["must_found"]
+    assert check_accuracy(pairs, truth, cmap)["must_found"] == acc["must_found"]
     verbatim = next(p for p in truth["placements"] if p["kind"] == "verbatim")
     c, f = cmap.group[cmap.id_of[verbatim["contract"]]], cmap.group[cmap.id_of[_key(verbatim)]]
-    fewer = copy.deepcopy(report)
-    fewer["findings"] = [x for x in report["findings"]
-                         if (cmap.group[x["contained"]["doc_id"]], cmap.group[x["container"]["doc_id"]]) != (c, f)]
-    assert len(fewer["findings"]) < len(report["findings"])
+    fewer = [x for x in pairs if (cmap.group[x[0]], cmap.group[x[1]]) != (c, f)]
+    assert len(fewer) < len(pairs)
     assert check_accuracy(fewer, truth, cmap)["must_found"] < acc["must_found"]
     p70 = next(p for p in truth["placements"] if p["kind"] in ("partial70", "partial50"))
-    more = copy.deepcopy(report)
-    more["findings"].append(_finding(cmap.id_of[p70["contract"]], cmap.id_of[_key(p70)]))
+    more = [*copy.deepcopy(pairs), _finding(cmap.id_of[p70["contract"]], cmap.id_of[_key(p70)])]
     assert check_accuracy(more, truth, cmap)["false_findings"] == 1

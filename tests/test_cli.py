@@ -55,7 +55,10 @@ def test_audit_writes_a_report_and_verify_accepts_it(corpus):
     out = corpus["dir"] / "rep"
     r = run("audit", "--db", corpus["db"], "--out", out)
     assert r.exit_code == 0, r.output
-    assert "finding 1: containment 1.0000" in r.stdout and "contract.txt" in r.stdout
+    assert "1 contained documents at >= 0.8" in r.stdout
+    assert re.search(r"contract\.txt in 1 document\(s\); best \S*filing\.txt 1\.0000", r.stdout)
+    verbose = run("audit", "--db", corpus["db"], "--out", corpus["dir"] / "rep-v", "--verbose")
+    assert re.search(r"contract\.txt in \S*filing\.txt: 1\.0000", verbose.stdout)
     assert "embedded-lease" in r.stdout and (out / "report.html").exists()
     v = run("verify", out, "--db", corpus["db"])
     assert v.exit_code == 0 and "verified" in v.stdout
@@ -97,11 +100,14 @@ def test_python_m_auditor_and_the_demo_run_as_a_new_user_would(tmp_path):
     assert r.returncode == 0, r.stderr
     report_dir = Path(tmp_path, re.search(r"report: (\S+)/report\.html", r.stderr).group(1))
     report = json.loads((report_dir / "report.json").read_text())
-    pairs = {(Path(f["contained"]["path"]).name, Path(f["container"]["path"]).name) for f in report["findings"]}
+    name = lambda i: Path(report["documents"][str(i)]["path"]).name  # noqa: E731
+    pairs = {(name(f["doc_id"]), name(b["container"])) for f in report["findings"] for b in f["best"]}
     assert ("supply-agreement.txt", "0000950170-24-000123.txt#1") in pairs
-    assert ("lease-data-room.pdf", "0000950170-24-000123.txt#2") in pairs
     assert ("consulting-agreement.htm", "quarterly-report-10q.txt") in pairs
     assert not [p for p in pairs if "agreement-2.txt" in p or "current-report-8k.txt" in p]
+    # the lease PDF and the filed exhibit contain each other: one family, not two findings
+    assert [sorted(name(m) for m in f["members"]) for f in report["families"]] == [
+        ["0000950170-24-000123.txt#2", "lease-data-room.pdf"]]
     assert report["summary"]["failed_inputs"] == 1 and report["summary"]["duplicate_groups"] == 1
     assert all(c["passed"] for c in report["controls"])
     again = subprocess.run([sys.executable, "-m", "auditor", "verify", str(report_dir), "--db", "demo/demo.db"],

@@ -156,17 +156,24 @@ def gate_json(out: Path) -> dict:
 
 def test_an_exhibit_already_in_the_corpus_fails_naming_both_documents(root, docs):
     b = batch(root, "pr-exhibit", {"supply-agreement.txt": synth.reformat(docs["A"], 3),
-                                   "clean.txt": docs["D"]})
+                                   "clean.txt": docs["D"],
+                                   "new-filing.txt": synth.filing(23, 60_000, exhibits=[docs["B"]])[0]})
     r = gate(root, "--dry-run", "--out", "out-exhibit", "--junit", "out-exhibit/junit.xml",
              "--sarif", "out-exhibit/gate.sarif", "--summary", "out-exhibit/summary.md", b)
     assert r.returncode == 1, r.stderr
     new_sha = sha256(root / b / "supply-agreement.txt")
     g = gate_json(root / "out-exhibit")
     assert g["status"] == "FAILED" and g["exit_code"] == 1
+    # one finding per new document and kind: the best container (the exhibit, smaller than the
+    # 10-K that also holds it), and the other counted and named; the exhibit's containing the
+    # copy says the same thing again (they contain each other), so it is not another finding
     kinds = {(f["kind"], f["other"]["path"]) for f in g["findings"]}
-    assert kinds == {("new-in-corpus", "corpus/acme-10k.txt#1"), ("new-in-corpus", "corpus/acme-10k.txt#2"),
-                     ("corpus-in-new", "corpus/acme-10k.txt#2")}
+    assert kinds == {("new-in-corpus", "corpus/acme-10k.txt#2"), ("corpus-in-new", "corpus/b.txt")}
+    embeds = next(f for f in g["findings"] if f["kind"] == "corpus-in-new")
+    assert embeds["new"]["path"] == f"{b}/new-filing.txt" and not embeds["new_is_contained"]
+    assert embeds["containment"] == 1.0 and embeds["spans"] and embeds["also"] == 0
     ex = next(f for f in g["findings"] if f["other"]["path"] == "corpus/acme-10k.txt#2" and f["kind"] == "new-in-corpus")
+    assert ex["also"] == 1 and ex["also_named"] == ["corpus/acme-10k.txt#1"] and "in 1 more document" in ex["message"]
     assert ex["new"]["path"] == f"{b}/supply-agreement.txt" and ex["new"]["sha256"] == new_sha
     assert ex["other"]["edgar"]["submission"]["accession_number"] == ACCESSION
     assert ex["other"]["edgar"]["part"]["type"] == "EX-10.1"
@@ -180,25 +187,27 @@ def test_an_exhibit_already_in_the_corpus_fails_naming_both_documents(root, docs
     # the same report as `auditor audit`, scoped to the batch
     report = json.loads((root / "out-exhibit" / "report.json").read_text())
     assert report["status"] == "OK" and report["scope"]["kind"] == "batch"
-    assert report["scope"]["batch"] == g["batch"] and len(report["scope"]["documents"]) == 2
+    assert report["scope"]["batch"] == g["batch"] and len(report["scope"]["documents"]) == 3
     assert (root / "out-exhibit" / "report.html").exists() and (root / "out-exhibit" / "report.md").exists()
     # JUnit: one testcase per new document, the failure names both with provenance
     suite = junit(root / "out-exhibit" / "junit.xml")
     docs_cases = {c.get("name"): c for c in suite.findall("testcase") if c.get("classname") == g["batch"]}
-    assert set(docs_cases) == {f"{b}/clean.txt", f"{b}/supply-agreement.txt"}
+    assert set(docs_cases) == {f"{b}/clean.txt", f"{b}/supply-agreement.txt", f"{b}/new-filing.txt"}
     failure = docs_cases[f"{b}/supply-agreement.txt"].find("failure")
-    assert "CONTAIN001" in failure.get("type") and "CONTAIN002" in failure.get("type")
+    assert failure.get("type") == "CONTAIN001 new-in-corpus"
     assert new_sha in failure.text and corpus_sha in failure.text and ACCESSION in failure.text
+    assert "also contained in 1 more: corpus/acme-10k.txt#1" in failure.text
+    assert docs_cases[f"{b}/new-filing.txt"].find("failure").get("type") == "CONTAIN002 corpus-in-new"
     assert docs_cases[f"{b}/clean.txt"].find("failure") is None
-    assert int(suite.get("failures")) == 1 and int(suite.get("errors")) == 0
+    assert int(suite.get("failures")) == 2 and int(suite.get("errors")) == 0
     assert sum(1 for c in suite.findall("testcase") if c.get("classname") == "controls") == len(g["controls"]) >= 5
-    # SARIF: three results on the new file, whole-document region for the contained one
+    # SARIF: one result on each failing new file
     run = check_sarif(root / "out-exhibit" / "gate.sarif")
-    assert sorted(res["ruleId"] for res in run["results"]) == ["CONTAIN001", "CONTAIN001", "CONTAIN002"]
+    assert sorted(res["ruleId"] for res in run["results"]) == ["CONTAIN001", "CONTAIN002"]
     assert {res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for res in run["results"]} == {
-        f"{b}/supply-agreement.txt"}
+        f"{b}/supply-agreement.txt", f"{b}/new-filing.txt"}
     fps = [res["partialFingerprints"]["containmentPair/v1"] for res in run["results"]]
-    assert len(set(fps)) == 3
+    assert len(set(fps)) == 2
     assert run["invocations"][0]["executionSuccessful"] is True
     summary = (root / "out-exhibit" / "summary.md").read_text()
     assert "Containment gate: ❌ failed" in summary and "Failing findings" in summary and ACCESSION in summary
@@ -224,7 +233,7 @@ def test_a_corrupt_pdf_is_reported_and_the_rest_still_gated(root, docs):
     g = gate_json(root / "out-corrupt")
     errors = [f for f in g["findings"] if f["kind"] == "ingest-error"]
     assert [(f["new"]["path"], f["new"]["code"]) for f in errors] == [(f"{b}/scan.pdf", "pdf_error")]
-    assert {f["kind"] for f in g["findings"]} == {"ingest-error", "new-in-corpus", "corpus-in-new"}
+    assert {f["kind"] for f in g["findings"]} == {"ingest-error", "new-in-corpus"}
     assert f"{b}/scan.pdf" in r.stdout and "pdf_error" in r.stdout
     suite = junit(root / "out-corrupt" / "junit.xml")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
@@ -293,8 +302,8 @@ def test_baseline_accepts_known_findings_and_new_ones_still_fail(root, docs):
              "--reason", "the supply agreement is refiled on purpose", b)
     assert r.returncode == 0, r.stdout + r.stderr
     entries = json.loads(bl.read_text())["entries"]
-    assert len(entries) == 3 and {e["reason"] for e in entries} == {"the supply agreement is refiled on purpose"}
-    assert {e["rule"] for e in entries} == {"CONTAIN001", "CONTAIN002"}
+    assert len(entries) == 1 and {e["reason"] for e in entries} == {"the supply agreement is refiled on purpose"}
+    assert {e["rule"] for e in entries} == {"CONTAIN001"}
     assert all(e["contained_path"] and e["container_path"] for e in entries)
     before = bl.read_bytes()
 
@@ -305,8 +314,7 @@ def test_baseline_accepts_known_findings_and_new_ones_still_fail(root, docs):
     assert r.returncode == 1, r.stdout + r.stderr
     g = gate_json(root / "out-base2")
     levels = sorted((f["kind"], f["level"]) for f in g["findings"])
-    assert levels == [("corpus-in-new", "baselined"), ("exact-duplicate", "error"),
-                      ("new-in-corpus", "baselined"), ("new-in-corpus", "baselined")]
+    assert levels == [("exact-duplicate", "error"), ("new-in-corpus", "baselined")]
     dup = next(f for f in g["findings"] if f["kind"] == "exact-duplicate")
     assert dup["match"] == "identical bytes" and dup["other"]["path"] == "corpus/b.txt"
     assert "BASELINED new-in-corpus" in r.stdout and "FAIL exact-duplicate" in r.stdout
@@ -317,7 +325,7 @@ def test_baseline_accepts_known_findings_and_new_ones_still_fail(root, docs):
     assert cases[f"{b2}/b-again.txt"].find("failure").get("type") == "CONTAIN003 exact-duplicate"
     run = check_sarif(root / "out-base2" / "g.sarif")
     suppressed = [res for res in run["results"] if "suppressions" in res]
-    assert len(suppressed) == 3 and all(res["level"] == "note" for res in suppressed)
+    assert len(suppressed) == 1 and all(res["level"] == "note" for res in suppressed)
     assert suppressed[0]["suppressions"][0]["justification"] == "the supply agreement is refiled on purpose"
 
     # updating again with nothing new leaves the file byte-identical (no churn)
@@ -383,7 +391,7 @@ def test_github_annotations_are_escaped_and_the_step_summary_is_appended(root, d
              env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step)})
     assert r.returncode == 1, r.stderr
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
-    assert len(lines) == 3 and all(ln.startswith("::error file=") for ln in lines)
+    assert len(lines) == 1 and all(ln.startswith("::error file=") for ln in lines)
     assert lines[0].startswith(f"::error file={b}/copy%2C 50%25%3A final.txt,line=1,endLine=")
     assert ",title=CONTAIN001 new-in-corpus::" in lines[0]
     message = lines[0].split("::", 2)[2]
@@ -464,21 +472,22 @@ def test_a_revised_or_renamed_file_is_not_compared_with_the_version_it_replaces(
         "exact-duplicate", "documents/credit-2024.txt", "documents/credit.txt")
 
 
-def test_new_members_of_a_near_duplicate_cluster_still_fail(root, docs):
-    """Three documents that contain one another are one report entry, not pairs: still a finding."""
+def test_new_members_of_a_family_still_fail(root, docs):
+    """Documents that contain one another are one family in the report, not pairs: still findings."""
     b = batch(root, "pr-cluster", {"one.txt": synth.reformat(docs["A"], 13), "two.txt": synth.reformat(docs["A"], 14)})
     r = gate(root, "--dry-run", "--out", "out-cluster", b)
     assert r.returncode == 1, r.stdout + r.stderr
     report = json.loads((root / "out-cluster" / "report.json").read_text())
-    (cluster,) = report["near_duplicate_clusters"]
-    assert {m["path"] for m in cluster["members"]} == {f"{b}/one.txt", f"{b}/two.txt", "corpus/acme-10k.txt#2"}
+    (family,) = report["families"]
+    assert {report["documents"][str(m)]["path"] for m in family["members"]} == {
+        f"{b}/one.txt", f"{b}/two.txt", "corpus/acme-10k.txt#2"}
     g = gate_json(root / "out-cluster")
     got = {(f["kind"], f["new"]["path"], f["other"]["path"]) for f in g["findings"]}
     for name in ("one.txt", "two.txt"):
         assert ("new-in-corpus", f"{b}/{name}", "corpus/acme-10k.txt#2") in got
-        assert ("new-in-corpus", f"{b}/{name}", "corpus/acme-10k.txt#1") in got  # the 10-K holds it too
     ex = [f for f in g["findings"] if f["other"]["path"] == "corpus/acme-10k.txt#2"]
-    assert all(f["containment"] >= 0.9 and f["cluster_with"] and f["spans"] for f in ex)
+    assert len(ex) == 2 and all(f["containment"] >= 0.9 and f["spans"] and f["also"] >= 1 for f in ex)
+    assert all("corpus/acme-10k.txt#1" in f["also_named"] for f in ex)  # the 10-K holds it too
 
 
 def test_a_crash_is_exit_2_never_1(root, docs):

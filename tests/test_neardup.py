@@ -107,9 +107,10 @@ def test_each_method_finds_the_planted_pair_and_not_the_unrelated(store, corpus,
     assert run["kind"] == f"near-dups:{method}" and run["status"] == "ok"
     params = json.loads(run["params"])
     assert params["method"] == method and params["preprocessing"]["stopwords"] is True
-    findings = store.rows("SELECT * FROM findings WHERE run_id = ? ORDER BY id", (r.run_id,))
-    assert [(f["contained_id"], f["container_id"]) for f in findings] == [(p["a"], p["b"]) for p in r.pairs]
-    assert {f["kind"] for f in findings} == {method}
+    findings = store.rows("SELECT n.* FROM near_duplicates n JOIN runs r ON r.id = n.run WHERE r.run_id = ?"
+                          " ORDER BY a_id, b_id", (r.run_id,))
+    assert [(f["a_id"], f["b_id"]) for f in findings] == sorted((p["a"], p["b"]) for p in r.pairs)
+    assert store.scalar("SELECT kind FROM runs WHERE run_id = ?", (r.run_id,)) == f"near-dups:{method}"
     data = json.loads(findings[0]["data"])
     assert data["a_doc"]["path"].endswith(".txt") and "score" in data
     again = near_duplicates(store, method)

@@ -51,34 +51,46 @@ def _run() -> dict[str, Any]:
             "platform": "Linux", "command": "auditor audit --db x.db"}
 
 
+EDGAR_PART = {
+    "submission": {"accession_number": "0000950170-24-000123", "form_type": "10-K",
+                   "filing_date": "20240301", "company_name": "ACME | <b>HOLDINGS</b>",
+                   "cik": "0000547682"},
+    "submission_path": "/edgar/0000950170-24-000123.txt",
+    "part": {"type": "EX-10.1", "sequence": "2", "filename": "ex10-1.txt", "description": "OFFICE LEASE"}}
+
+
 def ok_report() -> dict[str, Any]:
-    contained = _doc(5, HOSTILE_NAME, "pdf", n_pages=7, duplicates=[{"doc_id": 11, "path": "/vendor/lease-copy.pdf"}])
-    container = _doc(8, "/edgar/0000950170-24-000123.txt#2", duplicates=[], edgar={
-        "submission": {"accession_number": "0000950170-24-000123", "form_type": "10-K",
-                       "filing_date": "20240301", "company_name": "ACME | <b>HOLDINGS</b>",
-                       "cik": "0000547682"},
-        "submission_path": "/edgar/0000950170-24-000123.txt",
-        "part": {"type": "EX-10.1", "sequence": "2", "filename": "ex10-1.txt",
-                 "description": "OFFICE LEASE"}})
-    finding = {
-        "contained": contained, "container": container, "containment": 0.974533,
-        "estimate": 0.972603, "exact": 0.974533, "interval": [0.931678, 0.989295],
-        "hits": 142, "sampled": 146,
-        "spans": [{"start": 120, "end": 15818, "words": 2342, "shingles": 2314, "pages": [3, 7],
-                   "excerpt": HOSTILE_EXCERPT + "\n```\nmore text"}],
-    }
+    best = {"container": 8, "containment": 0.974533, "estimate": 0.972603,
+            "interval": [0.931678, 0.989295], "hits": 142, "sampled": 146, "spans_total": 1,
+            "spans": [{"start": 120, "end": 15818, "words": 2342, "shingles": 2314, "pages": [3, 7],
+                       "excerpt": HOSTILE_EXCERPT + "\n```\nmore text"}]}
+    documents = {str(d["doc_id"]): {k: v for k, v in d.items() if k != "doc_id"} for d in (
+        _doc(5, HOSTILE_NAME, "pdf", n_pages=7),
+        _doc(8, "/edgar/0000950170-24-000123.txt#2", edgar=EDGAR_PART),
+        _doc(9, "/short|note.txt"), _doc(11, "/copy\nof-lease.pdf"), _doc(12, "/vendor/filing.txt"),
+        _doc(13, "/notices/certification.txt"), _doc(14, "/licences/mit-a.txt"),
+        _doc(15, "/licences/mit-b.txt"))}
     return {
-        "format": "containment-auditor-report/1", "status": "OK", "manifest": _manifest(),
-        "controls": _controls(), "scope": {"kind": "corpus"}, "findings": [finding],
-        "not_auditable": [{**_doc(9, "/short|note.txt"), "reason": "too short: 3 words, fewer than k=5"}],
-        "duplicate_groups": [[_doc(5, HOSTILE_NAME), _doc(11, "/copy\nof-lease.pdf")]],
+        "format": "containment-auditor-report/2", "status": "OK", "manifest": _manifest(),
+        "controls": _controls(), "scope": {"kind": "corpus", "failures_through": 1},
+        "documents": documents,
+        "findings": [{"doc_id": 5, "containers": 2, "family": None, "best": [best], "others": [12]}],
+        "boilerplate": [{"doc_id": 13, "containers": 60, "share": 0.3, "family": None,
+                         "best": [{**best, "spans": [], "containment": 1.0}]}],
+        "families": [{"id": 0, "members": [14, 15], "pairs": 2, "containment_range": [0.8947, 0.9086]}],
+        "not_auditable": [{"doc_id": 9, "reason": "too short: 3 words, fewer than k=5", "n_words": 3,
+                           "n_shingles": 0}],
+        "duplicate_groups": [[5, 11]],
+        "below_threshold": {"pairs": 4, "nearest": [{"contained": 12, "container": 8, "containment": 0.7712,
+                                                     "estimate": 0.75, "interval": [0.6, 0.85], "hits": 30,
+                                                     "sampled": 40}]},
         "failed_inputs": [{"path": "/data/corrupt.pdf", "part": "", "status": "failed",
                            "code": "pdf_error", "message": "PDFSyntaxError: No /Root object!",
                            "sha256": "ab" * 32}],
-        "score_distribution": {"bins": 20, "counts": [5000, 300, 40, 6, 2] + [0] * 12 + [1, 3, 4],
-                               "pairs": 5356},
-        "summary": {"documents": 11, "findings": 1, "verified_below_threshold": 0,
-                    "candidate_pairs": 5356, "not_auditable": 1, "duplicate_groups": 1,
+        "score_distribution": {"counts": [5000, 300, 40, 6, 2] + [0] * 12 + [1, 3, 4], "pairs": 5356},
+        "summary": {"documents": 11, "covered": 13, "candidate_pairs": 5356, "containing_pairs": 66,
+                    "contained_documents": 1, "boilerplate_documents": 1, "families": 1, "family_members": 2,
+                    "verified_below_threshold": 4, "not_auditable": 1, "duplicate_groups": 1,
                     "failed_inputs": 1, "skipped_inputs": 0, "controls_passed": 3, "controls": 3},
         "run": _run(),
         "digest": "59dfd390" + "1" * 56,
@@ -89,7 +101,7 @@ def refused_report() -> dict[str, Any]:
     controls = _controls()
     controls[0].update(score=0.4, passed=False, found=False)
     return {
-        "format": "containment-auditor-report/1", "status": "REFUSED", "manifest": _manifest(),
+        "format": "containment-auditor-report/2", "status": "REFUSED", "manifest": _manifest(),
         "controls": controls, "scope": {"kind": "corpus"}, "findings": [],
         "refused_because": ["embedded-lease: 0.4000, expected >= 0.9500"],
         "run": _run(), "digest": "e" * 64,
@@ -131,15 +143,28 @@ def test_markdown_finding_locations_and_provenance(ok_md: str) -> None:
     assert "EDGAR 0000950170-24-000123, EX-10.1, sequence 2" in ok_md
     assert "filed 2024-03-01" in ok_md
     assert "0.9726, 95% interval [0.9317, 0.9893], 142/146 sampled shingles hit" in ok_md
-    assert "exact 0.9745" in ok_md
-    assert "exact duplicates: doc 11 `/vendor/lease-copy.pdf`" in ok_md
+    assert "containment 0.9745: contained (≥ 0.80), exact over all shingles" in ok_md
+    assert "Identical normalized text (2 documents; the first is audited)" in ok_md
+    assert "`/vendor/filing.txt`" in ok_md  # named among the further containers
     assert "too short: 3 words" in ok_md
     assert "`pdf_error`" in ok_md
     assert "20260101T000000Z-deadbeef" in ok_md and "auditor audit --db x.db" in ok_md
 
 
+def test_markdown_overview_comes_first_grouped_by_contained_document(ok_md: str) -> None:
+    order = [ok_md.index(h) for h in ("## Contained documents (1)", "## Boilerplate (1)", "## Families (1)",
+                                       "## Summary", "## Parameters", "## Controls",
+                                       "## Contained documents in detail")]
+    assert order == sorted(order)
+    row = next(ln for ln in ok_md.splitlines() if ln.startswith("| 1 |"))
+    assert "0.9745" in row and "EX-10.1, sequence 2" in row and row.endswith("| 2 |")
+    assert "/notices/certification.txt" in ok_md and "30.0%" in ok_md
+    assert "0.8947 to 0.9086" in ok_md and "`/licences/mit-a.txt`, `/licences/mit-b.txt`" in ok_md
+    assert "## Verified below the threshold (4 pairs)" in ok_md and "0.7712" in ok_md
+
+
 def test_markdown_excerpt_is_a_fenced_quote_that_cannot_be_closed_early(ok_md: str) -> None:
-    lines = ok_md.splitlines()
+    lines = [ln.removeprefix("  ") for ln in ok_md.splitlines()]
     start = next(i for i, ln in enumerate(lines) if ln.startswith("> ````"))
     assert lines[start] == "> ````text"
     assert lines[start + 1] == "> " + HOSTILE_EXCERPT
@@ -149,7 +174,7 @@ def test_markdown_excerpt_is_a_fenced_quote_that_cannot_be_closed_early(ok_md: s
 
 def test_markdown_hostile_names_do_not_break_tables(ok_md: str) -> None:
     tables = [b.splitlines() for b in ok_md.split("\n\n") if b.startswith("|")]
-    assert len(tables) == 5
+    assert len(tables) == 9
     for table in tables:
         widths = {len(re.split(r"(?<!\\)\|", ln)) for ln in table}
         assert len(widths) == 1 and all(ln.startswith("|") for ln in table), table
@@ -180,7 +205,7 @@ def test_markdown_refused() -> None:
     assert "> - embedded-lease: 0.4000, expected >= 0.9500" in md
     assert "**FAIL**" in md
     assert "embedded 0.4000, reformatted 0.9880, unrelated 0.0101" in md
-    assert "## Findings" not in md and "## Not auditable" not in md
+    assert "## Contained documents" not in md and "## Not auditable" not in md
 
 
 # --- HTML ---------------------------------------------------------------------------------
@@ -270,7 +295,7 @@ def test_html_refused_shows_banner_reasons_and_controls_only() -> None:
     banner = doc.xpath('//header[contains(@class, "refused")]')
     assert banner and "REFUSED" in banner[0].text_content()
     assert "embedded-lease: 0.4000, expected &gt;= 0.9500" in page
-    assert not doc.xpath('//section[@id="findings"]') and not doc.xpath("//svg")
+    assert not doc.xpath('//section[@id="contained"]') and not doc.xpath("//svg")
     assert doc.xpath('//section[@id="controls"]//span[@class="fail"]')
 
 
@@ -283,6 +308,6 @@ def test_rendering_is_deterministic_and_pure() -> None:
 
 
 def test_minimal_report_renders() -> None:
-    bare = {"status": "OK", "manifest": {"params": {}}, "controls": [], "findings": []}
+    bare = {"status": "OK", "manifest": {"params": {}}, "controls": [], "findings": [], "documents": {}}
     assert "No control could be run." in render.markdown(bare)
     assert "no candidate pairs" in render.html(bare)

@@ -1,5 +1,6 @@
 """Reports are canonical and reproducible, and verify catches tampering and a changed corpus."""
 
+import gzip
 import json
 import re
 
@@ -25,6 +26,7 @@ def audited(store, tmp_path):
 def _core(path):
     r = json.loads(path.read_text())
     r.pop("run")
+    r.pop("run_digest")
     return r
 
 
@@ -34,7 +36,7 @@ def test_report_json_is_identical_across_runs_apart_from_run(audited):
     b = audit_job(store, 0.8, out=tmp / "b")
     assert a.report["digest"] == b.report["digest"] == digest(a.report)
     assert _core(tmp / "a" / "report.json") == _core(tmp / "b" / "report.json")
-    run_block = re.compile(r'^  "run": \{\n.*?^  \},?\n', re.M | re.S)
+    run_block = re.compile(r'^  "run": \{\n.*?^  \},?\n^  "run_digest": "[0-9a-f]+",?\n', re.M | re.S)
     text_a, n_a = run_block.subn("", (tmp / "a" / "report.json").read_text())
     text_b, n_b = run_block.subn("", (tmp / "b" / "report.json").read_text())
     assert n_a == n_b == 1 and len(text_a) > 2000
@@ -46,24 +48,40 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
+    assert r["format"] == "containment-auditor-report/2"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
+    assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
     assert m["versions"]["pdfminer.six"] and m["versions"]["python"]
     assert m["corpus"]["documents"] == 5 and len(m["corpus"]["digest"]) == 64
     assert all({"name", "kind", "expected", "score", "passed"} <= set(c) for c in r["controls"])
-    [f] = r["findings"]
-    assert f["contained"]["path"].endswith("contract.txt") and f["container"]["path"].endswith("filing.txt")
-    assert f["containment"] == 1.0 and f["exact"] == 1.0 and f["hits"] == f["sampled"]
-    assert f["contained"]["sha256"] and f["spans"][0]["excerpt"]
-    [dup] = f["contained"]["duplicates"]
-    assert dup["path"].endswith("upper-case-contract.txt")
+    [f] = r["findings"]  # one entry per contained document
+    doc = lambda i: r["documents"][str(i)]  # noqa: E731
+    assert doc(f["doc_id"])["path"].endswith("contract.txt") and f["containers"] == 1
+    [best] = f["best"]
+    assert doc(best["container"])["path"].endswith("filing.txt")
+    assert best["containment"] == 1.0 and best["hits"] == best["sampled"] and best["spans"][0]["excerpt"]
+    assert doc(f["doc_id"])["sha256"]
+    [group] = r["duplicate_groups"]
+    assert f["doc_id"] in group and any(doc(i)["path"].endswith("upper-case-contract.txt") for i in group)
     assert "upper-case-contract.txt" in (tmp / "r" / "report.md").read_text()
     assert "upper-case-contract.txt" in (tmp / "r" / "report.html").read_text()
-    assert [len(g) for g in r["duplicate_groups"]] == [2]
-    assert [x["path"].rsplit("/", 1)[1] for x in r["not_auditable"]] == ["tiny.txt"]
-    assert r["summary"]["findings"] == 1 and r["status"] == "OK"
+    assert [doc(x["doc_id"])["path"].rsplit("/", 1)[1] for x in r["not_auditable"]] == ["tiny.txt"]
+    assert r["summary"]["contained_documents"] == 1 and r["summary"]["containing_pairs"] == 1
+    assert r["status"] == "OK" and r["boilerplate"] == [] and r["families"] == []
     assert set(r["run"]) >= {"run_id", "started", "ended", "host", "command"}
     assert "host" not in json.dumps({k: v for k, v in r.items() if k != "run"})
+    # every containing pair and every covered document, beside the report, in its digest
+    pairs = [json.loads(x) for x in gzip.decompress((tmp / "r" / "findings.jsonl.gz").read_bytes()).splitlines()]
+    assert [(x["contained"], x["container"], x["containment"]) for x in pairs] == [
+        (f["doc_id"], best["container"], 1.0)]
+    assert {"estimate", "interval", "hits", "sampled", "shared", "shingles"} <= set(pairs[0])
+    docs = [json.loads(x) for x in gzip.decompress((tmp / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
+    assert len(docs) == 5 and {d["status"] for d in docs} == {"audited", "duplicate", "not-auditable"}
+    assert r["files"]["findings.jsonl.gz"]["lines"] == 1 and r["files"]["documents.jsonl.gz"]["lines"] == 5
+    # the store keeps every pair of the run for queries
+    assert store.rows("SELECT contained_id, container_id, containment FROM findings") == [
+        {"contained_id": f["doc_id"], "container_id": best["container"], "containment": 1.0}]
 
 
 def test_verify_accepts_an_untouched_report(audited):
@@ -78,7 +96,7 @@ def test_verify_catches_a_tampered_report(audited):
     audit_job(store, 0.8, out=tmp / "t")
     p = tmp / "t" / "report.json"
     r = json.loads(p.read_text())
-    r["findings"][0]["containment"] = 0.5
+    r["findings"][0]["best"][0]["containment"] = 0.5
     p.write_text(json.dumps(r))
     v = verify(tmp / "t", store)
     assert not v.ok and any("altered" in x for x in v.problems)
@@ -88,14 +106,44 @@ def test_verify_catches_a_tampered_report(audited):
     assert not v.ok and any("containment" in x for x in v.problems)
 
 
-def test_verify_catches_a_changed_corpus(audited):
+def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "e")
+    assert verify(tmp / "e", store).ok
+    for name, edit in (("report.md", lambda t: t.replace("1 contained documents", "0 contained documents")),
+                       ("report.html", lambda t: t.replace("Containment audit", "Audit")),
+                       ("report.json", lambda t: t.replace('"host": "', '"host": "x'))):
+        path = tmp / "e" / name
+        before = path.read_text()
+        path.write_text(edit(before))
+        v = verify(tmp / "e", store)
+        assert not v.ok and v.problems, name
+        path.write_text(before)
+    path = tmp / "e" / "findings.jsonl.gz"
+    before = path.read_bytes()
+    with gzip.open(path, "wt") as f:
+        f.write(gzip.decompress(before).decode().replace('"containment":1.0', '"containment":0.5'))
+    v = verify(tmp / "e", store)
+    assert not v.ok and any("findings.jsonl.gz was altered" in p for p in v.problems)
+    path.write_bytes(before)
+    assert verify(tmp / "e", store).ok
+
+
+def test_an_old_report_verifies_after_the_store_grew_but_not_after_a_document_changed(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "c")
     extra = tmp / "late.txt"
     extra.write_text(synth.contract(74, 12_000))
     ingest(store, [extra], workers=1)
+    later = tmp / "later.txt"  # would be a new finding, but the old report did not cover it
+    later.write_text((tmp / "corpus" / "contract.txt").read_text()[:3000])
+    ingest(store, [later], workers=1)
     v = verify(tmp / "c", store)
-    assert not v.ok and any("corpus changed" in x for x in v.problems)
+    assert v.ok, v.problems
+    with store.write():
+        store.conn.execute("UPDATE documents SET sha256 = 'f' || substr(sha256, 2) WHERE id = 1")
+    v = verify(tmp / "c", store)
+    assert not v.ok and any("covered changed" in x for x in v.problems)
 
 
 def test_html_report_escapes_hostile_file_names_and_text(store, tmp_path):

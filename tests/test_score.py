@@ -8,8 +8,10 @@ from auditor.score import (
     containment,
     jaccard,
     min_hits,
+    needs_exact,
     prefix_length,
     wilson,
+    wilson_arrays,
     wilson_high,
 )
 
@@ -25,9 +27,29 @@ def test_wilson_matches_the_textbook_values():
 def test_short_documents_get_wide_intervals():
     lo, hi = wilson(3, 3)  # a 60-word document has about 3 sampled shingles
     assert lo < 0.45 and hi == 1.0
-    assert Estimate.of(3, 3).straddles(0.8)  # even 3 hits of 3 cannot rule out 0.5
-    assert Estimate.of(0, 3).straddles(0.8) is False
-    assert not Estimate.of(250, 250).straddles(0.8)
+
+
+def test_a_pair_is_verified_exactly_when_its_upper_bound_reaches_the_threshold():
+    # estimate 0.7 is below 0.8, but with 10 sampled shingles the interval reaches 0.8:
+    # the true containment may be above the threshold, so the pair must be verified
+    straddling = Estimate.of(7, 10)
+    assert straddling.estimate < 0.8 <= straddling.high
+    assert straddling.needs_exact(0.8)
+    # a clear miss with the same estimate but 1,000 sampled shingles is not verified
+    clear_miss = Estimate.of(700, 1000)
+    assert clear_miss.high < 0.8 and not clear_miss.needs_exact(0.8)
+    # a clear hit is verified too: the verdict always uses the exact value
+    assert Estimate.of(250, 250).needs_exact(0.8)
+    assert not Estimate.of(0, 3).needs_exact(0.8)
+
+
+def test_vectorised_rule_and_bounds_are_the_scalar_ones_bit_for_bit():
+    hits, n = zip(*[(h, m) for m in range(0, 120) for h in range(m + 1)], strict=True)
+    lo, hi = wilson_arrays(np.array(hits), np.array(n))
+    assert [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)] == [wilson(h, m) for h, m in zip(hits, n, strict=True)]
+    rule = needs_exact(np.array(hits), np.array(n), 0.8)
+    assert rule.tolist() == [Estimate.of(h, m).needs_exact(0.8) for h, m in zip(hits, n, strict=True)]
+    assert rule.any() and not rule.all()
 
 
 def test_vectorised_bound_agrees():

@@ -9,7 +9,6 @@ contain nothing. One SparkSession (``local[2]``) serves the module.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -68,26 +67,36 @@ def sqlite_result(store) -> AuditResult:
 
 
 def _pairs(r: AuditResult) -> list[tuple]:
-    return [(p.contained, p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans])
-            for p in r.findings]
+    c = r.containing
+    return list(zip(c.contained.tolist(), c.container.tolist(), c.hits.tolist(), c.sampled.tolist(),
+                    c.shared.tolist(), c.shingles.tolist(), strict=True))
+
+
+def _grouped(r: AuditResult) -> list[tuple]:
+    return [(c.doc, c.containers.tolist(), c.values.tolist(), c.family, c.boilerplate,
+             [(p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans]) for p in c.best])
+            for c in r.contained]
 
 
 def assert_same(a: AuditResult, b: AuditResult) -> None:
     assert _pairs(a) == _pairs(b)
-    assert [(p.contained, p.container, p.estimate, p.exact) for p in a.verified_below] == \
-        [(p.contained, p.container, p.estimate, p.exact) for p in b.verified_below]
-    assert [(c.members, c.pairs, c.low, c.high) for c in a.clusters] == \
-        [(c.members, c.pairs, c.low, c.high) for c in b.clusters]
+    assert _grouped(a) == _grouped(b)
+    assert a.below == b.below
+    assert [(p.contained, p.container, p.estimate, p.exact) for p in a.nearest_misses] == \
+        [(p.contained, p.container, p.estimate, p.exact) for p in b.nearest_misses]
+    assert [(f.members, f.pairs, f.low, f.high) for f in a.families] == \
+        [(f.members, f.pairs, f.low, f.high) for f in b.families]
     assert a.not_auditable == b.not_auditable
     assert a.duplicate_groups == b.duplicate_groups
     assert (a.documents, a.candidates, a.threshold, a.params) == (b.documents, b.candidates, b.threshold, b.params)
-    assert a.scores == b.scores
+    assert a.histogram == b.histogram and a.universe == b.universe
 
 
 def test_the_corpus_exercises_every_path(sqlite_result):
     r = sqlite_result
-    assert len(r.findings) >= 6 and r.verified_below and r.clusters and r.not_auditable
-    assert r.duplicate_groups and any(p.spans for p in r.findings)
+    assert len(r.containing) >= 6 and r.below and r.nearest_misses and r.families and r.not_auditable
+    assert r.duplicate_groups and any(p.spans for c in r.contained for p in c.best)
+    assert any(len(c.containers) > 1 for c in r.contained)
 
 
 def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
@@ -95,8 +104,8 @@ def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
     result = tmp_path / "result"
     pairs = pq.read_table(result / "pairs").to_pylist()
     found = sorted((p["contained"], p["container"]) for p in pairs if p["verdict"] == "contained")
-    reported = {(p.contained, p.container) for p in sqlite_result.findings}
-    assert reported <= set(found)  # findings written back as Parquet (pairs within clusters too)
+    c = sqlite_result.containing
+    assert found == sorted(zip(c.contained.tolist(), c.container.tolist(), strict=True))  # every pair
 
 
 def test_batch_scope_and_another_threshold(spark, store, tmp_path):
@@ -142,5 +151,11 @@ def test_export_cli(store, tmp_path):
     res = CliRunner().invoke(cli, ["export", "--db", str(store.path), "--parquet", str(tmp_path / "p"),
                                    "--buckets", "2", "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["buckets"] == 2
-    assert Path(tmp_path / "p" / "params.json").exists()
+    out = json.loads(res.output)
+    assert out["buckets"] == 2 and out["postings"] == store.scalar("SELECT sum(n_sampled) FROM index_docs")
+    assert read_params(tmp_path / "p")["params"] == store.params.as_dict()
+    docs = pq.read_table(tmp_path / "p" / "documents").to_pylist()
+    assert [(d["id"], d["sha256"]) for d in docs] == [tuple(r) for r in store.conn.execute(
+        "SELECT id, sha256 FROM documents ORDER BY id")]
+    again = CliRunner().invoke(cli, ["export", "--db", str(store.path), "--parquet", str(tmp_path / "p")])
+    assert again.exit_code == 2 and "not empty" in again.output
