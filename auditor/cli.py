@@ -220,7 +220,7 @@ controls_options = [
     click.option("--control-seed", type=int, default=0, show_default=True,
                  help="Seed for choosing the corpus-drawn controls."),
     click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
-                 help="Fixture controls (default: controls/ of the source checkout, or $AUDITOR_CONTROLS)."),
+                 help="Fixture controls (default: $AUDITOR_CONTROLS, else those installed with the package)."),
 ]
 
 
