@@ -192,7 +192,8 @@ class SampledIndex:
         """The index of every document, or of the first of each exact-duplicate group."""
         rows = store.conn.execute(
             "SELECT i.doc_id, i.sampled FROM index_docs i JOIN documents d ON d.id = i.doc_id"
-            + (" WHERE d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
+            " WHERE d.withdrawn_at IS NULL"
+            + (" AND d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
         ).fetchall()
         return cls(
             np.array([r[0] for r in rows], dtype=np.int64),
@@ -268,9 +269,9 @@ def locate(
 
 def duplicate_groups(store: Store) -> list[list[int]]:
     rows = store.conn.execute(
-        "SELECT coalesce(duplicate_of, id) AS g, id FROM documents WHERE n_words > 0"
+        "SELECT coalesce(duplicate_of, id) AS g, id FROM documents WHERE n_words > 0 AND withdrawn_at IS NULL"
         " AND (duplicate_of IS NOT NULL OR id IN (SELECT duplicate_of FROM documents"
-        " WHERE duplicate_of IS NOT NULL)) ORDER BY g, id"
+        " WHERE duplicate_of IS NOT NULL AND withdrawn_at IS NULL)) ORDER BY g, id"
     ).fetchall()
     groups: dict[int, list[int]] = {}
     for g, i in rows:
@@ -284,7 +285,8 @@ def not_auditable(store: Store, params: Params) -> list[dict[str, Any]]:
     for doc_id, n_words, n_shingles in store.conn.execute(
         "SELECT d.id, d.n_words, coalesce(i.n_shingles, 0)"
         " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id"
-        " WHERE d.n_words > 0 AND d.duplicate_of IS NULL AND coalesce(i.n_sampled, 0) = 0 ORDER BY d.id"
+        " WHERE d.n_words > 0 AND d.duplicate_of IS NULL AND d.withdrawn_at IS NULL"
+        " AND coalesce(i.n_sampled, 0) = 0 ORDER BY d.id"
     ):
         if n_words < params.k:
             reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -28,17 +29,17 @@ class AuditorGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except ControlsFailed as e:
-            err.print(f"[bold red]controls failed[/]: {e}", highlight=False)
+        except ControlsFailed as e:  # messages are text, not markup: "[spark]" must survive
+            err.print(f"[bold red]controls failed[/]: {escape(str(e))}", highlight=False)
             sys.exit(2)
         except AuditorError as e:
-            err.print(f"[bold red]error[/]: {e}", highlight=False)
+            err.print(f"[bold red]error[/]: {escape(str(e))}", highlight=False)
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
             err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
-            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {e} "
+            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {escape(str(e))} "
                       "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)
             sys.exit(2)
 
@@ -115,8 +116,9 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
                      retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),
                      on_start=on_start, on_file=on_file)
     if as_json:
-        click.echo(json.dumps({"batch": result.batch, "counts": result.counts,
-                               "problems": result.problems}, indent=2, sort_keys=True))
+        click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
+                               "missing": result.missing}, indent=2, sort_keys=True))
+        _exit_if_missing(result.missing)
         return
     c = result.counts
     if not quiet:
@@ -134,6 +136,16 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
                 p.add_row(path, code, msg)
             err.print(p)
     click.echo(" ".join(f"{k}={v}" for k, v in c.items()))
+    _exit_if_missing(result.missing)
+
+
+def _exit_if_missing(missing: list[str]) -> None:
+    """Inputs that do not exist: exit 2 once the others are stored (nothing is recorded for them)."""
+    for path in missing:
+        err.print(f"[bold red]error[/]: no such file or directory: {escape(path)}", highlight=False)
+    if missing:
+        err.print(f"{len(missing)} input(s) not found; the others were ingested", highlight=False)
+        sys.exit(2)
 
 
 @cli.command()

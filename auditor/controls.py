@@ -166,9 +166,10 @@ def corpus_controls(store: Store, seed: int) -> tuple[list[tuple[str, str]], lis
     """
     rows = store.conn.execute(
         "SELECT d.id, d.n_words, i.sampled FROM documents d JOIN index_docs i ON i.doc_id = d.id"
-        " WHERE d.duplicate_of IS NULL AND d.n_words >= 300 ORDER BY d.id"
+        " WHERE d.duplicate_of IS NULL AND d.withdrawn_at IS NULL AND d.n_words >= 300 ORDER BY d.id"
     ).fetchall()
-    text_docs = store.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NULL AND n_words > 0")
+    text_docs = store.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NULL"
+                             " AND withdrawn_at IS NULL AND n_words > 0")
     if len(rows) < 2:
         if text_docs >= 2 and not rows:
             return [], [], "FAIL: no corpus document of at least 300 words after normalisation"

@@ -350,9 +350,10 @@ class _ExportSource:
                                       "page_offsets", "path"]).to_pylist()
         self._docs = {d["id"]: d for d in docs}
         self.conn = sqlite3.connect(":memory:")
-        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER)")
+        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
+                          " withdrawn_at TEXT)")  # an export holds no withdrawn document
         self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
-        self.conn.executemany("INSERT INTO documents VALUES (?,?,?)",
+        self.conn.executemany("INSERT INTO documents (id, n_words, duplicate_of) VALUES (?,?,?)",
                               [(d["id"], d["n_words"], d["duplicate_of"]) for d in docs])
         self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
                               [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs

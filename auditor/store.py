@@ -165,6 +165,24 @@ def _initial(db: Any) -> None:
                (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),))
 
 
+@migration("0002_withdrawn_documents")
+def _withdrawn_documents(db: Any) -> None:
+    """Withdrawal (``auditor.withdraw``): a document leaves audits and gates but keeps its row and
+    provenance. ``sightings.gone_at``: when the file at that place was found gone (or replaced);
+    ``documents.withdrawn_*``: when, why and by whom the document was withdrawn (NULL: in the
+    corpus); ``withdrawals``: every withdrawal and restoration, in order."""
+    for stmt in (
+        "ALTER TABLE documents ADD COLUMN withdrawn_at TEXT",
+        "ALTER TABLE documents ADD COLUMN withdrawn_reason TEXT",
+        "ALTER TABLE documents ADD COLUMN withdrawn_by TEXT",
+        "ALTER TABLE sightings ADD COLUMN gone_at TEXT",
+        "CREATE TABLE withdrawals (id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES documents(id),"
+        " action TEXT NOT NULL, at TEXT NOT NULL, reason TEXT NOT NULL, by TEXT NOT NULL, command TEXT NOT NULL)",
+        "CREATE INDEX withdrawals_doc ON withdrawals(doc_id)",
+    ):
+        db.execute(stmt)
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
