@@ -344,7 +344,7 @@ class Store:
                 raise NoDocument(f"sha256 prefix {ref!r} is ambiguous; give more digits")
         resolved = str(Path(ref).expanduser().resolve()) if ref else ref
         ids = [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT doc_id FROM sightings WHERE path = ? OR resolved = ? "
+            "SELECT DISTINCT doc_id FROM sightings WHERE ((path = ? OR resolved = ?) AND part = '') "
             "OR path || '#' || part = ? OR resolved || '#' || part = ? ORDER BY doc_id",
             (ref, resolved, ref, resolved),
         )]
@@ -372,7 +372,7 @@ class Store:
         doc = self.document(doc_id)
         doc["sightings"] = self.rows(
             "SELECT s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source, s.meta, "
-            "s.seen_at, b.name AS batch FROM sightings s JOIN batches b ON b.id = s.batch_id "
+            "s.seen_at, s.gone_at, b.name AS batch FROM sightings s JOIN batches b ON b.id = s.batch_id "
             "WHERE s.doc_id = ? ORDER BY s.id",
             (doc_id,),
         )
@@ -382,6 +382,8 @@ class Store:
         doc["index"] = (self.rows(
             "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
         ) or [None])[0]
+        doc["withdrawals"] = self.rows(
+            "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc
 
     def text(self, doc_id: int) -> str:
@@ -396,7 +398,9 @@ class Store:
             "with_text": self.scalar("SELECT count(*) FROM texts"),
             "indexed": self.scalar("SELECT count(*) FROM index_docs"),
             "postings": self.scalar("SELECT coalesce(sum(n_sampled), 0) FROM index_docs"),
-            "exact_duplicates": self.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NOT NULL"),
+            "exact_duplicates": self.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NOT NULL"
+                                            " AND withdrawn_at IS NULL"),
+            "withdrawn": self.scalar("SELECT count(*) FROM documents WHERE withdrawn_at IS NOT NULL"),
             "sightings": self.scalar("SELECT count(*) FROM sightings"),
             "failures": self.scalar("SELECT count(*) FROM failures WHERE status = 'failed'"),
             "skipped": self.scalar("SELECT count(*) FROM failures WHERE status = 'skipped'"),

@@ -111,7 +111,7 @@ def _retire(store: Store, sighting_ids: Iterable[int], reason: str, command: str
                 continue
             store.conn.execute(
                 "UPDATE documents SET withdrawn_at = ?, withdrawn_reason = ?, withdrawn_by = ? WHERE id = ?",
-                (at, reason, f"{_who()}: {command}", doc_id))
+                (at, reason, _who(), doc_id))
             _log(store, doc_id, "withdrawn", at, reason, command)
             withdrawn.append(doc_id)
             ids += [r[0] for r in store.conn.execute(
