@@ -212,3 +212,18 @@ def test_commands_a_script_reads_have_json(corpus):
             continue
         assert r.exit_code == 0, (args, r.output)
         json.loads(r.stdout)
+
+
+def test_gate_exit_codes_for_a_missing_input(corpus, tmp_path):
+    """docs/ci-gate.md: a missing path is an ingest error (exit 1) among other inputs; with no
+    input found at all nothing was gated (exit 2). Neither is stored (dry run or not)."""
+    from tests.textgen import prose
+
+    (tmp_path / "new.txt").write_text(prose(95, 400))
+    r = run("gate", "--db", corpus["db"], "--dry-run", "--out", tmp_path / "g1", "--json",
+            tmp_path / "new.txt", tmp_path / "gone.txt")
+    assert r.exit_code == 1, r.output
+    errors = [f for f in json.loads(r.stdout)["findings"] if f["kind"] == "ingest-error"]
+    assert [Path(f["new"]["path"]).name for f in errors] == ["gone.txt"]
+    r = run("gate", "--db", corpus["db"], "--dry-run", "--out", tmp_path / "g2", tmp_path / "gone.txt")
+    assert r.exit_code == 2 and "no input file was found" in r.output
