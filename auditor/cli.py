@@ -206,7 +206,8 @@ def stats(db, as_json):
 @cli.command()
 @db_option
 @click.argument("doc")
-@click.option("--text", "with_text", is_flag=True, help="Also print the extracted text.")
+@click.option("--text", "with_text", is_flag=True,
+              help="Print the extracted text alone, exactly (report spans are offsets into it); with --json, add it.")
 @click.option("--json", "as_json", is_flag=True, help="Everything stored about it, as JSON.")
 def show(db, doc, with_text, as_json):
     """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
@@ -218,12 +219,11 @@ def show(db, doc, with_text, as_json):
         p = document_view(store, store.resolve(doc), with_text=with_text)
     if as_json:
         click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
-        return
-    for line in lines(p):
-        click.echo(line)
-    if with_text:
-        click.echo("text:")
-        click.echo(p["text"])
+    elif with_text:
+        click.echo(p["text"], nl=False)
+    else:
+        for line in lines(p):
+            click.echo(line)
 
 
 @cli.command()

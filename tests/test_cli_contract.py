@@ -199,6 +199,8 @@ def test_show_is_for_people_and_json_is_for_scripts(corpus):
     assert data["sightings"][0]["path"] == str(doc) and data["withdrawn_at"] is None
     (f,) = data["latest_findings"]["findings"]
     assert f["contained"] == data["id"] and f["containment"] == 1.0
+    text = run("show", "--db", corpus["db"], "--text", doc).stdout  # alone and exact: spans index into it
+    assert text == (corpus["src"] / "contract.txt").read_text()
     other = run("show", "--db", corpus["db"], corpus["src"] / "other-1.txt")
     assert "findings: none in any stored audit run" in other.stdout  # the negative case
 
