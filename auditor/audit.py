@@ -338,8 +338,8 @@ class SampledIndex:
         else:
             rows = store.conn.execute(
                 "SELECT i.doc_id, i.sampled, i.n_shingles FROM index_docs i JOIN documents d ON d.id = i.doc_id"
-                + (" WHERE d.duplicate_of IS NULL" if representatives_only else "") + " ORDER BY i.doc_id"
-            ).fetchall()
+                " WHERE d.withdrawn_at IS NULL" + (" AND d.duplicate_of IS NULL" if representatives_only else "")
+                + " ORDER BY i.doc_id").fetchall()
         return cls(
             np.array([r[0] for r in rows], dtype=np.int64),
             [np.frombuffer(r[1], dtype=np.uint64) for r in rows],
@@ -457,28 +457,24 @@ class Universe:
         return sorted(set(self.representative.values()))
 
 
-def _withdrawn_filter(store: Store) -> str:
-    cols = {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
-    return " AND d.withdrawn_at IS NULL" if "withdrawn_at" in cols else ""
-
-
 def universe(store: Store, documents: list[int] | set[int] | None = None) -> Universe:
-    """Every stored document with text (not withdrawn), or exactly ``documents``.
+    """Every stored document with text that is not withdrawn, or exactly ``documents``.
 
-    The first (lowest id) covered member of each exact-duplicate group stands for the group,
-    so a group keeps its representative as the store grows, and an old report's recorded
-    documents give the same representatives again.
+    Documents with the same normalised text form a duplicate group, and its first (lowest id)
+    covered member stands for it: a group keeps its representative as the store grows, and an
+    old report's recorded documents give the same groups and representatives again, whatever
+    was withdrawn or restored since.
     """
     if documents is None:
         rows = store.conn.execute(
-            "SELECT d.id, coalesce(d.duplicate_of, d.id) FROM documents d WHERE d.n_words > 0"
-            + _withdrawn_filter(store) + " ORDER BY d.id").fetchall()
+            "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0"
+            " AND d.withdrawn_at IS NULL ORDER BY d.id").fetchall()
     else:
-        rows = store.select_in("SELECT d.id, coalesce(d.duplicate_of, d.id) FROM documents d"
-                                  " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
-    by_root: dict[int, list[int]] = {}
-    for doc_id, root in rows:
-        by_root.setdefault(int(root), []).append(int(doc_id))
+        rows = store.select_in("SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d"
+                               " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
+    by_root: dict[Any, list[int]] = {}
+    for doc_id, key in rows:
+        by_root.setdefault(key, []).append(int(doc_id))
     rep = {m: g[0] for g in by_root.values() for m in g}
     groups = sorted(g for g in by_root.values() if len(g) > 1)
     return Universe(sorted(rep), rep, groups)

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -20,25 +21,36 @@ from auditor import __version__
 from auditor.errors import AuditorError, ControlsFailed, UsageError
 from auditor.store import Store
 
-err = Console(stderr=True)
-out = Console()
+UNLIMITED = 100_000  # columns: wider than any line printed
+
+
+def _console(stderr: bool = False) -> Console:
+    """Rich output at the terminal's width; in a pipe or a CI log (and with no $COLUMNS), no width
+    limit, so tables and paths are never cut or wrapped."""
+    stream = sys.stderr if stderr else sys.stdout
+    tty = stream is not None and stream.isatty()
+    return Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED)
+
+
+err = _console(stderr=True)
+out = _console()
 
 
 class AuditorGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except ControlsFailed as e:
-            err.print(f"[bold red]controls failed[/]: {e}", highlight=False)
+        except ControlsFailed as e:  # messages are text, not markup: "[spark]" must survive
+            err.print(f"[bold red]controls failed[/]: {escape(str(e))}", highlight=False)
             sys.exit(2)
         except AuditorError as e:
-            err.print(f"[bold red]error[/]: {e}", highlight=False)
+            err.print(f"[bold red]error[/]: {escape(str(e))}", highlight=False)
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
             err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
-            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {e} "
+            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {escape(str(e))} "
                       "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)
             sys.exit(2)
 
@@ -84,14 +96,19 @@ def cli() -> None:
 @click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
 @click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
 @click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes.")
+@click.option("--sync", is_flag=True,
+              help="Also withdraw the documents whose files are gone from (or replaced in) the directories given.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
 def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
-           pdf_memory_mb, retry_failed, quiet, as_json):
+           pdf_memory_mb, retry_failed, sync, quiet, as_json):
     """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
 
     \b
     auditor ingest --db corpus.db --source edgar filings/
+    auditor ingest --db corpus.db --sync filings/    # and withdraw what was deleted from filings/
+
+    Exit 2 if an input does not exist (the others are ingested; nothing is recorded for it).
     """
     from auditor.extract import Limits
     from auditor.ingest import ingest as run
@@ -111,12 +128,19 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             if o.status in ("ok", "failed"):
                 bar.update(bytes_task, advance=o.size)
 
+        command = " ".join(["auditor", *sys.argv[1:]])
         result = run(store, list(inputs), batch=batch, source=source, limits=limits, workers=workers,
-                     retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),
-                     on_start=on_start, on_file=on_file)
+                     retry_failed=retry_failed, command=command, on_start=on_start, on_file=on_file)
+        synced = None
+        if sync:
+            from auditor.withdraw import sync as run_sync
+
+            synced = run_sync(store, [i for i in inputs if i.is_dir()], _present(result), command=command)
     if as_json:
-        click.echo(json.dumps({"batch": result.batch, "counts": result.counts,
-                               "problems": result.problems}, indent=2, sort_keys=True))
+        click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
+                               "missing": result.missing, "restored": result.restored,
+                               "sync": synced.as_dict() if synced else None}, indent=2, sort_keys=True))
+        _exit_if_missing(result.missing)
         return
     c = result.counts
     if not quiet:
@@ -133,7 +157,26 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             for path, code, msg in result.problems:
                 p.add_row(path, code, msg)
             err.print(p)
-    click.echo(" ".join(f"{k}={v}" for k, v in c.items()))
+    click.echo(" ".join(f"{k}={v}" for k, v in c.items())
+               + (f" restored={len(result.restored)}" if result.restored else "")
+               + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))
+    if synced is not None and not quiet:
+        for place in synced.gone:
+            err.print(f"gone: {place}", markup=False, highlight=False)
+    _exit_if_missing(result.missing)
+
+
+def _present(result) -> list[tuple[int, str]]:
+    return [(o.doc_id, str(Path(o.path).expanduser().resolve())) for o in result.outcomes if o.doc_id is not None]
+
+
+def _exit_if_missing(missing: list[str]) -> None:
+    """Inputs that do not exist: exit 2 once the others are stored (nothing is recorded for them)."""
+    for path in missing:
+        err.print(f"[bold red]error[/]: no such file or directory: {escape(path)}", highlight=False)
+    if missing:
+        err.print(f"{len(missing)} input(s) not found; the others were ingested", highlight=False)
+        sys.exit(2)
 
 
 @cli.command()
@@ -147,7 +190,7 @@ def stats(db, as_json):
         click.echo(json.dumps(s, indent=2, sort_keys=True))
         return
     out.print(f"{s['documents']} documents ({s['with_text']} with text, {s['indexed']} indexed, "
-              f"{s['postings']} postings), {s['exact_duplicates']} exact duplicates, "
+              f"{s['postings']} postings, {s['withdrawn']} withdrawn), {s['exact_duplicates']} exact duplicates, "
               f"{s['sightings']} sightings, {s['failures']} failed, {s['skipped']} skipped", highlight=False)
     for title, rows in (("by format", s["by_format"]), ("by batch", s["by_batch"]),
                         ("failed or skipped", s["failures_by_code"])):
@@ -163,14 +206,64 @@ def stats(db, as_json):
 @cli.command()
 @db_option
 @click.argument("doc")
-@click.option("--text", "with_text", is_flag=True, help="Also print the extracted text.")
-def show(db, doc, with_text):
-    """One document's provenance, by id, sha256 prefix or path (PATH#SEQUENCE for EDGAR parts)."""
+@click.option("--text", "with_text", is_flag=True,
+              help="Print the extracted text alone, exactly (report spans are offsets into it); with --json, add it.")
+@click.option("--json", "as_json", is_flag=True, help="Everything stored about it, as JSON.")
+def show(db, doc, with_text, as_json):
+    """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
+    findings in the latest audit run that has any. By id, sha256 prefix or path (PATH#SEQUENCE
+    for EDGAR parts)."""
+    from auditor.document import document_view, lines
+
     with open_store(db) as store:
-        p = store.provenance(store.resolve(doc))
-        if with_text:
-            p["text"] = store.text(p["id"])
-    click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
+        p = document_view(store, store.resolve(doc), with_text=with_text)
+    if as_json:
+        click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
+    elif with_text:
+        click.echo(p["text"], nl=False)
+    else:
+        for line in lines(p):
+            click.echo(line)
+
+
+@cli.command()
+@db_option
+@click.argument("refs", nargs=-1, required=True)
+@click.option("--reason", help="Why (recorded with the withdrawal).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was withdrawn as JSON.")
+def withdraw(db, refs, reason, as_json):
+    """Withdraw documents: they leave later audits and gates, and stay in the store with their
+    provenance (old reports still name them).
+
+    \b
+    REFS are document ids, sha256 prefixes, paths (PATH#SEQUENCE for an EDGAR part) or directories.
+    A path withdraws what was seen there: a document also seen at another path stays (give its
+    id to withdraw it everywhere). An EDGAR submission takes its parts with it. Ingesting the
+    same bytes again restores a document.
+
+    Exit 2 if a reference names nothing (the others are withdrawn).
+    """
+    from auditor.withdraw import withdraw as run
+
+    with open_store(db) as store:
+        w = run(store, list(refs), reason=reason, command=" ".join(["auditor", *sys.argv[1:]]))
+        paths = {d: store.scalar("SELECT path FROM documents WHERE id = ?", (d,))
+                 for d in [*w.withdrawn, *w.already, *w.kept]}
+    if as_json:
+        click.echo(json.dumps({**w.as_dict(), "paths": {str(k): v for k, v in sorted(paths.items())}},
+                              indent=2, sort_keys=True))
+    else:
+        for d in w.withdrawn:
+            click.echo(f"withdrawn: {d} {paths[d]}")
+        for d in w.already:
+            click.echo(f"already withdrawn: {d} {paths[d]}")
+        for d, places in sorted(w.kept.items()):
+            click.echo(f"kept: {d} {paths[d]} is still seen at {', '.join(places)}")
+        click.echo(f"{len(w.withdrawn)} withdrawn, {len(w.already)} already withdrawn, {len(w.kept)} kept")
+    for ref, why in w.unknown:
+        err.print(f"[bold red]error[/]: {escape(ref)}: {escape(why)}", highlight=False)
+    if w.unknown:
+        sys.exit(2)
 
 
 @cli.command()
@@ -180,7 +273,8 @@ def show(db, doc, with_text):
 @click.option("--modulus", type=int, help="Keep a shingle when hash %% modulus == 0 (default 16).")
 @click.option("--seed", type=int, help="Word hash seed.")
 @click.option("--workers", type=int, default=0)
-def index(db, rebuild, k, modulus, seed, workers):
+@click.option("--json", "as_json", is_flag=True)
+def index(db, rebuild, k, modulus, seed, workers, as_json):
     """Bring the sampled shingle index up to date (audit and query do this themselves)."""
     from dataclasses import replace
 
@@ -194,6 +288,10 @@ def index(db, rebuild, k, modulus, seed, workers):
         if params.k < 1 or params.modulus < 1:
             raise UsageError("k and modulus must be positive")
         r = build_index(store, params, rebuild=rebuild, workers=workers)
+    if as_json:
+        click.echo(json.dumps({"indexed_now": r.indexed, "documents": r.total, "postings": r.postings,
+                               "params": r.params.as_dict()}, indent=2, sort_keys=True))
+        return
     click.echo(f"indexed {r.indexed} documents now; {r.total} in the index, {r.postings} postings; "
                f"params {json.dumps(r.params.as_dict(), sort_keys=True)}")
 
@@ -220,7 +318,7 @@ controls_options = [
     click.option("--control-seed", type=int, default=0, show_default=True,
                  help="Seed for choosing the corpus-drawn controls."),
     click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
-                 help="Fixture controls (default: controls/ of the source checkout, or $AUDITOR_CONTROLS)."),
+                 help="Fixture controls (default: $AUDITOR_CONTROLS, else those installed with the package)."),
 ]
 
 
@@ -259,7 +357,7 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Report directory (default: reports/<run-id>/).")
 @click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
-              help="Where the audit runs: in this process, or on Spark (pip install '.[spark]').")
+              help="Where the audit runs: in this process, or on Spark (needs the [spark] extra and Java 17 or 21).")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (--engine spark).")
 @click.option("--spark-workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Directory every Spark executor can read (needed with a non-local master).")
@@ -279,6 +377,10 @@ def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_
     """
     from auditor.pipeline import audit_job
 
+    if engine == "spark":
+        from auditor.extras import require_spark
+
+        require_spark()
     with open_store(db) as store:
         o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
                       command=" ".join(["auditor", *sys.argv[1:]]), engine=engine, master=master,
@@ -372,12 +474,21 @@ def _every_pair(directory: Path) -> None:
 @db_option
 @click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Fixture controls the audit used (default: the directory its run block records).")
-def verify(report_dir, db, controls_dir):
-    """Recompute an audit and check that the report matches it byte for byte (apart from `run`)."""
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON (exit codes unchanged).")
+def verify(report_dir, db, controls_dir, as_json):
+    """Recompute an audit and check that the report matches it byte for byte (apart from `run`).
+
+    Exit 0 if it does, 1 if it does not, 2 if it cannot be checked (no report, no store).
+    """
+    from dataclasses import asdict
+
     from auditor.pipeline import verify as run
 
     with open_store(db) as store:
         v = run(report_dir, store, controls_dir=controls_dir)
+    if as_json:
+        click.echo(json.dumps({"report": str(report_dir), **asdict(v)}, indent=2, sort_keys=True))
+        sys.exit(0 if v.ok else 1)
     if v.ok:
         out.print(f"verified: {report_dir} matches a fresh audit (digest {v.stored_digest})", highlight=False)
         return

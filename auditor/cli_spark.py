@@ -34,7 +34,9 @@ def _export(db: Path, directory: Path, buckets: int | None, no_texts: bool, over
     try:
         from auditor.export import export_parquet
     except ImportError as e:
-        raise UsageError("export needs pyarrow: pip install 'containment-auditor[spark]'") from e
+        from auditor.extras import SPARK_INSTALL
+
+        raise UsageError(f"export needs pyarrow: {SPARK_INSTALL}") from e
     with open_store(db) as store:
         r = export_parquet(store, directory, buckets=buckets, texts=not no_texts, overwrite=overwrite)
     if as_json:

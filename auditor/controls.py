@@ -19,6 +19,7 @@ into the corpus's findings.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import random
@@ -97,12 +98,22 @@ class ControlsResult:
 
 
 def default_controls_dir() -> Path | None:
-    """``$AUDITOR_CONTROLS``, else ``controls/`` beside the package (a source checkout)."""
+    """``$AUDITOR_CONTROLS``, else the controls installed with the package, else ``controls/``
+    of the source checkout this module runs from (an editable install).
+
+    A wheel carries the top-level ``controls/`` as the package data ``auditor/_data/controls/``
+    (see pyproject.toml), so an installed auditor finds its fixtures outside any checkout.
+    """
     env = os.environ.get("AUDITOR_CONTROLS")
     if env:
         return Path(env)
-    here = Path(__file__).resolve().parent.parent / "controls"
-    return here if (here / "manifest.json").exists() else None
+    installed = importlib.resources.files("auditor") / "_data" / "controls"
+    checkout = Path(__file__).resolve().parent.parent / "controls"
+    for where in (installed, checkout):
+        # ingest reads the fixtures as files: only a directory on disk will do (not a zip)
+        if isinstance(where, Path) and (where / "manifest.json").is_file():
+            return where
+    return None
 
 
 def load_manifest(directory: Path) -> list[dict[str, Any]]:
@@ -294,7 +305,8 @@ def run_controls(
     directory = directory or default_controls_dir()
     results: list[ControlResult] = []
     if directory is None:
-        raise UsageError("no controls directory: set AUDITOR_CONTROLS or run from a source checkout")
+        raise UsageError("no controls directory: this installation carries no fixture controls "
+                         "(auditor/_data/controls); set AUDITOR_CONTROLS or --controls-dir")
     manifest = load_manifest(directory)
     names = sorted({c["contained"] for c in manifest} | {c["container"] for c in manifest})
     results += _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",

@@ -3,7 +3,8 @@
 SQLite is one file on one machine; a cluster reads many files from shared storage in parallel.
 The export writes, under one directory:
 
-- ``documents/``: one row per stored document with its provenance (sha256, path, format,
+- ``documents/``: one row per document not withdrawn (withdrawn ones take no part in audits and
+  are left out everywhere below) with its provenance (sha256, path, format,
   extractor, parent EDGAR submission, exact-duplicate link, meta) and its index counts
   (``n_shingles``, ``n_sampled``; null when the document is not indexed);
 - ``sightings/``: every place each document was seen;
@@ -117,27 +118,28 @@ def export_parquet(
         " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
         " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled"
         " FROM documents d JOIN batches b ON b.id = d.batch_id"
-        " LEFT JOIN index_docs i ON i.doc_id = d.id ORDER BY d.id"
+        " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
     ), DOCUMENT_SCHEMA)
     (out / "documents").mkdir()
     pq.write_table(docs, out / "documents" / "part-00000.parquet")
     sightings = _table(conn.execute(
         "SELECT s.doc_id, s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source,"
-        " s.meta, s.seen_at, b.name FROM sightings s JOIN batches b ON b.id = s.batch_id ORDER BY s.id"
+        " s.meta, s.seen_at, b.name FROM sightings s JOIN batches b ON b.id = s.batch_id"
+        " WHERE s.doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL) ORDER BY s.id"
     ), SIGHTING_SCHEMA)
     (out / "sightings").mkdir()
     pq.write_table(sightings, out / "sightings" / "part-00000.parquet")
 
-    n_postings = int(store.scalar("SELECT coalesce(sum(n_sampled), 0) FROM index_docs"))
+    n_postings = int(store.scalar(f"SELECT coalesce(sum(n_sampled), 0) FROM index_docs WHERE {_LIVE}"))
     n_buckets = buckets or default_buckets(n_postings)
     if n_buckets < 1:
         raise UsageError("buckets must be at least 1")
     written = _export_postings(store, out / "postings", n_buckets)
     n_texts, n_chars = _export_texts(store, out / "texts") if texts else (0, 0)
 
-    every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
-    n_docs, cdig = len(every), universe_digest(store, every)
-    result = ExportResult(str(out), n_docs, int(store.scalar("SELECT count(*) FROM index_docs")),
+    live = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE withdrawn_at IS NULL ORDER BY id")]
+    n_docs, cdig = len(live), universe_digest(store, live)
+    result = ExportResult(str(out), docs.num_rows, int(store.scalar(f"SELECT count(*) FROM index_docs WHERE {_LIVE}")),
                           written, n_buckets, n_texts, n_chars)
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": store.params.as_dict(),
@@ -149,6 +151,9 @@ def export_parquet(
     }
     (out / "params.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     return result
+
+
+_LIVE = "doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL)"
 
 
 def _export_postings(store: Store, where: Path, n_buckets: int) -> int:
@@ -181,7 +186,7 @@ def _export_postings(store: Store, where: Path, n_buckets: int) -> int:
         held = 0
 
     where.mkdir()
-    for doc_id, blob in store.conn.execute("SELECT doc_id, sampled FROM index_docs ORDER BY doc_id"):
+    for doc_id, blob in store.conn.execute(f"SELECT doc_id, sampled FROM index_docs WHERE {_LIVE} ORDER BY doc_id"):
         s = np.frombuffer(blob, dtype=np.uint64)
         if len(s):
             pending_h.append(s)
@@ -216,7 +221,7 @@ def _export_texts(store: Store, where: Path) -> tuple[int, int]:
         texts.clear()
         group_chars = 0
 
-    for doc_id, text in store.conn.execute("SELECT doc_id, text FROM texts ORDER BY doc_id"):
+    for doc_id, text in store.conn.execute(f"SELECT doc_id, text FROM texts WHERE {_LIVE} ORDER BY doc_id"):
         if writer is None:
             writer = pq.ParquetWriter(where / f"part-{file_no:05d}.parquet", TEXT_SCHEMA)
         ids.append(doc_id)

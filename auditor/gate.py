@@ -575,22 +575,19 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
             entry = {"path": o.path, "part": f["part"], "code": f["code"], "message": f["message"],
                      "sha256": f["sha256"] or ""}
             (errors if f["status"] == "failed" else skipped).append(entry)
+    errors += [{"path": p, "part": "", "code": "not_found", "message": f"no such file or directory: {p}",
+                "sha256": ""} for p in result.missing]  # not stored by ingest: this run's mistake
     return BatchView(result.batch, batch_id, sightings, errors, skipped, known, len(result.outcomes))
 
 
 def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
-    """Mark corpus documents seen only at paths this change revises or deletes as withdrawn."""
-    new, keys = view.new_ids, view.keys
+    """Withdraw (``auditor.withdraw``) corpus documents seen only at paths this change revises or
+    deletes; in the store the gate works on (a throwaway copy for a dry run)."""
+    from auditor.withdraw import retire_places
+
     view.gone = {s.resolved for s in view.sightings if not s.part} | {_resolved(p) for p in deleted}
-    candidates: set[int] = set()
-    for path in sorted(view.gone):
-        candidates.update(int(r[0]) for r in store.conn.execute(
-            "SELECT DISTINCT doc_id FROM sightings WHERE resolved = ?", (path,)))
-    for doc_id in sorted(candidates - new):
-        rows = store.conn.execute(
-            "SELECT resolved, part FROM sightings WHERE doc_id = ?", (doc_id,)).fetchall()
-        if all(r[0] in view.gone and (doc_id, r[0], r[1]) not in keys for r in rows):
-            view.withdrawn.add(doc_id)
+    view.withdrawn = retire_places(store, view.gone, keep=view.keys,
+                                   reason="replaced or deleted by the change `auditor gate` checked")
 
 
 def read_path_list(path: Path) -> list[str]:
@@ -735,7 +732,8 @@ def duplicate_findings(store: Store, view: BatchView, loc: _Locator) -> list[Fin
             continue  # an EDGAR envelope or an empty part: nothing to duplicate
         elsewhere = [r for r in store.conn.execute(
             "SELECT doc_id, path, resolved, part, within_id, meta, batch_id FROM sightings"
-            " WHERE doc_id = ? ORDER BY id", (s.doc_id,)) if (r[0], r[2], r[3]) not in keys and r[2] not in view.gone]
+            " WHERE doc_id = ? AND gone_at IS NULL ORDER BY id", (s.doc_id,))
+            if (r[0], r[2], r[3]) not in keys and r[2] not in view.gone]
         f: Finding | None = None
         if elsewhere:
             r = elsewhere[0]
@@ -744,7 +742,8 @@ def duplicate_findings(store: Store, view: BatchView, loc: _Locator) -> list[Fin
             f = Finding("exact-duplicate", sighting_provenance(store, s), other, True, 1.0, "identical bytes")
         elif d["norm_sha256"]:
             group = [int(r[0]) for r in store.conn.execute(
-                "SELECT id FROM documents WHERE norm_sha256 = ? AND n_words > 0 ORDER BY id", (d["norm_sha256"],))]
+                "SELECT id FROM documents WHERE norm_sha256 = ? AND n_words > 0 AND withdrawn_at IS NULL ORDER BY id",
+                (d["norm_sha256"],))]
             in_corpus = [g for g in group if g != s.doc_id and g not in new and g not in view.withdrawn]
             if in_corpus:
                 f = Finding("exact-duplicate", sighting_provenance(store, s), corpus_provenance(store, in_corpus[0]),

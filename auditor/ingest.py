@@ -36,6 +36,7 @@ from auditor.extract import Extracted, Limits, extract_bytes
 from auditor.index import prepare_text, write_index_rows
 from auditor.shingle import Params, WordHasher
 from auditor.store import Store, now
+from auditor.withdraw import reinstate
 
 
 @dataclass
@@ -54,6 +55,10 @@ class FileOutcome:
 class BatchResult:
     batch: str
     outcomes: list[FileOutcome]
+    # inputs that do not exist: a mistake of this invocation, not a property of the corpus, so
+    # they are returned (the CLI exits 2) and never stored as failures
+    missing: list[str] = field(default_factory=list)
+    restored: list[int] = field(default_factory=list)  # withdrawn documents whose files came back
 
     @property
     def counts(self) -> dict[str, int]:
@@ -184,8 +189,9 @@ def _store_doc(
     if created:
         dup = None
         if d["norm_sha256"]:
-            dup = store.scalar(
-                "SELECT min(id) FROM documents WHERE norm_sha256 = ?", (d["norm_sha256"],)
+            dup = store.scalar(  # the group's representative: its first document not withdrawn
+                "SELECT min(id) FROM documents WHERE norm_sha256 = ? AND withdrawn_at IS NULL",
+                (d["norm_sha256"],),
             )
         cur = c.execute(
             "INSERT INTO documents (sha256, parent_id, format, extractor, extractor_version, encoding,"
@@ -327,6 +333,8 @@ def ingest(
     params = store.params
     store.check_params(params)
     name = batch or default_batch_name(inputs)
+    missing = [str(i) for i in inputs if not os.path.lexists(i)]
+    inputs = [i for i in inputs if os.path.lexists(i)]
     batch_id = _open_batch(store, name, source, command or " ".join(sys.argv))
     outcomes: list[FileOutcome] = []
     todo: list[_Task] = []
@@ -414,8 +422,11 @@ def ingest(
             done(FileOutcome(task.path, "duplicate", task.size, doc_id=int(doc_id)))
         else:
             done(_store_prepared(store, item, next(results), batch_id, source, params))
+    restored = reinstate(  # a withdrawn file that comes back is restored
+        store, [(o.doc_id, str(Path(o.path).expanduser().resolve())) for o in outcomes if o.doc_id is not None],
+        command=command)
     _close_batch(store, batch_id, BatchResult(name, outcomes).counts)
-    return BatchResult(name, outcomes)
+    return BatchResult(name, outcomes, missing, restored)
 
 
 def _prepare_all(

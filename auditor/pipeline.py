@@ -100,6 +100,9 @@ def compute(
     build_index(store)
     audit_fn: Any = run_audit
     if engine == "spark":
+        from auditor.extras import require_spark
+
+        require_spark()
         from auditor.spark_engine import run_audit_spark
 
         audit_fn = functools.partial(run_audit_spark, master=master, workdir=workdir)

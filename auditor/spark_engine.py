@@ -353,14 +353,15 @@ class _ExportSource:
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
         docs = pq.read_table(self.directory / "documents",
-                             columns=["id", "duplicate_of", "n_words", "n_shingles", "n_sampled",
-                                      "page_offsets", "path"]).to_pylist()
+                             columns=["id", "duplicate_of", "norm_sha256", "n_words", "n_shingles",
+                                      "n_sampled", "page_offsets", "path"]).to_pylist()
         self._docs = {d["id"]: d for d in docs}
         self.conn = sqlite3.connect(":memory:")
-        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER)")
+        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
+                          " norm_sha256 TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
         self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
-        self.conn.executemany("INSERT INTO documents VALUES (?,?,?)",
-                              [(d["id"], d["n_words"], d["duplicate_of"]) for d in docs])
+        self.conn.executemany("INSERT INTO documents (id, n_words, duplicate_of, norm_sha256) VALUES (?,?,?,?)",
+                              [(d["id"], d["n_words"], d["duplicate_of"], d["norm_sha256"]) for d in docs])
         self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
                               [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
                                if d["n_sampled"] is not None])

@@ -165,7 +165,25 @@ def _initial(db: Any) -> None:
                (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),))
 
 
-@migration("0002_findings_by_run")
+@migration("0002_withdrawn_documents")
+def _withdrawn_documents(db: Any) -> None:
+    """Withdrawal (``auditor.withdraw``): a document leaves audits and gates but keeps its row and
+    provenance. ``sightings.gone_at``: when the file at that place was found gone (or replaced);
+    ``documents.withdrawn_*``: when, why and by whom the document was withdrawn (NULL: in the
+    corpus); ``withdrawals``: every withdrawal and restoration, in order."""
+    for stmt in (
+        "ALTER TABLE documents ADD COLUMN withdrawn_at TEXT",
+        "ALTER TABLE documents ADD COLUMN withdrawn_reason TEXT",
+        "ALTER TABLE documents ADD COLUMN withdrawn_by TEXT",
+        "ALTER TABLE sightings ADD COLUMN gone_at TEXT",
+        "CREATE TABLE withdrawals (id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES documents(id),"
+        " action TEXT NOT NULL, at TEXT NOT NULL, reason TEXT NOT NULL, by TEXT NOT NULL, command TEXT NOT NULL)",
+        "CREATE INDEX withdrawals_doc ON withdrawals(doc_id)",
+    ):
+        db.execute(stmt)
+
+
+@migration("0003_findings_by_run")
 def _findings_by_run(db: Any) -> None:
     """Every containing pair of a run (report format 2), keyed by run and pair.
 
@@ -379,7 +397,7 @@ class Store:
                 raise NoDocument(f"sha256 prefix {ref!r} is ambiguous; give more digits")
         resolved = str(Path(ref).expanduser().resolve()) if ref else ref
         ids = [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT doc_id FROM sightings WHERE path = ? OR resolved = ? "
+            "SELECT DISTINCT doc_id FROM sightings WHERE ((path = ? OR resolved = ?) AND part = '') "
             "OR path || '#' || part = ? OR resolved || '#' || part = ? ORDER BY doc_id",
             (ref, resolved, ref, resolved),
         )]
@@ -407,7 +425,7 @@ class Store:
         doc = self.document(doc_id)
         doc["sightings"] = self.rows(
             "SELECT s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source, s.meta, "
-            "s.seen_at, b.name AS batch FROM sightings s JOIN batches b ON b.id = s.batch_id "
+            "s.seen_at, s.gone_at, b.name AS batch FROM sightings s JOIN batches b ON b.id = s.batch_id "
             "WHERE s.doc_id = ? ORDER BY s.id",
             (doc_id,),
         )
@@ -417,6 +435,8 @@ class Store:
         doc["index"] = (self.rows(
             "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
         ) or [None])[0]
+        doc["withdrawals"] = self.rows(
+            "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc
 
     def text(self, doc_id: int) -> str:
@@ -431,7 +451,9 @@ class Store:
             "with_text": self.scalar("SELECT count(*) FROM texts"),
             "indexed": self.scalar("SELECT count(*) FROM index_docs"),
             "postings": self.scalar("SELECT coalesce(sum(n_sampled), 0) FROM index_docs"),
-            "exact_duplicates": self.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NOT NULL"),
+            "exact_duplicates": self.scalar("SELECT count(*) FROM documents WHERE duplicate_of IS NOT NULL"
+                                            " AND withdrawn_at IS NULL"),
+            "withdrawn": self.scalar("SELECT count(*) FROM documents WHERE withdrawn_at IS NOT NULL"),
             "sightings": self.scalar("SELECT count(*) FROM sightings"),
             "failures": self.scalar("SELECT count(*) FROM failures WHERE status = 'failed'"),
             "skipped": self.scalar("SELECT count(*) FROM failures WHERE status = 'skipped'"),

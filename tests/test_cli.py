@@ -43,10 +43,10 @@ def test_ingest_reports_counts_and_problems(corpus):
 def test_stats_and_show(corpus):
     s = json.loads(run("stats", "--db", corpus["db"], "--json").stdout)
     assert s["documents"] == 3 and s["failures"] == 1 and s["by_batch"][0]["n_ok"] == 3
-    r = run("show", "--db", corpus["db"], str(corpus["src"] / "contract.txt"))
+    r = run("show", "--db", corpus["db"], "--json", str(corpus["src"] / "contract.txt"))
     doc = json.loads(r.stdout)
     assert doc["format"] == "text" and doc["sightings"][0]["source"] == "unit"
-    assert json.loads(run("show", "--db", corpus["db"], doc["sha256"][:10]).stdout)["id"] == doc["id"]
+    assert json.loads(run("show", "--db", corpus["db"], "--json", doc["sha256"][:10]).stdout)["id"] == doc["id"]
     missing = run("show", "--db", corpus["db"], "no-such-doc")
     assert missing.exit_code == 2 and "no stored document" in missing.stderr
 

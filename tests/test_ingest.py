@@ -129,14 +129,14 @@ def test_bad_inputs_are_recorded_and_the_batch_goes_on(store, tmp_path):
     r = ingest(store, [d, tmp_path / "missing.txt"], limits=limits, workers=1)
     codes = {Path(p).name: code for p, code, _ in r.problems}
     assert codes == {"empty.txt": "empty", "junk.bin": "binary", "corrupt.pdf": "pdf_error",
-                     "locked.pdf": "pdf_encrypted", "huge.txt": "too_large", "dangling.txt": "unreadable",
-                     "missing.txt": "not_found"}
-    assert r.counts["ok"] == 1 and r.counts["failed"] == 7
-    assert store.scalar("SELECT count(*) FROM failures WHERE status = 'failed'") == 7
+                     "locked.pdf": "pdf_encrypted", "huge.txt": "too_large", "dangling.txt": "unreadable"}
+    assert r.missing == [str(tmp_path / "missing.txt")]  # this run's mistake: returned, not stored
+    assert r.counts["ok"] == 1 and r.counts["failed"] == 6
+    assert store.scalar("SELECT count(*) FROM failures WHERE status = 'failed'") == 6
     assert all(m for _, _, m in r.problems)
     again = ingest(store, [d, tmp_path / "missing.txt"], limits=limits, workers=1)
-    assert store.scalar("SELECT count(*) FROM failures") == 7
-    assert again.counts["ok"] == 0
+    assert store.scalar("SELECT count(*) FROM failures") == 6
+    assert again.counts["ok"] == 0 and again.missing == r.missing
 
 
 def test_pdf_time_limit_is_enforced_and_recorded(store, tmp_path):

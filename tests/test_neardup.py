@@ -265,7 +265,7 @@ def cli_db(db_path, store, corpus) -> tuple[Path, dict[str, int]]:
 
 
 def stored_path(db: Path, doc_id: int) -> str:
-    return json.loads(run("show", "--db", db, doc_id).stdout)["path"]
+    return json.loads(run("show", "--db", db, "--json", doc_id).stdout)["path"]
 
 
 def test_cli_near_dups(cli_db):
