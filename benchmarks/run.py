@@ -22,10 +22,12 @@ within each repeat (index build and floor side by side) before the median. Resul
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -131,6 +133,7 @@ class Stage:
     steal: float = 0.0  # cores stolen by the hypervisor meanwhile
     stdout: str = ""
     data: dict = field(default_factory=dict)
+    timed_out: bool = False
 
     def as_dict(self) -> dict:
         d = {k: v for k, v in vars(self).items() if k not in ("stdout",)}
@@ -138,8 +141,23 @@ class Stage:
         return d
 
 
-def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, parse_json: bool = False) -> Stage:
-    """Run ``cmd`` as a child process; its wall, CPU and memory, and its stdout."""
+def _kill_tree(pid: int, fired: threading.Event) -> None:
+    """SIGKILL a stage process and every descendant (a stage past its ``timeout``)."""
+    fired.set()
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += _children(p)
+    for p in tree:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(p, signal.SIGKILL)
+
+
+def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, parse_json: bool = False,
+            timeout: float | None = None) -> Stage:
+    """Run ``cmd`` as a child process; its wall, CPU and memory, and its stdout. With ``timeout``
+    (seconds) the process tree is killed when it runs longer, and ``timed_out`` is set."""
     logdir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = logdir / f"{name}.out", logdir / f"{name}.err"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
@@ -150,8 +168,14 @@ def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, pars
         p = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, env=env)
         mon = TreeRss(p.pid)
         mon.start()
+        fired = threading.Event()
+        timer = threading.Timer(timeout, _kill_tree, (p.pid, fired)) if timeout else None
+        if timer:
+            timer.start()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
         mon.stop()
         busy1, steal1 = system_cpu()
         self1 = os.times()
@@ -161,10 +185,11 @@ def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, pars
     stdout = out_path.read_text(encoding="utf-8", errors="replace")
     if check and rc != 0:
         tail = err_path.read_text(encoding="utf-8", errors="replace")[-3000:]
-        raise RuntimeError(f"stage {name} failed (exit {rc}): {' '.join(map(str, cmd))}\n{tail}")
+        why = f"timed out after {timeout:g} s" if fired.is_set() else f"exit {rc}"
+        raise RuntimeError(f"stage {name} failed ({why}): {' '.join(map(str, cmd))}\n{tail}")
     st = Stage(name, wall, ru.ru_utime + ru.ru_stime, ru.ru_utime, ru.ru_stime, ru.ru_maxrss / 1024,
                mon.peak / 2**20, mon.procs, rc, round(others, 2), round((steal1 - steal0) / wall, 2) if wall else 0.0,
-               stdout)
+               stdout, timed_out=fired.is_set())
     if parse_json and rc == 0:
         try:
             st.data = json.loads(stdout)
