@@ -63,6 +63,16 @@ sys.path.insert(0, str(ROOT))
 from auditor import synth  # noqa: E402
 from auditor.normalize import words_bytes  # noqa: E402
 from auditor.shingle import Params, WordHasher, combine, distinct  # noqa: E402
+from benchmarks.run import (  # noqa: E402
+    BOILERPLATE_BEGIN,
+    BOILERPLATE_END,
+    NOTES_BEGIN,
+    PY,
+    auditor_cmd,
+    machine,
+    measure,
+    source_state,
+)
 
 WHEEL_REQUIREMENT = "scancode-toolkit==32.5.0"
 WHEEL_NAME = "scancode_toolkit-32.5.0-cp311-none-any.whl"
@@ -1016,7 +1026,8 @@ def df_summary(df: np.ndarray) -> dict:
     """Distribution of documents per shingle: quantiles over shingles, and where the postings are."""
     df = np.sort(df)
     total = int(df.sum())
-    q = {f"p{int(p * 100)}": int(df[min(len(df) - 1, int(p * len(df)))]) for p in (0.5, 0.9, 0.99, 0.999)}
+    q = {k: int(df[min(len(df) - 1, int(p * len(df)))]) for k, p in
+         (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))} if len(df) else {}
     buckets = {}
     for lo, hi in ((1, 1), (2, 9), (10, 99), (100, 999), (1000, 10**12)):
         m = (df >= lo) & (df <= hi)
@@ -1037,15 +1048,17 @@ def report_files(d: Path) -> dict[str, int]:
     return {str(p.relative_to(d)): p.stat().st_size for p in sorted(d.rglob("*")) if p.is_file()}
 
 
-def bench(args: argparse.Namespace) -> dict:
-    from benchmarks.run import PY, auditor_cmd, machine, measure, source_state
-
+def bench(args: argparse.Namespace, source: Source | None = None) -> dict:
+    """The ``run`` command: corpus (from ``source`` if given), then per repeat a fresh store,
+    ``auditor ingest`` and ``auditor audit --out`` timed as processes, report file sizes; corpus
+    statistics and the accuracy check once."""
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
     logdir = work / "logs"
 
-    corpus, generated = ensure_corpus(args.docs, args.seed, args.cache, lambda: load_source(args),
-                                      source_name(args))
+    corpus, generated = ensure_corpus(args.docs, args.seed, args.cache,
+                                      (lambda: source) if source else (lambda: load_source(args)),
+                                      source.name if source else source_name(args))
     truth = json.loads((corpus / "truth.json").read_text(encoding="utf-8"))
     db, report_dir = work / "store.db", work / "report"
     runs: list[dict[str, Any]] = []
@@ -1074,19 +1087,21 @@ def bench(args: argparse.Namespace) -> dict:
               + ("timed out" if run["timed_out"] else f"{audit.wall:.1f} s, {audit.tree_rss_mb:.0f} MB tree RSS")
               + (f"; report.json {run['report_files'].get('report.json', 0) / 1e6:.1f} MB" if run.get("report_files") else ""),
               flush=True)
-        if accuracy is None and (report_dir / "report.json").exists() and args.sample > 0:
+        has_report = (report_dir / "report.json").exists() and not run["timed_out"]
+        want_accuracy = accuracy is None and has_report and args.sample > 0
+        if stats is None or want_accuracy:  # built from this repeat's store, then dropped
             t = time.perf_counter()
             idx = ExactIndex.build(db)
-            accuracy = check_accuracy(db, report_dir, sample=args.sample, seed=args.seed,
-                                      threshold=args.threshold, index=idx)
-            stats = store_stats(db, idx)
-            accuracy["seconds"]["total"] = round(time.perf_counter() - t, 1)
+            if stats is None:  # the corpus as stored, with the full shingles' document frequencies
+                stats = store_stats(db, idx)
+                stats["exact_index_s"] = round(time.perf_counter() - t, 1)
+            if want_accuracy:
+                accuracy = check_accuracy(db, report_dir, sample=args.sample, seed=args.seed,
+                                          threshold=args.threshold, index=idx)
+                print(f"  accuracy on {accuracy['sample']} sampled documents ({accuracy['format']}): "
+                      f"recall {accuracy['recall']:.4f} ({accuracy['found']}/{accuracy['true_pairs']}), "
+                      f"{accuracy['false_findings']} false", flush=True)
             del idx
-            print(f"  accuracy on {accuracy['sample']} sampled documents ({accuracy['format']}): "
-                  f"recall {accuracy['recall']:.4f} ({accuracy['found']}/{accuracy['true_pairs']}), "
-                  f"{accuracy['false_findings']} false", flush=True)
-        elif stats is None:
-            stats = store_stats(db)
         runs.append(run)
     if not args.keep_db:
         for suffix in ("", "-wal", "-shm"):
@@ -1101,7 +1116,7 @@ def bench(args: argparse.Namespace) -> dict:
              for k in sorted({k for r in ok for k in r.get("report_files", {})})}
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join(["python", "benchmarks/boilerplate.py", *args.argv]),
+        "command": " ".join(["python", "benchmarks/boilerplate.py", *getattr(args, "argv", ["run"])]),
         "machine": machine(), "source": source_state(), "python": PY,
         "corpus": {"path": str(corpus), "generated": generated, "params": truth["params"], "summary": truth["summary"]},
         "store": stats,
@@ -1116,10 +1131,12 @@ def bench(args: argparse.Namespace) -> dict:
 
 # -- rendering -------------------------------------------------------------------------------------------
 
-SECTION_BEGIN = "<!-- boilerplate: rendered by benchmarks/boilerplate.py -->"
-SECTION_END = "<!-- end of boilerplate -->"
 TARGETS = {"audit_s": 120.0, "rss_mb": 2048.0, "report_json_mb": 20.0, "report_html_mb": 10.0,
            "report_md_mb": 5.0, "recall": 0.98}
+
+
+def _f(x: float | None, nd: int = 2) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
 
 
 def _mb(x: float | None) -> str:
@@ -1132,7 +1149,7 @@ def render_section(res: dict) -> str:
     a = res.get("accuracy")
     au, ing = res["stages"]["audit"], res["stages"]["ingest"]
     files = res.get("report_files") or {}
-    L = [SECTION_BEGIN, "## Boilerplate-dense corpus", "",
+    L = [BOILERPLATE_BEGIN, "## Boilerplate-dense corpus", "",
          f"Run {res['date']} with `{res['command']}` on commit {res['source'].get('commit', '?')[:10]}"
          + (f" (uncommitted changes to {', '.join(res['source']['modified'])})" if res["source"].get("modified") else "")
          + f"; {res['repeats']} repeat{'s' if res['repeats'] != 1 else ''}, medians.", "",
@@ -1164,13 +1181,15 @@ def render_section(res: dict) -> str:
                      f"p99 {d['p99']}, p99.9 {d['p999']}, max {d['max']:,}; share of postings in shingles of "
                      + ", ".join(f"{k} docs {v['postings_share']:.0%}" for k, v in d["buckets"].items()) + " |")
     L += ["", "| measure | value | target |", "|---|---|---|",
-          f"| ingest (wall, tree RSS) | {ing['wall']:.1f} s, {ing['tree_rss_mb']:.0f} MB | |"]
+          f"| ingest (wall, tree RSS) | {ing['wall']:.1f} s, {ing['tree_rss_mb']:.0f} MB (other load "
+          f"{_f(ing.get('others'))} cores) | |"]
     if res.get("audit_timed_out"):
         L.append(f"| audit job (`auditor audit --out DIR`: controls, audit, every report file) | timed out "
                  f"after {au['wall']:.0f} s | <= {TARGETS['audit_s']:.0f} s |")
     else:
         L.append(f"| audit job (`auditor audit --out DIR`: controls, audit, every report file) | {au['wall']:.1f} s "
-                 f"(CPU {au['cpu']:.1f} s, {au['parallelism']:.2f} cores) | <= {TARGETS['audit_s']:.0f} s |")
+                 f"(CPU {au['cpu']:.1f} s, {au['parallelism']:.2f} cores; other load {_f(au.get('others'))} cores) "
+                 f"| <= {TARGETS['audit_s']:.0f} s |")
     L.append(f"| its peak memory, summed over the process tree | {au['tree_rss_mb']:.0f} MB (largest process "
              f"{au['maxrss_mb']:.0f} MB) | <= {TARGETS['rss_mb']:.0f} MB |")
     L.append(f"| report.json / report.html / report.md | {_mb(files.get('report.json'))} / {_mb(files.get('report.html'))} / "
@@ -1192,18 +1211,16 @@ def render_section(res: dict) -> str:
               f"value: {a['value_mismatches']}; {a['near_threshold']:,} pairs within 0.1 below the threshold."]
     else:
         L += ["", "Accuracy: not measured (no report)."]
-    L += ["", SECTION_END]
+    L += ["", BOILERPLATE_END]
     return "\n".join(L)
 
 
 def write_section(markdown: Path, res: dict) -> None:
     """Put the section into RESULTS.md (replacing its previous rendering, before the analysis)."""
-    from benchmarks.run import NOTES_BEGIN
-
     section = render_section(res)
     old = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
-    if SECTION_BEGIN in old and SECTION_END in old:
-        new = old[: old.index(SECTION_BEGIN)] + section + old[old.index(SECTION_END) + len(SECTION_END):]
+    if BOILERPLATE_BEGIN in old and BOILERPLATE_END in old:
+        new = old[: old.index(BOILERPLATE_BEGIN)] + section + old[old.index(BOILERPLATE_END) + len(BOILERPLATE_END):]
     elif NOTES_BEGIN in old:
         i = old.index(NOTES_BEGIN)
         new = old[:i] + section + "\n\n" + old[i:]
@@ -1214,8 +1231,7 @@ def write_section(markdown: Path, res: dict) -> None:
 
 # -- command line ----------------------------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1250,7 +1266,12 @@ def main(argv: list[str] | None = None) -> int:
                    "unless --work is given)")
     r.add_argument("--keep-db", action="store_true")
     r.add_argument("--render", action="store_true", help="only re-render the RESULTS.md section from --results")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(argv)
     args.argv = argv
 
     if args.cmd == "generate":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import run as run_mod
 from benchmarks.run import CorpusMap, check_accuracy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +84,8 @@ def test_benchmark_script_smoke(tmp_path: Path) -> None:
            "--markdown", str(tmp_path / "RESULTS.md"), "--keep-db", "--pdf-files", "1", "--pdf-pages", "2"]
     if not has_fpdf:
         cmd.append("--no-pdf")
+    kept = f"{run_mod.BOILERPLATE_BEGIN}\n## Boilerplate-dense corpus\n{run_mod.BOILERPLATE_END}"
+    (tmp_path / "RESULTS.md").write_text(f"# old\n\n{kept}\n")
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     res = json.loads((tmp_path / "work" / "results.json").read_text())
@@ -103,6 +106,7 @@ def test_benchmark_script_smoke(tmp_path: Path) -> None:
         assert res["pdf"]["threads_1"]["pages"] >= 1
     md = (tmp_path / "RESULTS.md").read_text()
     assert "## Targets" in md and "every required finding found" in md
+    assert kept in md  # the boilerplate benchmark's section survives a re-render
 
     # The accuracy check on the real report notices a lost finding and a false one.
     corpus = Path(size["corpus"])
@@ -156,7 +160,7 @@ def test_boilerplate_generator_is_deterministic(tmp_path: Path) -> None:
     b = bp.generate(tmp_path / "b", src, docs=200, seed=3)
     c = bp.generate(tmp_path / "c", src, docs=200, seed=4)
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b") and a == b
-    assert _tree(tmp_path / "a") != _tree(tmp_path / "c")
+    assert _tree(tmp_path / "a") != _tree(tmp_path / "c") and c != a
     s = a["summary"]
     assert s["files"] == len(_tree(tmp_path / "a"))
     assert set(s["by_kind"]) == {"notice", "licence", "variant", "package", "filing"}
@@ -210,15 +214,24 @@ def _write_pairs(d: Path, pairs: dict[tuple[int, int], float]) -> None:
 def test_boilerplate_accuracy_check_end_to_end(tmp_path: Path) -> None:
     from benchmarks import boilerplate as bp
 
-    corpus, db, report = tmp_path / "corpus", tmp_path / "store.db", tmp_path / "report"
-    truth = bp.generate(corpus, _licence_source(), docs=300, seed=2)
-    auditor = [sys.executable, "-m", "auditor"]
-    done = subprocess.run([*auditor, "ingest", "--db", str(db), "-q",
-                           *[str(corpus / d) for d in bp.CORPUS_DIRS]], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    done = subprocess.run([*auditor, "audit", "--db", str(db), "--out", str(report)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode in (0, 1), done.stderr[-3000:]
+    # The benchmark's run: generate, ingest and audit job as timed processes, accuracy, RESULTS.md section.
+    work = tmp_path / "work"
+    args = bp.parser().parse_args(["run", "--docs", "300", "--seed", "2", "--repeat", "1", "--keep-db",
+                                   "--work", str(work), "--cache", str(tmp_path / "cache")])
+    res = bp.bench(args, source=_licence_source())
+    corpus, db, report = Path(res["corpus"]["path"]), work / "store.db", work / "report"
+    truth = json.loads((corpus / "truth.json").read_text())
+    assert res["stages"]["ingest"]["wall"] > 0 and res["stages"]["audit"]["tree_rss_mb"] > 0
+    assert not res["audit_timed_out"] and {"report.json", "report.md", "report.html"} <= set(res["report_files"])
+    assert res["store"]["audited"] == res["accuracy"]["audited_documents"] > 250
+    assert res["store"]["full_postings_per_shingle"]["max"] >= max(truth["summary"]["family_sizes"])
+    md = tmp_path / "RESULTS.md"
+    md.write_text(f"# Benchmark results\n\n{run_mod.NOTES_BEGIN}\nkept\n{run_mod.NOTES_END}\n")
+    bp.write_section(md, res)
+    bp.write_section(md, res)  # replaced, not added twice
+    text = md.read_text()
+    assert text.count("## Boilerplate-dense corpus") == 1 and text.index(run_mod.BOILERPLATE_END) < text.index("kept")
+    assert f"recall {res['accuracy']['recall']:.4f}" in text
 
     # The generator's placements, seen in the stored texts: whole ones contain the notice, truncated ones do not.
     exact = _all_pairs(db)
@@ -277,3 +290,35 @@ def test_boilerplate_accuracy_check_end_to_end(tmp_path: Path) -> None:
     assert old["format"].startswith("report.json")
     assert old["found"] == sum(1 for p in true if lost[0] not in p or set(p) <= {a, b, x})
     assert old["false_by_source"].get("cluster", 0) >= 1 and old["false_by_source"].get("finding", 0) == 0
+
+
+def test_measure_timeout_kills_the_process_tree(tmp_path: Path) -> None:
+    import os
+    import time
+
+    pidfile = tmp_path / "grandchild"
+    code = ("import subprocess, sys, time\n"
+            "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+            f"open({str(pidfile)!r}, 'w').write(str(c.pid))\n"
+            "time.sleep(300)\n")
+    st = run_mod.measure("sleeper", [sys.executable, "-c", code], tmp_path / "logs", check=False, timeout=5)
+    assert st.timed_out and st.rc != 0 and st.as_dict()["timed_out"]
+    pid = int(pidfile.read_text())
+
+    def alive() -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    for _ in range(100):
+        if not alive():
+            break
+        time.sleep(0.1)
+    assert not alive(), "the stage's child process outlived the timeout"
+    with pytest.raises(RuntimeError, match="timed out"):
+        run_mod.measure("sleeper2", [sys.executable, "-c", "import time; time.sleep(300)"], tmp_path / "logs", timeout=1)
+    quick = run_mod.measure("quick", [sys.executable, "-c", "print(1)"], tmp_path / "logs", timeout=300)
+    assert not quick.timed_out and quick.rc == 0 and quick.stdout.strip() == "1"
+    assert os.path.exists(tmp_path / "logs" / "quick.out")
