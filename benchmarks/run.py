@@ -22,10 +22,12 @@ within each repeat (index build and floor side by side) before the median. Resul
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -53,6 +55,11 @@ TARGETS = {
 }
 NOTES_BEGIN = "<!-- analysis: kept when RESULTS.md is re-rendered -->"
 NOTES_END = "<!-- end of analysis -->"
+# The boilerplate-dense corpus's section, rendered by benchmarks/boilerplate.py and kept here.
+BOILERPLATE_BEGIN = "<!-- boilerplate: rendered by benchmarks/boilerplate.py -->"
+BOILERPLATE_END = "<!-- end of boilerplate -->"
+SCALE_UP = 4.0  # a size this many times another measured size is checked against SCALE_UP_LIMITS
+SCALE_UP_LIMITS = {"pipeline_ratio": 4.4, "audit_rss_mb": 2048.0}
 
 
 # -- measuring a stage -----------------------------------------------------------------------
@@ -131,6 +138,7 @@ class Stage:
     steal: float = 0.0  # cores stolen by the hypervisor meanwhile
     stdout: str = ""
     data: dict = field(default_factory=dict)
+    timed_out: bool = False
 
     def as_dict(self) -> dict:
         d = {k: v for k, v in vars(self).items() if k not in ("stdout",)}
@@ -138,8 +146,23 @@ class Stage:
         return d
 
 
-def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, parse_json: bool = False) -> Stage:
-    """Run ``cmd`` as a child process; its wall, CPU and memory, and its stdout."""
+def _kill_tree(pid: int, fired: threading.Event) -> None:
+    """SIGKILL a stage process and every descendant (a stage past its ``timeout``)."""
+    fired.set()
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += _children(p)
+    for p in tree:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(p, signal.SIGKILL)
+
+
+def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, parse_json: bool = False,
+            timeout: float | None = None) -> Stage:
+    """Run ``cmd`` as a child process; its wall, CPU and memory, and its stdout. With ``timeout``
+    (seconds) the process tree is killed when it runs longer, and ``timed_out`` is set."""
     logdir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = logdir / f"{name}.out", logdir / f"{name}.err"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
@@ -150,8 +173,14 @@ def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, pars
         p = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, env=env)
         mon = TreeRss(p.pid)
         mon.start()
+        fired = threading.Event()
+        timer = threading.Timer(timeout, _kill_tree, (p.pid, fired)) if timeout else None
+        if timer:
+            timer.start()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
         mon.stop()
         busy1, steal1 = system_cpu()
         self1 = os.times()
@@ -161,10 +190,11 @@ def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, pars
     stdout = out_path.read_text(encoding="utf-8", errors="replace")
     if check and rc != 0:
         tail = err_path.read_text(encoding="utf-8", errors="replace")[-3000:]
-        raise RuntimeError(f"stage {name} failed (exit {rc}): {' '.join(map(str, cmd))}\n{tail}")
+        why = f"timed out after {timeout:g} s" if fired.is_set() else f"exit {rc}"
+        raise RuntimeError(f"stage {name} failed ({why}): {' '.join(map(str, cmd))}\n{tail}")
     st = Stage(name, wall, ru.ru_utime + ru.ru_stime, ru.ru_utime, ru.ru_stime, ru.ru_maxrss / 1024,
                mon.peak / 2**20, mon.procs, rc, round(others, 2), round((steal1 - steal0) / wall, 2) if wall else 0.0,
-               stdout)
+               stdout, timed_out=fired.is_set())
     if parse_json and rc == 0:
         try:
             st.data = json.loads(stdout)
@@ -571,7 +601,9 @@ def bench_size(size: float, args: argparse.Namespace, logroot: Path) -> dict:
               f"query {median([q.wall for q in s['query_cli']]):.2f} s", flush=True)
 
     peer = None
-    if not args.no_peer:
+    if not args.no_peer and size > args.peer_max_mb:
+        peer = {"skipped": f"above --peer-max-mb {args.peer_max_mb:g}"}
+    elif not args.no_peer:
         st = measure("peer", [PY, str(HERE / "peer.py"), "--db", str(db), "--truth", str(corpus / "truth.json"),
                               "--corpus", str(corpus)], logdir, parse_json=True)
         peer = {**st.data, "stage": st.as_dict()} if "skipped" not in st.data else st.data
@@ -648,7 +680,8 @@ def source_state() -> dict:
     """The commit benchmarked, and the files that differed from it."""
     def git(*a: str) -> str:
         try:
-            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=20).stdout.strip()
+            # Only the line ends: a porcelain status line starts with a meaningful space.
+            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=20).stdout.rstrip()
         except (OSError, subprocess.SubprocessError):
             return ""
 
@@ -743,6 +776,16 @@ def headline(res: dict) -> list[dict]:
             f"{base['audit']['index_nbytes'] / 2**20:.0f} MB: {grow['excess']:.0f} MB more growth than the index's; "
             f"ingest {b['stages']['ingest']['tree_rss_mb']:.0f} vs {base['stages']['ingest']['tree_rss_mb']:.0f} MB",
             grow["ok"])
+    by_size = {s["size_mb"]: s for s in sizes}
+    for s in sorted(sizes, key=lambda s: s["size_mb"]):
+        small = by_size.get(s["size_mb"] / SCALE_UP)
+        if s["size_mb"] > DEFAULT_SIZE and small:
+            ratio = s["pipeline"]["wall"] / small["pipeline"]["wall"]
+            rss = s["stages"]["audit"]["tree_rss_mb"]
+            add(f"{s['size_mb']:g} MB: pipeline <= {SCALE_UP_LIMITS['pipeline_ratio']:g}x the {small['size_mb']:g} MB "
+                f"time; audit job peak <= {SCALE_UP_LIMITS['audit_rss_mb'] / 1024:g} GB",
+                f"{s['pipeline']['wall']:.1f} s = {ratio:.2f}x {small['pipeline']['wall']:.1f} s; audit job peak {rss:.0f} MB",
+                ratio <= SCALE_UP_LIMITS["pipeline_ratio"] and rss <= SCALE_UP_LIMITS["audit_rss_mb"])
     pdf = res.get("pdf") or {}
     if "threads_2" in pdf:
         add("PDF pages per second (pdfminer.six, both cores)",
@@ -894,6 +937,8 @@ def render_markdown(res: dict, old: str | None = None) -> str:
     if res.get("plot"):
         L += ["", f"![time and memory against corpus size]({Path(res['plot']).name})"]
     L += [""]
+    if old and BOILERPLATE_BEGIN in old and BOILERPLATE_END in old:
+        L += [old[old.index(BOILERPLATE_BEGIN): old.index(BOILERPLATE_END) + len(BOILERPLATE_END)], ""]
     notes = None
     if old and NOTES_BEGIN in old and NOTES_END in old:
         notes = old[old.index(NOTES_BEGIN): old.index(NOTES_END) + len(NOTES_END)]
@@ -921,9 +966,9 @@ def render_plot(res: dict, path: Path) -> str | None:
               ("pipeline", lambda s: s["pipeline"]["wall"]),
               ("peer (datasketch)", lambda s: (s.get("peer") or {}).get("stage", {}).get("wall"))]
     for label, fn in series:
-        ys = [fn(s) for s in sizes]
-        if all(y is not None for y in ys):
-            ax1.plot(x, ys, marker="o", label=label)
+        pts = [(xi, y) for xi, y in zip(x, map(fn, sizes), strict=True) if y is not None]
+        if pts:
+            ax1.plot(*zip(*pts, strict=True), marker="o", label=label)
     from matplotlib.ticker import FixedLocator, NullLocator
 
     def ticks(ax: Any) -> None:  # one labelled tick per measured size
@@ -939,9 +984,9 @@ def render_plot(res: dict, path: Path) -> str | None:
                       ("audit job", lambda s: s["stages"]["audit"]["tree_rss_mb"]),
                       ("index in memory", lambda s: (s["audit"]["index_nbytes"] or 0) / 2**20),
                       ("peer", lambda s: (s.get("peer") or {}).get("stage", {}).get("tree_rss_mb"))]:
-        ys = [fn(s) for s in sizes]
-        if all(y is not None for y in ys):
-            ax2.plot(x, ys, marker="o", label=label)
+        pts = [(xi, y) for xi, y in zip(x, map(fn, sizes), strict=True) if y is not None]
+        if pts:
+            ax2.plot(*zip(*pts, strict=True), marker="o", label=label)
     ax2.set(xscale="log", xlabel="corpus MB", ylabel="peak RSS MB (process tree)", title="memory")
     ticks(ax2)
     ax2.grid(True, which="both", alpha=0.3)
@@ -991,6 +1036,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", type=Path, help="plot PNG (default: next to the markdown, scaling.png)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-peer", action="store_true", help="skip the datasketch peer")
+    ap.add_argument("--peer-max-mb", type=float, default=max(DEFAULT_SIZES),
+                    help="skip the peer above this size (its memory grows with the corpus; default %(default)g)")
     ap.add_argument("--no-pdf", action="store_true", help="skip PDF extraction speed")
     ap.add_argument("--pdf-files", type=int, default=24)
     ap.add_argument("--pdf-pages", type=int, default=8, help="approximate pages per PDF")
