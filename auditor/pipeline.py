@@ -189,7 +189,8 @@ def write(report: Report, directory: Path) -> list[Path]:
 
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
               directory: Path) -> None:
-    """The run and every containing pair, for queries (the located ones with their spans)."""
+    """The run, every document it covered (status, duplicate group, family, containers, whether
+    boilerplate) and every containing pair (the located ones with their spans), for queries."""
     run = report["run"]
     with store.write() as c:
         cur = c.execute(
@@ -208,6 +209,18 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
         fam_of = {m: i for i, f in enumerate(audit.families) for m in f.members}
         family = [fam_of.get(a) if fam_of.get(a) == fam_of.get(b) else None for a, b in zip(a_ids, b_ids, strict=True)] \
             if fam_of else itertools.repeat(None)
+        rep = {m: g[0] for g in audit.duplicate_groups for m in g}
+        reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
+        fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
+        held = {c.doc: c for c in audit.contained}
+        c.executemany(
+            "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers, boilerplate)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            [(cur.lastrowid, d,
+              "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
+              rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
+              len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
+             for d in audit.universe])
         c.executemany(
             "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
             " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",

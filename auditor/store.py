@@ -222,6 +222,24 @@ def _findings_by_run(db: Any) -> None:
         ) WITHOUT ROWID""")
 
 
+@migration("0004_run_documents")
+def _run_documents(db: Any) -> None:
+    """Every document an audit run covered and what the audit made of it, so that the run can be
+    queried, reviewed and assembled from the store alone (report format 2)."""
+    db.execute("""
+        CREATE TABLE run_documents (
+            run INTEGER NOT NULL REFERENCES runs(id),
+            doc_id INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            duplicate_of INTEGER,
+            reason TEXT,
+            family INTEGER,
+            containers INTEGER NOT NULL DEFAULT 0,
+            boilerplate INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (run, doc_id)
+        ) WITHOUT ROWID""")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

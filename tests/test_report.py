@@ -79,9 +79,12 @@ def test_report_contents(audited):
     docs = [json.loads(x) for x in gzip.decompress((tmp / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
     assert len(docs) == 5 and {d["status"] for d in docs} == {"audited", "duplicate", "not-auditable"}
     assert r["files"]["findings.jsonl.gz"]["lines"] == 1 and r["files"]["documents.jsonl.gz"]["lines"] == 5
-    # the store keeps every pair of the run for queries
+    # the store keeps every pair of the run and every covered document, for queries
     assert store.rows("SELECT contained_id, container_id, containment FROM findings") == [
         {"contained_id": f["doc_id"], "container_id": best["container"], "containment": 1.0}]
+    covered = {d["doc_id"]: d["status"] for d in docs}
+    assert dict(store.conn.execute("SELECT doc_id, status FROM run_documents")) == covered
+    assert store.scalar("SELECT containers FROM run_documents WHERE doc_id = ?", (f["doc_id"],)) == 1
 
 
 def test_verify_accepts_an_untouched_report(audited):
