@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from auditor.normalize import word_offsets, words_bytes
-from auditor.score import Estimate, min_hits, needs_exact, prefix_length
-from auditor.shingle import Params, WordHasher, combine, distinct
+from auditor.score import Estimate, min_hits, needs_exact
+from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
@@ -358,13 +358,18 @@ class SampledIndex:
     def shingles_of(self, i: int) -> np.ndarray:
         return self.sid[self.ptr[i] : self.ptr[i + 1]]
 
-    def candidates(self, i: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-        """(document positions, hits) of every document that may contain document ``i``."""
+    def candidates(self, i: int, threshold: float, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(document positions, hits) of every document that may contain document ``i``.
+
+        ``exact``: the index holds all of ``i``'s shingles (not a sample), so a container needs
+        ``exact_min_hits`` of them, and shares one of the ``n - exact_min_hits + 1`` rarest.
+        """
         s = self.shingles_of(i)
         n = len(s)
         if n == 0:
             return np.empty(0, np.int64), np.empty(0, np.int64)
-        rare = s[np.argsort(self.df[s], kind="stable")[: prefix_length(n, threshold)]]
+        least = exact_min_hits(n, threshold) if exact else min_hits(n, threshold)
+        rare = s[np.argsort(self.df[s], kind="stable")[: n - least + 1]]
         starts, lens = self.post_ptr[rare], self.df[rare]
         total = int(lens.sum())
         offs = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
@@ -379,8 +384,29 @@ class SampledIndex:
             q = (c[:, None] * self.U + s[None, :]).ravel()
             pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
             hits[a : a + step] = (self.keys[pos] == q).reshape(len(c), n).sum(axis=1)
-        keep = hits >= min_hits(n, threshold)
+        keep = hits >= (1 if exact else least)  # exact: every pair sharing one is scored
         return cands[keep], hits[keep]
+
+    def holds(self, doc_pos: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """For each document position, how many of the sorted distinct ``values`` it holds."""
+        if not len(self.uniq) or not len(doc_pos):
+            return np.zeros(len(doc_pos), np.int64)
+        known = np.searchsorted(self.uniq, values)
+        sid = known[self.uniq[np.minimum(known, len(self.uniq) - 1)] == values]
+        if not len(sid) or not len(doc_pos):
+            return np.zeros(len(doc_pos), np.int64)
+        q = (doc_pos[:, None] * self.U + sid[None, :]).ravel()
+        pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
+        return (self.keys[pos] == q).reshape(len(doc_pos), len(sid)).sum(axis=1)
+
+
+def exact_min_hits(n: int, threshold: float) -> int:
+    """Fewest of ``n`` shingles a container must hold for ``hits / n >= threshold`` (as the verdict
+    computes it, in floating point)."""
+    h = max(0, math.ceil(threshold * n) - 1)
+    while h / n < threshold:
+        h += 1
+    return h
 
 
 # -- where -----------------------------------------------------------------------------------
@@ -495,20 +521,17 @@ def not_auditable(store: Store, params: Params, within: Universe | None = None) 
     u = within or universe(store)
     cols = {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
     unreadable = "d.unreadable" if "unreadable" in cols else "NULL"
-    rows = store.select_in(f"SELECT d.id, d.n_words, coalesce(i.n_shingles, 0), coalesce(i.n_sampled, 0), {unreadable}"
+    rows = store.select_in(f"SELECT d.id, d.n_words, coalesce(i.n_shingles, 0), {unreadable}"
                " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})",
         u.representatives)
     out = []
-    for doc_id, n_words, n_shingles, n_sampled, why in rows:
+    for doc_id, n_words, n_shingles, why in rows:
         if why:
             reason = f"text not readable: {why}"
-        elif n_sampled:
-            continue
-        elif n_words < params.k:
-            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
+        elif n_shingles:
+            continue  # a short one is searched exhaustively
         else:
-            reason = (f"too short for 1-in-{params.modulus} sampling: none of its {n_shingles} "
-                      f"shingles is sampled ({n_words} words)")
+            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
         out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
     return out
 
@@ -679,11 +702,96 @@ def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
     return out
 
 
+# -- short documents: searched exhaustively ---------------------------------------------------
+
+SHORT_SHINGLES = 256  # at most this many shingles (about 16 sampled): searched exhaustively
+
+
+def _scan_chunk(args: tuple[str, Params, list[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    db, params, ids, vocab = args
+    with Store(db, create=False) as store:
+        return _scan(store, params, ids, vocab)
+
+
+def _scan(store: Any, params: Params, ids: list[int], vocab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(document id of each, vocabulary number) for every shingle of ``vocab`` each document holds."""
+    hasher = WordHasher(params.seed)
+    owners, numbers = [], []
+    for doc_id, text in store.texts_of(ids):
+        every = distinct(combine(hasher(words_bytes(text)), params.k))
+        at = np.searchsorted(vocab, every)
+        inside = vocab[np.minimum(at, len(vocab) - 1)] == every
+        numbers.append(at[inside])
+        owners.append(np.full(int(inside.sum()), doc_id, np.int64))
+    if not owners:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(owners), np.concatenate(numbers).astype(np.int64)
+
+
+def exhaustive_pairs(store: Any, params: Params, threshold: float, docs: list[int], shingles: list[int],
+                     only: set[int] | None, pool: ProcessPoolExecutor | None = None, workers: int = 2,
+                     ) -> tuple[Pairs, int]:
+    """Every pair whose contained document is short, exactly and completely: (pairs, candidates).
+
+    ``docs``: the documents that take part, by id; ``shingles``: how many distinct shingles each
+    has. A sample of a short document is too small to speak for it: a 40-word notice has two or
+    three sampled shingles, none at all one time in ten, and a copy of 85% of it is missed as
+    often as not. So the shingles of the short documents are all numbered, every document is
+    shingled once and its holdings of them recorded, and the containers of each short document
+    come from that full index by the prefix principle on all its shingles, with exact counts:
+    every pair sharing a shingle is scored, none is estimated. ``hits``/``sampled`` still give
+    the sampled view of each pair (what the index alone would have estimated).
+    """
+    short = [i for i, n in enumerate(shingles) if 0 < n <= SHORT_SHINGLES]
+    if not short:
+        return Pairs.empty(), 0
+    short_ids = [docs[i] for i in short]
+    sets = dict(_scan_sets(store, params, short_ids))
+    vocab = distinct(np.concatenate([sets[d] for d in short_ids]))
+    if pool is not None and len(docs) >= 128:
+        chunks = [docs[w::workers] for w in range(workers)]
+        parts = list(pool.map(_scan_chunk, [(str(store.path), params, c, vocab) for c in chunks]))
+    else:
+        parts = [_scan(store, params, docs, vocab)]
+    owner = np.concatenate([p[0] for p in parts])
+    number = np.concatenate([p[1] for p in parts])
+    order = np.lexsort((number, owner))
+    owner, number = owner[order], number[order]
+    edges = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1, [len(owner)]))
+    held = {int(owner[a]): number[a:b] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+            if b > a}
+    doc_ids = np.array(docs, dtype=np.int64)
+    full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(np.uint64) for d in docs])
+    only_pos = None if only is None else np.flatnonzero(np.isin(doc_ids, sorted(only)))
+    out: list[Pairs] = []
+    candidates = 0
+    for a, i in zip(short_ids, short, strict=True):
+        cands, hits = full.candidates(i, threshold, exact=True)
+        if only is not None and a not in only:
+            keep = np.isin(cands, only_pos)
+            cands, hits = cands[keep], hits[keep]
+        if not len(cands):
+            continue
+        candidates += len(cands)
+        sampled = np.searchsorted(vocab, sample(sets[a], params.modulus)).astype(np.uint64)
+        m = len(cands)
+        out.append(Pairs(np.full(m, a), doc_ids[cands], full.holds(cands, sampled), np.full(m, len(sampled)),
+                         hits, np.full(m, len(sets[a]))))
+    return Pairs.concat(out), candidates
+
+
+def _scan_sets(store: Any, params: Params, ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
+    hasher = WordHasher(params.seed)
+    for doc_id, text in store.texts_of(ids):
+        yield doc_id, distinct(combine(hasher(words_bytes(text)), params.k))
+
+
 # -- the audit -------------------------------------------------------------------------------
 
 def candidate_pairs(index: SampledIndex, threshold: float, only: set[int] | None = None,
                     ) -> tuple[Pairs, np.ndarray, int]:
-    """(pairs needing exact verification, histogram of the estimates of the others, candidates).
+    """(pairs needing exact verification, histogram of the estimates of the others, candidates),
+    for contained documents longer than ``SHORT_SHINGLES`` (shorter ones: ``exhaustive_pairs``).
 
     ``only``: keep pairs whose contained or container document is in this set.
     """
@@ -692,6 +800,8 @@ def candidate_pairs(index: SampledIndex, threshold: float, only: set[int] | None
     unverified = np.zeros(HISTOGRAM_BINS, np.int64)
     n_candidates = 0
     for i in range(len(index.doc_ids)):
+        if index.shingles[i] <= SHORT_SHINGLES:
+            continue
         cands, hits = index.candidates(i, threshold)
         if only is not None and only_pos is not None and int(index.doc_ids[i]) not in only:
             keep = np.isin(cands, only_pos)
@@ -812,11 +922,13 @@ def run_audit(
     index = SampledIndex.load(store, ids=reps)
     pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
     n_workers = workers or min(2, os.cpu_count() or 1)
-    with _pool(n_workers, len(pairs)) as pool:
+    with _pool(n_workers, max(len(pairs), len(index.doc_ids))) as pool:
+        short, n_short = exhaustive_pairs(store, params, threshold, index.doc_ids.tolist(),
+                                          index.shingles.tolist(), only, pool, n_workers)
         verified = verify_exactly(store, params, pairs, pool, n_workers)
-        return finish(store, params, threshold, verified, unverified=unverified,
-                      candidates=n_candidates, scope=scope, only=only, documents=len(index.doc_ids),
-                      pool=pool)
+        return finish(store, params, threshold, Pairs.concat([verified, short]), unverified=unverified,
+                      candidates=n_candidates + n_short, scope=scope, only=only,
+                      documents=len(index.doc_ids), pool=pool)
 
 
 # -- describing documents ---------------------------------------------------------------------

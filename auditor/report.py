@@ -209,6 +209,7 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
     The numbers follow from a few integer pairs that repeat across a boilerplate corpus, so
     each distinct one is formatted once.
     """
+    from auditor.audit import SHORT_SHINGLES
     from auditor.score import wilson
 
     c = audit.containing
@@ -222,13 +223,14 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
         est = scored.get((hits, n))
         if est is None:
             lo, hi = wilson(hits, n)
-            est = scored[(hits, n)] = (f'"estimate":{_num(hits / n)},"FAMILY","hits":{hits},'
+            est = scored[(hits, n)] = (f'"estimate":{_num(hits / n if n else 0.0)},"FAMILY","hits":{hits},'
                                        f'"interval":[{_num(lo)},{_num(hi)}],"sampled":{n}')
         fa = fam_of.get(a)
         family = "null" if fa is None or fa != fam_of.get(b) else str(fa)
+        search = "exhaustive" if shingles <= SHORT_SHINGLES else "sampled"
         yield (f'{{"contained":{a},"container":{b},"containment":{x},'
                + est.replace('"FAMILY"', f'"family":{family}', 1)
-               + f',"shared":{shared},"shingles":{shingles}}}\n').encode()
+               + f',"search":"{search}","shared":{shared},"shingles":{shingles}}}\n').encode()
 
 
 def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> Iterator[bytes]:

@@ -44,7 +44,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from auditor.audit import AuditResult, Pairs, finish, histogram, universe
+from auditor.audit import (
+    SHORT_SHINGLES,
+    AuditResult,
+    Pairs,
+    exhaustive_pairs,
+    finish,
+    histogram,
+    universe,
+)
 from auditor.errors import UsageError
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, min_hits, needs_exact, prefix_length
@@ -369,6 +377,17 @@ class _ExportSource:
     def select_in(self, sql: str, ids: Any) -> list[tuple]:
         return select_in(self.conn, sql, ids)
 
+    def texts_of(self, ids: Any) -> Iterator[tuple[int, str]]:
+        """(id, text) of each of ``ids``, in one pass over ``texts/`` (written in id order)."""
+        import pyarrow.parquet as pq
+
+        wanted = set(ids)
+        for part in sorted((self.directory / "texts").glob("*.parquet")):
+            for batch in pq.ParquetFile(part).iter_batches(columns=["doc_id", "text"], batch_size=256):
+                for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+                    if doc_id in wanted:
+                        yield int(doc_id), str(text)
+
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one source per audit; findings come by container
     def text(self, doc_id: int) -> str:
         import pyarrow.parquet as pq
@@ -412,13 +431,19 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
         cols[c] = np.nan_to_num(np.asarray(cols[c], dtype=np.float64), nan=-1).astype(np.int64)
     pairs = Pairs(*(np.asarray(cols[c], dtype=np.int64) for c in
                     ("contained", "container", "hits", "sampled", "shared", "shingles")))
+    scope = universe(cast(Store, src), summary.get("covered"))
+    reps = scope.representatives
+    sizes = dict(src.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})", reps))
+    docs = [d for d in reps if d in sizes]
+    long_ids = np.array(sorted(d for d in docs if sizes[d] > SHORT_SHINGLES), dtype=np.int64)
+    pairs = pairs.take(np.flatnonzero(np.isin(pairs.contained, long_ids)))  # short ones: exhaustively
     need = needs_exact(pairs.hits, pairs.sampled, threshold)
     if bool((need & ~pairs.verified).any()):
         raise UsageError(f"{result} holds pairs that needed exact verification and have none")
     unverified = histogram(pairs.estimate[~need]) if (~need).any() else np.zeros(20, np.int64)
-    scope = universe(cast(Store, src), summary.get("covered"))
-    return finish(cast(Store, src), params, threshold, pairs.take(np.flatnonzero(need)),
-                  unverified=unverified, candidates=int(summary["candidates"]), scope=scope, only=only,
+    short, n_short = exhaustive_pairs(src, params, threshold, docs, [sizes[d] for d in docs], only)
+    return finish(cast(Store, src), params, threshold, Pairs.concat([pairs.take(np.flatnonzero(need)), short]),
+                  unverified=unverified, candidates=len(pairs) + n_short, scope=scope, only=only,
                   documents=int(summary["documents"]))
 
 

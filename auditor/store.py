@@ -368,6 +368,13 @@ class Store:
     def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
         return select_in(self.conn, sql, ids)
 
+    def texts_of(self, ids: Iterable[int], chunk: int = 200) -> Iterator[tuple[int, str]]:
+        """(id, text) of each of ``ids`` that has text, by id, a few hundred at a time."""
+        ordered = sorted(set(ids))
+        for a in range(0, len(ordered), chunk):
+            yield from ((int(i), str(t)) for i, t in self.select_in(
+                "SELECT doc_id, text FROM texts WHERE doc_id IN ({})", ordered[a : a + chunk]))
+
     def scalar(self, sql: str, params: tuple | dict = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None

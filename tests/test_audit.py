@@ -199,25 +199,39 @@ def _window(words, size, sampled):
     raise AssertionError("no such window")
 
 
-def test_short_documents_are_verified_or_listed_as_not_auditable(store, tmp_path, docs):
+def test_short_documents_are_searched_exhaustively(store, tmp_path, docs):
     words = docs["contract"].split()
-    (tmp_path / "snippet.txt").write_text(_window(words, 40, sampled=True))
-    (tmp_path / "unsampled.txt").write_text(_window(words, 12, sampled=False))
+    clause = _window(words, 40, sampled=True)
+    unsampled = _window(words[1500:], 12, sampled=False)  # not inside the clause
+    (tmp_path / "snippet.txt").write_text(clause)
+    (tmp_path / "unsampled.txt").write_text(unsampled)
+    # 85% of a 40-word clause (its first 34 words and 6 of others): contained at >= 0.8
+    cw = clause.split()
+    (tmp_path / "most-of-it.txt").write_text(" ".join(cw[:34] + ["quixotic", "zebra", "nebula", "saffron",
+                                                                "obelisk", "tundra"]))
+    (tmp_path / "half-of-it.txt").write_text(" ".join(cw[:20] + synth.contract(77, 400).split()[:20]))
+    (tmp_path / "other-words.txt").write_text(" ".join(synth.contract(78, 2_000).split()[100:140]))
     (tmp_path / "tiny.txt").write_text("Section 1.")
     (tmp_path / "filing.txt").write_text(docs["filing"])
     ingest(store, [tmp_path], workers=1)
     ids = _ids(store)
     r = run_audit(store, 0.8)
+    got = pairs_of(r)
     na = {x["doc_id"]: x["reason"] for x in r.not_auditable}
-    # a short clause with a sampled shingle is found, exactly
-    assert pairs_of(r)[(ids["snippet.txt"], ids["filing.txt"])] == 1.0
-    assert ids["snippet.txt"] not in na
-    located_snippet = located(r, ids["snippet.txt"], ids["filing.txt"])
-    assert located_snippet.spans, "a short clause is located too"
-    # one without is listed with the reason, never silently passed
-    assert "none of its" in na[ids["unsampled.txt"]] and "sampl" in na[ids["unsampled.txt"]]
-    assert "too short" in na[ids["tiny.txt"]] and "k=5" in na[ids["tiny.txt"]]
-    assert not [k for k in pairs_of(r) if ids["unsampled.txt"] in k]
+    filing = ids["filing.txt"]
+    # a clause with and one without a sampled shingle: both found, exactly, and located
+    assert got[(ids["snippet.txt"], filing)] == 1.0 and got[(ids["unsampled.txt"], filing)] == 1.0
+    assert located(r, ids["unsampled.txt"], filing).spans, "a short clause is located too"
+    c = r.containing
+    row = [i for i, (a, b) in enumerate(zip(c.contained.tolist(), c.container.tolist(), strict=True))
+           if (a, b) == (ids["unsampled.txt"], filing)][0]
+    assert c.sampled[row] == 0 and c.shared[row] == c.shingles[row] == 8  # 12 words, 8 shingles
+    # the bulk of a clause is found at its exact value; half of one and other words are not
+    most = (ids["most-of-it.txt"], filing)
+    assert most in got and 0.8 <= got[most] < 1.0
+    assert not [k for k in got if k[0] in (ids["half-of-it.txt"], ids["other-words.txt"])]
+    # only a text with no shingle at all is left out, with the reason
+    assert set(na) == {ids["tiny.txt"]} and "too short" in na[ids["tiny.txt"]] and "k=5" in na[ids["tiny.txt"]]
 
 
 def test_sampled_estimate_is_unbiased_against_the_exact_value():
