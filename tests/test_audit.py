@@ -207,8 +207,7 @@ def test_short_documents_are_searched_exhaustively(store, tmp_path, docs):
     (tmp_path / "unsampled.txt").write_text(unsampled)
     # 85% of a 40-word clause (its first 34 words and 6 of others): contained at >= 0.8
     cw = clause.split()
-    (tmp_path / "most-of-it.txt").write_text(" ".join(cw[:34] + ["quixotic", "zebra", "nebula", "saffron",
-                                                                "obelisk", "tundra"]))
+    (tmp_path / "most-of-it.txt").write_text(" ".join([*cw[:34], "quixotic", "zebra", "nebula", "saffron", "obelisk", "tundra"]))
     (tmp_path / "half-of-it.txt").write_text(" ".join(cw[:20] + synth.contract(77, 400).split()[:20]))
     (tmp_path / "other-words.txt").write_text(" ".join(synth.contract(78, 2_000).split()[100:140]))
     (tmp_path / "tiny.txt").write_text("Section 1.")
@@ -223,8 +222,8 @@ def test_short_documents_are_searched_exhaustively(store, tmp_path, docs):
     assert got[(ids["snippet.txt"], filing)] == 1.0 and got[(ids["unsampled.txt"], filing)] == 1.0
     assert located(r, ids["unsampled.txt"], filing).spans, "a short clause is located too"
     c = r.containing
-    row = [i for i, (a, b) in enumerate(zip(c.contained.tolist(), c.container.tolist(), strict=True))
-           if (a, b) == (ids["unsampled.txt"], filing)][0]
+    row = next(i for i, (a, b) in enumerate(zip(c.contained.tolist(), c.container.tolist(), strict=True))
+           if (a, b) == (ids["unsampled.txt"], filing))
     assert c.sampled[row] == 0 and c.shared[row] == c.shingles[row] == 8  # 12 words, 8 shingles
     # the bulk of a clause is found at its exact value; half of one and other words are not
     most = (ids["most-of-it.txt"], filing)
