@@ -384,6 +384,12 @@ class Store:
         the stored parameters must be exactly those (another process may have rebuilt the index
         with others since the caller read them), even when the index is empty.
         """
+        for key in ("normalization", "hash"):  # implemented by this code, not chosen per index
+            if getattr(wanted, key) != getattr(DEFAULT_PARAMS, key):
+                raise IndexMismatch(
+                    f"the index in {self.path} was built with {key} {getattr(wanted, key)!r}, but this "
+                    f"auditor computes {getattr(DEFAULT_PARAMS, key)!r}; run `auditor index --rebuild` "
+                    "to rebuild it")
         have = self.params
         if have != wanted and (within_transaction or self.scalar("SELECT count(*) FROM index_docs")):
             diff = {
