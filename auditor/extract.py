@@ -65,6 +65,9 @@ class Extracted:
     meta: dict = field(default_factory=dict)
     parts: list[Part] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unreadable: str | None = None
+    """Why (part of) this document's text could not be read, so it cannot be audited; the
+    text that could be read is still returned and stored."""
 
 
 @dataclass
@@ -317,10 +320,13 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", 
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
 _WS = re.compile(r"[ \t\n\r\f\v\xa0]+")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
-_SKIP = frozenset({
-    "script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe",
-    "object", "ix:header", "xml",
-})
+# Never shown and never prose. <noscript>, <template> and <object> fallback content are read:
+# a reader sees them (scripts or plug-ins off) or a machine carries them to one. An <iframe>'s
+# children are not shown, its ``srcdoc`` document is (read below); in <svg>, only the text
+# elements are text.
+_SKIP = frozenset({"script", "style", "head", "title", "math", "iframe", "ix:header", "xml"})
+_SVG_TEXT = frozenset({"text", "foreignobject"})
+_MAX_SRCDOC_DEPTH = 4
 _PARA = frozenset({
     "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "pre", "hr", "ul", "ol", "dl",
     "section", "article", "header", "footer", "aside", "nav", "main", "figure", "address",
@@ -344,13 +350,18 @@ class _TextBuilder:
     paragraph-like blocks leave one blank line; table cells are separated by tabs.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int = 0, warnings: list[str] | None = None) -> None:
         self.out: list[str] = []
         self.skip: list[str] = []
         self.pre = 0
         self.newlines = 0
         self.space = False
         self.tab = False
+        self.depth = depth
+        self.warnings = warnings if warnings is not None else []
+        self.svg = 0  # open <svg> elements
+        self.svg_text = 0  # open text elements inside them
+        self.unreadable: list[str] = []
 
     def start(self, tag: str, attrs: Callable[[str], str | None]) -> None:
         if tag == "body":
@@ -359,9 +370,17 @@ class _TextBuilder:
             if tag not in _VOID:
                 self.skip.append(tag)
             return
+        if tag == "iframe" and attrs("srcdoc"):
+            self._srcdoc(attrs("srcdoc") or "")
         if tag in _SKIP or _DISPLAY_NONE.search(attrs("style") or ""):
             if tag not in _VOID:
                 self.skip.append(tag)
+            return
+        if tag == "svg":
+            self.svg += 1
+        elif self.svg and tag in _SVG_TEXT:
+            self.svg_text += 1
+            self._block("div")
             return
         if tag == "br":
             if self.out:
@@ -374,11 +393,33 @@ class _TextBuilder:
         if tag == "pre":
             self.pre += 1
 
+    def _srcdoc(self, doc: str) -> None:
+        """An iframe's ``srcdoc`` is a whole HTML document shown in place: its text goes here."""
+        if self.depth >= _MAX_SRCDOC_DEPTH:
+            self.unreadable.append(f"iframe srcdoc nested more than {_MAX_SRCDOC_DEPTH} deep: not read")
+            return
+        nested = _TextBuilder(self.depth + 1, self.warnings)
+        _parse_html(doc, nested, self.warnings)
+        self.unreadable += nested.unreadable
+        text = nested.text().strip("\n")
+        if text:
+            self._block("p")
+            self._flush()
+            self.out.append(text)
+            self._block("p")
+
     def end(self, tag: str) -> None:
         if self.skip:
             if tag in self.skip:
                 while self.skip.pop() != tag:
                     pass
+            return
+        if tag == "svg" and self.svg:
+            self.svg -= 1
+            self.svg_text = min(self.svg_text, self.svg)
+        elif self.svg_text and tag in _SVG_TEXT:
+            self.svg_text -= 1
+            self._block("div")
             return
         if tag == "pre" and self.pre:
             self.pre -= 1
@@ -392,7 +433,7 @@ class _TextBuilder:
             self.space = self.tab = False
 
     def data(self, text: str) -> None:
-        if self.skip or not text:
+        if self.skip or not text or (self.svg and not self.svg_text):
             return
         if self.pre:
             self._flush()
@@ -489,18 +530,13 @@ def _decode_html(data: bytes, warnings: list[str]) -> tuple[str, str]:
     return decode_text(data)
 
 
-def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
-    """Visible text of an HTML document (also the HTML documents inside EDGAR submissions)."""
+def _parse_html(text: str, builder: _TextBuilder, warnings: list[str]) -> None:
     from lxml import etree
 
-    warnings: list[str] = []
-    text, enc = _decode_html(data, warnings)
-    text = _storable(text, warnings)
-    builder = _TextBuilder()
     parser = etree.HTMLParser(
         encoding="utf-8", no_network=True, huge_tree=False, remove_comments=True, remove_pis=True)
     try:
-        root = etree.fromstring(text.encode("utf-8"), parser)
+        root = etree.fromstring(text.encode("utf-8", "surrogatepass"), parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
     fatal = [e for e in parser.error_log if e.level == etree.ErrorLevels.FATAL]
@@ -511,9 +547,19 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         walker.close()
     elif root is not None:
         _walk_lxml(root, builder)
+
+
+def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
+    """Visible text of an HTML document (also the HTML documents inside EDGAR submissions)."""
+    warnings: list[str] = []
+    text, enc = _decode_html(data, warnings)
+    text = _storable(text, warnings)
+    builder = _TextBuilder(0, warnings)
+    _parse_html(text, builder, warnings)
     out = "\n".join(line.rstrip(" \t") for line in builder.text().split("\n")).strip("\n")
     out = _check_text(_storable(out, warnings), "HTML document", limits)
-    return Extracted("html", out, "lxml", _version("lxml"), encoding=enc, warnings=warnings)
+    return Extracted("html", out, "lxml", _version("lxml"), encoding=enc, warnings=warnings,
+                     unreadable="; ".join(builder.unreadable) or None)
 
 
 # -- PDF ---------------------------------------------------------------------------------------
@@ -582,33 +628,147 @@ def _read_member(data: bytes, member: str, limit: int) -> bytes:
     return out
 
 
-def _extract_docx(data: bytes, limits: Limits) -> Extracted:
-    from lxml import etree
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+# Parts with text besides the body, read after it in this order (then by name).
+_DOCX_PARTS = re.compile(r"word/(footnotes|endnotes|comments|header\d*|footer\d*)\.xml")
+_DOCX_PART_ORDER = ("footnotes", "endnotes", "comments", "header", "footer")
+_MAX_DOCX_DEPTH = 3
 
-    xml = _read_member(data, "word/document.xml", limits.max_file_bytes * 20)
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False, remove_pis=True)
-    try:
-        root = etree.fromstring(xml, parser)
-    except (etree.XMLSyntaxError, ValueError) as e:
-        raise ExtractionError("docx_error", f"word/document.xml is not well-formed: {e}") from e
-    out: list[str] = []
-    for event, el in etree.iterwalk(root, events=("start", "end")):
-        tag = el.tag
-        if event == "start":
-            if tag == f"{_W}t":
-                out.append(el.text or "")
-            elif tag == f"{_W}tab":
-                out.append("\t")
-            elif tag in (f"{_W}br", f"{_W}cr"):
+
+class _DocxReader:
+    """The text of a .docx: body, text boxes, altChunk parts, notes, comments, headers, footers.
+
+    Every member is read through one inflation budget, so many parts cannot add up to a bomb.
+    Text that cannot be read (an entity reference, an altChunk in a format not read here) is
+    recorded in ``unreadable`` instead of being dropped silently.
+    """
+
+    def __init__(self, data: bytes, limits: Limits, depth: int) -> None:
+        self.data, self.limits, self.depth = data, limits, depth
+        self.budget = limits.max_file_bytes * 20
+        self.unreadable: list[str] = []
+        self.warnings: list[str] = []
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                self.names = sorted(z.namelist())
+        except _DOCX_ERRORS as e:
+            raise ExtractionError("docx_error", f"unreadable .docx: {type(e).__name__}: {e}") from e
+
+    def member(self, name: str) -> bytes:
+        out = _read_member(self.data, name, self.budget)
+        self.budget -= len(out)
+        return out
+
+    def xml(self, name: str):  # type: ignore[no-untyped-def]
+        from lxml import etree
+
+        parser = etree.XMLParser(
+            resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False, remove_pis=True)
+        try:
+            return etree.fromstring(self.member(name), parser)
+        except (etree.XMLSyntaxError, ValueError) as e:
+            raise ExtractionError("docx_error", f"{name} is not well-formed: {e}") from e
+
+    def rels(self, part: str) -> dict[str, str]:
+        """Relationship id -> member name, for ``word/document.xml``'s relationships."""
+        folder, _, base = part.rpartition("/")
+        name = f"{folder}/_rels/{base}.rels"
+        if name not in self.names:
+            return {}
+        out = {}
+        for rel in self.xml(name).iter(_REL):
+            target = rel.get("Target") or ""
+            if rel.get("TargetMode") == "External":
+                continue
+            path = target.lstrip("/") if target.startswith("/") else os.path.normpath(f"{folder}/{target}")
+            out[rel.get("Id") or ""] = path.replace(os.sep, "/")
+        return out
+
+    def text(self) -> str:
+        body = self.part_text("word/document.xml", self.rels("word/document.xml"))
+        extra = [n for n in self.names if _DOCX_PARTS.fullmatch(n)]
+        extra.sort(key=lambda n: (_DOCX_PART_ORDER.index(_DOCX_PARTS.fullmatch(n).group(1).rstrip("0123456789")), n))  # type: ignore[union-attr]
+        chunks = [body] + [self.part_text(n, {}) for n in extra]
+        return "\n\n".join(c.strip("\n") for c in chunks if c.strip())
+
+    def part_text(self, name: str, rels: dict[str, str]) -> str:
+        from lxml import etree
+
+        root = self.xml(name)
+        out: list[str] = []
+        entities = 0
+        walk = etree.iterwalk(root, events=("start", "end"))
+        for event, el in walk:
+            tag = el.tag
+            if event == "start":
+                if tag in (f"{_W}t", f"{_W}delText"):
+                    out.append(el.text or "")
+                    for child in el:  # entity references (text after one is its tail)
+                        entities += 1
+                        out.append(child.tail or "")
+                elif tag == f"{_W}tab":
+                    out.append("\t")
+                elif tag in (f"{_W}br", f"{_W}cr"):
+                    out.append("\n")
+                elif tag == f"{_W}noBreakHyphen":
+                    out.append("-")
+                elif tag == _MC_FALLBACK:
+                    walk.skip_subtree()  # the same content as its mc:Choice (a text box twice)
+                elif tag == f"{_W}altChunk":
+                    out.append("\n" + self.alt_chunk(el.get(_R_ID) or "", rels) + "\n")
+            elif tag == f"{_W}p":
                 out.append("\n")
-            elif tag == f"{_W}noBreakHyphen":
-                out.append("-")
-        elif tag == f"{_W}p":
-            out.append("\n")
-    warnings: list[str] = []
-    text = _check_text(_storable("".join(out).strip("\n"), warnings), ".docx", limits)
-    return Extracted("docx", text, "auditor.docx", _auditor_version(), encoding=None, warnings=warnings)
+        if entities:
+            self.unreadable.append(
+                f"{name}: {entities} entity reference(s) not expanded (a DOCTYPE is not allowed in a .docx)")
+        return "".join(out)
+
+    def alt_chunk(self, rid: str, rels: dict[str, str]) -> str:
+        """The text of an altChunk: an embedded HTML, text or .docx part shown in its place."""
+        import email
+        import email.policy
+
+        target = rels.get(rid)
+        if target is None or target not in self.names:
+            self.unreadable.append(f"altChunk {rid!r} refers to no part of this .docx")
+            return ""
+        raw = self.member(target)
+        if raw.lstrip()[:40].lower().startswith(b"mime-version:"):  # .mht: MIME-wrapped HTML
+            msg = email.message_from_bytes(raw, policy=email.policy.default)
+            html_part = next((p for p in msg.walk() if p.get_content_type() == "text/html"), None)
+            if html_part is None:
+                self.unreadable.append(f"altChunk {target}: MIME part without HTML")
+                return ""
+            raw = html_part.get_payload(decode=True) or b""
+        fmt = detect_format(raw, target)
+        if fmt == "docx" and self.depth >= _MAX_DOCX_DEPTH:
+            self.unreadable.append(f"altChunk {target}: .docx nested more than {_MAX_DOCX_DEPTH} deep")
+            return ""
+        if fmt not in ("html", "text", "docx"):
+            self.unreadable.append(f"altChunk {target}: {binary_kind(raw) or fmt} content is not read")
+            return ""
+        try:
+            ex = _extract_docx(raw, self.limits, self.depth + 1) if fmt == "docx" else _extract_format(fmt, raw, self.limits)
+        except ExtractionError as e:
+            if e.code == "empty":
+                return ""
+            self.unreadable.append(f"altChunk {target}: {e}")
+            return ""
+        if ex.unreadable:
+            self.unreadable.append(f"altChunk {target}: {ex.unreadable}")
+        return ex.text
+
+
+def _extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
+    reader = _DocxReader(data, limits, depth)
+    if "word/document.xml" not in reader.names:
+        raise ExtractionError("docx_error", "not a .docx: no word/document.xml")
+    warnings = reader.warnings
+    text = _check_text(_storable(reader.text(), warnings), ".docx", limits)
+    return Extracted("docx", text, "auditor.docx", _auditor_version(), encoding=None, warnings=warnings,
+                     unreadable="; ".join(reader.unreadable) or None)
 
 
 # -- EDGAR -------------------------------------------------------------------------------------

@@ -239,13 +239,16 @@ def test_html_visible_text_only():
     ex = extract_bytes(PAGE, "a.html")
     assert (ex.format, ex.extractor, ex.encoding) == ("html", "lxml", "utf-8")
     assert ex.text == (
+        "enable js\n\ntemplate text\n\n"
         "Lease Agreement\n\n"
         "The Lessee & the Lessor agree that \u201crent\u201d <is> due.\nNew line after break.\n\n"
         "Rent\t$100\nTerm\t5 years\n\n"
         "first\nsecond\n\n"
-        "  keep   this\n    layout"
+        "  keep   this\n    layout\n\n"
+        "svg text"
     )
-    for hidden in ("Title", "script", "template", "enable js", "hidden fact", "svg text", "comment", "color"):
+    assert ex.unreadable is None
+    for hidden in ("Title", "script", "hidden fact", "comment", "color"):
         assert hidden not in ex.text
 
 
@@ -330,6 +333,155 @@ def test_docx_external_entities_are_not_resolved():
 
 def test_malformed_docx():
     assert code_of(make_docx([], document_xml="<w:document><unclosed>")) == "docx_error"
+
+
+# -- what a reader could see or a machine could carry ---------------------------------------------
+
+CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
+            "day of each month without demand, deduction or set-off of any kind whatsoever.")
+
+
+def _found(contract: str, text: str) -> bool:
+    from auditor.normalize import normalize
+
+    return normalize(contract) in normalize(text)
+
+
+@pytest.mark.parametrize("wrap", [
+    "<svg width='400'><text x='0' y='15'>{}</text></svg>",
+    "<svg><text><tspan>{}</tspan></text></svg>",
+    "<iframe srcdoc='<p>{}</p>'>fallback</iframe>",
+    "<iframe srcdoc=\"<iframe srcdoc='&lt;p&gt;{}&lt;/p&gt;'></iframe>\"></iframe>",
+    "<object data='lease.swf' type='application/x-shockwave-flash'><p>{}</p></object>",
+    "<noscript><div>{}</div></noscript>",
+    "<template><section><p>{}</p></section></template>",
+])
+def test_html_text_in_every_container_a_reader_or_machine_sees(wrap):
+    page = f"<html><body><p>Cover page.</p>{wrap.format(CONTRACT)}<p>Signatures.</p></body></html>"
+    ex = extract_bytes(page.encode(), "x.html")
+    assert _found(CONTRACT, ex.text) and ex.unreadable is None
+    other = f"<html><body><p>Cover page.</p>{wrap.format(PROSE)}</body></html>"
+    assert not _found(CONTRACT, extract_bytes(other.encode(), "y.html").text)
+
+
+def test_html_character_references_to_invisible_characters_vanish_in_normalisation():
+    from auditor.normalize import words
+
+    disguised = CONTRACT.replace("e", "e&#8203;").replace("a", "&#x200D;a").replace("o", "o&#xFEFF;")
+    ex = extract_bytes(f"<html><body><p>{disguised}</p></body></html>".encode(), "x.html")
+    assert "\u200b" in ex.text and words(ex.text) == words(CONTRACT)
+
+
+def test_a_clean_page_with_ordinary_noscript_and_template_extracts_normally():
+    page = (b"<html><head><noscript><link rel='stylesheet' href='x.css'></noscript></head><body>"
+            b"<noscript>Please enable JavaScript to view the menu.</noscript>"
+            b"<template id='row'><tr><td></td></tr></template>"
+            b"<svg viewBox='0 0 10 10'><path d='M0 0L10 10'/><desc>logo</desc></svg>"
+            b"<p>" + PROSE.encode() + b"</p></body></html>")
+    ex = extract_bytes(page, "x.html")
+    assert ex.text == "Please enable JavaScript to view the menu.\n\n" + PROSE
+    assert ex.unreadable is None and not ex.warnings
+
+
+def test_iframe_srcdoc_nested_too_deep_is_recorded_unreadable():
+    import html
+
+    inner = f"<p>{CONTRACT}</p>"
+    for _ in range(6):
+        inner = f"<iframe srcdoc=\"{html.escape(inner)}\"></iframe>"
+    ex = extract_bytes(f"<html><body><p>Cover.</p>{inner}</body></html>".encode(), "x.html")
+    assert "srcdoc nested more than" in (ex.unreadable or "")
+    assert "Cover." in ex.text
+
+
+_WNS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+_DOC_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _para(text: str) -> str:
+    return f"<w:p><w:r><w:t xml:space='preserve'>{text}</w:t></w:r></w:p>"
+
+
+def _docx(body: str, parts: dict[str, str] | None = None, rels: dict[str, str] | None = None,
+          extra: dict[str, bytes] | None = None) -> bytes:
+    doc = (f'<?xml version="1.0" encoding="UTF-8"?><w:document {_WNS} xmlns:r="{_DOC_RELS}" '
+           'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+           'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+           f'xmlns:v="urn:schemas-microsoft-com:vml"><w:body>{body}</w:body></w:document>')
+    files = {name: xml.encode() for name, xml in (parts or {}).items()}
+    if rels:
+        files["word/_rels/document.xml.rels"] = (
+            '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            + "".join(f'<Relationship Id="{i}" Type="{_DOC_RELS}/aFChunk" Target="{t}"/>' for i, t in rels.items())
+            + "</Relationships>").encode()
+    files.update(extra or {})
+    return make_docx([], document_xml=doc, extra_files=files)
+
+
+@pytest.mark.parametrize(("part", "root", "item"), [
+    ("word/footnotes.xml", "footnotes", "footnote"),
+    ("word/endnotes.xml", "endnotes", "endnote"),
+    ("word/comments.xml", "comments", "comment"),
+    ("word/header1.xml", "hdr", None),
+    ("word/footer2.xml", "ftr", None),
+])
+def test_docx_notes_comments_headers_and_footers_are_read(part, root, item):
+    inner = _para(CONTRACT)
+    if item:
+        inner = f'<w:{item} w:id="1">{inner}</w:{item}>'
+    data = _docx(_para("Body text."), {part: f'<?xml version="1.0"?><w:{root} {_WNS}>{inner}</w:{root}>'})
+    ex = extract_bytes(data, "x.docx")
+    assert ex.text.startswith("Body text.") and _found(CONTRACT, ex.text) and ex.unreadable is None
+    plain = extract_bytes(_docx(_para("Body text.") + _para(PROSE)), "y.docx")
+    assert not _found(CONTRACT, plain.text) and plain.unreadable is None
+
+
+def test_docx_text_box_is_read_once():
+    box = f"<w:txbxContent>{_para(CONTRACT)}</w:txbxContent>"
+    body = ("<w:p><w:r><mc:AlternateContent><mc:Choice Requires='wps'><w:drawing><wps:txbx>"
+            f"{box}</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox>{box}"
+            "</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>" + _para("After."))
+    ex = extract_bytes(_docx(body), "x.docx")
+    assert _found(CONTRACT, ex.text) and ex.text.count("Lessee") == 1
+    assert ex.text.endswith("After.")
+
+
+def _mht(html_text: str) -> bytes:
+    return ("MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n--b\r\n"
+            "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+            + html_text.replace("=", "=3D") + "\r\n--b--\r\n").encode()
+
+
+@pytest.mark.parametrize(("target", "content"), [
+    ("afchunk.htm", f"<html><body><p>{CONTRACT}</p></body></html>".encode()),
+    ("afchunk.txt", CONTRACT.encode("utf-16")),
+    ("afchunk.mht", _mht(f"<html><body><p class=\"x\">{CONTRACT}</p></body></html>")),
+    ("chunk.docx", _docx(_para(CONTRACT))),
+])
+def test_docx_alt_chunk_parts_are_read_in_place(target, content):
+    body = _para("Before.") + '<w:altChunk r:id="rIdChunk"/>' + _para("After.")
+    ex = extract_bytes(_docx(body, rels={"rIdChunk": target}, extra={f"word/{target}": content}), "x.docx")
+    assert _found(CONTRACT, ex.text) and ex.unreadable is None
+    assert ex.text.index("Before.") < ex.text.index("Lessee") < ex.text.index("After.")
+
+
+def test_docx_alt_chunk_that_cannot_be_read_is_recorded():
+    body = _para("Before.") + '<w:altChunk r:id="rId1"/><w:altChunk r:id="rId2"/>'
+    data = _docx(body, rels={"rId1": "chunk.rtf"}, extra={"word/chunk.rtf": b"{\\rtf1 " + CONTRACT.encode() + b"}"})
+    ex = extract_bytes(data, "x.docx")
+    assert "chunk.rtf: rtf content is not read" in ex.unreadable
+    assert "'rId2' refers to no part" in ex.unreadable
+
+
+def test_docx_doctype_entity_loses_no_text_and_is_recorded():
+    doc = ('<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY x "hidden words">]>'
+           f'<w:document {_WNS}><w:body><w:p><w:r><w:t>The Lessee &x; shall keep the Premises in good '
+           "repair and shall pay the rent on the first day of each month without demand, deduction "
+           "or set-off of any kind whatsoever.</w:t></w:r></w:p></w:body></w:document>")
+    ex = extract_bytes(make_docx([], document_xml=doc), "x.docx")
+    assert "shall keep the Premises" in ex.text and "whatsoever." in ex.text
+    assert "entity reference" in (ex.unreadable or "")
+    assert extract_bytes(make_docx([CONTRACT]), "y.docx").unreadable is None
 
 
 # -- PDF -----------------------------------------------------------------------------------------
