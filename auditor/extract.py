@@ -247,23 +247,96 @@ def _decode_with(data: bytes, enc: str) -> str:
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
-    """Decode bytes of unknown encoding: (text, Python codec name used).
+    """Decode bytes of unknown encoding: (text, name of the encoding used).
 
     Order: a BOM (utf-8-sig, utf-16, utf-32); UTF-16/32 without BOM from NUL-byte patterns;
     strict UTF-8; UTF-8 with replacement when valid multi-byte sequences outnumber invalid
     bytes two to one (a stray bad byte must not turn a UTF-8 file into cp1252 mojibake, while
-    cp1252 punctuation is never valid UTF-8);
-    strict cp1252; latin-1, which never fails. Decoding ``data`` with the returned codec (errors
-    replaced) gives the same text, except that lone UTF-16/32 surrogates are kept here for the
-    caller to count and replace. Never raises: binary input decodes to junk, which
-    ``extract_bytes`` recognises.
+    cp1252 punctuation is never valid UTF-8); strict cp1252; latin-1, which never fails.
+
+    Files that switch encoding are decoded region by region, and the name joins the regions'
+    encodings with ``+``: a UTF-16 head followed by 8-bit text (``utf-16-le+utf-8``), 8-bit text
+    followed by UTF-16, UTF-8 lines among cp1252 lines (``utf-8+cp1252``, decided line by line).
+    Otherwise decoding ``data`` with the returned codec (errors replaced) gives the same text,
+    except that lone UTF-16/32 surrogates are kept here for the caller to count and replace.
+    Never raises: binary input decodes to junk, which ``extract_bytes`` recognises.
     """
     bom = _bom(data)
-    if bom:
-        return _decode_with(data, bom[0]), bom[0]
-    enc = _nul_pattern(data[:_SNIFF])
-    if enc:
-        return _decode_with(data, enc), enc
+    wide = bom[0] if bom else _nul_pattern(data[:_SNIFF])
+    if wide and not bom and b"\x00" not in data[:_MIN_REGION]:
+        wide = None  # 8-bit text first: the NUL pattern is a later region's (below)
+    if wide == "utf-8-sig":
+        text, enc = _decode_8bit(data[3:])
+        return text, "utf-8-sig" if enc == "utf-8" else f"utf-8-sig+{enc}"
+    if wide:
+        cut = _end_of_wide(data, wide)
+        if cut is None:
+            return _decode_with(data, wide), wide
+        tail, tail_enc = decode_text(data[cut:])
+        return _decode_with(data[:cut], wide) + tail, f"{wide}+{tail_enc}"
+    start = _start_of_wide(data)
+    if start is not None:
+        head, head_enc = _decode_8bit(data[:start])
+        tail, tail_enc = decode_text(data[start:])
+        return head + tail, f"{head_enc}+{tail_enc}"
+    return _decode_8bit(data)
+
+
+_WIDE_UNIT = {"utf-16": 2, "utf-16-le": 2, "utf-16-be": 2, "utf-32": 4, "utf-32-le": 4, "utf-32-be": 4}
+_MIN_REGION = 256
+
+
+def _end_of_wide(data: bytes, wide: str) -> int | None:
+    """Where UTF-16/32 text stops, when an 8-bit region follows it: after its last NUL byte,
+    at least 256 bytes of ASCII-range text without a NUL (wide text that long would hold
+    spaces or newlines, whose encodings contain NUL bytes)."""
+    last = data.rfind(b"\x00")
+    unit = _WIDE_UNIT.get(wide, 2)
+    cut = -(-(last + 1) // unit) * unit
+    rest = data[cut:]
+    if len(rest) < _MIN_REGION or sum(1 for b in rest if b < 0x80) < 0.9 * len(rest):
+        return None
+    return cut
+
+
+def _start_of_wide(data: bytes, max_scan: int = 1 << 20) -> int | None:
+    """Where 8-bit text turns into UTF-16/32: the first NUL byte, if at least 256 bytes from
+    there on show a wide NUL pattern."""
+    first = data.find(b"\x00", 0, max_scan)
+    if first < 1 or len(data) - first < _MIN_REGION:
+        return None
+    for start in (first - 1, first, first - 3):  # little-endian (char, NUL) or big-endian (NUL, char)
+        if start >= 1 and _nul_pattern(data[start : start + _SNIFF]):
+            return start
+    return None
+
+
+def _decode_8bit(data: bytes) -> tuple[str, str]:
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if not _UTF8_MULTIBYTE.search(data):
+        return _decode_single_byte(data)
+    lines = data.splitlines(keepends=True)
+    out, encs = [], set()
+    for line in lines:
+        t, e = _decode_utf8_or_cp1252(line)
+        if e == "mixed":
+            t, e = _decode_single_byte(line)
+        out.append(t)
+        if not line.isascii():
+            encs.add(e)
+    if encs <= {"utf-8"}:
+        return "".join(out), "utf-8"
+    if "utf-8" not in encs:
+        return _decode_single_byte(data)
+    return "".join(out), "+".join(sorted(encs, key=lambda e: e != "utf-8"))
+
+
+def _decode_utf8_or_cp1252(data: bytes) -> tuple[str, str]:
+    """One line: UTF-8 (stray bad bytes replaced), or ``mixed`` when invalid bytes are too many
+    for that (the line is then decoded as cp1252)."""
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -272,10 +345,45 @@ def decode_text(data: bytes) -> tuple[str, str]:
     bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
     if len(_UTF8_MULTIBYTE.findall(data)) >= 2 * bad:
         return text, "utf-8"
+    return "", "mixed"
+
+
+def _decode_single_byte(data: bytes) -> tuple[str, str]:
     try:
         return data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
         return data.decode("latin-1"), "latin-1"
+
+
+# Above this charset-normalizer "mess ratio" (its own cut-off for a plausible decoding), text
+# decoded from a guessed or declared 8-bit encoding is gibberish.
+_MAX_MESS = 0.2
+_MESS_CHUNK = 100_000
+_GUESSED = ("cp1252", "latin-1")
+
+
+def mess(text: str) -> float:
+    """How much ``text`` looks like a wrong decoding (0 clean; above 0.2 gibberish): the worst
+    ratio of charset-normalizer's mess detector over 100,000-character chunks."""
+    from charset_normalizer.md import mess_ratio
+
+    if text.isascii() and not _CONTROL.search(text):
+        return 0.0
+    return max(mess_ratio(text[i : i + _MESS_CHUNK], 1.0) for i in range(0, len(text), _MESS_CHUNK))
+
+
+def _detected(data: bytes) -> tuple[str, str] | None:
+    """charset-normalizer's best decoding of ``data``, if it is a clean one."""
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[: 4 * _MESS_CHUNK]).best()
+    if best is None or best.encoding in ("utf_8", "ascii"):
+        return None
+    try:
+        text = data.decode(best.encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+    return (text, codecs.lookup(best.encoding).name) if mess(text) <= _MAX_MESS else None
 
 
 def _storable(text: str, warnings: list[str]) -> str:
@@ -305,13 +413,25 @@ def _is_binary_text(text: str) -> bool:
 
 def _extract_text(data: bytes, limits: Limits) -> Extracted:
     text, enc = decode_text(data)
-    if _is_binary_text(text):
-        raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
     warnings: list[str] = []
+    unreadable = None
+    guessed = enc in _GUESSED or "+" in enc
+    if _is_binary_text(text) or (guessed and mess(text) > _MAX_MESS):
+        found = _detected(data)  # an 8-bit encoding that is neither UTF-8 nor cp1252 (EBCDIC...)
+        if found:
+            warnings.append(f"decoding as {enc} gave gibberish; the detected {found[1]} reads cleanly")
+            text, enc = found
+        elif _is_binary_text(text):
+            raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
+        else:
+            unreadable = f"text decoded as {enc} is gibberish (mess ratio {mess(text):.2f}) and no encoding reads it cleanly"
+    if "+" in enc:
+        warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
     text = _check_text(_storable(text, warnings), "text", limits)
-    return Extracted("text", text, "auditor.text", _auditor_version(), encoding=enc, warnings=warnings)
+    return Extracted("text", text, "auditor.text", _auditor_version(), encoding=enc, warnings=warnings,
+                     unreadable=unreadable)
 
 
 # -- HTML --------------------------------------------------------------------------------------
@@ -506,28 +626,53 @@ class _StdlibWalker(html.parser.HTMLParser):
 
 
 def _decode_html(data: bytes, warnings: list[str]) -> tuple[str, str]:
-    """BOM, then a declared charset (``<meta>`` or XML declaration), then ``decode_text``."""
+    """BOM, then a declared charset (``<meta>`` or XML declaration), then ``decode_text``.
+
+    A declaration is used only when it is a WHATWG Encoding label (browsers ignore any other,
+    such as ``cp037``), decodes the bytes, and does not turn them into gibberish (a single-byte
+    label on valid multi-byte UTF-8, a CJK label on cp1252 text); otherwise the encoding is
+    detected, with a warning.
+    """
+    import webencodings
+
     if _bom(data) or _nul_pattern(data[:_SNIFF]):
         return decode_text(data)
     head = data[:_SNIFF]
     m = _META_CHARSET.search(head) or _XML_ENCODING.search(head)
-    if m:
-        declared = m.group(1).decode("ascii", "replace")
-        try:
-            enc = codecs.lookup(declared).name
-        except LookupError:
-            enc = ""
-        if enc in ("iso8859-1", "ascii"):
-            enc = "cp1252"  # as browsers do: the C1 range of such pages is cp1252 punctuation
-        if enc and "16" not in enc and "32" not in enc:
-            try:
-                return data.decode(enc), enc
-            except UnicodeDecodeError:
-                pass
+    if not m:
+        return decode_text(data)
+    declared = m.group(1).decode("ascii", "replace")
+    label = webencodings.lookup(declared)
+    if label is None:
+        text, used = decode_text(data)
+        warnings.append(f"declared charset {declared!r} is not an encoding browsers know; ignored, used {used}")
+        return text, used
+    if label.name in ("utf-16le", "utf-16be", "replacement"):  # browsers do not decode with these either
+        return decode_text(data)
+    enc = codecs.lookup(label.codec_info.name).name
+    try:
+        text = data.decode(label.codec_info.name)
+    except UnicodeDecodeError:
         text, used = decode_text(data)
         warnings.append(f"declared charset {declared!r} does not decode this document; used {used}")
         return text, used
-    return decode_text(data)
+    if text.isascii() or enc == "utf-8":
+        return text, enc
+    if _UTF8_MULTIBYTE.search(data):
+        try:
+            utf8 = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            warnings.append(f"declared charset {declared!r} turns valid UTF-8 into mojibake; used utf-8")
+            return utf8, "utf-8"
+    ratio = mess(text)
+    if ratio > _MAX_MESS:
+        other, used = decode_text(data)
+        if mess(other) < ratio:
+            warnings.append(f"declared charset {declared!r} gives gibberish (mess ratio {ratio:.2f}); used {used}")
+            return other, used
+    return text, enc
 
 
 def _parse_html(text: str, builder: _TextBuilder, warnings: list[str]) -> None:
@@ -553,13 +698,18 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     """Visible text of an HTML document (also the HTML documents inside EDGAR submissions)."""
     warnings: list[str] = []
     text, enc = _decode_html(data, warnings)
+    unreadable = []
+    if "+" in enc:
+        warnings.append(f"mixed encodings: decoded region by region as {enc}")
+    if (enc in _GUESSED or "+" in enc) and mess(text) > _MAX_MESS:
+        unreadable.append(f"HTML decoded as {enc} is gibberish (mess ratio {mess(text):.2f})")
     text = _storable(text, warnings)
     builder = _TextBuilder(0, warnings)
     _parse_html(text, builder, warnings)
     out = "\n".join(line.rstrip(" \t") for line in builder.text().split("\n")).strip("\n")
     out = _check_text(_storable(out, warnings), "HTML document", limits)
     return Extracted("html", out, "lxml", _version("lxml"), encoding=enc, warnings=warnings,
-                     unreadable="; ".join(builder.unreadable) or None)
+                     unreadable="; ".join(unreadable + builder.unreadable) or None)
 
 
 # -- PDF ---------------------------------------------------------------------------------------

@@ -335,6 +335,79 @@ def test_malformed_docx():
     assert code_of(make_docx([], document_xml="<w:document><unclosed>")) == "docx_error"
 
 
+# -- declared and mixed encodings ---------------------------------------------------------------
+
+LEASE = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
+         "day of each month without demand, deduction or set-off of any kind whatsoever.\n")
+
+
+def _has_lease(text: str) -> bool:
+    from auditor.normalize import normalize
+
+    return normalize(LEASE) in normalize(text)
+
+
+def test_a_charset_label_browsers_do_not_know_is_ignored():
+    page = f'<html><head><meta charset="cp037"></head><body><p>{LEASE}</p></body></html>'.encode()
+    ex = extract_bytes(page, "x.html")
+    assert _has_lease(ex.text) and ex.encoding == "utf-8"
+    assert any("not an encoding browsers know" in w for w in ex.warnings)
+    known = f'<html><head><meta charset="windows-1252"></head><body><p>\u201c{LEASE}\u201d</p></body></html>'
+    ex = extract_bytes(known.encode("cp1252"), "y.html")
+    assert ex.encoding == "cp1252" and ex.text.startswith("\u201cThe Lessee") and not ex.warnings
+
+
+def test_a_declared_charset_that_makes_mojibake_of_utf8_is_not_trusted():
+    page = f'<html><head><meta charset="windows-1251"></head><body><p>\u201c{LEASE}\u201d caf\u00e9</p></body></html>'
+    ex = extract_bytes(page.encode("utf-8"), "x.html")
+    assert ex.encoding == "utf-8" and ex.text.startswith("\u201cThe Lessee") and ex.text.endswith("caf\u00e9")
+    russian = ('<html><head><meta charset="windows-1251"></head><body><p>\u0410\u0440\u0435\u043d\u0434'
+               "\u0430\u0442\u043e\u0440 \u043e\u0431\u044f\u0437\u0443\u0435\u0442\u0441\u044f</p></body></html>")
+    ex = extract_bytes(russian.encode("cp1251"), "y.html")
+    assert ex.encoding == "cp1251" and ex.text.startswith("\u0410\u0440\u0435\u043d") and not ex.warnings
+
+
+def test_utf16_head_with_a_utf8_tail_decodes_both():
+    data = ("Cover \u201cpage\u201d.\n" * 30).encode("utf-16-le") + (LEASE * 3).encode("utf-8")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-16-le+utf-8" and _has_lease(ex.text) and ex.text.startswith("Cover \u201cpage")
+    assert any("mixed encodings" in w for w in ex.warnings) and ex.unreadable is None
+    whole = ("Cover \u201cpage\u201d.\n" * 30 + LEASE * 3).encode("utf-16")
+    ex = extract_bytes(whole, "y.txt")
+    assert ex.encoding == "utf-16" and _has_lease(ex.text) and not ex.warnings
+
+
+def test_utf8_head_with_a_utf16_tail_decodes_both():
+    data = (LEASE * 3).encode() + ("Schedule \u201cA\u201d. " + LEASE).encode("utf-16-le")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-8+utf-16-le" and ex.text.count("The Lessee") == 4
+
+
+def test_utf8_with_a_cp1252_tail_is_decoded_line_by_line():
+    data = ("\u201cOpening\u201d caf\u00e9.\n" * 10).encode() + ("\u201cTail\u201d na\u00efve.\n" + LEASE).encode("cp1252")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-8+cp1252" and "\ufffd" not in ex.text
+    assert ex.text.startswith("\u201cOpening\u201d caf\u00e9.") and "\u201cTail\u201d na\u00efve." in ex.text
+    assert _has_lease(ex.text)
+
+
+def test_ebcdic_text_is_detected_not_refused():
+    ex = extract_bytes((LEASE * 10).encode("cp037"), "x.txt")
+    assert ex.encoding == "cp037" and _has_lease(ex.text) and ex.unreadable is None
+
+
+def test_gibberish_after_decoding_is_recorded_unreadable():
+    import random
+
+    r = random.Random(1)
+    junk = bytes(r.choice([*range(0xA0, 0x100), 0x20, 0x20, 0x20]) for _ in range(3000))
+    ex = extract_bytes(junk, "x.txt")
+    assert "gibberish" in (ex.unreadable or "")
+    for clean in (LEASE.encode("cp1252"), ("\u201cLease\u201d " + LEASE).encode("cp1252"),
+                  "\u0410\u0440\u0435\u043d\u0434\u0430\u0442\u043e\u0440 \u043e\u0431\u044f\u0437\u0443\u0435\u0442\u0441\u044f.".encode()):
+        assert extract_bytes(clean, "y.txt").unreadable is None
+
+
 # -- what a reader could see or a machine could carry ---------------------------------------------
 
 CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
