@@ -240,6 +240,14 @@ def _run_documents(db: Any) -> None:
         ) WITHOUT ROWID""")
 
 
+@migration("0005_documents_unreadable")
+def _documents_unreadable(db: Any) -> None:
+    """Why a document's text could not be (fully) read, so that it cannot be audited: (cid:N)
+    glyphs, letter-spaced fragments, gibberish after decoding, parts of a .docx or HTML page
+    not read. NULL when the text is a reading of the document."""
+    db.execute("ALTER TABLE documents ADD COLUMN unreadable TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

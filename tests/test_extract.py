@@ -606,10 +606,85 @@ def test_corrupt_pdf(data):
     assert ":" in str(info.value)  # names pdfminer's exception type
 
 
-def test_pdf_without_text_layer_is_empty():
+def test_pdf_without_text_layer_is_unreadable():
     with pytest.raises(ExtractionError, match="no text layer") as info:
         extract_bytes(make_pdf(["", ""]))
-    assert info.value.code == "empty"
+    assert info.value.code == "no_text"
+
+
+def _font_pdf(content: bytes, font: bytes) -> bytes:
+    """A one-page PDF whose content uses font /F1 (given) and Helvetica as /F2."""
+    objs: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objs.append(body)
+        return len(objs)
+
+    catalog, pages, f1 = add(b""), add(b""), add(font)
+    stream = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    page = add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R "
+               b"/F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>"
+               % (pages, f1, stream))
+    objs[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages
+    objs[pages - 1] = b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
+    return bytes(out)
+
+
+# A CID font without a ToUnicode map: pdfminer can only say which glyph ids are drawn.
+_CID_FONT = (b"<< /Type /Font /Subtype /Type0 /BaseFont /Hidden /Encoding /Identity-H /DescendantFonts "
+             b"[<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Hidden /CIDSystemInfo << /Registry (Adobe) "
+             b"/Ordering (Identity) /Supplement 0 >> /DW 500 >>] >>")
+
+
+def _cid_run(text: str) -> bytes:
+    return b"<" + "".join("%04X" % (ord(c) - 29) for c in text).encode() + b"> Tj"
+
+
+def test_pdf_text_in_unmapped_glyphs_is_unreadable():
+    content = (b"BT /F2 11 Tf 72 760 Td (Exhibit 10.3, lease.) Tj ET BT /F1 11 Tf 72 740 Td "
+               + _cid_run(CONTRACT[:90]) + b" ET")
+    ex = extract_bytes(_font_pdf(content, _CID_FONT), "x.pdf")
+    assert "(cid:" in ex.text and "glyphs without a Unicode mapping" in ex.unreadable
+    # A lone unmapped bullet in readable text is not a reason.
+    content = (b"BT /F1 11 Tf 72 760 Td <0003> Tj ET BT /F2 11 Tf 90 760 Td ("
+               + CONTRACT[:90].encode() + b") Tj ET")
+    ex = extract_bytes(_font_pdf(content, _CID_FONT), "y.pdf")
+    assert "(cid:" in ex.text and ex.unreadable is None
+
+
+def _spaced_pdf(text: str, spacing: float) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_char_spacing(spacing)
+    pdf.multi_cell(0, 5, text)
+    return bytes(pdf.output())
+
+
+def test_letter_spaced_pdf_text_is_rejoined():
+    text = "SUPPLY AGREEMENT. " + CONTRACT * 2
+    ex = extract_bytes(_spaced_pdf(text, 2), "x.pdf")
+    assert _found(CONTRACT, ex.text) and ex.text.startswith("SUPPLY AGREEMENT.")
+    assert ex.unreadable is None and any("letter-spaced" in w for w in ex.warnings)
+    plain = extract_bytes(_spaced_pdf(text, 0), "y.pdf")
+    assert _found(CONTRACT, plain.text) and plain.unreadable is None and not plain.warnings
+
+
+def test_letter_spaced_pdf_text_that_falls_apart_is_unreadable():
+    ex = extract_bytes(_spaced_pdf(CONTRACT * 3, 6), "x.pdf")
+    assert not _found(CONTRACT, ex.text)
+    assert "letter-spaced" in (ex.unreadable or "") or "single letters" in (ex.unreadable or "")
 
 
 def test_pdf_page_and_text_limits():
