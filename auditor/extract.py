@@ -206,6 +206,7 @@ _UTF8_MULTIBYTE = re.compile(
     rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_INVISIBLE_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f-\x9f]+")  # NUL: see _storable
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _BINARY_HEAD = 65536
 _MAX_CONTROL = 0.05
@@ -422,9 +423,15 @@ def _extract_text(data: bytes, limits: Limits) -> Extracted:
             warnings.append(f"decoding as {enc} gave gibberish; the detected {found[1]} reads cleanly")
             text, enc = found
         elif _is_binary_text(text):
-            raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
+            # Text with control characters strewn through it is still text; binary data is not.
+            visible = _CONTROL.sub("", text)
+            if not visible.strip() or mess(visible) > _MAX_MESS:
+                raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
         else:
             unreadable = f"text decoded as {enc} is gibberish (mess ratio {mess(text):.2f}) and no encoding reads it cleanly"
+    text, n = _INVISIBLE_CONTROL.subn("", text)
+    if n:
+        warnings.append(f"removed {n} control characters (invisible, they would split words)")
     if "+" in enc:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
@@ -1004,25 +1011,126 @@ def _extension(name: str) -> str | None:
     return ext if ext.isalnum() and len(ext) <= 5 else None
 
 
+_ARCHIVES = ("gz", "zip", "bz2", "xz")
+_MAX_ARCHIVE_DEPTH = 2
+_HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
+
+
+def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
+    """Every text node of an XML document (an EDGAR ``<XML>`` or ``<XBRL>`` part), one per line;
+    a node holding escaped HTML (an XBRL text block) gives that HTML's visible text."""
+    from lxml import etree
+
+    warnings: list[str] = []
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+                             remove_pis=True, remove_comments=True, recover=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except (etree.XMLSyntaxError, ValueError) as e:
+        raise ExtractionError("xml_error", f"unreadable XML: {e}") from e
+    if root is None:
+        raise ExtractionError("xml_error", "unreadable XML: no root element")
+    if len(parser.error_log):
+        warnings.append(f"XML not well-formed, read with recovery ({parser.error_log[0].message.strip()})")
+    out: list[str] = []
+    for node in root.iter():
+        for value in (node.text, node.tail if node is not root else None):
+            if value and value.strip():
+                if "<" in value and _HTML_IN_TEXT.search(value):
+                    try:
+                        value = html_to_text(value.encode("utf-8", "surrogatepass"), limits).text
+                    except ExtractionError:
+                        continue
+                out.append(value.strip())
+    text = _check_text(_storable("\n".join(out), warnings), "XML document", limits)
+    return Extracted("xml", text, "lxml", _version("lxml"), encoding="utf-8", warnings=warnings)
+
+
+def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` in total."""
+    import bz2
+    import gzip
+    import lzma
+
+    if kind == "zip":
+        out: list[tuple[str, bytes]] = []
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for info in sorted(z.infolist(), key=lambda i: i.filename):
+                    if info.is_dir():
+                        continue
+                    member = _read_member(data, info.filename, limit)
+                    limit -= len(member)
+                    out.append((info.filename, member))
+        except _DOCX_ERRORS as e:
+            raise ExtractionError("archive_error", f"unreadable zip: {type(e).__name__}: {e}") from e
+        return out
+    opener = {"gz": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+    try:
+        with opener(fileobj=io.BytesIO(data)) as f:  # type: ignore[operator]
+            out_bytes = f.read(limit + 1)
+    except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as e:
+        raise ExtractionError("archive_error", f"unreadable {kind}: {type(e).__name__}: {e}") from e
+    if len(out_bytes) > limit:
+        raise ExtractionError("too_large", f"{kind} data inflates to more than {limit} bytes")
+    return [("", out_bytes)]
+
+
+def _extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> Extracted:
+    """The text of every member of a compressed part (a uuencoded .gz or .zip exhibit), in name
+    order; members that cannot be read are named in ``unreadable``."""
+    kind = binary_kind(data) or ""
+    members = _unpack(data, kind, limits.max_file_bytes)
+    texts: list[str] = []
+    unreadable: list[str] = []
+    warnings = [f"decompressed {kind} {name!r}: {len(members)} member(s)"]
+    for member, raw in members:
+        label = member or (name[:-3] if name.lower().endswith(".gz") else name)
+        fmt = detect_format(raw, label)
+        inner = binary_kind(raw)
+        try:
+            if inner in _ARCHIVES and depth < _MAX_ARCHIVE_DEPTH:
+                ex = _extract_archive(raw, label, limits, depth + 1)
+            elif fmt in ("binary", "edgar"):
+                unreadable.append(f"{label}: {inner or fmt} content is not read")
+                continue
+            else:
+                ex = _extract_format(fmt, raw, limits)
+        except ExtractionError as e:
+            if e.code != "empty":
+                unreadable.append(f"{label}: {e}")
+            continue
+        if ex.unreadable:
+            unreadable.append(f"{label}: {ex.unreadable}")
+        texts.append(ex.text)
+        warnings += ex.warnings
+    text = _check_text("\n\n".join(t.strip("\n") for t in texts), f"{kind} archive", limits)
+    return Extracted(f"{kind}-archive", text, "auditor.archive", _auditor_version(), warnings=warnings,
+                     unreadable="; ".join(unreadable) or None)
+
+
 def _extract_part(doc: edgar.Document, limits: Limits) -> Part:
     meta = dict(doc.meta)
     try:
         content = edgar.content(doc.raw)
         if content.kind in ("xbrl", "xml"):
-            return Part(doc.raw, meta, "skipped", None, f"structured:{content.kind}",
-                        f"<{content.kind.upper()}> data, not prose")
-        if content.kind == "html":
+            ex = xml_to_text(content.payload, limits)
+        elif content.kind == "html":
             ex = html_to_text(content.payload, limits)
         elif content.kind == "text":
             ex = _extract_text(content.payload, limits)
         else:
             name = content.name or meta.get("filename") or ""
             fmt = detect_format(content.payload, name)
-            if fmt == "binary" or fmt == "edgar":
-                kind = _extension(name) or binary_kind(content.payload) or "unknown"
+            kind = binary_kind(content.payload)
+            if kind in _ARCHIVES:
+                ex = _extract_archive(content.payload, name, limits)
+            elif fmt == "binary" or fmt == "edgar":
+                kind = _extension(name) or kind or "unknown"
                 return Part(doc.raw, meta, "skipped", None, f"binary:{kind}",
                             f"binary document {name!r} ({len(content.payload)} bytes decoded)")
-            ex = _extract_format(fmt, content.payload, limits)
+            else:
+                ex = _extract_format(fmt, content.payload, limits)
         ex.warnings[:0] = content.warnings
     except ExtractionError as e:
         status = "skipped" if e.code in _SKIP_CODES else "failed"
