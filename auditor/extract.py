@@ -447,12 +447,18 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", 
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
 _WS = re.compile(r"[ \t\n\r\f\v\xa0]+")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
-# Never shown and never prose. <noscript>, <template> and <object> fallback content are read:
-# a reader sees them (scripts or plug-ins off) or a machine carries them to one. An <iframe>'s
-# children are not shown, its ``srcdoc`` document is (read below); in <svg>, only the text
-# elements are text.
-_SKIP = frozenset({"script", "style", "head", "title", "math", "iframe", "ix:header", "xml"})
+# Never shown and never prose. <noscript>, <template>, <object> and <iframe> fallback content
+# are read: a reader sees them (scripts, plug-ins or frames off) or a machine carries them to
+# one; an iframe's ``srcdoc`` document is read too (below). In <svg>, only the text elements
+# are text, until an HTML element that browsers do not let stay in SVG closes it.
+_SKIP = frozenset({"script", "style", "head", "title", "math", "ix:header", "xml"})
 _SVG_TEXT = frozenset({"text", "foreignobject"})
+_SVG_BREAKOUT = frozenset({
+    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
+    "embed", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "li", "listing", "menu", "meta",
+    "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup",
+    "table", "tt", "u", "ul", "var",
+})
 _MAX_SRCDOC_DEPTH = 4
 _PARA = frozenset({
     "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "pre", "hr", "ul", "ol", "dl",
@@ -503,6 +509,8 @@ class _TextBuilder:
             if tag not in _VOID:
                 self.skip.append(tag)
             return
+        if self.svg and not self.svg_text and tag in _SVG_BREAKOUT:
+            self.svg = 0  # as browsers do: this element ends the SVG, its text is shown
         if tag == "svg":
             self.svg += 1
         elif self.svg and tag in _SVG_TEXT:
@@ -1030,8 +1038,12 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         raise ExtractionError("xml_error", f"unreadable XML: {e}") from e
     if root is None:
         raise ExtractionError("xml_error", "unreadable XML: no root element")
-    if len(parser.error_log):
-        warnings.append(f"XML not well-formed, read with recovery ({parser.error_log[0].message.strip()})")
+    unreadable = None
+    fatal = [e for e in parser.error_log if e.level == etree.ErrorLevels.FATAL]
+    if fatal:  # recovery may have dropped text after the error
+        unreadable = f"XML not well-formed at line {fatal[0].line} ({fatal[0].message.strip()}): text may be missing"
+    elif len(parser.error_log):
+        warnings.append(f"XML read with recovery ({parser.error_log[0].message.strip()})")
     out: list[str] = []
     for node in root.iter():
         for value in (node.text, node.tail if node is not root else None):
@@ -1043,7 +1055,8 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
                         continue
                 out.append(value.strip())
     text = _check_text(_storable("\n".join(out), warnings), "XML document", limits)
-    return Extracted("xml", text, "lxml", _version("lxml"), encoding="utf-8", warnings=warnings)
+    return Extracted("xml", text, "lxml", _version("lxml"), encoding="utf-8", warnings=warnings,
+                     unreadable=unreadable)
 
 
 def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:

@@ -362,3 +362,11 @@ def test_text_with_control_characters_keeps_its_text():
 def test_image_only_pdf_part_is_failed_with_the_reason():
     part = _part({"type": "EX-99.1", "filename": "scan.pdf", "data": make_pdf(["", ""])})
     assert (part.status, part.code) == ("failed", "no_text") and "no text layer" in part.message
+
+
+def test_xml_part_cut_off_mid_element_is_recorded_unreadable():
+    part = _part({"type": "EX-10.1", "filename": "x.xml", "text": f"<XML>\n<a><b>{LEASE}</b><c>more"})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+    assert "not well-formed" in part.extracted.unreadable
+    ok = _part({"type": "EX-10.1", "filename": "y.xml", "text": f"<XML>\n<a><b>{LEASE}</b></a>\n</XML>"})
+    assert ok.extracted.unreadable is None
