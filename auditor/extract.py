@@ -300,15 +300,17 @@ def _end_of_wide(data: bytes, wide: str) -> int | None:
     return cut
 
 
-def _start_of_wide(data: bytes, max_scan: int = 1 << 20) -> int | None:
-    """Where 8-bit text turns into UTF-16/32: the first NUL byte, if at least 256 bytes from
-    there on show a wide NUL pattern."""
-    first = data.find(b"\x00", 0, max_scan)
-    if first < 1 or len(data) - first < _MIN_REGION:
-        return None
-    for start in (first - 1, first, first - 3):  # little-endian (char, NUL) or big-endian (NUL, char)
-        if start >= 1 and _nul_pattern(data[start : start + _SNIFF]):
-            return start
+def _start_of_wide(data: bytes, probes: int = 64) -> int | None:
+    """Where 8-bit text turns into UTF-16/32: a NUL byte from which at least 256 bytes show a
+    wide NUL pattern (stray NULs before it are passed over, up to ``probes`` of them)."""
+    pos = data.find(b"\x00")
+    for _ in range(probes):
+        if pos < 1 or len(data) - pos < _MIN_REGION:
+            return None
+        for start in (pos - 1, pos, pos - 3):  # little-endian (char, NUL) or big-endian (NUL, char)
+            if start >= 1 and _nul_pattern(data[start : start + _SNIFF]):
+                return start
+        pos = data.find(b"\x00", pos + _SNIFF)
     return None
 
 

@@ -381,6 +381,10 @@ def test_utf8_head_with_a_utf16_tail_decodes_both():
     data = (LEASE * 3).encode() + ("Schedule \u201cA\u201d. " + LEASE).encode("utf-16-le")
     ex = extract_bytes(data, "x.txt")
     assert ex.encoding == "utf-8+utf-16-le" and ex.text.count("The Lessee") == 4
+    late = (LEASE * 9000).encode() + b"\x00stray\n" + (LEASE * 9000).encode() + ("Schedule. " + LEASE).encode("utf-16-le")
+    ex = extract_bytes(late, "y.txt")  # 1.5 MB of UTF-8, a stray NUL, then UTF-16
+    assert ex.encoding == "utf-8+utf-16-le"
+    assert _has_lease(ex.text[-400:])
 
 
 def test_utf8_with_a_cp1252_tail_is_decoded_line_by_line():
