@@ -285,6 +285,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
 
 _WIDE_UNIT = {"utf-16": 2, "utf-16-le": 2, "utf-16-be": 2, "utf-32": 4, "utf-32-le": 4, "utf-32-be": 4}
 _MIN_REGION = 256
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def _end_of_wide(data: bytes, wide: str) -> int | None:
@@ -295,7 +296,7 @@ def _end_of_wide(data: bytes, wide: str) -> int | None:
     unit = _WIDE_UNIT.get(wide, 2)
     cut = -(-(last + 1) // unit) * unit
     rest = data[cut:]
-    if len(rest) < _MIN_REGION or sum(1 for b in rest if b < 0x80) < 0.9 * len(rest):
+    if len(rest) < _MIN_REGION or len(rest.translate(None, _HIGH_BYTES)) < 0.9 * len(rest):
         return None
     return cut
 
