@@ -74,7 +74,7 @@ class Content:
 
     ``kind`` is "html" (payload: the HTML), "text" (payload: the text with old SGML layout
     tags removed), "binary" (payload: uudecoded bytes, ``name`` from the ``begin`` line) or
-    "xbrl"/"xml" (structured data, payload unused).
+    "xbrl"/"xml" (payload: the XML inside the wrapper, whose text a machine carries too).
     """
 
     kind: str
@@ -173,7 +173,7 @@ def content(raw: bytes) -> Content:
             inner = _unwrap(body, wrapper)
             if re.search(rb"<html\b", inner[:_HEAD_SCAN * 4], re.I):
                 return Content("html", inner)  # inline XBRL: an HTML document with tagged facts
-            return Content(kind, b"")
+            return Content(kind, inner.strip())
     if upper.startswith(b"<PDF>"):
         body = _unwrap(body, b"<PDF>").lstrip()
     m = _BEGIN.search(body[:1024])

@@ -13,12 +13,12 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from typing import Any
 
 from auditor.normalize import words_bytes
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
 
 
@@ -92,6 +92,8 @@ def build_index(
         ``rebuild=True`` (the whole index is dropped and rebuilt), otherwise IndexMismatch.
     """
     params = params or store.params
+    if rebuild:  # a rebuild indexes with this auditor's normalisation and hash
+        params = replace(params, normalization=DEFAULT_PARAMS.normalization, hash=DEFAULT_PARAMS.hash)
     if not rebuild:
         store.check_params(params)  # an empty index may take new parameters without a rebuild
     if rebuild or params != store.params:

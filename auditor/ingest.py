@@ -132,6 +132,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
         "page_offsets": ex.page_offsets,
         "meta": ex.meta,
         "warnings": ex.warnings,
+        "unreadable": ex.unreadable,
         "text": ex.text,
         "n_chars": len(ex.text),
     }
@@ -196,7 +197,7 @@ def _store_doc(
         cur = c.execute(
             "INSERT INTO documents (sha256, parent_id, format, extractor, extractor_version, encoding,"
             " size, n_pages, page_offsets, n_chars, n_words, norm_sha256, duplicate_of, meta, warnings,"
-            " path, batch_id, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " path, batch_id, created, unreadable) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 d["sha256"], within_id, d["format"], d["extractor"], d["extractor_version"],
                 d["encoding"], d["size"],
@@ -204,7 +205,7 @@ def _store_doc(
                 json.dumps(d["page_offsets"]) if d["page_offsets"] is not None else None,
                 d["n_chars"], d["n_words"], d["norm_sha256"], dup,
                 json.dumps(d["meta"], sort_keys=True), json.dumps(d["warnings"]),
-                f"{task.path}#{part}" if part else task.path, batch_id, now(),
+                f"{task.path}#{part}" if part else task.path, batch_id, now(), d.get("unreadable"),
             ),
         )
         doc_id = int(cur.lastrowid or 0)

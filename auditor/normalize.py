@@ -1,38 +1,61 @@
-"""Text normalisation that survives reformatting.
+"""Text normalisation that survives reformatting and disguise.
 
 Two documents that say the same words in the same order must give the same word sequence,
 whatever their layout: line width, indentation, blank lines, page breaks, case, typographic
-quotes and dashes, ligatures, full-width forms, and words hyphenated across line ends.
+quotes and dashes, ligatures, full-width forms, words hyphenated across line ends; and whatever
+a submitter did to make a copy look different to a machine but not to a reader: invisible
+characters inside words, or letters of another script that look like Latin ones.
 
 The rules (``NORMALIZATION_VERSION`` names them; bump it when any rule changes, since the
 index records it and refuses to mix versions):
 
 1. Unicode NFKC, full case folding, NFKC again (folding can leave decomposed sequences).
-2. Soft hyphens and Unicode hyphens count as ``-``. A hyphen between two letters or digits is
-   removed, joining them, whether the next part follows directly (``non-exclusive``) or after a
-   line break (``agree-\\n  ment``); so a word broken at a line end and the same word unbroken
+2. Invisible characters go: Unicode category Cf and the Default_Ignorable_Code_Point set
+   (zero-width spaces and joiners, U+2060, U+FEFF, U+034F, bidi controls, variation
+   selectors, tag characters, Hangul fillers...). A soft hyphen counts as a hyphen before a
+   line break, where a reader sees it, and goes like the others anywhere else.
+3. Confusable letters fold to one representative, the skeleton of Unicode TR39 (section 4),
+   with the table of confusables.txt as shipped by ``confusable_homoglyphs``: Cyrillic U+0430
+   and Greek U+03BF become ``a`` and ``o``, and Cyrillic U+0451 (decomposed first) ``ë``. ASCII characters
+   are never changed: the look-alikes TR39 lists among them (``0``/``O``, ``1``/``l``,
+   ``rn``/``m``) are edits a reader can see, and keeping ASCII words as they are keeps the
+   English stemming and stop words of the near-duplicate measures working. Punctuation whose
+   look-alike is punctuation too is left alone (it only separates words either way).
+4. Unicode hyphens count as ``-``. A hyphen between two letters or digits is removed,
+   joining them, whether the next part follows directly (``non-exclusive``) or after a line
+   break (``agree-\\n  ment``); so a word broken at a line end and the same word unbroken
    normalise alike, as do a compound written on one line and wrapped at its hyphen.
-3. Words are maximal runs of letters and digits (``str.isalnum``); everything else, quotes and
+5. Words are maximal runs of letters and digits (``str.isalnum``); everything else, quotes and
    dashes included, only separates words.
 
-``words_bytes`` is the fast path used to build the index (ASCII documents skip the Unicode
-steps, which are identities on ASCII). ``words_with_offsets`` gives the same words with their
-character spans in the original text, for locating matches; a property test holds the two to
-the same output.
+``words_bytes`` is the fast path used to build the index: ASCII documents skip the Unicode
+steps, which are identities on ASCII (ASCII holds no format or default-ignorable character,
+and rule 3 keeps ASCII as it is); mostly-ASCII documents fold only their non-ASCII runs.
+``words_with_offsets`` gives the same words with their character spans in the original text,
+for locating matches; a property test holds the two to the same output.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import re
 import unicodedata
+from importlib.resources import files
 
 import numpy as np
+import regex
 
-NORMALIZATION_VERSION = "nfkc-casefold-dehyphen-alnum/1"
+NORMALIZATION_VERSION = "nfkc-casefold-dehyphen-alnum-skeleton/2"
 
-_HYPHEN_CHARS = "\u00ad\u2010\u2011"
+_HYPHEN_CHARS = "\u2010\u2011"
+_LINE_BREAK = "\\n\\r\\f\\v\\x1c-\\x1e\\x85\\u2028\\u2029"
 # Starts with the literal so the regex engine can skip straight to hyphens.
-_JOIN = re.compile(r"-(?<=[^\W_]-)(?:[ \t]*[\n\r\f\v\x1c-\x1e\x85\u2028\u2029]\s*)?(?=[^\W_])")
+_JOIN = re.compile(r"-(?<=[^\W_]-)(?:[ \t]*[" + _LINE_BREAK + r"]\s*)?(?=[^\W_])")
+# A soft hyphen is shown, as a hyphen, only where the line breaks after it.
+_SOFT_HYPHEN_AT_BREAK = re.compile(r"\u00ad+(?=[ \t]*[" + _LINE_BREAK + r"])")
+_IGNORABLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cf}]+")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _WORD = re.compile(r"[^\W_]+")
@@ -42,17 +65,152 @@ _BYTE_TABLE = bytes(
     b if (b >= 0x80 or chr(b).isalnum()) else 0x20 for b in range(256)
 )
 
+# The skeleton table below is derived from confusable_homoglyphs' data; this digest names the
+# table the version above was built with, so a dependency upgrade that changes it is caught
+# (``skeleton_table_digest``) instead of silently mixing two normalisations in one index.
+SKELETON_TABLE_SHA256 = "3ed58cd7c55553af0a27ac7222c082e357ed76de015d1ad6a8ba219e749186f4"
+
+
+def _unmark(s: str) -> str:
+    """confusable_homoglyphs wraps right-to-left characters in U+200E marks; they are not data."""
+    return s.replace("\u200e", "").replace("\u200f", "")
+
 
 def _fold(piece: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", piece).casefold())
 
 
+def _representative(members: list[str], graph: dict[str, set[str]]) -> str:
+    """The skeleton of one class of confusables.
+
+    confusables.txt maps each source character to a prototype, so a class is a star around its
+    prototype (the member with the most neighbours; of a pair, the multi-character one, or the
+    ASCII one, else the lower code point: any fixed choice gives the same classes). A class
+    holding an ASCII character is represented by one, since ASCII text is never changed.
+    """
+    centre = max(members, key=lambda m: (len(graph[m]), len(m) > 1, m.isascii(), [-ord(c) for c in m]))
+    if len(centre) == 1 and centre.isascii():
+        return centre
+    ascii_chars = sorted(m for m in members if len(m) == 1 and m.isascii())
+    return ascii_chars[0] if ascii_chars else centre
+
+
+def _maps(source: str, rep: str) -> bool:
+    """Whether the skeleton replaces ``source`` (a non-ASCII character) by ``rep``.
+
+    Letters and digits always. A symbol or punctuation mark only when it stands in for one
+    ASCII letter or digit (U+2223 DIVIDES for ``l``, U+00D7 for ``x``): mapping punctuation to
+    punctuation would change nothing but dashes (TR39 maps the em dash to a Katakana letter),
+    and currency signs keep their meaning (the euro sign is not a letter).
+    """
+    if source.isalnum():
+        return True
+    cat = unicodedata.category(source)
+    return cat in ("Sm", "So", "Po") and len(rep) == 1 and rep.isascii() and rep.isalnum()
+
+
+@functools.cache
+def _skeleton_table() -> dict[int, str]:
+    """``ord(c)`` -> skeleton of ``c``, for each non-ASCII character TR39 maps elsewhere.
+
+    Values are closed under the whole fold (NFKC, case folding, the table itself), so one
+    pass over a decomposed text gives its skeleton.
+    """
+    data = json.loads((files("confusable_homoglyphs") / "confusables.json").read_text("utf-8"))
+    graph: dict[str, set[str]] = {}
+    for key, entries in data.items():
+        a = _unmark(key)
+        for entry in entries:
+            b = _unmark(entry["c"])
+            if a and b and a != b:
+                graph.setdefault(a, set()).add(b)
+                graph.setdefault(b, set()).add(a)
+    table: dict[int, str] = {}
+    seen: set[str] = set()
+    for start in sorted(graph):
+        if start in seen:
+            continue
+        members, stack = [], [start]
+        seen.add(start)
+        while stack:
+            node = stack.pop()
+            members.append(node)
+            for other in sorted(graph[node] - seen):
+                seen.add(other)
+                stack.append(other)
+        rep = _representative(members, graph)
+        for m in members:
+            if len(m) == 1 and not m.isascii() and m != rep and _maps(m, rep):
+                table[ord(m)] = rep
+    for _ in range(8):  # close the values under the fold; a few rounds reach the fixpoint
+        changed = False
+        for c, v in table.items():
+            w = _fold(unicodedata.normalize("NFD", _fold(v)).translate(table))
+            if w != v:
+                table[c], changed = w, True
+        if not changed:
+            break
+    else:
+        raise RuntimeError("confusables table does not close under folding")
+    return table
+
+
+def skeleton_table_digest() -> str:
+    """sha256 of the derived skeleton table, to compare with ``SKELETON_TABLE_SHA256``."""
+    items = sorted(_skeleton_table().items())
+    return hashlib.sha256(json.dumps(items, ensure_ascii=True).encode()).hexdigest()
+
+
+def _clean(piece: str) -> str:
+    """One piece of text folded: NFKC, skeleton, case folding, invisible characters removed.
+
+    The skeleton comes before case folding too, since TR39 maps capitals to capitals: Cyrillic
+    U+0422 is a look-alike of ``T``, while its small letter U+0442 looks like a small capital.
+    Repeated until nothing changes (once or twice), so the result is a fixpoint.
+    """
+    s = unicodedata.normalize("NFKC", piece)
+    table = _skeleton_table()
+    for _ in range(6):
+        d = unicodedata.normalize("NFD", s)
+        t = _fold(d.translate(table))
+        if _IGNORABLE.search(t):
+            t = _fold(_IGNORABLE.sub("", t))
+        if t == s:
+            return s
+        s = t
+    raise AssertionError(f"normalisation does not converge on {piece!r}")
+
+
+_CACHE: dict[str, str] = {}
+_CACHE_MAX_ENTRIES = 1 << 16
+_CACHE_MAX_PIECE = 64
+
+
+def _clean_piece(piece: str) -> str:
+    """``_clean`` with a cache: pieces repeat (curly quotes, the words of a Cyrillic text)."""
+    out = _CACHE.get(piece)
+    if out is None:
+        out = _clean(piece)
+        if len(piece) <= _CACHE_MAX_PIECE:
+            if len(_CACHE) >= _CACHE_MAX_ENTRIES:
+                _CACHE.clear()
+            _CACHE[piece] = out
+    return out
+
+
+def _soft_hyphens(text: str) -> str:
+    """A soft hyphen before a line break becomes ``-``; the others are removed with the ignorables."""
+    return _SOFT_HYPHEN_AT_BREAK.sub(lambda m: "-" * len(m.group()), text) if "\u00ad" in text else text
+
+
 def _fold_text(text: str) -> str:
-    """``_fold(text)``, computed piece by piece: mostly-ASCII text (curly quotes in English
-    prose) folds only its non-ASCII runs, each with the ASCII character before it (NFKC never
-    composes across an ASCII character, so the result is the same)."""
+    """``_clean(text)``, computed piece by piece: only the non-ASCII runs are cleaned, each with
+    the ASCII character before it (NFKC never composes across an ASCII character, so the
+    result is the same), and repeated pieces come from a cache. Even a Cyrillic text is faster
+    so, one word at a time, than folded whole."""
     if text.isascii():
         return text.lower()
+    text = _soft_hyphens(text)
     out: list[str] = []
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
@@ -60,7 +218,7 @@ def _fold_text(text: str) -> str:
         if a > pos:
             a -= 1
             out.append(text[pos:a].lower())
-        out.append(_fold(text[a:b]))
+        out.append(_clean_piece(text[a:b]))
         pos = b
     out.append(text[pos:].lower())
     return "".join(out)
@@ -113,6 +271,7 @@ def _fold_with_origin(text: str) -> tuple[str, np.ndarray, np.ndarray]:
     seg_a: list[int] = []  # original start
     seg_b: list[int] = []  # original end
     seg_ident: list[bool] = []  # one output character per input character
+    text = _soft_hyphens(text)  # same length: offsets stay valid
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
         a, b = m.start(), m.end()
@@ -121,7 +280,7 @@ def _fold_with_origin(text: str) -> tuple[str, np.ndarray, np.ndarray]:
         if a > pos:
             pieces.append(text[pos:a].lower())
             seg_len.append(a - pos), seg_a.append(pos), seg_b.append(a), seg_ident.append(True)
-        folded = _fold(text[a:b])
+        folded = _clean_piece(text[a:b])
         pieces.append(folded)
         seg_len.append(len(folded)), seg_a.append(a), seg_b.append(b), seg_ident.append(False)
         pos = b

@@ -240,6 +240,14 @@ def _run_documents(db: Any) -> None:
         ) WITHOUT ROWID""")
 
 
+@migration("0005_documents_unreadable")
+def _documents_unreadable(db: Any) -> None:
+    """Why a document's text could not be (fully) read, so that it cannot be audited: (cid:N)
+    glyphs, letter-spaced fragments, gibberish after decoding, parts of a .docx or HTML page
+    not read. NULL when the text is a reading of the document."""
+    db.execute("ALTER TABLE documents ADD COLUMN unreadable TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -391,6 +399,12 @@ class Store:
         the stored parameters must be exactly those (another process may have rebuilt the index
         with others since the caller read them), even when the index is empty.
         """
+        for key in ("normalization", "hash"):  # implemented by this code, not chosen per index
+            if getattr(wanted, key) != getattr(DEFAULT_PARAMS, key):
+                raise IndexMismatch(
+                    f"the index in {self.path} was built with {key} {getattr(wanted, key)!r}, but this "
+                    f"auditor computes {getattr(DEFAULT_PARAMS, key)!r}; run `auditor index --rebuild` "
+                    "to rebuild it")
         have = self.params
         if have != wanted and (within_transaction or self.scalar("SELECT count(*) FROM index_docs")):
             diff = {

@@ -76,7 +76,7 @@ def test_submission_header_and_parts(submission, exhibit_pdf):
         ("EX-10.1", "2", "ok", None),
         ("EX-99.1", "3", "ok", None),
         ("GRAPHIC", "4", "skipped", "binary:gif"),
-        ("EX-101.INS", "5", "skipped", "structured:xbrl"),
+        ("EX-101.INS", "5", "ok", None),
         ("10-Q", "6", "ok", None),
     ]
     assert ex.parts[0].meta == {"type": "10-K", "sequence": "1", "filename": "ex-10k.htm", "description": "ANNUAL REPORT"}
@@ -209,12 +209,12 @@ def test_uuencoded_text_document_is_extracted():
     assert part.status == "ok" and part.extracted.text.split() == ["FINANCIAL", "DATA", "SCHEDULE", "TOTAL-ASSETS", "100"]
 
 
-def test_empty_and_xml_documents_are_skipped():
+def test_empty_documents_are_skipped():
     data = make_edgar_submission(HEADER, [
         {"type": "EX-99", "filename": "blank.txt", "text": "   \n"},
         {"type": "D", "filename": "primary_doc.xml", "text": "<XML>\n<?xml version=\"1.0\"?><edgarSubmission/>\n</XML>"},
     ])
-    assert [(p.status, p.code) for p in extract_bytes(data).parts] == [("skipped", "empty"), ("skipped", "structured:xml")]
+    assert [(p.status, p.code) for p in extract_bytes(data).parts] == [("skipped", "empty"), ("skipped", "empty")]
 
 
 def test_unclosed_document_is_malformed():
@@ -259,3 +259,114 @@ def test_content_classification():
     assert (gif.kind, gif.name, gif.payload) == ("binary", "logo.gif", GIF)
     pdf = edgar.content(b"\n<PDF>\n" + uuencode(b"%PDF-1.4 x", "a.pdf") + b"</PDF>\n")
     assert (pdf.kind, pdf.payload) == ("binary", b"%PDF-1.4 x")
+
+
+# -- parts a submitter could hide a contract in -------------------------------------------------
+
+LEASE = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
+         "day of each month without demand, deduction or set-off of any kind whatsoever.\n")
+OTHER = ("The Borrower shall repay each Loan on the Maturity Date together with accrued interest "
+         "at the rate set out in the Schedule.\n")
+
+
+def _part(doc: dict):
+    ex = extract_bytes(make_edgar_submission(HEADER, [doc]))
+    assert len(ex.parts) == 1
+    return ex.parts[0]
+
+
+def _has(text: str, body: str) -> bool:
+    from auditor.normalize import normalize
+
+    return normalize(body) in normalize(text)
+
+
+@pytest.mark.parametrize("wrapper", ["XML", "XBRL"])
+def test_xml_and_xbrl_parts_give_their_text(wrapper):
+    xml = (f'<{wrapper}>\n<?xml version="1.0"?>\n<agreement xmlns="urn:x"><title>Lease</title>'
+           f"<clause n='1'>{LEASE}</clause></agreement>\n</{wrapper}>")
+    part = _part({"type": "EX-10.1", "filename": "lease.xml", "text": xml})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+    other = _part({"type": "EX-10.2", "filename": "loan.xml",
+                   "text": f"<{wrapper}>\n<loan><c>{OTHER}</c></loan>\n</{wrapper}>"})
+    assert other.status == "ok" and not _has(other.extracted.text, LEASE)
+
+
+def test_xbrl_text_blocks_give_the_visible_text_of_their_html():
+    block = (f"&lt;div&gt;&lt;p style='x'&gt;{LEASE}&lt;/p&gt;&lt;/div&gt;")
+    xml = ('<XBRL>\n<?xml version="1.0"?>\n<xbrli:xbrl xmlns:xbrli="http://www.xbrl.org/2003/instance" '
+           'xmlns:us-gaap="http://fasb.org/us-gaap/2023"><us-gaap:LeasesOfLesseeDisclosureTextBlock '
+           f'contextRef="c1">{block}</us-gaap:LeasesOfLesseeDisclosureTextBlock></xbrli:xbrl>\n</XBRL>')
+    part = _part({"type": "EX-101.INS", "filename": "x.xml", "text": xml})
+    assert _has(part.extracted.text, LEASE) and "<p" not in part.extracted.text
+
+
+def _gz(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(("filename", "data"), [
+    ("lease.txt.gz", _gz(LEASE.encode())),
+    ("lease.htm.gz", _gz(f"<html><body><p>{LEASE}</p></body></html>".encode())),
+    ("exhibits.zip", _zip({"a/cover.txt": b"Cover page.", "b/lease.htm": f"<html><body>{LEASE}</body></html>".encode()})),
+    ("nested.zip", _zip({"inner.gz": _gz(LEASE.encode("utf-16"))})),
+])
+def test_uuencoded_compressed_parts_are_unpacked(filename, data):
+    part = _part({"type": "EX-10.1", "filename": filename, "data": data})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE) and part.extracted.unreadable is None
+    other = _part({"type": "EX-10.2", "filename": filename, "data": _gz(OTHER.encode())})
+    assert other.status == "ok" and not _has(other.extracted.text, LEASE)
+
+
+def test_compressed_parts_are_bounded_and_unread_members_are_named():
+    bomb = _gz(b"a " * 3_000_000)
+    part = extract_bytes(make_edgar_submission(HEADER, [{"type": "EX-1", "filename": "a.gz", "data": bomb}]),
+                         limits=Limits(max_file_bytes=1_000_000)).parts[0]
+    assert (part.status, part.code) == ("failed", "too_large")
+    gif = b"GIF89a" + bytes(range(200))
+    part = _part({"type": "EX-10.1", "filename": "x.zip", "data": _zip({"lease.txt": LEASE.encode(), "logo.gif": gif})})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+    assert "logo.gif: gif content is not read" in part.extracted.unreadable
+
+
+def test_text_with_control_characters_keeps_its_text():
+    import random
+
+    r = random.Random(3)
+    noisy = "".join(c + (chr(r.choice([1, 2, 3, 0x10, 0x1b, 0x7f])) if r.random() < 0.3 else "") for c in LEASE)
+    part = _part({"type": "EX-10.1", "filename": "lease.txt", "text": noisy})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+    assert any("control characters" in w for w in part.extracted.warnings)
+    assert extract_bytes(LEASE.encode() + b"\x01", "x.txt").text.strip() == LEASE.strip()
+    r = random.Random(4)
+    junk = bytes(r.randrange(256) for _ in range(5000))
+    part = _part({"type": "EX-99", "filename": "junk.txt", "text": junk.replace(b"<", b"")})
+    assert (part.status, part.code) == ("skipped", "binary")
+    part = _part({"type": "EX-99", "filename": "junk.htm", "text": b"<p>" + junk})  # read as HTML
+    assert part.status != "ok" or "gibberish" in (part.extracted.unreadable or "")
+
+
+def test_image_only_pdf_part_is_failed_with_the_reason():
+    part = _part({"type": "EX-99.1", "filename": "scan.pdf", "data": make_pdf(["", ""])})
+    assert (part.status, part.code) == ("failed", "no_text") and "no text layer" in part.message
+
+
+def test_xml_part_cut_off_mid_element_is_recorded_unreadable():
+    part = _part({"type": "EX-10.1", "filename": "x.xml", "text": f"<XML>\n<a><b>{LEASE}</b><c>more"})
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+    assert "not well-formed" in part.extracted.unreadable
+    ok = _part({"type": "EX-10.1", "filename": "y.xml", "text": f"<XML>\n<a><b>{LEASE}</b></a>\n</XML>"})
+    assert ok.extracted.unreadable is None

@@ -239,13 +239,16 @@ def test_html_visible_text_only():
     ex = extract_bytes(PAGE, "a.html")
     assert (ex.format, ex.extractor, ex.encoding) == ("html", "lxml", "utf-8")
     assert ex.text == (
+        "enable js\n\ntemplate text\n\n"
         "Lease Agreement\n\n"
         "The Lessee & the Lessor agree that \u201crent\u201d <is> due.\nNew line after break.\n\n"
         "Rent\t$100\nTerm\t5 years\n\n"
         "first\nsecond\n\n"
-        "  keep   this\n    layout"
+        "  keep   this\n    layout\n\n"
+        "svg text"
     )
-    for hidden in ("Title", "script", "template", "enable js", "hidden fact", "svg text", "comment", "color"):
+    assert ex.unreadable is None
+    for hidden in ("Title", "script", "hidden fact", "comment", "color"):
         assert hidden not in ex.text
 
 
@@ -332,6 +335,235 @@ def test_malformed_docx():
     assert code_of(make_docx([], document_xml="<w:document><unclosed>")) == "docx_error"
 
 
+# -- declared and mixed encodings ---------------------------------------------------------------
+
+LEASE = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
+         "day of each month without demand, deduction or set-off of any kind whatsoever.\n")
+
+
+def _has_lease(text: str) -> bool:
+    from auditor.normalize import normalize
+
+    return normalize(LEASE) in normalize(text)
+
+
+def test_a_charset_label_browsers_do_not_know_is_ignored():
+    page = f'<html><head><meta charset="cp037"></head><body><p>{LEASE}</p></body></html>'.encode()
+    ex = extract_bytes(page, "x.html")
+    assert _has_lease(ex.text) and ex.encoding == "utf-8"
+    assert any("not an encoding browsers know" in w for w in ex.warnings)
+    known = f'<html><head><meta charset="windows-1252"></head><body><p>\u201c{LEASE}\u201d</p></body></html>'
+    ex = extract_bytes(known.encode("cp1252"), "y.html")
+    assert ex.encoding == "cp1252" and ex.text.startswith("\u201cThe Lessee") and not ex.warnings
+
+
+def test_a_declared_charset_that_makes_mojibake_of_utf8_is_not_trusted():
+    page = f'<html><head><meta charset="windows-1251"></head><body><p>\u201c{LEASE}\u201d caf\u00e9</p></body></html>'
+    ex = extract_bytes(page.encode("utf-8"), "x.html")
+    assert ex.encoding == "utf-8" and ex.text.startswith("\u201cThe Lessee") and ex.text.endswith("caf\u00e9")
+    russian = ('<html><head><meta charset="windows-1251"></head><body><p>\u0410\u0440\u0435\u043d\u0434'
+               "\u0430\u0442\u043e\u0440 \u043e\u0431\u044f\u0437\u0443\u0435\u0442\u0441\u044f</p></body></html>")
+    ex = extract_bytes(russian.encode("cp1251"), "y.html")
+    assert ex.encoding == "cp1251" and ex.text.startswith("\u0410\u0440\u0435\u043d") and not ex.warnings
+
+
+def test_utf16_head_with_a_utf8_tail_decodes_both():
+    data = ("Cover \u201cpage\u201d.\n" * 30).encode("utf-16-le") + (LEASE * 3).encode("utf-8")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-16-le+utf-8" and _has_lease(ex.text) and ex.text.startswith("Cover \u201cpage")
+    assert any("mixed encodings" in w for w in ex.warnings) and ex.unreadable is None
+    whole = ("Cover \u201cpage\u201d.\n" * 30 + LEASE * 3).encode("utf-16")
+    ex = extract_bytes(whole, "y.txt")
+    assert ex.encoding == "utf-16" and _has_lease(ex.text) and not ex.warnings
+
+
+def test_utf8_head_with_a_utf16_tail_decodes_both():
+    data = (LEASE * 3).encode() + ("Schedule \u201cA\u201d. " + LEASE).encode("utf-16-le")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-8+utf-16-le" and ex.text.count("The Lessee") == 4
+    late = (LEASE * 9000).encode() + b"\x00stray\n" + (LEASE * 9000).encode() + ("Schedule. " + LEASE).encode("utf-16-le")
+    ex = extract_bytes(late, "y.txt")  # 1.5 MB of UTF-8, a stray NUL, then UTF-16
+    assert ex.encoding == "utf-8+utf-16-le"
+    assert _has_lease(ex.text[-400:])
+
+
+def test_utf8_with_a_cp1252_tail_is_decoded_line_by_line():
+    data = ("\u201cOpening\u201d caf\u00e9.\n" * 10).encode() + ("\u201cTail\u201d na\u00efve.\n" + LEASE).encode("cp1252")
+    ex = extract_bytes(data, "x.txt")
+    assert ex.encoding == "utf-8+cp1252" and "\ufffd" not in ex.text
+    assert ex.text.startswith("\u201cOpening\u201d caf\u00e9.") and "\u201cTail\u201d na\u00efve." in ex.text
+    assert _has_lease(ex.text)
+
+
+def test_ebcdic_text_is_detected_not_refused():
+    ex = extract_bytes((LEASE * 10).encode("cp037"), "x.txt")
+    assert ex.encoding == "cp037" and _has_lease(ex.text) and ex.unreadable is None
+
+
+def test_gibberish_after_decoding_is_recorded_unreadable():
+    import random
+
+    r = random.Random(1)
+    junk = bytes(r.choice([*range(0xA0, 0x100), 0x20, 0x20, 0x20]) for _ in range(3000))
+    ex = extract_bytes(junk, "x.txt")
+    assert "gibberish" in (ex.unreadable or "")
+    for clean in (LEASE.encode("cp1252"), ("\u201cLease\u201d " + LEASE).encode("cp1252"),
+                  "\u0410\u0440\u0435\u043d\u0434\u0430\u0442\u043e\u0440 \u043e\u0431\u044f\u0437\u0443\u0435\u0442\u0441\u044f.".encode()):
+        assert extract_bytes(clean, "y.txt").unreadable is None
+
+
+# -- what a reader could see or a machine could carry ---------------------------------------------
+
+CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
+            "day of each month without demand, deduction or set-off of any kind whatsoever.")
+
+
+def _found(contract: str, text: str) -> bool:
+    from auditor.normalize import normalize
+
+    return normalize(contract) in normalize(text)
+
+
+@pytest.mark.parametrize("wrap", [
+    "<svg width='400'><text x='0' y='15'>{}</text></svg>",
+    "<svg><text><tspan>{}</tspan></text></svg>",
+    "<iframe srcdoc='<p>{}</p>'>fallback</iframe>",
+    "<iframe src='about:blank'><p>{}</p></iframe>",
+    "<svg><rect/><p>{}</p></svg>",
+    "<div><svg><rect/><text>x</text>" + "<div>" * 300 + "{}" + "</div>" * 300,
+    "<iframe srcdoc=\"<iframe srcdoc='&lt;p&gt;{}&lt;/p&gt;'></iframe>\"></iframe>",
+    "<object data='lease.swf' type='application/x-shockwave-flash'><p>{}</p></object>",
+    "<noscript><div>{}</div></noscript>",
+    "<template><section><p>{}</p></section></template>",
+])
+def test_html_text_in_every_container_a_reader_or_machine_sees(wrap):
+    page = f"<html><body><p>Cover page.</p>{wrap.format(CONTRACT)}<p>Signatures.</p></body></html>"
+    ex = extract_bytes(page.encode(), "x.html")
+    assert _found(CONTRACT, ex.text) and ex.unreadable is None
+    other = f"<html><body><p>Cover page.</p>{wrap.format(PROSE)}</body></html>"
+    assert not _found(CONTRACT, extract_bytes(other.encode(), "y.html").text)
+
+
+def test_html_character_references_to_invisible_characters_vanish_in_normalisation():
+    from auditor.normalize import words
+
+    disguised = CONTRACT.replace("e", "e&#8203;").replace("a", "&#x200D;a").replace("o", "o&#xFEFF;")
+    ex = extract_bytes(f"<html><body><p>{disguised}</p></body></html>".encode(), "x.html")
+    assert "\u200b" in ex.text and words(ex.text) == words(CONTRACT)
+
+
+def test_a_clean_page_with_ordinary_noscript_and_template_extracts_normally():
+    page = (b"<html><head><noscript><link rel='stylesheet' href='x.css'></noscript></head><body>"
+            b"<noscript>Please enable JavaScript to view the menu.</noscript>"
+            b"<template id='row'><tr><td></td></tr></template>"
+            b"<svg viewBox='0 0 10 10'><path d='M0 0L10 10'/><desc>logo</desc></svg>"
+            b"<p>" + PROSE.encode() + b"</p></body></html>")
+    ex = extract_bytes(page, "x.html")
+    assert ex.text == "Please enable JavaScript to view the menu.\n\n" + PROSE
+    assert ex.unreadable is None and not ex.warnings
+
+
+def test_iframe_srcdoc_nested_too_deep_is_recorded_unreadable():
+    import html
+
+    inner = f"<p>{CONTRACT}</p>"
+    for _ in range(6):
+        inner = f"<iframe srcdoc=\"{html.escape(inner)}\"></iframe>"
+    ex = extract_bytes(f"<html><body><p>Cover.</p>{inner}</body></html>".encode(), "x.html")
+    assert "srcdoc nested more than" in (ex.unreadable or "")
+    assert "Cover." in ex.text
+
+
+_WNS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+_DOC_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _para(text: str) -> str:
+    return f"<w:p><w:r><w:t xml:space='preserve'>{text}</w:t></w:r></w:p>"
+
+
+def _docx(body: str, parts: dict[str, str] | None = None, rels: dict[str, str] | None = None,
+          extra: dict[str, bytes] | None = None) -> bytes:
+    doc = (f'<?xml version="1.0" encoding="UTF-8"?><w:document {_WNS} xmlns:r="{_DOC_RELS}" '
+           'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+           'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+           f'xmlns:v="urn:schemas-microsoft-com:vml"><w:body>{body}</w:body></w:document>')
+    files = {name: xml.encode() for name, xml in (parts or {}).items()}
+    if rels:
+        files["word/_rels/document.xml.rels"] = (
+            '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            + "".join(f'<Relationship Id="{i}" Type="{_DOC_RELS}/aFChunk" Target="{t}"/>' for i, t in rels.items())
+            + "</Relationships>").encode()
+    files.update(extra or {})
+    return make_docx([], document_xml=doc, extra_files=files)
+
+
+@pytest.mark.parametrize(("part", "root", "item"), [
+    ("word/footnotes.xml", "footnotes", "footnote"),
+    ("word/endnotes.xml", "endnotes", "endnote"),
+    ("word/comments.xml", "comments", "comment"),
+    ("word/header1.xml", "hdr", None),
+    ("word/footer2.xml", "ftr", None),
+])
+def test_docx_notes_comments_headers_and_footers_are_read(part, root, item):
+    inner = _para(CONTRACT)
+    if item:
+        inner = f'<w:{item} w:id="1">{inner}</w:{item}>'
+    data = _docx(_para("Body text."), {part: f'<?xml version="1.0"?><w:{root} {_WNS}>{inner}</w:{root}>'})
+    ex = extract_bytes(data, "x.docx")
+    assert ex.text.startswith("Body text.") and _found(CONTRACT, ex.text) and ex.unreadable is None
+    plain = extract_bytes(_docx(_para("Body text.") + _para(PROSE)), "y.docx")
+    assert not _found(CONTRACT, plain.text) and plain.unreadable is None
+
+
+def test_docx_text_box_is_read_once():
+    box = f"<w:txbxContent>{_para(CONTRACT)}</w:txbxContent>"
+    body = ("<w:p><w:r><mc:AlternateContent><mc:Choice Requires='wps'><w:drawing><wps:txbx>"
+            f"{box}</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox>{box}"
+            "</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>" + _para("After."))
+    ex = extract_bytes(_docx(body), "x.docx")
+    assert _found(CONTRACT, ex.text) and ex.text.count("Lessee") == 1
+    assert ex.text.endswith("After.")
+
+
+def _mht(html_text: str) -> bytes:
+    return ("MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n--b\r\n"
+            "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+            + html_text.replace("=", "=3D") + "\r\n--b--\r\n").encode()
+
+
+@pytest.mark.parametrize(("target", "content"), [
+    ("afchunk.htm", f"<html><body><p>{CONTRACT}</p></body></html>".encode()),
+    ("afchunk.txt", CONTRACT.encode("utf-16")),
+    ("afchunk.mht", _mht(f"<html><body><p class=\"x\">{CONTRACT}</p></body></html>")),
+    ("chunk.docx", _docx(_para(CONTRACT))),
+])
+def test_docx_alt_chunk_parts_are_read_in_place(target, content):
+    body = _para("Before.") + '<w:altChunk r:id="rIdChunk"/>' + _para("After.")
+    ex = extract_bytes(_docx(body, rels={"rIdChunk": target}, extra={f"word/{target}": content}), "x.docx")
+    assert _found(CONTRACT, ex.text) and ex.unreadable is None
+    assert ex.text.index("Before.") < ex.text.index("Lessee") < ex.text.index("After.")
+
+
+def test_docx_alt_chunk_that_cannot_be_read_is_recorded():
+    body = _para("Before.") + '<w:altChunk r:id="rId1"/><w:altChunk r:id="rId2"/>'
+    data = _docx(body, rels={"rId1": "chunk.rtf"}, extra={"word/chunk.rtf": b"{\\rtf1 " + CONTRACT.encode() + b"}"})
+    ex = extract_bytes(data, "x.docx")
+    assert "chunk.rtf: rtf content is not read" in ex.unreadable
+    assert "'rId2' refers to no part" in ex.unreadable
+
+
+def test_docx_doctype_entity_loses_no_text_and_is_recorded():
+    doc = ('<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY x "hidden words">]>'
+           f'<w:document {_WNS}><w:body><w:p><w:r><w:t>The Lessee &x; shall keep the Premises in good '
+           "repair and shall pay the rent on the first day of each month without demand, deduction "
+           "or set-off of any kind whatsoever.</w:t></w:r></w:p></w:body></w:document>")
+    ex = extract_bytes(make_docx([], document_xml=doc), "x.docx")
+    assert "shall keep the Premises" in ex.text and "whatsoever." in ex.text
+    assert "entity reference" in (ex.unreadable or "")
+    assert extract_bytes(make_docx([CONTRACT]), "y.docx").unreadable is None
+
+
 # -- PDF -----------------------------------------------------------------------------------------
 
 PAGES = [
@@ -381,10 +613,85 @@ def test_corrupt_pdf(data):
     assert ":" in str(info.value)  # names pdfminer's exception type
 
 
-def test_pdf_without_text_layer_is_empty():
+def test_pdf_without_text_layer_is_unreadable():
     with pytest.raises(ExtractionError, match="no text layer") as info:
         extract_bytes(make_pdf(["", ""]))
-    assert info.value.code == "empty"
+    assert info.value.code == "no_text"
+
+
+def _font_pdf(content: bytes, font: bytes) -> bytes:
+    """A one-page PDF whose content uses font /F1 (given) and Helvetica as /F2."""
+    objs: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objs.append(body)
+        return len(objs)
+
+    catalog, pages, f1 = add(b""), add(b""), add(font)
+    stream = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    page = add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R "
+               b"/F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>"
+               % (pages, f1, stream))
+    objs[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages
+    objs[pages - 1] = b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
+    return bytes(out)
+
+
+# A CID font without a ToUnicode map: pdfminer can only say which glyph ids are drawn.
+_CID_FONT = (b"<< /Type /Font /Subtype /Type0 /BaseFont /Hidden /Encoding /Identity-H /DescendantFonts "
+             b"[<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Hidden /CIDSystemInfo << /Registry (Adobe) "
+             b"/Ordering (Identity) /Supplement 0 >> /DW 500 >>] >>")
+
+
+def _cid_run(text: str) -> bytes:
+    return b"<" + "".join("%04X" % (ord(c) - 29) for c in text).encode() + b"> Tj"
+
+
+def test_pdf_text_in_unmapped_glyphs_is_unreadable():
+    content = (b"BT /F2 11 Tf 72 760 Td (Exhibit 10.3, lease.) Tj ET BT /F1 11 Tf 72 740 Td "
+               + _cid_run(CONTRACT[:90]) + b" ET")
+    ex = extract_bytes(_font_pdf(content, _CID_FONT), "x.pdf")
+    assert "(cid:" in ex.text and "glyphs without a Unicode mapping" in ex.unreadable
+    # A lone unmapped bullet in readable text is not a reason.
+    content = (b"BT /F1 11 Tf 72 760 Td <0003> Tj ET BT /F2 11 Tf 90 760 Td ("
+               + CONTRACT[:90].encode() + b") Tj ET")
+    ex = extract_bytes(_font_pdf(content, _CID_FONT), "y.pdf")
+    assert "(cid:" in ex.text and ex.unreadable is None
+
+
+def _spaced_pdf(text: str, spacing: float) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_char_spacing(spacing)
+    pdf.multi_cell(0, 5, text)
+    return bytes(pdf.output())
+
+
+def test_letter_spaced_pdf_text_is_rejoined():
+    text = "SUPPLY AGREEMENT. " + CONTRACT * 2
+    ex = extract_bytes(_spaced_pdf(text, 2), "x.pdf")
+    assert _found(CONTRACT, ex.text) and ex.text.startswith("SUPPLY AGREEMENT.")
+    assert ex.unreadable is None and any("letter-spaced" in w for w in ex.warnings)
+    plain = extract_bytes(_spaced_pdf(text, 0), "y.pdf")
+    assert _found(CONTRACT, plain.text) and plain.unreadable is None and not plain.warnings
+
+
+def test_letter_spaced_pdf_text_that_falls_apart_is_unreadable():
+    ex = extract_bytes(_spaced_pdf(CONTRACT * 3, 6), "x.pdf")
+    assert not _found(CONTRACT, ex.text)
+    assert "letter-spaced" in (ex.unreadable or "") or "single letters" in (ex.unreadable or "")
 
 
 def test_pdf_page_and_text_limits():

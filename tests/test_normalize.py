@@ -1,15 +1,34 @@
+import re
+import unicodedata
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from auditor import normalize as norm
 from auditor.normalize import normalize, word_offsets, words, words_bytes, words_with_offsets
+
+# Invisible characters a submitter can put inside words: zero-width space, non-joiner, joiner,
+# word joiner, BOM, combining grapheme joiner, soft hyphen, variation selectors, a tag
+# character, bidi controls, a Hangul filler.
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u034f\u00ad\ufe0f\U000e0041\u202e\u2066\u3164\u180e"
+# Cyrillic and Greek look-alikes of Latin letters, small and capital.
+HOMOGLYPHS = {
+    "a": "\u0430", "e": "\u0435", "o": "\u043e\u03bf", "p": "\u0440", "c": "\u0441",
+    "x": "\u0445", "y": "\u0443", "i": "\u0456", "s": "\u0455", "j": "\u0458",
+    "A": "\u0410\u0391", "E": "\u0415\u0395", "O": "\u041e\u039f", "T": "\u0422\u03a4",
+    "H": "\u041d\u0397", "M": "\u041c\u039c", "K": "\u041a\u039a", "B": "\u0412\u0392",
+}
 
 _text = st.text(
     alphabet=st.one_of(
         st.characters(codec="utf-8", exclude_categories=("Cs",)),
-        st.sampled_from(list("aZ09 -\n\t\f\u00ad\u2010\u2011\u201c\u201d\u2014\ufb01\u00df\u0301é")),
+        st.sampled_from(list("aZ09 -\n\t\f\u00ad\u2010\u2011\u201c\u201d\u2014\ufb01\u00df\u0301é"
+                             + INVISIBLE + "".join(HOMOGLYPHS.values()) + "\u0451\u0439\u00d7\u2223")),
     ),
     max_size=80,
 )
+_words = st.lists(st.from_regex(r"[A-Za-z]{1,12}", fullmatch=True), min_size=1, max_size=30)
 
 
 def test_layout_case_quotes_and_dashes_do_not_matter():
@@ -24,6 +43,7 @@ def test_layout_case_quotes_and_dashes_do_not_matter():
 def test_hyphenated_line_breaks_are_rejoined_but_spaced_dashes_separate():
     assert words("agree-\n  ment") == ["agreement"]
     assert words("agree\u00ad\nment") == ["agreement"]
+    assert words("agree\u00ad \n ment") == ["agreement"]
     assert words("pre- and post-closing") == ["pre", "and", "postclosing"]
     assert words("the end -\nnext") == ["the", "end", "next"]
 
@@ -64,15 +84,133 @@ def test_ascii_offsets_point_at_the_words(t):
     assert [words(t[a:b]) for a, b in zip(starts, ends, strict=True)] == [[w] for w in words(t)]
 
 
+def _reference_words(t: str) -> list[str]:
+    """The rules applied to the whole text at once, step by step as the docstring gives them."""
+    whole = norm._clean(norm._soft_hyphens(t))
+    for ch in "\u2010\u2011":
+        whole = whole.replace(ch, "-")
+    joined = re.sub(r"(?<=[^\W_])-(?:[ \t]*[\n\r\f\v\x1c-\x1e\x85\u2028\u2029]\s*)?(?=[^\W_])", "", whole)
+    return re.findall(r"[^\W_]+", joined)
+
+
 @settings(max_examples=400, deadline=None)
 @given(_text)
 def test_piecewise_folding_equals_folding_the_whole_text(t):
     """The fast path folds only non-ASCII runs; the definition folds the whole text."""
-    import re
-    import unicodedata
+    assert words(t) == _reference_words(t)
+    with mock.patch.object(norm, "_CACHE", {}):  # the same from a cold cache
+        assert words(t) == _reference_words(t)
 
-    whole = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", t).casefold())
-    for ch in "\u00ad\u2010\u2011":
-        whole = whole.replace(ch, "-")
-    joined = re.sub(r"(?<=[^\W_])-(?:[ \t]*[\n\r\f\v\x1c-\x1e\x85\u2028\u2029]\s*)?(?=[^\W_])", "", whole)
-    assert words(t) == re.findall(r"[^\W_]+", joined)
+
+def test_invisible_characters_inside_words_vanish():
+    plain = "The Lessee shall pay the rent on the first day of each month."
+    assert words("The Le\u200bssee sh\u200call pa\u200dy the re\u2060nt o\ufeffn the fi\u034frst "
+                 "d\u00aday o\ufe0ff ea\U000e0041ch mo\u3164nth.") == words(plain)
+    assert words("ten&#8203;ant".replace("&#8203;", "\u200b")) == ["tenant"]
+    assert words("\u200b\u200b") == []
+
+
+def test_a_soft_hyphen_is_a_hyphen_only_at_a_line_break():
+    assert words("con\u00adtract") == words("con\u00ad\u00adtract") == ["contract"]
+    assert words("con\u00ad\ntract") == ["contract"]
+    assert words("lease\u00ad and") == ["lease", "and"]
+
+
+def test_homoglyphs_fold_to_latin():
+    plain = "THE COMPANY shall keep the Premises in good repair at its own expense."
+    disguised = ("\u0422\u041d\u0415 \u0421\u041e\u041cPANY sh\u0430ll k\u0435\u0435p th\u0435 "
+                 "\u0420r\u0435mis\u0435s in g\u03bf\u03bfd r\u0435\u0440\u0430ir \u0430t "
+                 "\u0456ts \u043ewn \u0435x\u0440\u0435ns\u0435.")
+    assert disguised != plain
+    assert words(disguised) == words(plain)
+    assert words("\u0451") == words("\u00eb")  # decomposed first: Cyrillic yo is e with diaeresis
+
+
+def test_ascii_is_never_changed_and_dashes_still_separate():
+    assert words("rn m 0 O 1 l I |") == ["rn", "m", "0", "o", "1", "l", "i"]
+    assert words("days\u2014deliver 10\u201312") == ["days", "deliver", "10", "12"]
+    assert words("\u20ac100 2\u00d74") == ["100", "2x4"]
+
+
+def test_unrelated_text_does_not_normalise_alike():
+    a = "The Lessee shall pay the rent on the first day of each month."
+    b = "The Borrower shall repay the loan on the last day of each quarter."
+    assert words(a) != words(b)
+    assert words("p\u0430y") != words("pey")  # a homoglyph folds to its own letter only
+
+
+@settings(max_examples=200, deadline=None)
+@given(_words, st.data())
+def test_disguised_copies_normalise_to_the_same_words(ws, data):
+    plain = " ".join(ws)
+    out = []
+    for ch in plain:
+        if ch in HOMOGLYPHS and data.draw(st.booleans()):
+            ch = data.draw(st.sampled_from(HOMOGLYPHS[ch]))
+        out.append(ch)
+        if ch != " " and data.draw(st.integers(0, 3)) == 0:
+            out.append(data.draw(st.sampled_from(INVISIBLE)))
+    disguised = "".join(out)
+    assert words(disguised) == words(plain)
+    assert normalize(disguised) == normalize(plain)
+    w, _, _ = words_with_offsets(disguised)
+    assert w == words(plain)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_words, _words)
+def test_different_words_stay_different(a, b):
+    if [w.lower() for w in a] != [w.lower() for w in b]:
+        assert words(" ".join(a)) != words(" ".join(b))
+
+
+def test_skeleton_table_is_the_one_the_version_names():
+    """A confusables update changes the normalisation: it needs a new NORMALIZATION_VERSION and
+    a new SKELETON_TABLE_SHA256 (old stores then refuse until rebuilt), never a silent change."""
+    assert norm.skeleton_table_digest() == norm.SKELETON_TABLE_SHA256
+    assert "skeleton" in norm.NORMALIZATION_VERSION
+
+
+def test_skeleton_values_are_fixpoints():
+    table = norm._skeleton_table()
+    for c, v in table.items():
+        assert norm._clean(v) == v, (hex(c), v)
+        assert not chr(c).isascii()
+    assert unicodedata.category("\u2014") == "Pd" and 0x2014 not in table
+
+
+def test_an_index_built_with_the_old_normalisation_refuses_until_rebuilt(tmp_path):
+    """The normalisation is stored with the index: a store indexed by an older version refuses
+    ingest, index and audit until `auditor index --rebuild`, which re-indexes with this one."""
+    import json
+
+    import pytest
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+    from auditor.errors import IndexMismatch
+    from auditor.index import build_index
+    from auditor.ingest import ingest
+    from auditor.store import Store
+    from tests.textgen import write_contract_in_filing
+
+    corpus = tmp_path / "corpus"
+    write_contract_in_filing(corpus, 7, unrelated=1)
+    db = tmp_path / "old.db"
+    with Store(db) as store:
+        ingest(store, [corpus], workers=1)
+        old = {**store.params.as_dict(), "normalization": "nfkc-casefold-dehyphen-alnum/1"}
+        with store.write():
+            store.set_meta("index_params", json.dumps(old, sort_keys=True))
+        with pytest.raises(IndexMismatch, match="index --rebuild"):
+            build_index(store)
+        with pytest.raises(IndexMismatch, match="alnum/1"):
+            ingest(store, [tmp_path / "nothing-new"], workers=1)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["index", "--db", str(db)])
+    assert r.exit_code == 2 and "index --rebuild" in r.output
+    r = runner.invoke(cli, ["index", "--db", str(db), "--rebuild"])
+    assert r.exit_code == 0, r.output
+    with Store(db) as store:
+        assert store.params.normalization == norm.NORMALIZATION_VERSION
+        assert build_index(store).indexed == 0  # up to date, no refusal
