@@ -55,26 +55,27 @@ def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
     )
 
 
-def _work(args: tuple[str, list[int], Params]) -> list[tuple[int, dict]]:
-    db, ids, params = args
+def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
+    db, ids, params, fingerprint = args
     store = Store(db, create=False)
     hasher = WordHasher(params.seed)
     try:
-        return [(i, prepare_text(store.text(i), params, hasher, fingerprint=False)) for i in ids]
+        return [(i, prepare_text(store.text(i), params, hasher, fingerprint=fingerprint)) for i in ids]
     finally:
         store.close()
 
 
-def _prepared(store: Store, ids: list[int], params: Params, workers: int) -> Iterator[tuple[int, dict]]:
+def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = False,
+              ) -> Iterator[tuple[int, dict]]:
     chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
     n = workers or min(2, os.cpu_count() or 1)
     if n <= 1 or len(ids) < 8:
         hasher = WordHasher(params.seed)
         for i in ids:
-            yield i, prepare_text(store.text(i), params, hasher, fingerprint=False)
+            yield i, prepare_text(store.text(i), params, hasher, fingerprint=fingerprint)
         return
     with ProcessPoolExecutor(max_workers=n, mp_context=get_context("spawn")) as pool:
-        for batch in pool.map(_work, [(str(store.path), c, params) for c in chunks]):
+        for batch in pool.map(_work, [(str(store.path), c, params, fingerprint) for c in chunks]):
             yield from batch
 
 
@@ -108,12 +109,12 @@ def build_index(
     done = 0
     if ids:
         rows: list[tuple[int, dict]] = []
-        for item in _prepared(store, ids, params, workers):
+        for item in _prepared(store, ids, params, workers, fingerprint=rebuild):
             rows.append(item)
             done += 1
             if on_progress:
                 on_progress(done, len(ids))
-        _write(store, rows, params)
+        _write(store, rows, params, refingerprint=rebuild)
     return IndexResult(
         params=params, indexed=done,
         total=store.scalar("SELECT count(*) FROM index_docs"),
@@ -122,8 +123,17 @@ def build_index(
     )
 
 
-def _write(store: Store, rows: list[tuple[int, dict]], params: Params) -> None:
+def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refingerprint: bool = False) -> None:
+    """Index rows; on a rebuild also the word counts and normalised-text fingerprints, which a new
+    normalisation may change, and the exact-duplicate groups they define."""
+    from auditor.withdraw import regroup
+
     with store.write():
         store.check_params(params, within_transaction=True)
         for doc_id, d in rows:
             write_index_rows(store, doc_id, d)
+            if refingerprint:
+                store.conn.execute("UPDATE documents SET n_words = ?, norm_sha256 = ? WHERE id = ?",
+                                   (d["n_words"], d["norm_sha256"], doc_id))
+        if refingerprint:
+            regroup(store, [doc_id for doc_id, _ in rows])

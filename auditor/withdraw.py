@@ -66,7 +66,7 @@ def _place(resolved: str, part: str) -> str:
     return f"{resolved}#{part}" if part else resolved
 
 
-def _regroup(store: Store, doc_ids: Iterable[int]) -> None:
+def regroup(store: Store, doc_ids: Iterable[int]) -> None:
     """Point each exact-duplicate group touched at its lowest-id document not withdrawn."""
     norms = sorted({r[0] for d in sorted(set(doc_ids)) for r in store.conn.execute(
         "SELECT norm_sha256 FROM documents WHERE id = ? AND norm_sha256 IS NOT NULL", (d,))})
@@ -116,7 +116,7 @@ def _retire(store: Store, sighting_ids: Iterable[int], reason: str, command: str
             withdrawn.append(doc_id)
             ids += [r[0] for r in store.conn.execute(
                 "SELECT id FROM sightings WHERE within_id = ? AND gone_at IS NULL ORDER BY id", (doc_id,))]
-    _regroup(store, withdrawn)
+    regroup(store, withdrawn)
     return sorted(withdrawn)
 
 
@@ -294,5 +294,5 @@ def reinstate(store: Store, present: Iterable[tuple[int, str]], *, command: str 
                                        " withdrawn_by = NULL WHERE id = ?", (d,))
                     _log(store, d, "restored", at, f"seen again at {resolved}", command or _command())
                     restored.append(d)
-        _regroup(store, restored)
+        regroup(store, restored)
     return sorted(set(restored))

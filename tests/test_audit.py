@@ -305,3 +305,18 @@ def test_a_document_quoted_in_pieces_is_still_located(docs):
     spans = locate(seq, all_shingles(docs["contract"]), container, 5)
     assert len(spans) >= 10  # one per quoted piece, give or take merged neighbours
     assert sum(s.shingles for s in spans) > 0.8 * len(all_shingles(docs["contract"]))
+
+
+def test_a_rebuild_refingerprints_and_regroups_exact_duplicates(store, tmp_path, docs):
+    """A new normalisation can make two texts identical: the rebuild finds the group."""
+    (tmp_path / "a.txt").write_text(docs["contract"])
+    (tmp_path / "b.txt").write_text(docs["contract"].replace("Lease", "Le\u200base"))
+    ingest(store, [tmp_path], workers=1)
+    ids = sorted(r[0] for r in store.conn.execute("SELECT id FROM documents"))
+    assert store.scalar("SELECT duplicate_of FROM documents WHERE id = ?", (ids[1],)) == ids[0]
+    with store.write():  # as a store written before the zero-width space was normalised away
+        store.conn.execute("UPDATE documents SET norm_sha256 = 'old-' || id, duplicate_of = NULL")
+    assert run_audit(store, 0.8).duplicate_groups == []
+    build_index(store, rebuild=True)
+    assert store.scalar("SELECT duplicate_of FROM documents WHERE id = ?", (ids[1],)) == ids[0]
+    assert run_audit(store, 0.8).duplicate_groups == [ids]
