@@ -29,6 +29,8 @@ corpus-in-new   CONTAIN002  a corpus document is contained in a new document
 exact-duplicate CONTAIN003  a new document's bytes or normalised text are already in the corpus
 within-batch    CONTAIN004  a new document is contained in, or identical to, another new one
 ingest-error    CONTAIN005  an input (or an EDGAR part) could not be turned into text
+not-auditable   CONTAIN006  a new document's text could not be audited (no shingle, unreadable
+                            text such as (cid:N) glyphs or gibberish, or a skipped EDGAR part)
 ==============  ==========  ===================================================================
 
 Exit codes: 0 no failing finding; 1 failing findings (or ingest errors); 2 usage, input or store
@@ -63,7 +65,8 @@ from auditor.store import Store
 
 # -- rules ------------------------------------------------------------------------------------
 
-KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error")
+KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable")
+INPUT_KINDS = ("ingest-error", "not-auditable")  # about one input alone: no other document
 RULES: dict[str, dict[str, str]] = {
     "new-in-corpus": {
         "id": "CONTAIN001", "name": "NewDocumentContainedInCorpus",
@@ -93,6 +96,15 @@ RULES: dict[str, dict[str, str]] = {
         "short": "An input could not be ingested",
         "full": "The input (or a part of an EDGAR submission) could not be turned into text, so "
                 "it was not gated: a corrupt, encrypted or empty file, or one over a limit.",
+    },
+    "not-auditable": {
+        "id": "CONTAIN006", "name": "NewDocumentNotAuditable",
+        "short": "A new document could not be audited",
+        "full": "Text was stored but cannot be compared with the corpus: too short to have a "
+                "shingle, unreadable (unmapped (cid:N) glyphs, letter-spaced fragments, gibberish "
+                "after decoding, content after a DOCTYPE entity), or an EDGAR part the ingest "
+                "skipped (an image, a spreadsheet). The gate fails closed: what it cannot read "
+                "it cannot vouch for.",
     },
 }
 RULE_IDS = {k: v["id"] for k, v in RULES.items()}
@@ -192,6 +204,8 @@ class Finding:
         new = doc_label(self.new, full_sha)
         if self.kind == "ingest-error":
             return f"{new} could not be ingested: {self.new.get('code')}: {self.new.get('message')}"
+        if self.kind == "not-auditable":
+            return f"{new} could not be audited: {self.new.get('code')}: {self.new.get('message')}"
         assert self.other is not None
         other = doc_label(self.other, full_sha)
         pct = f"{self.containment:.4f}" if self.containment is not None else "?"
@@ -321,7 +335,7 @@ def load_baseline(path: Path, *, missing_ok: bool = False) -> list[dict[str, Any
         if rule not in KIND_OF:
             raise UsageError(f"{where}: unknown rule {entry.get('rule')!r}; expected one of {', '.join(KIND_OF)}")
         a, b = entry.get("contained_sha256"), entry.get("container_sha256")
-        if not _is_sha(a) or not (_is_sha(b) or (rule == RULE_IDS["ingest-error"] and not b)):
+        if not _is_sha(a) or not (_is_sha(b) or (KIND_OF[rule] in INPUT_KINDS and not b)):
             raise UsageError(f"{where}: contained_sha256 and container_sha256 must be sha256 hex digests")
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip():
@@ -400,8 +414,7 @@ def stale_entries(store: Store, entries: list[dict[str, Any]]) -> list[dict[str,
     out = []
     for e in entries:
         rule, a, b = baseline_key(e)
-        ingest_error = rule == RULE_IDS["ingest-error"]
-        if not known(a, ingest_error) or (b and not known(b, False)):
+        if not known(a, KIND_OF[rule] in INPUT_KINDS) or (b and not known(b, False)):
             out.append(e)
     return out
 
@@ -528,7 +541,8 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     batch_id = int(store.scalar("SELECT id FROM batches WHERE name = ?", (result.batch,)))
     names = dict(store.conn.execute("SELECT id, name FROM batches").fetchall())
     # what a gate that did not pass stored is not corpus: it is gated again, whatever the batch
-    ungated = {batch_id} | {r[0] for r in store.conn.execute("SELECT id FROM batches WHERE status = 'gate-failed'")}
+    ungated = {batch_id} | {r[0] for r in store.conn.execute(
+        "SELECT id FROM batches WHERE status IN ('gate-failed', 'gating')")}
 
     def sighting(row: tuple) -> Sighting:
         return Sighting(int(row[0]), row[1], row[2], row[3], row[4], json.loads(row[5] or "{}"), names.get(row[6], ""))
@@ -772,6 +786,31 @@ def ingest_error_findings(view: BatchView, cwd: Path) -> list[Finding]:
     return out
 
 
+def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cwd: Path,
+                           loc: _Locator) -> list[Finding]:
+    """New documents the audit could not speak for, and EDGAR parts the ingest skipped: they fail
+    closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined."""
+    reason = {int(x["doc_id"]): x["reason"] for x in audit.not_auditable}
+    stands = view.stands_for(store)
+    out = []
+    for rep, news in sorted(stands.items()):
+        if rep not in reason:
+            continue
+        for doc_id in news:
+            s = view.first_sighting(doc_id)
+            new = {**sighting_provenance(store, s), "code": "not_auditable", "message": reason[rep]}
+            f = Finding("not-auditable", new, None, True, None, "not auditable")
+            loc.locate(f, s)
+            out.append(f)
+    for e in view.skipped:
+        display = f"{e['path']}#{e['part']}" if e["part"] else e["path"]
+        f = Finding("not-auditable", {"path": display, "part": e["part"], "sha256": e["sha256"],
+                                      "code": e["code"], "message": e["message"]}, None, True, None, "skipped")
+        f.file, f.uri = e["path"], artifact_uri(e["path"], cwd)
+        out.append(f)
+    return out
+
+
 def sort_findings(findings: list[Finding]) -> list[Finding]:
     order = {k: i for i, k in enumerate(KINDS)}
     return sorted(findings, key=lambda f: (order[f.kind], f.new["path"], (f.other or {}).get("path") or "",
@@ -821,6 +860,7 @@ class GateResult:
             "warnings": len(self.by_level("warning")),
             "baselined": len(self.by_level("baselined")),
             "ingest_errors": sum(1 for f in self.findings if f.kind == "ingest-error"),
+            "not_auditable": sum(1 for f in self.findings if f.kind == "not-auditable"),
             "skipped_parts": len(self.skipped),
             "already_known": len(self.known),
             "withdrawn": len(self.withdrawn),
@@ -928,7 +968,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
-                        limits=opts.limits, workers=opts.workers, command=opts.command)
+                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True)
         view = batch_view(store, result)
         withdraw(store, view, opts.deleted)
         withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
@@ -955,6 +995,7 @@ def run_gate(opts: GateOptions) -> GateResult:
             else:
                 assert outcome.audit is not None
                 findings += containment_findings(store, view, outcome.audit, loc)
+                findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"
         findings = sort_findings(findings)
@@ -1048,13 +1089,13 @@ def _md_where(f: Finding) -> str:
 def _md_findings(findings: list[Finding], reason: bool = False) -> list[str]:
     rows = []
     for f in findings:
-        if f.kind == "ingest-error":
+        if f.kind in INPUT_KINDS:
             score = ""
             other = _md(f"{f.new.get('code')}: {f.new.get('message')}")
         else:
             score = f"{f.containment:.4f}" if f.match == "containment" and f.containment is not None else _md(f.match)
             other = _md_doc_cell(f.other)
-        row = [_md(f"{f.kind} ({f.rule})"), _md_doc_cell(f.new) if f.kind != "ingest-error" else _cell_code(f.new["path"]),
+        row = [_md(f"{f.kind} ({f.rule})"), _md_doc_cell(f.new) if f.kind not in INPUT_KINDS else _cell_code(f.new["path"]),
                other, score, _md_where(f)]
         if reason:
             row.append(_md(f.baseline_reason or ""))
@@ -1243,16 +1284,21 @@ def junit_xml(g: GateResult) -> bytes:
         (d["file"], d["part"], d["path"], "document", d) for d in g.documents]
     entries += [(f.file, str(f.new.get("part") or ""), f.new["path"], "ingest-error", f)
                 for f in g.findings if f.kind == "ingest-error"]
-    entries += [(s["path"], s["part"], f"{s['path']}#{s['part']}", "skipped", s) for s in g.skipped]
+    entries += [(s["path"], s["part"], f"{s['path']}#{s['part']}", "skipped", s) for s in g.skipped
+                if not by_path.get(f"{s['path']}#{s['part']}")]
+    entries += [(f.file, str(f.new.get("part") or ""), f.new["path"], "ingest-error", f)
+                for f in g.findings if f.kind == "not-auditable" and f.match == "skipped"]
     entries.sort(key=lambda e: (e[0], _seq_key(e[1]) if e[1] else (-1, ""), e[2]))
     for _, _, name, what, item in entries:
         tc = case(name, g.batch)
         if what == "ingest-error":
             f = item
             if f.level == "error":
-                outcome(tc, "error", f"{f.new.get('code')}: {f.new.get('message')}", f"{f.rule} {f.kind}", _details(f))
+                outcome(tc, "error" if f.kind == "ingest-error" else "failure",
+                        f"{f.new.get('code')}: {f.new.get('message')}", f"{f.rule} {f.kind}", _details(f))
             elif f.level == "warning":
-                outcome(tc, "skipped", f"not ingested ({f.kind} is not in --fail-on): {f.new.get('code')}")
+                outcome(tc, "skipped", f"not {'ingested' if f.kind == 'ingest-error' else 'auditable'} "
+                                       f"({f.kind} is not in --fail-on): {f.new.get('code')}")
             else:
                 ET.SubElement(tc, "system-out").text = _xml_text(_details(f))
             continue
@@ -1305,7 +1351,7 @@ def sarif(g: GateResult, cwd: Path) -> dict[str, Any]:
     results = []
     for f in g.findings:
         msg = f.sentence(full_sha=True)
-        if f.kind != "ingest-error" and f.spans:
+        if f.kind not in INPUT_KINDS and f.spans:
             sp = _main_span(f.spans) or f.spans[0]
             msg += f"; in the container at chars {sp['start']}-{sp['end']}" + (
                 f", pages {sp['pages'][0]}-{sp['pages'][1]}" if sp.get("pages") else "")

@@ -282,31 +282,31 @@ def default_batch_name(inputs: Sequence[str | os.PathLike]) -> str:
     return "batch-" + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
-def _open_batch(store: Store, name: str, source: str | None, command: str) -> int:
+def _open_batch(store: Store, name: str, source: str | None, command: str, status: str = "running") -> int:
     with store.write() as c:
         row = c.execute("SELECT id FROM batches WHERE name = ?", (name,)).fetchone()
         if row:
             c.execute(
-                "UPDATE batches SET runs = runs + 1, status = 'running', ended = NULL, command = ?"
-                " WHERE id = ?", (command, row[0]),
+                "UPDATE batches SET runs = runs + 1, status = ?, ended = NULL, command = ?"
+                " WHERE id = ?", (status, command, row[0]),
             )
             return int(row[0])
         cur = c.execute(
             "INSERT INTO batches (name, source, tool_version, command, started, status)"
-            " VALUES (?,?,?,?,?, 'running')",
-            (name, source, __version__, command, now()),
+            " VALUES (?,?,?,?,?,?)",
+            (name, source, __version__, command, now(), status),
         )
         return int(cur.lastrowid or 0)
 
 
-def _close_batch(store: Store, batch_id: int, counts: dict[str, int]) -> None:
+def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: str = "complete") -> None:
     with store.write() as c:
         c.execute(
-            "UPDATE batches SET status = 'complete', ended = ?, n_ok = n_ok + ?, n_duplicate = n_duplicate + ?,"
+            "UPDATE batches SET status = ?, ended = ?, n_ok = n_ok + ?, n_duplicate = n_duplicate + ?,"
             " n_unchanged = ?, n_failed = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'failed'),"
             " n_skipped = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'skipped')"
             " WHERE id = ?",
-            (now(), counts["ok"], counts["duplicate"], counts["unchanged"], batch_id, batch_id, batch_id),
+            (status, now(), counts["ok"], counts["duplicate"], counts["unchanged"], batch_id, batch_id, batch_id),
         )
 
 
@@ -322,6 +322,7 @@ def ingest(
     command: str | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_file: Callable[[FileOutcome], None] | None = None,
+    gating: bool = False,
 ) -> BatchResult:
     """Ingest ``inputs`` (files and directories) as one batch; see the module docstring.
 
@@ -336,7 +337,9 @@ def ingest(
     name = batch or default_batch_name(inputs)
     missing = [str(i) for i in inputs if not os.path.lexists(i)]
     inputs = [i for i in inputs if os.path.lexists(i)]
-    batch_id = _open_batch(store, name, source, command or " ".join(sys.argv))
+    # a gate's batch stays "gating" until the gate decides: interrupted, it is gated again
+    status = "gating" if gating else "running"
+    batch_id = _open_batch(store, name, source, command or " ".join(sys.argv), status)
     outcomes: list[FileOutcome] = []
     todo: list[_Task] = []
     seen_here: set[tuple[str, str]] = set()
@@ -426,7 +429,7 @@ def ingest(
     restored = reinstate(  # a withdrawn file that comes back is restored
         store, [(o.doc_id, str(Path(o.path).expanduser().resolve())) for o in outcomes if o.doc_id is not None],
         command=command)
-    _close_batch(store, batch_id, BatchResult(name, outcomes).counts)
+    _close_batch(store, batch_id, BatchResult(name, outcomes).counts, "gating" if gating else "complete")
     return BatchResult(name, outcomes, missing, restored)
 
 

@@ -132,7 +132,8 @@ def check_sarif(path: Path) -> dict:
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "containment-auditor" and driver["version"]
-    assert [r["id"] for r in driver["rules"]] == ["CONTAIN001", "CONTAIN002", "CONTAIN003", "CONTAIN004", "CONTAIN005"]
+    assert [r["id"] for r in driver["rules"]] == ["CONTAIN001", "CONTAIN002", "CONTAIN003", "CONTAIN004", "CONTAIN005",
+                                                  "CONTAIN006"]
     assert all(r["shortDescription"]["text"] for r in driver["rules"])
     for res in run["results"]:
         assert res["ruleId"] in {r["id"] for r in driver["rules"]}
@@ -502,6 +503,61 @@ def test_a_crash_is_exit_2_never_1(root, docs):
                        cwd=root, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert "internal error: RuntimeError: injected" in r.stderr
+
+
+def test_what_cannot_be_audited_fails_closed_and_can_be_baselined(root, docs):
+    clean_html = ("<html><body><noscript>Please enable JavaScript.</noscript><template><p>row</p></template>"
+                  f"<p>{docs['E'][:4000]}</p></body></html>")
+    b = batch(root, "pr-unauditable", {"tiny.txt": "Exhibit 4.", "page.html": clean_html})
+    r = gate(root, "--dry-run", "--out", "out-unaud", "--junit", "out-unaud/junit.xml",
+             "--sarif", "out-unaud/g.sarif", b)
+    assert r.returncode == 1, r.stdout + r.stderr
+    g = gate_json(root / "out-unaud")
+    (f,) = g["findings"]  # the ordinary page with noscript and template passes
+    assert (f["kind"], f["rule"], f["new"]["path"]) == ("not-auditable", "CONTAIN006", f"{b}/tiny.txt")
+    assert "too short" in f["message"] and g["counts"]["not_auditable"] == 1
+    assert {d["path"]: d["status"] for d in g["documents"]} == {f"{b}/page.html": "passed", f"{b}/tiny.txt": "failed"}
+    cases = {c.get("name"): c for c in junit(root / "out-unaud" / "junit.xml").findall("testcase")}
+    assert cases[f"{b}/tiny.txt"].find("failure").get("type") == "CONTAIN006 not-auditable"
+    assert [res["ruleId"] for res in check_sarif(root / "out-unaud" / "g.sarif")["results"]] == ["CONTAIN006"]
+    # accepted with a reason, it passes; left out of --fail-on, it is a warning
+    r = gate(root, "--dry-run", "--out", "out-unaud2", "--baseline", "unaud.json", "--update-baseline",
+             "--reason", "an exhibit index line, reviewed", b)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = gate(root, "--dry-run", "--out", "out-unaud3", "--fail-on", "new-in-corpus,ingest-error", b)
+    assert r.returncode == 0 and gate_json(root / "out-unaud3")["findings"][0]["level"] == "warning"
+
+
+def test_an_interrupted_gate_leaves_its_batch_to_be_gated_again(tmp_path, docs):
+    """A gate killed after storing its batch: a retry under another name still gates those files."""
+    main_store(tmp_path, {"a.txt": docs["A"]})
+    pr = tmp_path / "pr"
+    pr.mkdir()
+    (pr / "copy.txt").write_text(synth.reformat(docs["A"], 21))
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with Store(tmp_path / "main.db") as store:  # what run_gate had done when it was killed
+            ingest(store, [Path("pr")], batch="pr-first-try", workers=1, gating=True)
+            assert store.scalar("SELECT status FROM batches WHERE name = 'pr-first-try'") == "gating"
+    finally:
+        os.chdir(cwd)
+    r = gate(tmp_path, "--batch", "pr-retry", "--out", "retry", "pr", db="main.db")
+    assert r.returncode == 1, r.stdout + r.stderr
+    (f,) = gate_json(tmp_path / "retry")["findings"]
+    assert (f["kind"], f["new"]["path"], f["other"]["path"]) == ("new-in-corpus", "pr/copy.txt", "documents/a.txt")
+    # a plain ingest is corpus: the same retry after it gates nothing new
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "b.txt").write_text(docs["B"])
+    os.chdir(tmp_path)
+    try:
+        with Store(tmp_path / "main.db") as store:
+            ingest(store, [Path("plain")], batch="plain", workers=1)
+    finally:
+        os.chdir(cwd)
+    r = gate(tmp_path, "--batch", "pr-plain", "--out", "plain-out", "plain", db="main.db")
+    assert r.returncode == 0 and "nothing new" in r.stdout
 
 
 # -- units ------------------------------------------------------------------------------------
