@@ -66,6 +66,7 @@ class Submission:
     meta: dict
     documents: list[Document] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    omitted: int = 0  # documents past ``max_documents``, not read
 
 
 @dataclass
@@ -91,8 +92,11 @@ def is_submission(data: bytes) -> bool:
     return head.startswith(_STARTS[:-1])
 
 
-def parse(data: bytes) -> Submission:
+def parse(data: bytes, max_documents: int | None = None) -> Submission:
     """Split a submission into header metadata and documents.
+
+    Past ``max_documents`` documents, the rest are only counted (``omitted``): a million empty
+    ``<DOCUMENT>``s must not cost a million parts.
 
     Raises ExtractionError("edgar_malformed") for an envelope that is not a submission or a
     ``<DOCUMENT>`` without its ``</DOCUMENT>`` (a truncated download must not pass as a
@@ -104,6 +108,9 @@ def parse(data: bytes) -> Submission:
     sub = Submission(_header(data[: first if first >= 0 else len(data)]))
     pos = first
     while pos >= 0:
+        if max_documents is not None and len(sub.documents) >= max_documents:
+            sub.omitted = data.count(b"<DOCUMENT>", pos)
+            break
         end = data.find(b"</DOCUMENT>", pos)
         if end < 0:
             raise ExtractionError(

@@ -52,6 +52,15 @@ class Limits:
     pdf_timeout: float = 120.0
     pdf_memory: int = 2 * 2**30
     max_pdf_pages: int = 5000
+    #: EDGAR documents read from one submission; the rest are recorded as one failed part.
+    max_parts: int = 1000
+    # Enforced by ingest, which extracts every input in an auditor.sandbox child process:
+    #: seconds for one input file, all its parts and PDFs included;
+    timeout: float = 300.0
+    #: address-space limit of that child, in bytes;
+    memory: int = 2**30
+    #: seconds for a whole ingest batch (None: no limit); inputs left over are recorded for a re-run.
+    budget: float | None = None
 
 
 @dataclass
@@ -1156,8 +1165,13 @@ def _extract_part(doc: edgar.Document, limits: Limits) -> Part:
 
 
 def _extract_edgar(data: bytes, limits: Limits) -> Extracted:
-    sub = edgar.parse(data)
+    sub = edgar.parse(data, max_documents=limits.max_parts)
     parts = [_extract_part(doc, limits) for doc in sub.documents]
+    if sub.omitted:
+        first, n = len(sub.documents) + 1, len(sub.documents) + sub.omitted
+        parts.append(Part(b"", {"sequence": f"{first}-{n}"}, "failed", None, "too_many_parts",
+                          f"the submission holds {n} documents, more than the limit of "
+                          f"{limits.max_parts}: documents {first} to {n} were not read"))
     return Extracted("edgar", "", "auditor.edgar", _auditor_version(), meta=sub.meta, parts=parts,
                      warnings=sub.warnings)
 
