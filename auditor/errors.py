@@ -4,6 +4,7 @@
     ├── UsageError (ValueError)         bad arguments or options
     ├── StoreError                      the SQLite store cannot be used
     │   ├── StoreBusy                   another process holds the write lock too long
+    │   ├── StoreDamaged                stored texts or pages fail their integrity checks
     │   └── IndexMismatch (ValueError)  index built with other parameters
     ├── NoDocument (LookupError)        no stored document matches a reference
     ├── ExtractionError                 one input could not be turned into text
@@ -30,6 +31,11 @@ class StoreError(AuditorError):
 
 class StoreBusy(StoreError):
     "Another process held the store's write lock longer than the busy timeout"
+
+
+class StoreDamaged(StoreError):
+    """The store fails SQLite's integrity check or a stored text no longer matches its digest
+    (``auditor check --db DB`` names the documents)"""
 
 
 class IndexMismatch(StoreError, ValueError):

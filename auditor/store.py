@@ -6,19 +6,30 @@ document was seen, how its text was obtained, the index parameters, and every ru
 Durability: WAL journal, ``synchronous=NORMAL`` (consistent after a crash; a power loss may roll
 back the last commits), a busy timeout so a second process waits for the write lock instead of
 failing, and one ``BEGIN IMMEDIATE`` transaction per input file, so a run killed at any point
-leaves each file either fully stored or not at all.
+leaves each file either fully stored or not at all. Each stored text carries the sha256 of its
+UTF-8 bytes (``texts.sha256``, from migration 0006), so :mod:`auditor.check` can tell a text
+altered behind the store's back.
+
+Read-only stores: when the file or its directory is not writable, the store is opened with a
+``mode=ro`` URI (nothing is migrated or written; ``Store.writable`` is False and ``write()``
+refuses with a clear error). A WAL database needs its ``-shm`` file even to be read; when that
+cannot be created (a read-only directory) and no ``-wal`` file holds unmerged commits, the store
+is opened ``immutable=1``, which is only right while no other process writes to it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
 from auditor.shingle import DEFAULT_PARAMS, Params
@@ -248,6 +259,14 @@ def _documents_unreadable(db: Any) -> None:
     db.execute("ALTER TABLE documents ADD COLUMN unreadable TEXT")
 
 
+@migration("0006_text_digests")
+def _text_digests(db: Any) -> None:
+    """sha256 of each stored text's UTF-8 bytes. Texts stored before this migration keep NULL:
+    computing it now would certify whatever they hold today ("no digest recorded")."""
+    if "sha256" not in {r[1] for r in db.execute("PRAGMA table_info(texts)").fetchall()}:
+        db.execute("ALTER TABLE texts ADD COLUMN sha256 TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -262,6 +281,53 @@ def select_in(conn: sqlite3.Connection, sql: str, ids: Iterable[int], chunk: int
     return sorted(out, key=lambda r: r[0])
 
 
+def text_digest(text: str) -> str:
+    """The digest recorded with a stored text: sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def writable_location(path: str | os.PathLike) -> bool:
+    """Whether SQLite could write ``path`` and create its ``-wal``/``-shm`` files beside it."""
+    p = os.path.abspath(os.fspath(path))
+    if os.path.exists(p) and not os.access(p, os.W_OK):
+        return False
+    if os.access(os.path.dirname(p), os.W_OK):
+        return True
+    # a read-only directory: writing works only through -wal and -shm files already there
+    return all(os.path.exists(p + s) and os.access(p + s, os.W_OK) for s in ("-wal", "-shm"))
+
+
+def _uri(path: str | os.PathLike, **params: str) -> str:
+    absolute = os.fsencode(os.path.abspath(os.fspath(path)))
+    return f"file:{quote(absolute, safe='/')}?" + "&".join(f"{k}={v}" for k, v in params.items())
+
+
+def connect(path: str | os.PathLike, *, readonly: bool | None = None, timeout: float = 30.0) -> sqlite3.Connection:
+    """A connection to an existing or new store; read-only (``mode=ro``) when ``readonly`` or,
+    with None, when the location is not writable. See the module docstring on ``immutable``."""
+    if readonly is None:
+        readonly = os.path.exists(path) and not writable_location(path)
+    if not readonly:
+        return sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(_uri(path, mode="ro"), uri=True, timeout=timeout, isolation_level=None,
+                           check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as e:
+        conn.close()
+        if "unable to open" not in str(e):
+            raise
+    wal = os.fspath(path) + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        raise StoreError(
+            f"{path} is read-only and its write-ahead log {wal} holds commits that were never merged "
+            "into it: open it once with write access (any auditor command), or copy the three files "
+            "to a writable directory")
+    return sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True, timeout=timeout,
+                           isolation_level=None, check_same_thread=False)
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -269,21 +335,31 @@ def now() -> str:
 class Store:
     """A containment-auditor SQLite file. Use as a context manager or call ``close()``."""
 
-    def __init__(self, path: str | Path, *, create: bool = True, busy_timeout: float = 30.0) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, busy_timeout: float = 30.0,
+                 readonly: bool | None = None) -> None:
+        """``readonly``: open with a ``mode=ro`` URI; None (the default) does so when the file
+        or its directory is not writable. A read-only store is never migrated: readers of a
+        store with pending migrations see its older schema."""
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"no store at {self.path} (run `auditor ingest` first)")
+        if readonly is None:
+            readonly = self.path.exists() and not writable_location(self.path)
+        elif readonly and not self.path.exists():
+            raise StoreError(f"no store at {self.path}")
+        self.writable = not readonly
         try:
-            self.conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
+            self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode.lower() != "wal":
-                raise StoreError(f"{self.path}: could not enable WAL (journal_mode={mode})")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
+            if self.writable:
+                mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if mode.lower() != "wal":
+                    raise StoreError(f"{self.path}: could not enable WAL (journal_mode={mode})")
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+            else:
+                self.conn.execute("PRAGMA query_only = ON")
             self.conn.execute("PRAGMA foreign_keys = ON")
-            if self._pending_migrations():
+            if self._pending_migrations() and self.writable:
                 self._migrate()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
@@ -339,9 +415,16 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def require_writable(self, why: str) -> None:
+        """Refuse, before any work, what would have to write to a read-only store."""
+        if not self.writable:
+            raise StoreError(f"{self.path} is read-only (the file or its directory is not writable), "
+                             f"but {why}")
+
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none."""
+        self.require_writable("this needs to write to it")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
@@ -477,6 +560,19 @@ class Store:
         doc["withdrawals"] = self.rows(
             "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc
+
+    @functools.cached_property
+    def text_digests(self) -> bool:
+        """Whether this store records a digest with each new text (migration 0006 applied)."""
+        return "sha256" in {r[1] for r in self.conn.execute("PRAGMA table_info(texts)")}
+
+    def insert_text(self, doc_id: int, text: str) -> None:
+        """Store a document's text with its digest (inside the caller's transaction)."""
+        if self.text_digests:
+            self.conn.execute("INSERT INTO texts (doc_id, text, sha256) VALUES (?, ?, ?)",
+                              (doc_id, text, text_digest(text)))
+        else:
+            self.conn.execute("INSERT INTO texts (doc_id, text) VALUES (?, ?)", (doc_id, text))
 
     def text(self, doc_id: int) -> str:
         t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))

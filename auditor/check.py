@@ -1,0 +1,208 @@
+"""Is the store still what ingest wrote? ``auditor check``, and the cheap part audit and gate run.
+
+SQLite's ``integrity_check`` proves the file's structure, not its content: a text altered by an
+``UPDATE`` behind the store's back, or bytes flipped inside a record, pass it. So each text
+stored since migration 0006 carries the sha256 of its UTF-8 bytes, and the index rows can be
+derived again from the texts. The full check (:func:`check_store`):
+
+* ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check``;
+* every stored text against its digest (texts stored before the migration have none: they are
+  counted as "no digest recorded", never certified after the fact), and against the document's
+  character count;
+* every document has a text row, and every text, index row and sighting has a document;
+* every index row equals what :func:`auditor.index.prepare_text` derives from the text under the
+  stored parameters (word and shingle counts, the sampled hashes), and the normalised-text
+  fingerprint matches the document's.
+
+The quick check (:func:`require_intact`, called before every audit and gate) is
+``PRAGMA quick_check`` plus the text digests and the missing-text test; it raises
+:class:`~auditor.errors.StoreDamaged` naming the documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.errors import StoreDamaged
+from auditor.store import Store
+
+_SHOWN = 10
+
+
+@dataclass
+class Problem:
+    kind: str  # integrity | reference | text_digest | text_length | text_encoding | missing_text | orphan | index
+    detail: str
+    doc_id: int | None = None
+    path: str | None = None
+
+    def line(self) -> str:
+        who = f"document {self.doc_id} ({self.path})" if self.doc_id is not None else "store"
+        return f"{self.kind}: {who}: {self.detail}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "doc_id": self.doc_id, "path": self.path, "detail": self.detail}
+
+
+@dataclass
+class CheckResult:
+    quick: bool
+    problems: list[Problem] = field(default_factory=list)
+    texts: int = 0  # texts checked against a digest
+    no_digest: int = 0  # texts stored before digests were recorded
+    indexed: int = 0  # index rows derived again (full check only)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def documents(self) -> list[int]:
+        return sorted({p.doc_id for p in self.problems if p.doc_id is not None})
+
+    def summary(self) -> str:
+        head = "store intact" if self.ok else f"{len(self.problems)} problems in {len(self.documents)} documents"
+        parts = [f"{self.texts} texts match their digests" if self.ok else f"{self.texts} texts with a digest checked"]
+        if self.no_digest:
+            parts.append(f"{self.no_digest} texts have no digest recorded (stored before digests existed)")
+        if not self.quick:
+            parts.append(f"{self.indexed} index rows derived again")
+        return f"{head}: " + "; ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "quick": self.quick, "texts": self.texts, "no_digest": self.no_digest,
+                "indexed": self.indexed, "documents": self.documents, "notes": self.notes,
+                "problems": [p.as_dict() for p in self.problems]}
+
+
+def check_store(store: Store, *, quick: bool = False,
+                on_progress: Callable[[str], None] | None = None) -> CheckResult:
+    """Check the store; see the module docstring. Never raises for damage it finds: a page
+    SQLite cannot read is itself reported as an ``integrity`` problem."""
+    r = CheckResult(quick=quick)
+    say = on_progress or (lambda _: None)
+    try:
+        say("integrity")
+        _integrity(store, r, quick)
+        if not quick:
+            _references(store, r)
+        say("texts")
+        paths = _paths(store)
+        _texts(store, r, paths)
+        if not quick:
+            say("index")
+            _index(store, r, paths)
+    except sqlite3.DatabaseError as e:
+        r.problems.append(Problem("integrity", f"SQLite cannot read the store: {e}"))
+    return r
+
+
+def require_intact(store: Store) -> None:
+    """The quick check; raises StoreDamaged when it finds anything."""
+    r = check_store(store, quick=True)
+    if r.ok:
+        return
+    shown = "; ".join(p.line() for p in r.problems[:_SHOWN])
+    more = f" (and {len(r.problems) - _SHOWN} more)" if len(r.problems) > _SHOWN else ""
+    raise StoreDamaged(f"{store.path} is damaged, so nothing computed from it could be defended: "
+                       f"{shown}{more}. Run `auditor check --db {store.path}` for the full list; "
+                       "restore the store from a backup or re-ingest the documents named")
+
+
+def _integrity(store: Store, r: CheckResult, quick: bool) -> None:
+    pragma = "quick_check" if quick else "integrity_check"
+    rows = [str(x[0]) for x in store.conn.execute(f"PRAGMA {pragma}")]
+    if rows != ["ok"]:
+        r.problems += [Problem("integrity", f"{pragma}: {row}") for row in rows]
+
+
+def _references(store: Store, r: CheckResult) -> None:
+    for table, rowid, parent, _ in store.conn.execute("PRAGMA foreign_key_check"):
+        r.problems.append(Problem("reference", f"{table} row {rowid} refers to a missing {parent} row"))
+    for doc_id, in store.conn.execute(
+            "SELECT doc_id FROM texts WHERE doc_id NOT IN (SELECT id FROM documents) ORDER BY doc_id"):
+        r.problems.append(Problem("orphan", "a stored text without its document", doc_id))
+    for doc_id, in store.conn.execute(
+            "SELECT doc_id FROM index_docs WHERE doc_id NOT IN (SELECT id FROM documents) ORDER BY doc_id"):
+        r.problems.append(Problem("orphan", "an index row without its document", doc_id))
+
+
+def _paths(store: Store) -> dict[int, str]:
+    return {int(i): str(p) for i, p in store.conn.execute("SELECT id, path FROM documents")}
+
+
+def _texts(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
+    has_digest = store.text_digests
+    for doc_id, in store.conn.execute(
+            "SELECT id FROM documents WHERE id NOT IN (SELECT doc_id FROM texts) ORDER BY id"):
+        r.problems.append(Problem("missing_text", "the document has no stored text", doc_id, paths.get(doc_id)))
+    digest_col = "t.sha256" if has_digest else "NULL"
+    for doc_id, raw, digest, n_chars in store.conn.execute(
+            f"SELECT t.doc_id, CAST(t.text AS BLOB), {digest_col}, d.n_chars FROM texts t"
+            " JOIN documents d ON d.id = t.doc_id ORDER BY t.doc_id"):
+        raw = bytes(raw or b"")
+        path = paths.get(doc_id)
+        if digest is None:
+            r.no_digest += 1
+        else:
+            r.texts += 1
+            if hashlib.sha256(raw).hexdigest() != digest:
+                r.problems.append(Problem("text_digest", "the stored text does not match its recorded sha256 "
+                                          f"{str(digest)[:16]}...: it was altered after it was stored",
+                                          doc_id, path))
+                continue
+        try:
+            n = len(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            r.problems.append(Problem("text_encoding", f"the stored text is not valid UTF-8 ({e.reason} at byte {e.start})",
+                                      doc_id, path))
+            continue
+        if n != n_chars:
+            r.problems.append(Problem("text_length", f"the stored text has {n} characters; the document "
+                                      f"records {n_chars}", doc_id, path))
+
+
+def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
+    from auditor.index import prepare_text
+    from auditor.shingle import HASH_NAME, Params, WordHasher
+
+    params = store.params
+    code = Params(k=params.k, modulus=params.modulus, seed=params.seed)
+    if (params.hash, params.normalization) != (code.hash, code.normalization):
+        r.problems.append(Problem(
+            "index", f"the index was built with hash {params.hash} and normalisation {params.normalization}; "
+            f"this auditor has {HASH_NAME} and {code.normalization}, so its rows cannot be derived again: "
+            "run `auditor index --rebuild`"))
+        return
+    damaged = {p.doc_id for p in r.problems}
+    hasher = WordHasher(params.seed)
+    rows = store.conn.execute(
+        "SELECT d.id, d.n_words, d.norm_sha256, i.n_words, i.n_shingles, i.n_sampled, i.sampled,"
+        " CAST(t.text AS BLOB) FROM documents d JOIN texts t ON t.doc_id = d.id"
+        " LEFT JOIN index_docs i ON i.doc_id = d.id ORDER BY d.id")
+    for doc_id, n_words, norm, i_words, i_shingles, i_sampled, sampled, raw in rows:
+        if doc_id in damaged:  # its text is already reported; deriving from it proves nothing
+            continue
+        path = paths.get(doc_id)
+        text = bytes(raw or b"").decode("utf-8")
+        derived = prepare_text(text, params, hasher, fingerprint=True)
+        if derived["n_words"] != n_words:
+            r.problems.append(Problem("index", f"the text has {derived['n_words']} words; the document records "
+                                      f"{n_words}", doc_id, path))
+        if (norm or None) != derived["norm_sha256"]:
+            r.problems.append(Problem("index", "the normalised text's fingerprint differs from the document's "
+                                      "norm_sha256", doc_id, path))
+        if i_words is None:
+            continue  # not indexed yet: `auditor index` adds it; nothing wrong
+        r.indexed += 1
+        if (i_words, i_shingles) != (derived["n_words"], derived["n_shingles"]):
+            r.problems.append(Problem("index", f"index row counts ({i_words} words, {i_shingles} shingles) differ "
+                                      f"from the text's ({derived['n_words']}, {derived['n_shingles']})", doc_id, path))
+        elif bytes(sampled) != derived["sampled"] or i_sampled * 8 != len(bytes(sampled)):
+            r.problems.append(Problem("index", "the sampled shingle hashes differ from those derived from "
+                                      "the text under the stored parameters", doc_id, path))
