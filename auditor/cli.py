@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from auditor import __version__
+from auditor.console import clean, json_safe, markup, text
 from auditor.errors import AuditorError, ControlsFailed, UsageError
 from auditor.store import Store
 
@@ -29,28 +30,41 @@ def _console(stderr: bool = False) -> Console:
     limit, so tables and paths are never cut or wrapped."""
     stream = sys.stderr if stderr else sys.stdout
     tty = stream is not None and stream.isatty()
-    return Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED)
+    return Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED, emoji=False)
 
 
+# Data printed through these consoles goes through auditor.console (markup(), text()): names
+# and texts come from batch submitters and must neither drive the terminal nor be read as markup.
 err = _console(stderr=True)
 out = _console()
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so cleanups run (batch status, the gate's temporary copy)."""
+    raise SystemExit(128 + signum)
+
+
 class AuditorGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminated)
         try:
             return super().invoke(ctx)
         except ControlsFailed as e:  # messages are text, not markup: "[spark]" must survive
-            err.print(f"[bold red]controls failed[/]: {escape(str(e))}", highlight=False)
+            err.print(f"[bold red]controls failed[/]: {markup(e, keep_newlines=True)}", highlight=False)
             sys.exit(2)
         except AuditorError as e:
-            err.print(f"[bold red]error[/]: {escape(str(e))}", highlight=False)
+            err.print(f"[bold red]error[/]: {markup(e, keep_newlines=True)}", highlight=False)
             sys.exit(2)
-        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
+        except click.ClickException as e:  # its message may quote a hostile file name
+            message = e.format_message
+            e.format_message = lambda: clean(message(), keep_newlines=True)  # type: ignore[method-assign]
+            raise
+        except (click.exceptions.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
             err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
-            err.print(f"[bold red]internal error[/]: {type(e).__name__}: {escape(str(e))} "
+            err.print(f"[bold red]internal error[/]: {markup(type(e).__name__)}: {markup(e, keep_newlines=True)} "
                       "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)
             sys.exit(2)
 
@@ -95,26 +109,39 @@ def cli() -> None:
 @click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
 @click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
 @click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
+              help="Memory limit of the process extracting each input.")
+@click.option("--max-parts", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="EDGAR documents read per submission; the rest are recorded as one failed part.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds for the whole batch: inputs not processed by then are listed, recorded, "
+                   "and resumed by a re-run (exit 1).")
 @click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes.")
 @click.option("--sync", is_flag=True,
               help="Also withdraw the documents whose files are gone from (or replaced in) the directories given.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
 def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
-           pdf_memory_mb, retry_failed, sync, quiet, as_json):
+           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, quiet, as_json):
     """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
 
     \b
     auditor ingest --db corpus.db --source edgar filings/
     auditor ingest --db corpus.db --sync filings/    # and withdraw what was deleted from filings/
 
-    Exit 2 if an input does not exist (the others are ingested; nothing is recorded for it).
+    Every input is recorded: stored, or failed or skipped with a reason (FIFOs, devices and
+    symbolic links out of the input tree are never read). Exit 2 if an input does not exist
+    (the others are ingested; nothing is recorded for it), 1 if --budget ran out first (a
+    re-run resumes).
     """
     from auditor.extract import Limits
     from auditor.ingest import ingest as run
 
     limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
-                    pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20)
+                    pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20, timeout=timeout,
+                    memory=memory_mb * 2**20, max_parts=max_parts, budget=budget)
     with open_store(db, create=True) as store, _progress(quiet) as bar:
         files_task = bar.add_task("files", total=None)
         bytes_task = bar.add_task("bytes to extract", total=None)
@@ -124,7 +151,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             bar.update(bytes_task, total=nbytes)
 
         def on_file(o) -> None:
-            bar.update(files_task, advance=1, description=f"files ({o.path[-30:]})")
+            bar.update(files_task, advance=1, description=f"files ({markup(o.path[-30:])})")
             if o.status in ("ok", "failed"):
                 bar.update(bytes_task, advance=o.size)
 
@@ -139,12 +166,14 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     if as_json:
         click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
                                "missing": result.missing, "restored": result.restored,
+                               "complete": result.complete, "not_processed": result.not_processed,
                                "sync": synced.as_dict() if synced else None}, indent=2, sort_keys=True))
         _exit_if_missing(result.missing)
+        _exit_if_incomplete(result, budget)
         return
     c = result.counts
     if not quiet:
-        t = Table(title=f"batch {result.batch}")
+        t = Table(title=text(f"batch {result.batch}"))
         for k in c:
             t.add_column(k, justify="right")
         t.add_row(*(str(v) for v in c.values()))
@@ -155,25 +184,34 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             p.add_column("reason")
             p.add_column("detail", overflow="fold")
             for path, code, msg in result.problems:
-                p.add_row(path, code, msg)
+                p.add_row(text(path), text(code), text(msg))
             err.print(p)
     click.echo(" ".join(f"{k}={v}" for k, v in c.items())
                + (f" restored={len(result.restored)}" if result.restored else "")
                + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))
     if synced is not None and not quiet:
         for place in synced.gone:
-            err.print(f"gone: {place}", markup=False, highlight=False)
+            err.print(f"gone: {clean(place)}", markup=False, highlight=False)
     _exit_if_missing(result.missing)
+    _exit_if_incomplete(result, budget)
 
 
 def _present(result) -> list[tuple[int, str]]:
-    return [(o.doc_id, str(Path(o.path).expanduser().resolve())) for o in result.outcomes if o.doc_id is not None]
+    return [(o.doc_id, o.resolved) for o in result.outcomes if o.doc_id is not None]
+
+
+def _exit_if_incomplete(result, budget: float | None) -> None:
+    """--budget ran out: what was left is recorded and listed; exit 1 so a script notices."""
+    if not result.complete:
+        err.print(f"the time budget of {budget:g} s ran out: {len(result.not_processed)} inputs were not "
+                  "processed; run the same command again to resume them", highlight=False)
+        sys.exit(1)
 
 
 def _exit_if_missing(missing: list[str]) -> None:
     """Inputs that do not exist: exit 2 once the others are stored (nothing is recorded for them)."""
     for path in missing:
-        err.print(f"[bold red]error[/]: no such file or directory: {escape(path)}", highlight=False)
+        err.print(f"[bold red]error[/]: no such file or directory: {markup(path)}", highlight=False)
     if missing:
         err.print(f"{len(missing)} input(s) not found; the others were ingested", highlight=False)
         sys.exit(2)
@@ -199,7 +237,7 @@ def stats(db, as_json):
             for k in rows[0]:
                 t.add_column(k)
             for r in rows:
-                t.add_row(*("" if v is None else str(v) for v in r.values()))
+                t.add_row(*(text("" if v is None else v) for v in r.values()))
             out.print(t)
 
 
@@ -223,7 +261,7 @@ def show(db, doc, with_text, as_json):
         click.echo(p["text"], nl=False)
     else:
         for line in lines(p):
-            click.echo(line)
+            click.echo(clean(line))
 
 
 @cli.command()
@@ -254,14 +292,14 @@ def withdraw(db, refs, reason, as_json):
                               indent=2, sort_keys=True))
     else:
         for d in w.withdrawn:
-            click.echo(f"withdrawn: {d} {paths[d]}")
+            click.echo(clean(f"withdrawn: {d} {paths[d]}"))
         for d in w.already:
-            click.echo(f"already withdrawn: {d} {paths[d]}")
+            click.echo(clean(f"already withdrawn: {d} {paths[d]}"))
         for d, places in sorted(w.kept.items()):
-            click.echo(f"kept: {d} {paths[d]} is still seen at {', '.join(places)}")
+            click.echo(clean(f"kept: {d} {paths[d]} is still seen at {', '.join(places)}"))
         click.echo(f"{len(w.withdrawn)} withdrawn, {len(w.already)} already withdrawn, {len(w.kept)} kept")
     for ref, why in w.unknown:
-        err.print(f"[bold red]error[/]: {escape(ref)}: {escape(why)}", highlight=False)
+        err.print(f"[bold red]error[/]: {markup(ref)}: {markup(why)}", highlight=False)
     if w.unknown:
         sys.exit(2)
 
@@ -307,7 +345,7 @@ def _controls_table(controls: list[dict]) -> Table:
     for c in ("control", "kind", "source", "score", "bound", "found", "result"):
         t.add_column(c)
     for c in controls:
-        t.add_row(c["name"], c["kind"], c["source"], f"{c['score']:.4f}", c["expected"],
+        t.add_row(text(c["name"]), text(c["kind"]), text(c["source"]), f"{c['score']:.4f}", text(c["expected"]),
                   "yes" if c["found"] else "no", "[green]pass[/]" if c["passed"] else "[bold red]FAIL[/]")
     return t
 
@@ -346,8 +384,8 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
     else:
         out.print(_controls_table(rows))
         if r.note:
-            out.print(f"corpus-drawn controls: {r.note}", highlight=False)
-        out.print(f"controls: {r.summary()}", highlight=False)
+            out.print(f"corpus-drawn controls: {markup(r.note)}", highlight=False)
+        out.print(f"controls: {markup(r.summary())}", highlight=False)
     r.raise_if_failed()
 
 
@@ -387,12 +425,12 @@ def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_
                       workdir=spark_workdir, allow_empty=allow_empty)
     r = o.report
     if as_json:
-        click.echo((o.directory / "report.json").read_text(), nl=False)
+        click.echo(json_safe((o.directory / "report.json").read_text(encoding="utf-8")), nl=False)
     else:
         out_console_report(r, threshold)
         if verbose:
             _every_pair(o.directory)
-    err.print(f"report: {o.directory / 'report.html'} (also report.md, report.json, findings.jsonl.gz, "
+    err.print(f"report: {markup(o.directory / 'report.html')} (also report.md, report.json, findings.jsonl.gz, "
               "documents.jsonl.gz)", highlight=False)
     if o.refused:
         raise ControlsFailed("; ".join(r["refused_because"]) + f"; see {o.directory / 'report.md'}")
@@ -439,15 +477,16 @@ def out_console_report(r: dict, threshold: float) -> None:
 
 
 def _path(r: dict, doc_id: int) -> str:
+    """A document's name for a rich print: cleaned and markup-escaped."""
     from auditor.render import _name
 
-    return _name(r, doc_id)
+    return markup(_name(r, doc_id))
 
 
 def _where(r: dict, best: dict) -> str:
     from auditor.render import _where as where
 
-    return where(r, best)
+    return markup(where(r, best))
 
 
 def _every_pair(directory: Path) -> None:
@@ -463,7 +502,8 @@ def _every_pair(directory: Path) -> None:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             x = json.loads(line)
-            out.print(f"  {paths.get(x['contained'])} in {paths.get(x['container'])}: {x['containment']:.4f} "
+            out.print(f"  {markup(paths.get(x['contained']))} in {markup(paths.get(x['container']))}: "
+                      f"{x['containment']:.4f} "
                       f"(estimate {x['estimate']:.4f}, {x['hits']}/{x['sampled']} sampled)"
                       + (f", family {x['family']}" if x["family"] is not None else ""),
                       highlight=False, soft_wrap=True)
@@ -490,12 +530,42 @@ def verify(report_dir, db, controls_dir, as_json):
         click.echo(json.dumps({"report": str(report_dir), **asdict(v)}, indent=2, sort_keys=True))
         sys.exit(0 if v.ok else 1)
     if v.ok:
-        out.print(f"verified: {report_dir} matches a fresh audit (digest {v.stored_digest})", highlight=False)
+        out.print(f"verified: {markup(report_dir)} matches a fresh audit (digest {markup(v.stored_digest)})",
+                  highlight=False)
         return
-    err.print(f"[bold red]NOT VERIFIED[/]: {report_dir}", highlight=False)
+    err.print(f"[bold red]NOT VERIFIED[/]: {markup(report_dir)}", highlight=False)
     for p in v.problems:
-        err.print(f"  {p}", highlight=False)
+        err.print(f"  {markup(p)}", highlight=False)
     sys.exit(1)
+
+
+@cli.command()
+@db_option
+@click.option("--quick", is_flag=True,
+              help="Only SQLite's quick_check and the text digests (what audit and gate run first).")
+@click.option("--json", "as_json", is_flag=True)
+def check(db, quick, as_json):
+    """Verify the store: SQLite integrity, every stored text against its recorded sha256, and
+    every index row against the text and the stored parameters. Exit 1 on any mismatch.
+
+    \b
+    Texts stored before digests were recorded (stores written by auditor 0.1.0) are counted as
+    "no digest recorded": their index rows are still derived again. The store is opened read-only.
+    """
+    from auditor.check import check_store
+
+    with Store(db, create=False, readonly=True) as store:
+        r = check_store(store, quick=quick)
+    if as_json:
+        click.echo(json.dumps(r.as_dict(), indent=2, sort_keys=True))
+    else:
+        for p in r.problems:
+            out.print(f"[bold red]MISMATCH[/] {markup(p.line())}", highlight=False, soft_wrap=True)
+        for note in r.notes:
+            out.print(f"note: {markup(note)}", highlight=False)
+        out.print(markup(r.summary()), highlight=False)
+    if not r.ok:
+        sys.exit(1)
 
 
 @cli.command()
@@ -512,29 +582,31 @@ def demo(directory, threshold):
     db = directory / "demo.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    err.print(f"demo corpus: {directory / 'corpus'} ({', '.join(f'{v} in {k}' for k, v in counts.items())})",
+    err.print(f"demo corpus: {markup(directory / 'corpus')} ({', '.join(f'{v} in {k}' for k, v in counts.items())})",
               highlight=False)
     with open_store(db, create=True) as store:
         for source in sorted(counts):
             b = run_ingest(store, [directory / "corpus" / source], batch=f"demo-{source}", source=source,
                            command="auditor demo")
             err.print(f"ingested {source}: " + " ".join(f"{k}={v}" for k, v in b.counts.items())
-                      + "".join(f"\n  {p}: {c} ({m})" for p, c, m in b.problems), highlight=False)
+                      + "".join(f"\n  {markup(p)}: {markup(c)} ({markup(m)})" for p, c, m in b.problems),
+                      highlight=False)
         o = audit_job(store, threshold, reports_root=directory / "reports", command="auditor demo")
     out_console_report(o.report, threshold)
-    err.print(f"store: {db}\nreport: {o.directory / 'report.html'} (also report.md, report.json)\n"
-              f"re-check it: auditor verify {o.directory} --db {db}", highlight=False)
+    err.print(f"store: {markup(db)}\nreport: {markup(o.directory / 'report.html')} (also report.md, report.json)\n"
+              f"re-check it: auditor verify {markup(o.directory)} --db {markup(db)}", highlight=False)
     if o.refused:
         raise ControlsFailed("; ".join(o.report["refused_because"]))
 
 
 def _doc_line(d: dict) -> str:
+    """One document for a rich print: its data cleaned and markup-escaped."""
     s = f"{d['doc_id']} {d['path']} (sha256 {d['sha256'][:12]}, {d['format']})"
     if "edgar" in d:
         e = d["edgar"]
         s += (f" EDGAR {e['submission']['accession_number']} {e['submission']['form_type']}"
               f" part {e['part']['sequence']} {e['part']['type']}")
-    return s
+    return markup(s)
 
 
 @cli.command()
@@ -569,13 +641,13 @@ def query(db, files, threshold, as_json):
         click.echo(json.dumps(results, indent=2, sort_keys=True))
         return
     for r in results:
-        out.print(f"[bold]{r['file']}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
-                  + (f" ({r['note']})" if r["note"] else ""), highlight=False)
+        out.print(f"[bold]{markup(r['file'])}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
+                  + (f" ({markup(r['note'])})" if r["note"] else ""), highlight=False)
         if not r["matches"]:
             out.print("  no stored document contains it or is contained in it", highlight=False)
         for m in r["matches"]:
             verb = "contained in" if m["direction"] == "contains-query" else "contains"
-            out.print(f"  {verb} {m['document']['doc_id']} {m['document']['path']}: "
+            out.print(f"  {verb} {m['document']['doc_id']} {markup(m['document']['path'])}: "
                       f"{m['exact']:.4f} (estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})",
                       highlight=False)
 
@@ -635,7 +707,7 @@ def compare(db, a, b, as_json):
     t.add_row("Jaccard, engine", f"{r['jaccard']:.4f}", f"{r['params']['k']}-shingles without preprocessing")
     out.print(t)
     for note in m["notes"]:
-        out.print(f"note: {note}", highlight=False)
+        out.print(f"note: {markup(note)}", highlight=False)
 
 
 from auditor.cli_gate import gate  # noqa: E402  (the gate's options live in their own module)

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from auditor.cli import err, with_controls_options
+from auditor.console import clean, json_safe, markup
 from auditor.errors import AuditorError
 from auditor.gate import (
     KINDS,
@@ -56,11 +57,19 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @with_controls_options
 @click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core).")
 @click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
+              help="Memory limit of the process extracting each input.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds for ingesting the whole batch: inputs not processed by then are ingest "
+                   "errors (so the gate fails) and are resumed by a re-run.")
 @click.option("--json", "as_json", is_flag=True, help="Print gate.json to stdout (and no annotations).")
 def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
          baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
          summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
-         workers: int, pdf_timeout: float, as_json: bool) -> None:
+         workers: int, pdf_timeout: float, timeout: float, memory_mb: int, budget: float | None,
+         as_json: bool) -> None:
     """Gate a new batch: exit 1 if a new document is contained in, contains or duplicates a
     corpus document (or another new one), 2 on error or failed controls, else 0.
 
@@ -75,7 +84,8 @@ def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: 
         fail_on=parse_fail_on(fail_on), baseline=baseline, update_baseline=update_baseline, reason=reason,
         threshold=threshold, control_seed=control_seed, controls_dir=controls_dir, out=out,
         junit=junit, sarif=sarif, summary=summary, step_summary=Path(step_summary) if step_summary else None,
-        workers=workers, limits=Limits(pdf_timeout=pdf_timeout), command=" ".join(["auditor", *sys.argv[1:]]),
+        workers=workers, command=" ".join(["auditor", *sys.argv[1:]]),
+        limits=Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, budget=budget),
     )
     try:
         g = run_gate(opts)
@@ -85,17 +95,18 @@ def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: 
         traceback.print_exc()
         raise GateCrashed(f"internal error: {type(e).__name__}: {e}") from e
     if as_json:
-        click.echo(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        click.echo(json_safe(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str)))
     else:
         if os.environ.get("GITHUB_ACTIONS") == "true":
             for line in github_annotations(g, Path.cwd()):
                 click.echo(line)
         _print(g)
     if g.report_dir:
-        err.print(f"report: {g.report_dir / 'report.html'} (also report.md, report.json, gate.json)", highlight=False)
+        err.print(f"report: {markup(g.report_dir / 'report.html')} (also report.md, report.json, gate.json)",
+                  highlight=False)
     for name, path in sorted(g.files.items()):
         if name != "gate.json":
-            err.print(f"{name}: {path}", highlight=False)
+            err.print(f"{markup(name)}: {markup(path)}", highlight=False)
     error = g.error()
     if error is not None:
         raise error
@@ -106,29 +117,34 @@ gate: click.Command = _gate  # declared, so the import cycle with auditor.cli ty
 
 
 def _print(g: GateResult) -> None:
+    """The result for a CI log; every line cleaned (names come from the batch submitter)."""
+
+    def echo(line: str) -> None:
+        click.echo(clean(line))
+
     for f in g.findings:
         tag = {"error": "FAIL", "warning": "WARN", "baselined": "BASELINED"}[f.level]
-        click.echo(f"{tag} {f.kind} ({f.rule}): {f.sentence()}")
-        click.echo(f"  new:   {doc_label(f.new, full_sha=True)}")
+        echo(f"{tag} {f.kind} ({f.rule}): {f.sentence()}")
+        echo(f"  new:   {doc_label(f.new, full_sha=True)}")
         if f.other:
-            click.echo(f"  other: {doc_label(f.other, full_sha=True)}")
+            echo(f"  other: {doc_label(f.other, full_sha=True)}")
         if f.spans:
             sp = f.spans[0]
-            click.echo(f"  where: chars {sp['start']}-{sp['end']} of the container"
-                       + (f", pages {sp['pages'][0]}-{sp['pages'][1]}" if sp.get("pages") else "")
-                       + (f" (and {len(f.spans) - 1} more spans)" if len(f.spans) > 1 else ""))
+            echo(f"  where: chars {sp['start']}-{sp['end']} of the container"
+                 + (f", pages {sp['pages'][0]}-{sp['pages'][1]}" if sp.get("pages") else "")
+                 + (f" (and {len(f.spans) - 1} more spans)" if len(f.spans) > 1 else ""))
         if f.baseline_reason:
-            click.echo(f"  baselined: {f.baseline_reason}")
+            echo(f"  baselined: {f.baseline_reason}")
     for e in g.stale:
-        click.echo(f"STALE baseline entry {e['rule']} {e.get('contained_path') or e['contained_sha256']}: "
-                   "the store no longer holds this document")
+        echo(f"STALE baseline entry {e['rule']} {e.get('contained_path') or e['contained_sha256']}: "
+             "the store no longer holds this document")
     for d in g.withdrawn:
-        click.echo(f"replaced or deleted by this change, not compared: {doc_label(d)}")
+        echo(f"replaced or deleted by this change, not compared: {doc_label(d)}")
     for note in g.notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     if g.refused_because:
-        click.echo("controls failed: " + "; ".join(g.refused_because))
+        echo("controls failed: " + "; ".join(g.refused_because))
     c = g.counts
-    click.echo(f"gate {g.status}: batch {g.batch}, new documents {c['new_documents']}, failing {c['failing']}, "
-               f"warnings {c['warnings']}, baselined {c['baselined']}, ingest errors {c['ingest_errors']}, "
-               f"stale baseline entries {c['stale_baseline_entries']}")
+    echo(f"gate {g.status}: batch {g.batch}, new documents {c['new_documents']}, failing {c['failing']}, "
+         f"warnings {c['warnings']}, baselined {c['baselined']}, ingest errors {c['ingest_errors']}, "
+         f"stale baseline entries {c['stale_baseline_entries']}")

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from auditor import neardup
 from auditor.cli import _doc_line, open_store, out
+from auditor.console import markup
 from auditor.measures.minhash import DEFAULT_M, DEFAULT_SEED
 from auditor.measures.preprocess import Preprocess
 from auditor.neardup import DEFAULT_BANDS, DEFAULT_K, DEFAULT_ROWS, METHODS
@@ -96,7 +97,7 @@ def near_dups(
                   f"{s['candidate_probability_at_threshold']:.4f} (S-curve threshold "
                   f"{s['lsh_threshold']:.3f}; see `auditor lsh-curve`)", highlight=False)
     for note in s["text_notes"]:
-        out.print(f"  note: document {note['doc_id']}: {note['note']}", highlight=False)
+        out.print(f"  note: document {note['doc_id']}: {markup(note['note'])}", highlight=False)
     if not r.pairs:
         out.print("no near-duplicate pair", highlight=False)
     for i, c in enumerate(r.clusters):
@@ -105,7 +106,7 @@ def near_dups(
             out.print(f"  {_doc_line(r.documents[d])}", highlight=False, soft_wrap=True)
         for p in (p for p in r.pairs if p["cluster"] == i):
             out.print(f"    {p['a']} ~ {p['b']}: {_score(method, p)}", highlight=False)
-    out.print(f"{s['pairs']} pairs in {s['clusters']} clusters; run {r.run_id}", highlight=False)
+    out.print(f"{s['pairs']} pairs in {s['clusters']} clusters; run {markup(r.run_id)}", highlight=False)
 
 
 @click.command("lsh-curve")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from auditor.cli import db_option, err, open_store
+from auditor.console import markup
 from auditor.errors import UsageError
 
 
@@ -43,7 +44,7 @@ def _export(db: Path, directory: Path, buckets: int | None, no_texts: bool, over
         click.echo(json.dumps(r.as_dict(), indent=2, sort_keys=True))
     else:
         err.print(f"exported {r.documents} documents, {r.postings} postings in {r.buckets} buckets, "
-                  f"{r.texts} texts ({r.text_chars} characters) to {r.directory}", highlight=False)
+                  f"{r.texts} texts ({r.text_chars} characters) to {markup(r.directory)}", highlight=False)
 
 
 export: click.Command = _export  # declared, so the import cycle with auditor.cli type-checks
