@@ -57,11 +57,13 @@ from urllib.parse import quote
 
 from auditor import __version__
 from auditor.audit import AuditResult, describe, locate_pairs
+from auditor.check import require_intact
+from auditor.console import clean
 from auditor.errors import AuditorError, ControlsFailed, StoreError, UsageError
 from auditor.extract import Limits
-from auditor.ingest import BatchResult, ingest
+from auditor.ingest import BatchResult, ingest, sha256_file
 from auditor.render import _cell_code, _md, _md_table, _visible
-from auditor.store import Store
+from auditor.store import Store, connect, writable_location
 
 # -- rules ------------------------------------------------------------------------------------
 
@@ -274,8 +276,9 @@ def exit_code(status: str) -> int:
 # -- escaping ---------------------------------------------------------------------------------
 
 def escape_data(s: str) -> str:
-    """Workflow-command message text: ``%``, CR and LF are percent-encoded."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Workflow-command message text: ``%``, CR and LF are percent-encoded, and every other
+    control or bidi character made visible (a log viewer would act on ESC, BEL or U+202E)."""
+    return clean(s, keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(s: str) -> str:
@@ -284,9 +287,10 @@ def escape_property(s: str) -> str:
 
 
 def _xml_text(s: Any) -> str:
-    """Characters XML 1.0 cannot carry (most C0 controls, lone surrogates) made visible."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]",
-                  lambda m: f"<U+{ord(m.group(0)):04X}>", str(s))
+    """Text a strict XML 1.0 parser accepts and a reader sees as it is: control, bidi and other
+    format characters, lone surrogates and U+FFFE/U+FFFF made visible (``\\x1b``,
+    ``\\u202e``); line breaks kept."""
+    return clean(s, keep_newlines=True)
 
 
 def relative_path(path: str, cwd: Path) -> str:
@@ -430,7 +434,7 @@ def copy_store(src: Path, dst: Path) -> None:
     if not src.is_file():
         raise StoreError(f"no store at {src} (build it with `auditor ingest` first)")
     try:
-        source = sqlite3.connect(src, timeout=30)
+        source = connect(src, readonly=not writable_location(src), timeout=30)  # a read-only store too
         try:
             source.execute("PRAGMA query_only = ON")
             target = sqlite3.connect(dst)
@@ -522,14 +526,7 @@ def _resolved(path: str) -> str:
 
 
 def _sha256_file(path: str) -> str | None:
-    try:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        return h.hexdigest()
-    except OSError:
-        return None
+    return sha256_file(path)  # regular files only: a FIFO must not hang the gate
 
 
 def _seq_key(part: str) -> tuple[int, str]:
@@ -553,14 +550,14 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     skipped: list[dict[str, Any]] = []
     known: list[str] = []
     for o in result.outcomes:
-        resolved = _resolved(o.path)
+        resolved = o.resolved or _resolved(o.path)
         if o.doc_id is None:
             if o.status == "failed":
-                sha = _sha256_file(resolved) or ""
+                sha = o.sha256 or _sha256_file(resolved) or ""
                 errors.append({"path": o.path, "part": "", "code": o.code or "failed",
                                "message": o.message or "", "sha256": sha})
             elif o.status == "unchanged":  # failed before with the same bytes at this path
-                sha = _sha256_file(resolved) or ""
+                sha = o.sha256 or _sha256_file(resolved) or ""
                 row = store.conn.execute(
                     "SELECT code, message, batch_id FROM failures WHERE resolved = ? AND part = ''"
                     " AND sha256 = ? AND status = 'failed' ORDER BY id DESC LIMIT 1", (resolved, sha),
@@ -965,6 +962,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         notes.append("dry run: the batch was ingested into a throwaway copy; the store is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
+        require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
@@ -1358,7 +1356,7 @@ def sarif(g: GateResult, cwd: Path) -> dict[str, Any]:
         r: dict[str, Any] = {
             "ruleId": f.rule, "ruleIndex": index[f.rule],
             "level": {"error": "error", "warning": "warning", "baselined": "note"}[f.level],
-            "message": {"text": msg},
+            "message": {"text": clean(msg, keep_newlines=True)},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.uri}, "region": dict(f.region)}}],
             "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
             "properties": {k: v for k, v in (
@@ -1370,18 +1368,18 @@ def sarif(g: GateResult, cwd: Path) -> dict[str, Any]:
             other_path = str(f.other["path"]).split("#", 1)[0] if f.other.get("edgar") else str(f.other["path"])
             r["relatedLocations"] = [{"id": 1, "physicalLocation": {
                 "artifactLocation": {"uri": artifact_uri(other_path, cwd)}},
-                "message": {"text": doc_label(f.other, True)}}]
+                "message": {"text": clean(doc_label(f.other, True))}}]
         if f.level == "baselined":
             r["suppressions"] = [{"kind": "external", "status": "accepted",
                                   "justification": f.baseline_reason or ""}]
         results.append(r)
-    notifications = [{"level": "error", "message": {"text": f"control failed: {x}"},
+    notifications = [{"level": "error", "message": {"text": clean(f"control failed: {x}")},
                       "descriptor": {"id": "controls"}} for x in g.refused_because]
-    notifications += [{"level": "warning", "message": {"text": f"stale baseline entry {e['rule']} "
-                                                              f"{e.get('contained_path') or e['contained_sha256']}"},
+    notifications += [{"level": "warning", "message": {"text": clean(f"stale baseline entry {e['rule']} "
+                                                                    f"{e.get('contained_path') or e['contained_sha256']}")},
                        "descriptor": {"id": "baseline"}} for e in g.stale]
     if g.status == "ERROR":
-        notifications.append({"level": "error", "message": {"text": "; ".join(g.notes[:1])},
+        notifications.append({"level": "error", "message": {"text": clean("; ".join(g.notes[:1]))},
                               "descriptor": {"id": "inputs"}})
     invocation: dict[str, Any] = {"executionSuccessful": g.status in ("PASSED", "FAILED"),
                                   "exitCode": g.exit_code}

@@ -18,6 +18,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from auditor.normalize import words_bytes
+from auditor.sandbox import die_with_parent
 from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
 
@@ -74,7 +75,8 @@ def _prepared(store: Store, ids: list[int], params: Params, workers: int, finger
         for i in ids:
             yield i, prepare_text(store.text(i), params, hasher, fingerprint=fingerprint)
         return
-    with ProcessPoolExecutor(max_workers=n, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=n, mp_context=get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         for batch in pool.map(_work, [(str(store.path), c, params, fingerprint) for c in chunks]):
             yield from batch
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from auditor import render
 from auditor.audit import AuditResult, Universe, run_audit, sampled_documents, universe
+from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
 from auditor.errors import UsageError
 from auditor.index import build_index
@@ -97,6 +98,7 @@ def compute(
     ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
     identical by construction, and the report's manifest names the engine.
     """
+    require_intact(store)  # texts altered behind the store's back: StoreDamaged, before any work
     build_index(store)
     audit_fn: Any = run_audit
     if engine == "spark":
@@ -146,6 +148,8 @@ def audit_job(
     workdir: Path | None = None,
 ) -> Outcome:
     """Run the whole audit and write report.json, report.md, report.html and the sidecars."""
+    store.require_writable("an audit records its run and findings in it "
+                           "(`auditor verify` and `auditor gate --dry-run` only read the store)")
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
