@@ -13,6 +13,7 @@ from auditor.errors import StoreBusy
 from auditor.extract import Limits
 from auditor.ingest import ingest
 from auditor.store import Store
+from tests import hostile
 from tests.fixtures_build import make_edgar_submission, make_pdf, make_raw_pdf
 from tests.textgen import prose
 
@@ -222,3 +223,306 @@ def test_an_index_rebuilt_meanwhile_with_other_parameters_is_never_mixed(db_path
             ingest(s, [tmp_path / "a.txt"], workers=1, on_start=rebuilt_elsewhere)
         assert s.scalar("SELECT count(*) FROM index_docs") == 0
         assert s.scalar("SELECT count(*) FROM documents") == 0
+
+
+# -- hostile inputs (issue 13; the input-walking items of issue 12) --------------------------------
+
+def ingest_cli(*args, timeout=180, env=None):
+    """``python -m auditor ingest`` as a real process, bounded, so a hang fails instead of blocking CI."""
+    return subprocess.run([sys.executable, "-m", "auditor", "ingest", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "NO_COLOR": "1", **(env or {})})
+
+
+@pytest.fixture
+def hostile_batch(tmp_path):
+    """Every hostile input of issue 13 beside good files, and a secret outside the tree."""
+    d = tmp_path / "in"
+    (d / "sub").mkdir(parents=True)
+    (d / "inner").mkdir()
+    (d / hostile.NASTY_DIR).mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET " + prose(90, 200))
+    (d / "a_good.txt").write_text(prose(91, 300))
+    (d / "sub" / "b_good.txt").write_text(prose(92, 300))
+    (d / "inner" / "c_target.txt").write_text(prose(93, 300))
+    (d / hostile.NASTY).write_text(prose(94, 300))
+    Path(os.fsdecode(os.fsencode(d) + b"/caf\xe9-latin1-name.txt")).write_text(prose(95, 300))
+    for i, codec in enumerate(("rot13", "base64", "hex", "zlib", "punycode")):
+        (d / f"charset-{codec}.html").write_text(
+            f'<html><head><meta charset="{codec}"></head><body><p>{prose(100 + i, 200)}</p></body></html>')
+    (d / "cycle.pdf").write_bytes(hostile.cycle_pdf())
+    many = [{"type": "EX-99", "filename": f"e{i}.txt", "text": prose(200 + i, 60)} for i in range(12)]
+    (d / "many-parts.txt").write_bytes(make_edgar_submission(
+        {"accession_number": "0000950170-22-000001", "form_type": "8-K", "filing_date": "20220101",
+         "company_name": "MANY PARTS INC", "cik": "0000000001"}, many))
+    hostile.special_files(d)
+    (d / "link-out.txt").symlink_to(secret)
+    (d / "environ").symlink_to("/proc/self/environ")
+    (d / "link-in.txt").symlink_to(d / "inner" / "c_target.txt")
+    (d / "link-dir").symlink_to(d / "inner")
+    (d / "loop-a").symlink_to(d / "loop-b")
+    (d / "loop-b").symlink_to(d / "loop-a")
+    return d
+
+
+@pytest.mark.slow
+def test_a_batch_of_every_hostile_input_finishes_and_records_each_one(tmp_path, hostile_batch):
+    d = hostile_batch
+    db = tmp_path / "h.db"
+    r = ingest_cli("--db", db, "--json", "--max-parts", "5", "--pdf-timeout", "60", d)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["complete"] and out["not_processed"] == []
+    codes = {p.removeprefix(str(d) + "/"): code for p, code, _ in out["problems"]}
+    assert codes == {
+        "cycle.pdf": "pdf_error",  # at once, not after its 60 s time limit
+        "pipe.txt": "not_regular", "socket.txt": "not_regular",
+        "link-out.txt": "symlink_outside", "environ": "symlink_outside", "link-dir": "symlink_dir",
+        "loop-a": "symlink_loop", "loop-b": "symlink_loop",
+        "many-parts.txt#6-12": "too_many_parts",
+    }
+    assert "reference" in dict((p, m) for p, _, m in out["problems"])[str(d / "cycle.pdf")]
+    with Store(db) as s:
+        stored = {row[0].removeprefix(str(d) + "/") for row in s.conn.execute(
+            "SELECT path FROM sightings WHERE part = ''")}
+        # link-in.txt is met first (files before subdirectories); inner/c_target.txt is then the
+        # same file at the same resolved path, so it adds no sighting
+        assert stored == {"a_good.txt", "sub/b_good.txt", "link-in.txt",
+                          hostile.NASTY, "caf\\xe9-latin1-name.txt", "many-parts.txt",
+                          *(f"charset-{c}.html" for c in ("rot13", "base64", "hex", "zlib", "punycode"))}
+        texts = "\n".join(r[0] for r in s.conn.execute("SELECT text FROM texts"))
+        assert "TOPSECRET" not in texts and "PATH=" not in texts
+        assert prose(101, 200).split()[:5] == s.text(s.resolve(str(d / "charset-base64.html"))).split()[:5]
+        assert s.scalar("SELECT count(*) FROM documents WHERE parent_id IS NOT NULL") == 5
+        assert s.rows("SELECT status FROM batches") == [{"status": "complete"}]
+        before = counts(s)
+    again = ingest_cli("--db", db, "--json", "--max-parts", "5", "--pdf-timeout", "60", d)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["counts"]["ok"] == 0
+    with Store(db) as s:
+        assert counts(s) == before and s.rows("SELECT status, runs FROM batches") == [{"status": "complete", "runs": 2}]
+
+
+def test_symlinks_are_followed_only_to_files_inside_the_tree(store, tmp_path):
+    d = tmp_path / "in"
+    (d / "docs").mkdir(parents=True)
+    (d / "docs" / "real.txt").write_text(prose(300, 200))
+    outside = tmp_path / "outside.txt"
+    outside.write_text(prose(301, 200))
+    (d / "inside-link.txt").symlink_to(d / "docs" / "real.txt")
+    (d / "outside-link.txt").symlink_to(outside)
+    (d / "relative-escape.txt").symlink_to("../outside.txt")
+    r = ingest(store, [d], workers=1)
+    status = {Path(o.path).name: (o.status, o.code) for o in r.outcomes}
+    assert status["inside-link.txt"] == ("ok", None) or status["real.txt"] == ("ok", None)
+    assert status["outside-link.txt"] == ("skipped", "symlink_outside")
+    assert status["relative-escape.txt"] == ("skipped", "symlink_outside")
+    assert store.scalar("SELECT count(*) FROM documents") == 1
+    # given as inputs themselves: the tree is the directory holding the link
+    r = ingest(store, [d / "inside-link.txt", d / "outside-link.txt", outside], batch="explicit", workers=1)
+    assert [(o.status, o.code) for o in r.outcomes] == [
+        ("unchanged", None), ("skipped", "symlink_outside"), ("ok", None)]
+
+
+def test_a_directory_that_vanishes_mid_walk_is_an_ingest_error(tmp_path):
+    from auditor.ingest import walk
+
+    d = tmp_path / "in"
+    (d / "later").mkdir(parents=True)
+    (d / "first.txt").write_text("x")
+    (d / "later" / "inside.txt").write_text("y")
+    seen = []
+    for found in walk([d]):
+        seen.append((Path(found.path).name, found.status, found.code))
+        if found.path.endswith("first.txt"):
+            (d / "later" / "inside.txt").unlink()
+            (d / "later").rmdir()
+    assert seen == [("first.txt", None, ""), ("later", "failed", "vanished")]
+    # the same tree, intact, is walked in os.walk's order
+    (d / "later").mkdir()
+    (d / "later" / "inside.txt").write_text("y")
+    (d / "zz.txt").write_text("z")
+    expected = [str(Path(root) / f) for root, dirs, files in os.walk(d) if not dirs.sort()
+                for f in sorted(files)]
+    assert [f.path for f in walk([d])] == expected
+
+
+def test_an_unreadable_directory_is_an_ingest_error_not_missing_files(tmp_path):
+    d = tmp_path / "in"
+    (d / "locked").mkdir(parents=True)
+    (d / "open").mkdir()
+    (d / "locked" / "hidden.txt").write_text(prose(310, 200))
+    (d / "open" / "seen.txt").write_text(prose(311, 200))
+    db = tmp_path / "u.db"
+    os.chmod(d / "locked", 0)
+    try:
+        r = subprocess.run([*hostile.unprivileged(), sys.executable, "-m", "auditor", "ingest", "--db", str(db),
+                            "--json", str(d)], capture_output=True, text=True, timeout=120)
+    finally:
+        os.chmod(d / "locked", 0o755)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["counts"]["ok"] == 1 and out["counts"]["failed"] == 1
+    [(path, code, message)] = out["problems"]
+    assert (Path(path).name, code) == ("locked", "unreadable_dir") and "denied" in message
+    # readable again: the files come in, and only they
+    assert json.loads(ingest_cli("--db", db, "--json", d).stdout)["counts"]["ok"] == 1
+
+
+def test_a_non_utf8_file_name_is_stored_with_its_exact_bytes(store, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    raw = os.fsencode(d) + b"/contrat-\xe9t\xe9-\xff.txt"
+    Path(os.fsdecode(raw)).write_text(prose(320, 200))
+    (d / "plain.txt").write_text(prose(321, 200))
+    r = ingest(store, [d], workers=1)
+    assert r.counts["ok"] == 2
+    row = store.rows("SELECT path, resolved, meta FROM sightings WHERE path LIKE '%contrat%'")[0]
+    assert row["path"].endswith("contrat-\\xe9t\\xe9-\\xff.txt")
+    assert bytes.fromhex(json.loads(row["meta"])["path_bytes"]) == raw
+    assert ingest(store, [d], workers=1).counts["unchanged"] == 2
+
+
+def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
+    """What the OOM killer does: SIGKILL to the child extracting one file (and again to the fresh
+    child that retries it, as a file that really needs too much memory would). Its PDF child
+    dies with it; the batch goes on."""
+    import threading
+
+    (tmp_path / "a.txt").write_text(prose(330, 200))
+    (tmp_path / "b.pdf").write_bytes(hostile.slow_pdf())
+    (tmp_path / "c.txt").write_text(prose(331, 200))
+    me, finished, killed, pdf_children = os.getpid(), threading.Event(), [], {}
+
+    def oom_killer():
+        while not finished.is_set():
+            kids = hostile.descendants(me)
+            for pid, start in kids.items():
+                line = hostile.cmdline(pid)
+                if "auditor.sandbox pdf" in line:
+                    pdf_children[pid] = start
+                    parent = int(line.split("--parent ")[1].split()[0])  # the child extracting b.pdf
+                    if parent not in killed:
+                        killed.append(parent)
+                        os.kill(parent, signal.SIGKILL)
+            finished.wait(0.05)
+
+    t = threading.Thread(target=oom_killer)
+    t.start()
+    try:
+        r = ingest(store, [tmp_path / "a.txt", tmp_path / "b.pdf", tmp_path / "c.txt"], workers=1,
+                   limits=Limits(pdf_timeout=120, timeout=120))
+    finally:
+        finished.set()
+        t.join()
+    assert len(killed) == 2  # the child that had the file, and the fresh one that retried it
+    assert [(Path(o.path).name, o.status, o.code) for o in r.outcomes] == [
+        ("a.txt", "ok", None), ("b.pdf", "failed", "memory"), ("c.txt", "ok", None)]
+    assert "killed (SIGKILL)" in r.outcomes[1].message
+    assert hostile.wait_for(lambda: not any(hostile.alive(p, s) for p, s in pdf_children.items()), 10), \
+        "a PDF child outlived its parent"
+    assert store.rows("SELECT status FROM batches") == [{"status": "complete"}]
+
+
+def test_an_unexpected_error_storing_one_file_fails_that_file_only(store, tmp_path, monkeypatch):
+    import auditor.ingest as ingest_module
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(prose(340 + ord(name), 200))
+    real = ingest_module._store_doc
+
+    def flaky(store, d, **kw):
+        if kw["task"].path.endswith("b.txt"):
+            raise ValueError("something nobody expected")
+        return real(store, d, **kw)
+
+    monkeypatch.setattr(ingest_module, "_store_doc", flaky)
+    r = ingest(store, [tmp_path / n for n in ("a.txt", "b.txt", "c.txt")], workers=1)
+    assert [(Path(o.path).name, o.status, o.code) for o in r.outcomes] == [
+        ("a.txt", "ok", None), ("b.txt", "failed", "internal_error"), ("c.txt", "ok", None)]
+    assert r.outcomes[1].message == "unexpected ValueError storing this file: something nobody expected"
+    assert store.scalar("SELECT count(*) FROM documents") == 2  # b's transaction was rolled back whole
+
+
+def test_a_batch_that_stops_on_an_exception_is_not_left_running(store, tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.txt").write_text(prose(350 + ord(name), 200))
+
+    def interrupt(o):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest(store, [tmp_path / "a.txt", tmp_path / "b.txt"], workers=1, on_file=interrupt)
+    assert store.rows("SELECT status FROM batches") == [{"status": "interrupted"}]
+    r = ingest(store, [tmp_path / "a.txt", tmp_path / "b.txt"], workers=1)
+    assert r.counts == {"ok": 1, "duplicate": 0, "unchanged": 1, "failed": 0, "skipped": 0}
+    assert store.rows("SELECT status FROM batches") == [{"status": "complete"}]
+
+
+def test_a_budget_defers_what_it_cannot_reach_and_a_rerun_resumes(store, tmp_path):
+    paths = hostile.good_texts(tmp_path, 5)
+    r = ingest(store, paths, workers=1, limits=Limits(budget=1e-9))
+    assert not r.complete and r.not_processed == [str(p) for p in paths]
+    assert {(o.status, o.code) for o in r.outcomes} == {("failed", "budget")}
+    assert "run the same ingest again" in r.outcomes[0].message
+    assert store.rows("SELECT status FROM batches") == [{"status": "incomplete"}]
+    assert store.scalar("SELECT count(*) FROM failures WHERE code = 'budget'") == 5
+    again = ingest(store, paths, workers=1)
+    assert again.complete and again.counts["ok"] == 5
+    assert store.scalar("SELECT count(*) FROM failures") == 0
+    assert store.rows("SELECT status FROM batches") == [{"status": "complete"}]
+
+
+def test_the_budget_cuts_short_an_extraction_in_flight(store, tmp_path):
+    (tmp_path / "a.txt").write_text(prose(360, 200))
+    (tmp_path / "b.pdf").write_bytes(hostile.slow_pdf())  # minutes of work
+    (tmp_path / "c.txt").write_text(prose(361, 200))
+    r = ingest(store, [tmp_path / "a.txt", tmp_path / "b.pdf", tmp_path / "c.txt"], workers=1,
+               limits=Limits(budget=3, pdf_timeout=300, timeout=300))
+    by_name = {Path(o.path).name: (o.status, o.code) for o in r.outcomes}
+    assert by_name["a.txt"] == ("ok", None) and by_name["b.pdf"] == ("failed", "budget")
+    assert by_name["c.txt"] in (("ok", None), ("failed", "budget"))
+    assert not r.complete
+
+
+def test_edgar_documents_past_the_limit_are_one_failed_part(store, tmp_path):
+    docs = [{"type": "EX-99", "filename": f"e{i}.txt", "text": prose(400 + i, 50)} for i in range(7)]
+    (tmp_path / "sub.txt").write_bytes(make_edgar_submission(
+        {"accession_number": "0000950170-22-000002", "form_type": "8-K", "filing_date": "20220101",
+         "company_name": "X", "cik": "1"}, docs))
+    r = ingest(store, [tmp_path / "sub.txt"], workers=1, limits=Limits(max_parts=3))
+    [o] = r.outcomes
+    assert o.status == "ok" and o.parts == 3
+    assert o.part_problems == [("4-7", "too_many_parts", o.part_problems[0][2])]
+    assert "7 documents" in o.part_problems[0][2]
+    assert ingest(store, [tmp_path / "sub.txt"], batch="all", workers=1, retry_failed=True,
+                  limits=Limits(max_parts=10)).outcomes[0].status == "unchanged"  # same bytes, same path
+
+
+@pytest.mark.slow
+def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
+    src = tmp_path / "many"
+    src.mkdir()
+    for i in range(4):
+        (src / f"slow{i}.pdf").write_bytes(hostile.slow_pdf() + b"%" + bytes([i]))
+    hostile.good_texts(src, 30)
+    proc = subprocess.Popen([sys.executable, "-m", "auditor", "ingest", "--db", str(tmp_path / "k.db"), "--quiet",
+                             str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def pdf_children_running():
+            kids = hostile.descendants(proc.pid)
+            return kids if any("auditor.sandbox pdf" in hostile.cmdline(p) for p in kids) else None
+        kids = hostile.wait_for(pdf_children_running, 120)
+        assert kids, "no PDF child ever started"
+        assert any("auditor.sandbox prepare" in hostile.cmdline(p) for p in kids)
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only, as the OOM killer would
+        proc.wait()
+        left = hostile.wait_for(lambda: not any(hostile.alive(p, s) for p, s in kids.items()), 15)
+        survivors = [(p, hostile.cmdline(p)) for p, s in kids.items() if hostile.alive(p, s)]
+        assert left and not survivors, survivors
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for p, s in (hostile.descendants(proc.pid) or {}).items():
+            if hostile.alive(p, s):
+                os.kill(p, signal.SIGKILL)
