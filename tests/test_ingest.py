@@ -508,6 +508,7 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
     hostile.good_texts(src, 30)
     proc = subprocess.Popen([sys.executable, "-m", "auditor", "ingest", "--db", str(tmp_path / "k.db"), "--quiet",
                              str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kids = None
     try:
         def pdf_children_running():
             kids = hostile.descendants(proc.pid)
@@ -523,6 +524,6 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-        for p, s in (hostile.descendants(proc.pid) or {}).items():
+        for p, s in (kids or {}).items():  # survivors of a failed test, reparented by now
             if hostile.alive(p, s):
                 os.kill(p, signal.SIGKILL)
