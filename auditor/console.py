@@ -18,8 +18,13 @@ __all__ = ["clean", "json_safe", "markup", "text"]
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escape(ch: str) -> str:
     n = ord(ch)
+    if ch in _SHORT:
+        return _SHORT[ch]
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 

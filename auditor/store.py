@@ -314,9 +314,9 @@ def connect(path: str | os.PathLike, *, readonly: bool | None = None, timeout: f
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
-    except sqlite3.OperationalError as e:
+    except sqlite3.OperationalError as e:  # SQLITE_READONLY_DIRECTORY, or CANTOPEN on older SQLite
         conn.close()
-        if "unable to open" not in str(e):
+        if "unable to open" not in str(e) and "readonly" not in str(e):
             raise
     wal = os.fspath(path) + "-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:

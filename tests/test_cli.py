@@ -113,3 +113,100 @@ def test_python_m_auditor_and_the_demo_run_as_a_new_user_would(tmp_path):
     again = subprocess.run([sys.executable, "-m", "auditor", "verify", str(report_dir), "--db", "demo/demo.db"],
                            cwd=tmp_path, capture_output=True, text=True, env=env)
     assert again.returncode == 0, again.stderr
+
+
+# -- read-only stores, hostile names, budgets (issue 13) -------------------------------------------
+
+def auditor_proc(*args, cwd=None, prefix=(), timeout=300):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run([*prefix, sys.executable, "-m", "auditor", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def readonly_store(tmp_path):
+    """A store with a report, in a directory nobody may write; a writable working directory."""
+    from tests import hostile
+
+    src = tmp_path / "src"
+    write_contract_in_filing(src, 91)
+    d = tmp_path / "ro"
+    d.mkdir()
+    db = d / "c.db"
+    assert run("ingest", "--db", db, src).exit_code == 0
+    assert run("audit", "--db", db, "--out", tmp_path / "rep").exit_code == 0
+    assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()  # removed on the last close
+    work = tmp_path / "work"
+    work.mkdir()
+    new = work / "new"
+    new.mkdir()
+    (new / "contract-copy.txt").write_text((src / "contract.txt").read_text())
+    prefix = hostile.unprivileged()
+    os.chmod(db, 0o444)
+    os.chmod(d, 0o555)
+    try:
+        yield {"db": db, "src": src, "rep": tmp_path / "rep", "work": work, "prefix": prefix}
+    finally:
+        os.chmod(d, 0o755)
+        os.chmod(db, 0o644)
+
+
+@pytest.mark.slow
+def test_a_read_only_store_in_a_read_only_directory_can_be_read_but_not_audited(readonly_store):
+    ro = readonly_store
+    db, prefix, work = ro["db"], ro["prefix"], ro["work"]
+    before = db.read_bytes()
+    stats = auditor_proc("stats", "--db", db, "--json", prefix=prefix)
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["documents"] == 3
+    show = auditor_proc("show", "--db", db, ro["src"] / "contract.txt", prefix=prefix)
+    assert show.returncode == 0 and json.loads(show.stdout)["format"] == "text"
+    query = auditor_proc("query", "--db", db, "--json", ro["src"] / "contract.txt", prefix=prefix)
+    assert query.returncode == 0, query.stderr
+    check = auditor_proc("check", "--db", db, prefix=prefix)
+    assert check.returncode == 0 and "store intact" in check.stdout
+    verify = auditor_proc("verify", ro["rep"], "--db", db, prefix=prefix)
+    assert verify.returncode == 0 and "verified" in verify.stdout, verify.stderr
+    gate = auditor_proc("gate", "--db", db, "--dry-run", "--json", "new", cwd=work, prefix=prefix)
+    assert gate.returncode == 1, gate.stderr  # the new copy of the contract is a finding
+    assert json.loads(gate.stdout)["counts"]["failing"] >= 1
+    audit = auditor_proc("audit", "--db", db, "--out", work / "rep2", prefix=prefix)
+    assert audit.returncode == 2 and "read-only" in audit.stderr and not (work / "rep2").exists()
+    ingest = auditor_proc("ingest", "--db", db, work / "new", prefix=prefix)
+    assert ingest.returncode == 2 and "read-only" in ingest.stderr and "Traceback" not in ingest.stderr
+    assert db.read_bytes() == before and sorted(p.name for p in db.parent.iterdir()) == ["c.db"]
+
+
+def test_hostile_file_names_never_reach_the_terminal_raw(tmp_path):
+    from tests import hostile
+
+    d = tmp_path / "in"
+    (d / hostile.NASTY_DIR).mkdir(parents=True)
+    (d / hostile.NASTY).write_text("")  # empty: it shows up in the problems table
+    (d / "ok.txt").write_text("Plain words in a plain file for the store to keep. " * 20)
+    db = tmp_path / "n.db"
+    r = auditor_proc("ingest", "--db", db, d)
+    assert r.returncode == 0, r.stderr
+    for stream in (r.stdout, r.stderr):
+        assert not any(c in stream for c in hostile.RAW_CONTROLS), stream
+    assert "\\x1b" in r.stderr and "\\u202e" in r.stderr  # shown, escaped
+    assert "[link=https:evil]x[/]" in r.stderr  # markup shown as text, not applied
+    # an error message quoting a name: it once raised MarkupError inside the error handler
+    bad = auditor_proc("show", "--db", db, "[/]no\x1b[31mdoc\u202e")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "[/]no\\x1b[31mdoc\\u202e" in bad.stderr and "\x1b" not in bad.stderr
+    missing = auditor_proc("query", "--db", db, "[/]none\x07")
+    assert missing.returncode == 2 and "\\x07" in missing.stderr and "\x07" not in missing.stderr
+
+
+def test_ingest_budget_exit_code_and_listing(tmp_path):
+    from tests import hostile
+
+    paths = hostile.good_texts(tmp_path, 3)
+    db = tmp_path / "b.db"
+    r = auditor_proc("ingest", "--db", db, "--json", "--budget", "0.000001", *paths)
+    assert r.returncode == 1 and "run the same command again" in r.stderr
+    out = json.loads(r.stdout)
+    assert out["complete"] is False and out["not_processed"] == [str(p) for p in paths]
+    again = auditor_proc("ingest", "--db", db, "--json", *paths)
+    assert again.returncode == 0 and json.loads(again.stdout)["counts"]["ok"] == 3
