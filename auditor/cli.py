@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -625,6 +626,8 @@ def query(db, files, threshold, as_json):
     with open_store(db) as store:
         build_index(store)
         for f in files:
+            if not stat.S_ISREG(os.stat(f).st_mode):  # a FIFO would block the read forever
+                raise UsageError(f"{f} is not a regular file")
             ex = extract(f)
             texts = [(str(f), ex.text)] if ex.text else []
             texts += [(f"{f}#{p.meta.get('sequence')}", p.extracted.text) for p in ex.parts
