@@ -159,7 +159,7 @@ def test_a_read_only_store_in_a_read_only_directory_can_be_read_but_not_audited(
     stats = auditor_proc("stats", "--db", db, "--json", prefix=prefix)
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["documents"] == 3
-    show = auditor_proc("show", "--db", db, ro["src"] / "contract.txt", prefix=prefix)
+    show = auditor_proc("show", "--db", db, "--json", ro["src"] / "contract.txt", prefix=prefix)
     assert show.returncode == 0 and json.loads(show.stdout)["format"] == "text"
     query = auditor_proc("query", "--db", db, "--json", ro["src"] / "contract.txt", prefix=prefix)
     assert query.returncode == 0, query.stderr
