@@ -894,7 +894,10 @@ def finish(
 
 def _pool(workers: int, pairs: int) -> Any:
     if workers > 1 and pairs >= PARALLEL_MIN_PAIRS:
-        return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+        from auditor.sandbox import die_with_parent
+
+        return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
     return nullcontext()
 
 

@@ -490,7 +490,7 @@ class BatchView:
     batch_id: int
     sightings: list[Sighting]  # new sightings, files in input order, each followed by its parts
     errors: list[dict[str, Any]]  # failed inputs and failed EDGAR parts
-    skipped: list[dict[str, Any]]  # EDGAR parts that hold no text (graphics, XBRL, ...)
+    skipped: list[dict[str, Any]]  # inputs not opened (FIFOs, links out of the tree), EDGAR parts with no text
     known: list[str]  # inputs already stored at the same path by an earlier batch
     files: int  # input files walked
     withdrawn: set[int] = field(default_factory=set)  # corpus documents the change replaces or deletes
@@ -525,10 +525,6 @@ def _resolved(path: str) -> str:
     return str(Path(path).expanduser().resolve())  # as ingest records it
 
 
-def _sha256_file(path: str) -> str | None:
-    return sha256_file(path)  # regular files only: a FIFO must not hang the gate
-
-
 def _seq_key(part: str) -> tuple[int, str]:
     return (int(part), "") if part.isdigit() else (1 << 30, part)
 
@@ -553,11 +549,14 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
         resolved = o.resolved or _resolved(o.path)
         if o.doc_id is None:
             if o.status == "failed":
-                sha = o.sha256 or _sha256_file(resolved) or ""
+                sha = o.sha256 or sha256_file(resolved) or ""
                 errors.append({"path": o.path, "part": "", "code": o.code or "failed",
                                "message": o.message or "", "sha256": sha})
+            elif o.status == "skipped":  # not a regular file, a link out of the tree: not gated
+                skipped.append({"path": o.path, "part": "", "code": o.code or "skipped",
+                                "message": o.message or "", "sha256": o.sha256 or ""})
             elif o.status == "unchanged":  # failed before with the same bytes at this path
-                sha = o.sha256 or _sha256_file(resolved) or ""
+                sha = o.sha256 or sha256_file(resolved) or ""
                 row = store.conn.execute(
                     "SELECT code, message, batch_id FROM failures WHERE resolved = ? AND part = ''"
                     " AND sha256 = ? AND status = 'failed' ORDER BY id DESC LIMIT 1", (resolved, sha),
@@ -1146,7 +1145,8 @@ def summary_markdown(g: GateResult) -> str:
     if not_auditable or g.skipped:
         lines += ["### Not gated", ""]
         lines += [f"- {_cell_code(d['path'])}: {_md(d['reason'])}" for d in not_auditable]
-        lines += [f"- {_cell_code(s['path'] + '#' + s['part'])}: skipped, {_md(s['code'])}" for s in g.skipped]
+        lines += [f"- {_cell_code(s['path'] + ('#' + s['part'] if s['part'] else ''))}: skipped, {_md(s['code'])}"
+                  for s in g.skipped]
         lines.append("")
     if g.report_dir:
         lines.append(f"Report: {_cell_code(str(g.report_dir / 'report.md'))} (also report.html, report.json, "
@@ -1282,8 +1282,10 @@ def junit_xml(g: GateResult) -> bytes:
         (d["file"], d["part"], d["path"], "document", d) for d in g.documents]
     entries += [(f.file, str(f.new.get("part") or ""), f.new["path"], "ingest-error", f)
                 for f in g.findings if f.kind == "ingest-error"]
-    entries += [(s["path"], s["part"], f"{s['path']}#{s['part']}", "skipped", s) for s in g.skipped
-                if not by_path.get(f"{s['path']}#{s['part']}")]
+    def shown(s: dict[str, Any]) -> str:
+        return f"{s['path']}#{s['part']}" if s["part"] else s["path"]
+
+    entries += [(s["path"], s["part"], shown(s), "skipped", s) for s in g.skipped if not by_path.get(shown(s))]
     entries += [(f.file, str(f.new.get("part") or ""), f.new["path"], "ingest-error", f)
                 for f in g.findings if f.kind == "not-auditable" and f.match == "skipped"]
     entries.sort(key=lambda e: (e[0], _seq_key(e[1]) if e[1] else (-1, ""), e[2]))

@@ -229,7 +229,7 @@ def sync(store: Store, directories: Sequence[str | os.PathLike], present: Iterab
         saw (``BatchResult.outcomes``); any other sighting under them whose file is missing, or
         holds other bytes, is gone. Files the walk did not report are checked on disk.
     """
-    import hashlib
+    from auditor.ingest import sha256_file
 
     seen = {(int(d), r) for d, r in present}
     roots = [_resolved(d) for d in directories]
@@ -239,12 +239,8 @@ def sync(store: Store, directories: Sequence[str | os.PathLike], present: Iterab
         key = (resolved, doc_id)
         if key not in live_top:
             ok = (doc_id, resolved) in seen
-            if not ok and os.path.isfile(resolved):  # not walked (a link, say): compare the bytes
-                h = hashlib.sha256()
-                with open(resolved, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
-                ok = h.hexdigest() == sha256
+            if not ok:  # not walked (a link, say): compare the bytes, of a regular file only
+                ok = sha256_file(resolved) == sha256
             live_top[key] = ok
         return live_top[key]
 

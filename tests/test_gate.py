@@ -528,6 +528,23 @@ def test_what_cannot_be_audited_fails_closed_and_can_be_baselined(root, docs):
     assert r.returncode == 0 and gate_json(root / "out-unaud3")["findings"][0]["level"] == "warning"
 
 
+def test_inputs_that_were_not_opened_fail_closed(root, docs, tmp_path):
+    """A FIFO or a link out of the batch's tree is not read, so it cannot pass the gate."""
+    b = batch(root, "pr-links", {"fine.txt": docs["H"]})
+    os.mkfifo(root / b / "pipe")
+    secret = tmp_path / "outside.txt"
+    secret.write_text(docs["A"])
+    os.symlink(secret, root / b / "link.txt")
+    r = gate(root, "--dry-run", "--out", "out-links", "--junit", "out-links/junit.xml", b)
+    assert r.returncode == 1, r.stdout + r.stderr
+    g = gate_json(root / "out-links")
+    got = {(f["kind"], f["new"]["path"], f["new"]["code"]) for f in g["findings"]}
+    assert got == {("not-auditable", f"{b}/pipe", "not_regular"), ("not-auditable", f"{b}/link.txt", "symlink_outside")}
+    cases = {c.get("name"): c for c in junit(root / "out-links" / "junit.xml").findall("testcase")}
+    assert cases[f"{b}/link.txt"].find("failure").get("type") == "CONTAIN006 not-auditable"
+    assert cases[f"{b}/fine.txt"].find("failure") is None
+
+
 def test_an_interrupted_gate_leaves_its_batch_to_be_gated_again(tmp_path, docs):
     """A gate killed after storing its batch: a retry under another name still gates those files."""
     main_store(tmp_path, {"a.txt": docs["A"]})
