@@ -577,6 +577,45 @@ def test_an_interrupted_gate_leaves_its_batch_to_be_gated_again(tmp_path, docs):
     assert r.returncode == 0 and "nothing new" in r.stdout
 
 
+def test_every_way_of_hiding_a_stored_contract_fails_the_gate_and_unrelated_ones_pass(tmp_path):
+    """Issue 12's evasions end to end: each disguised or hidden copy of a corpus contract, and a
+    contract cut into clause-sized pieces, fails the gate; the same done to an unrelated contract
+    passes; text that cannot be read fails closed."""
+    from tests.test_evasion import HIDING
+    from tests.test_extract import _CID_FONT, _cid_run, _font_pdf
+
+    lease = synth.contract(4242, 6_000, kind="lease")
+    other = synth.contract(4545, 6_000, kind="lease")
+    main_store(tmp_path, {"lease.txt": lease})
+    for name, files in (("hidden", lease), ("unrelated", other)):
+        d = tmp_path / name
+        d.mkdir()
+        for i, how in enumerate(sorted(HIDING)):  # no telling extension: formats are told by content
+            (d / f"{i:02d}.dat").write_bytes(HIDING[how](files))
+        words = files.split()
+        for j in range(0, 600, 30):  # clause-sized pieces, each too short for the sampled index
+            (d / f"piece-{j:03d}.txt").write_text(" ".join(words[j:j + 30]))
+    r = gate(tmp_path, "--dry-run", "--out", "hidden-out", "hidden", db="main.db")
+    assert r.returncode == 1, r.stdout + r.stderr
+    g = gate_json(tmp_path / "hidden-out")
+    caught = {d["file"] for d in g["documents"] if d["status"] == "failed"}  # the file or an EDGAR part of it
+    every = {d["file"] for d in g["documents"]}
+    assert len(every) == len(HIDING) + 20 and caught == every, sorted(every - caught)
+    assert {f["kind"] for f in g["findings"]} <= {"new-in-corpus", "within-batch", "exact-duplicate"}
+    r = gate(tmp_path, "--dry-run", "--out", "unrelated-out", "--fail-on", "new-in-corpus,exact-duplicate,"
+             "corpus-in-new,ingest-error,not-auditable", "unrelated", db="main.db")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # unreadable text fails closed
+    d = tmp_path / "unreadable"
+    d.mkdir()
+    (d / "cid.pdf").write_bytes(_font_pdf(b"BT /F1 11 Tf 72 740 Td " + _cid_run(lease[:200].replace("\n", " "))
+                                          + b" ET", _CID_FONT))
+    r = gate(tmp_path, "--dry-run", "--out", "unreadable-out", "unreadable", db="main.db")
+    assert r.returncode == 1, r.stdout + r.stderr
+    (f,) = gate_json(tmp_path / "unreadable-out")["findings"]
+    assert f["kind"] == "not-auditable" and "Unicode mapping" in f["message"]
+
+
 # -- units ------------------------------------------------------------------------------------
 
 def test_escaping_for_workflow_commands_and_the_annotation_cap():
