@@ -506,10 +506,9 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
     return Universe(sorted(rep), rep, groups)
 
 
-def sampled_documents(store: Store, ids: list[int]) -> int:
-    """How many of ``ids`` have a sampled shingle (can be audited through the index)."""
-    return sum(1 for r in store.select_in("SELECT doc_id FROM index_docs WHERE n_sampled > 0"
-                                             " AND doc_id IN ({})", ids))
+def auditable_documents(store: Store, ids: list[int]) -> int:
+    """How many of ``ids`` have a shingle (through the sampled index or exhaustively)."""
+    return len(store.select_in("SELECT doc_id FROM index_docs WHERE n_shingles > 0 AND doc_id IN ({})", ids))
 
 
 def duplicate_groups(store: Store, within: Universe | None = None) -> list[list[int]]:

@@ -162,19 +162,25 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     """Files to write and the controls over them, from the corpus's own documents (those the
     audit covers: ``documents``, else every stored one).
 
-    Returns (files as (name, text), controls, note). A corpus with fewer than two documents of
-    usable size yields none, with the reason in ``note``; with two or more, failing to build a
-    control is itself a failure (a detector that destroys text must not pass by default).
+    Returns (files as (name, text), controls, note). Documents of 300 words or more are drawn;
+    a corpus of notices and clauses, which has fewer than two, draws from those of 40 words or
+    more (the exhaustive path for short documents is then what the controls exercise). A corpus
+    with fewer than two such documents yields none, with the reason in ``note``. A document whose
+    stored text is long but normalises to almost no words fails (a normaliser that destroys text
+    must not pass by default).
     """
     covered = universe(store, documents)
-    reps = covered.representatives
-    rows = [r for r in store.select_in("SELECT d.id, d.n_words, i.sampled FROM documents d JOIN index_docs i ON i.doc_id = d.id"
-               " WHERE d.id IN ({})", reps) if r[1] >= 300]
-    text_docs = len(reps)
+    every = store.select_in("SELECT d.id, d.n_words, i.sampled, d.n_chars FROM documents d"
+                            " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", covered.representatives)
+    lost = [r[0] for r in every if r[3] >= 2000 and r[1] * 60 < r[3]]
+    if lost:
+        return [], [], (f"FAIL: {len(lost)} document(s) of 2,000+ characters normalise to almost no words "
+                        f"(doc {lost[0]} first)")
+    rows = [r for r in every if r[1] >= 300]
     if len(rows) < 2:
-        if text_docs >= 2 and not rows:
-            return [], [], "FAIL: no corpus document of at least 300 words after normalisation"
-        return [], [], f"corpus has {len(rows)} document(s) of 300+ words; corpus-drawn controls need 2"
+        rows = [r for r in every if r[1] >= 40]
+    if len(rows) < 2:
+        return [], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2"
     rng = random.Random(f"controls/{seed}")
     small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
     sampled = {r[0]: np.frombuffer(r[2], dtype=np.uint64) for r in rows}
@@ -184,7 +190,7 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
         return len(np.intersect1d(sa, sampled[b], assume_unique=True)) / len(sa) if len(sa) else 1.0
 
     choice = None
-    for a_id, _, _ in rng.sample(small, len(small)):
+    for a_id, *_ in rng.sample(small, len(small)):
         others = [r[0] for r in rows if r[0] != a_id]
         est = {o: estimate(a_id, o) for o in others}
         unrelated = [o for o in others if est[o] <= UNRELATED_MAX / 2]

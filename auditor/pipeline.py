@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor import render
-from auditor.audit import AuditResult, Universe, run_audit, sampled_documents, universe
+from auditor.audit import AuditResult, Universe, auditable_documents, run_audit, universe
 from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
 from auditor.errors import UsageError
@@ -67,8 +67,8 @@ def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_em
     if allow_empty:
         return []
     reasons = []
-    if not sampled_documents(store, covered.representatives):
-        reasons.append("nothing can be audited: no covered document has a sampled shingle "
+    if not auditable_documents(store, covered.representatives):
+        reasons.append("nothing can be audited: no covered document has a shingle (5 words) "
                        f"({len(covered.members)} documents with text); use --allow-empty to report anyway")
     elif controls.note and not any(c.source == "corpus" for c in controls.results):
         reasons.append(f"no control could be drawn from the corpus ({controls.note}); use "

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from auditor import synth
 from auditor.cli import cli
 from tests.textgen import write_contract_in_filing
 
@@ -62,6 +63,28 @@ def test_audit_writes_a_report_and_verify_accepts_it(corpus):
     assert "embedded-lease" in r.stdout and (out / "report.html").exists()
     v = run("verify", out, "--db", corpus["db"])
     assert v.exit_code == 0 and "verified" in v.stdout
+
+
+def test_an_audit_with_nothing_to_audit_or_no_corpus_control_is_refused(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.txt").write_text("Exhibit 4.")
+    (src / "b.txt").write_text("See note 7.")
+    db = tmp_path / "e.db"
+    assert run("ingest", "--db", db, "-q", src).exit_code == 0
+    r = run("audit", "--db", db, "--out", tmp_path / "r1")
+    assert r.exit_code == 2 and "nothing can be audited" in r.stderr
+    rep = json.loads((tmp_path / "r1" / "report.json").read_text())
+    assert rep["status"] == "REFUSED" and "nothing can be audited" in rep["refused_because"][0]
+    ok = run("audit", "--db", db, "--out", tmp_path / "r2", "--allow-empty")
+    assert ok.exit_code == 0, ok.output
+    assert json.loads((tmp_path / "r2" / "report.json").read_text())["status"] == "OK"
+    assert run("verify", tmp_path / "r2", "--db", db).exit_code == 0
+    # one real document: the fixture controls pass, but none can be drawn from the corpus
+    (src / "contract.txt").write_text(synth.contract(5, 12_000))
+    assert run("ingest", "--db", db, "-q", src).exit_code == 0
+    r = run("audit", "--db", db, "--out", tmp_path / "r3")
+    assert r.exit_code == 2 and "no control could be drawn from the corpus" in r.stderr
 
 
 def test_threshold_is_validated(corpus):

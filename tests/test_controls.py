@@ -51,6 +51,33 @@ def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
     assert {c.source for c in r.results} == {"fixture"}
 
 
+def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
+    """No document of 300 words: the controls come from the 40-word notices, through the
+    exhaustive path that audits them."""
+    from auditor import synth
+
+    d = tmp_path / "notices"
+    d.mkdir()
+    words = synth.contract(62, 30_000).split()
+    for i in range(8):
+        (d / f"n{i}.txt").write_text(" ".join(words[i * 300:i * 300 + 60]))
+    ingest(store, [d], workers=1)
+    r = run_controls(store, 0.8)
+    corpus = [c for c in r.results if c.source == "corpus"]
+    assert r.passed and {c.kind for c in corpus} == {"embedded", "reformatted", "unrelated"}, r.summary()
+    assert all(c.score >= 0.95 for c in corpus if c.kind == "embedded")
+
+
+def test_text_that_normalises_to_nothing_fails_the_corpus_controls(store, tmp_path):
+    d = tmp_path / "lost"
+    d.mkdir()
+    (d / "a.txt").write_text("x " * 10 + "—·—" * 1500)
+    (d / "b.txt").write_text("Section 2.")
+    ingest(store, [d], workers=1)
+    r = run_controls(store, 0.8)
+    assert not r.passed and "normalise to almost no words" in r.failed[0].note
+
+
 def _drop_every_word(monkeypatch):
     import auditor.audit
     import auditor.index
