@@ -550,81 +550,118 @@ GATHER_CHUNK = 4_000_000  # shingles looked up at once (bounds the index arrays:
 SHINGLE_BUDGET = 32_000_000  # contained documents' shingles held at once (about 400 MB with ids)
 
 
-def shared_counts(store: Store, params: Params, contained: np.ndarray, container: np.ndarray,
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``(|S(A) & S(B)|, |S(A)|)`` of each pair, the pairs sorted by container.
+class _Block:
+    """Contained documents whose distinct shingles are numbered once (a sorted vocabulary), so
+    that a container, marked in a boolean array over it, counts the shingles it shares with each
+    of them with one gather and a cumulative sum: no Python per pair."""
 
-    The contained documents' distinct shingles are numbered once (a sorted vocabulary); each
-    container is shingled once, its shingles marked in a boolean array over that vocabulary,
-    and every contained document of the container is counted with one gather and a cumulative
-    sum, so the cost per pair is that of reading its shingle numbers, with no Python per pair.
-    Contained documents beyond ``SHINGLE_BUDGET`` shingles are taken in blocks.
-    """
-    shared = np.zeros(len(contained), np.int64)
-    shingles = np.zeros(len(contained), np.int64)
-    if not len(contained):
-        return shared, shingles
-    cache = ShingleCache(store, params, budget=0, sequences=False)
-    sizes = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
-                                 contained.tolist()))
-    block: list[int] = []
-    held = 0
-    for a in sorted(sizes):
-        if block and held + sizes[a] > SHINGLE_BUDGET:
-            _count_block(cache, block, contained, container, shared, shingles)
-            block, held = [], 0
-        block.append(a)
-        held += sizes[a]
-    _count_block(cache, block, contained, container, shared, shingles)
-    return shared, shingles
+    def __init__(self, sets: dict[int, np.ndarray], contained: np.ndarray, container: np.ndarray) -> None:
+        self.ids = np.array(sorted(sets), dtype=np.int64)
+        arrays = [sets[a] for a in self.ids.tolist()]
+        self.lens = np.fromiter(map(len, arrays), np.int64, count=len(arrays))
+        self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
+        flat = np.concatenate(arrays) if arrays else np.empty(0, np.uint64)
+        self.vocab = distinct(flat)
+        self.numbers = np.searchsorted(self.vocab, flat).astype(np.int32)
+        self.mark = np.zeros(len(self.vocab) + 1, bool)  # the last slot: "not in the vocabulary"
+        self.rows = np.flatnonzero(np.isin(contained, self.ids))  # the pairs of this block
+        self.pos = np.searchsorted(self.ids, contained[self.rows])
+        by = container[self.rows]
+        edges = np.concatenate(([0], np.flatnonzero(np.diff(by)) + 1, [len(by)]))
+        self.of_container = {int(by[s]): (s, e) for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+                             if e > s}
 
-
-def _count_block(cache: ShingleCache, block: list[int], contained: np.ndarray, container: np.ndarray,
-                 shared: np.ndarray, shingles: np.ndarray) -> None:
-    """``shared_counts`` for the pairs whose contained document is in ``block``."""
-    ids = np.array(block, dtype=np.int64)
-    sets = [cache.get(a)[1] for a in block]
-    lens = np.fromiter(map(len, sets), np.int64, count=len(sets))
-    starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
-    flat = np.concatenate(sets) if sets else np.empty(0, np.uint64)
-    vocab = distinct(flat)
-    flat_ids = np.searchsorted(vocab, flat).astype(np.int32)
-    mark = np.zeros(len(vocab) + 1, bool)  # the last slot stands for "not in the vocabulary"
-    sel = np.flatnonzero(np.isin(contained, ids))
-    pos = np.searchsorted(ids, contained[sel])
-    shingles[sel] = lens[pos]
-    if not len(vocab):
-        return
-    edges = np.concatenate(([0], np.flatnonzero(np.diff(container[sel])) + 1, [len(sel)]))
-    for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
-        b = int(container[sel[s]])
-        j = int(np.searchsorted(ids, b))
-        if j < len(ids) and ids[j] == b:
-            b_ids = flat_ids[starts[j] : starts[j] + lens[j]]
+    def count(self, b: int, every_b: np.ndarray, shared: np.ndarray) -> None:
+        """Fill ``shared`` for this block's pairs whose container is ``b``."""
+        span = self.of_container.get(b)
+        if span is None or not len(self.vocab):
+            return
+        j = int(np.searchsorted(self.ids, b))
+        if j < len(self.ids) and self.ids[j] == b:
+            b_ids = self.numbers[self.starts[j] : self.starts[j] + self.lens[j]]
         else:
-            every_b = cache.get(b, keep=False)[1]
-            at = np.searchsorted(vocab, every_b)
-            b_ids = np.where(vocab[np.minimum(at, len(vocab) - 1)] == every_b, at, len(vocab))
-        mark[b_ids] = True
-        mark[len(vocab)] = False
-        rows = sel[s:e]
-        p = pos[s:e]
+            at = np.searchsorted(self.vocab, every_b)
+            b_ids = np.where(self.vocab[np.minimum(at, len(self.vocab) - 1)] == every_b, at, len(self.vocab))
+        self.mark[b_ids] = True
+        self.mark[len(self.vocab)] = False
+        s, e = span
+        rows, p = self.rows[s:e], self.pos[s:e]
         a = 0
         while a < len(rows):  # pieces of at most GATHER_CHUNK shingles
-            run = np.cumsum(lens[p[a:]])
-            z = a + max(1, int(np.searchsorted(run, GATHER_CHUNK, side="right")))
-            hit = mark[flat_ids[_ranges(starts[p[a:z]], lens[p[a:z]])]]
+            z = a + max(1, int(np.searchsorted(np.cumsum(self.lens[p[a:]]), GATHER_CHUNK, side="right")))
+            lens = self.lens[p[a:z]]
+            hit = self.mark[self.numbers[_ranges(self.starts[p[a:z]], lens)]]
             cum = np.concatenate(([0], np.cumsum(hit)))
-            ends = np.cumsum(lens[p[a:z]])
-            shared[rows[a:z]] = cum[ends] - cum[ends - lens[p[a:z]]]
+            ends = np.cumsum(lens)
+            shared[rows[a:z]] = cum[ends] - cum[ends - lens]
             a = z
-        mark[b_ids] = False
+        self.mark[b_ids] = False
 
 
-def _exact_chunk(args: tuple[str, Params, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    db, params, a, b = args
+def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, contained: np.ndarray,
+             container: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Shingle each document once, for two things at a time: which of ``vocab`` (the shingles of
+    the short documents) it holds, for the exhaustive search; and, when it is the container of
+    pairs (sorted by container), the exact counts of those pairs.
+
+    Returns ``(shared, shingles)`` aligned with the pairs, and ``(owner, number)``: each held
+    shingle of ``vocab`` by document id and vocabulary number. ``docs`` are walked when ``vocab``
+    is not empty; otherwise only the containers. Contained documents beyond ``SHINGLE_BUDGET``
+    shingles are counted in further passes over the containers.
+    """
+    hasher = WordHasher(params.seed)
+
+    def shingled(ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
+        for doc_id, text in store.texts_of(ids):
+            yield doc_id, distinct(combine(hasher(words_bytes(text)), params.k))
+
+    shared = np.zeros(len(contained), np.int64)
+    shingles = np.zeros(len(contained), np.int64)
+    needed = np.unique(contained).tolist()
+    sizes = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})", needed))
+    blocks: list[list[int]] = [[]]
+    held = 0
+    for a in needed:
+        if blocks[-1] and held + sizes.get(a, 0) > SHINGLE_BUDGET:
+            blocks.append([])
+            held = 0
+        blocks[-1].append(a)
+        held += sizes.get(a, 0)
+    containers = set(np.unique(container).tolist())
+    owners: list[np.ndarray] = []
+    numbers: list[np.ndarray] = []
+    for k, block in enumerate(blocks):
+        sets = dict(shingled(block))
+        counter = _Block(sets, contained, container)
+        shingles[counter.rows] = counter.lens[counter.pos]
+        walk = sorted(set(docs) | containers) if k == 0 and len(vocab) else sorted(containers)
+        for doc_id in [d for d in walk if d in sets]:  # already shingled: no second time
+            _holdings(doc_id, sets[doc_id], vocab if k == 0 else vocab[:0], owners, numbers)
+            counter.count(doc_id, sets[doc_id], shared)
+        for doc_id, every in shingled([d for d in walk if d not in sets]):
+            _holdings(doc_id, every, vocab if k == 0 else vocab[:0], owners, numbers)
+            counter.count(doc_id, every, shared)
+    owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
+    number = np.concatenate(numbers) if numbers else np.empty(0, np.int64)
+    return shared, shingles, owner, number
+
+
+def _holdings(doc_id: int, every: np.ndarray, vocab: np.ndarray, owners: list[np.ndarray],
+              numbers: list[np.ndarray]) -> None:
+    if not len(vocab):
+        return
+    at = np.searchsorted(vocab, every)
+    inside = vocab[np.minimum(at, len(vocab) - 1)] == every
+    if inside.any():
+        numbers.append(at[inside].astype(np.int64))
+        owners.append(np.full(int(inside.sum()), doc_id, np.int64))
+
+
+def _pass_chunk(args: tuple[str, Params, list[int], np.ndarray, np.ndarray, np.ndarray],
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    db, params, docs, vocab, a, b = args
     with Store(db, create=False) as store:
-        return shared_counts(store, params, a, b)
+        return one_pass(store, params, docs, vocab, a, b)
 
 
 def _locate_chunk(args: tuple[str, Params, list[tuple[int, int]]]) -> list[list[Span]]:
@@ -634,6 +671,7 @@ def _locate_chunk(args: tuple[str, Params, list[tuple[int, int]]]) -> list[list[
 
 
 PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more than it saves
+PARALLEL_MIN_SHINGLES = 1_000_000  # shingles to read in a pass before worker processes pay
 
 
 def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
@@ -645,40 +683,33 @@ def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
     return [np.concatenate(c) for c in chunks if c]
 
 
-def _balanced(keys: np.ndarray, weight: dict[int, int], n: int) -> list[np.ndarray]:
-    """Positions of ``keys`` in ``n`` groups of whole keys with about equal total weight."""
-    uniq = np.unique(keys)
-    load = [0] * n
-    group_of: dict[int, int] = {}
-    for k in sorted(uniq.tolist(), key=lambda k: (-weight.get(k, 0), k)):
-        g = load.index(min(load))
-        group_of[k] = g
-        load[g] += weight.get(k, 0) + 1
-    where = np.array([group_of[k] for k in keys.tolist()], dtype=np.int64)
-    return [c for c in (np.flatnonzero(where == g) for g in range(n)) if len(c)]
-
-
-def verify_exactly(store: Store, params: Params, pairs: Pairs, pool: ProcessPoolExecutor | None,
-                   workers: int = 2) -> Pairs:
-    """The pairs, sorted by container, with their exact counts filled in.
-
-    With a pool, the pairs are split between the processes by whichever side shingles less in
-    all (contained documents, or containers), so only that side is shingled in every process.
-    """
+def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int], sizes: dict[int, int],
+                    vocab: np.ndarray, pool: ProcessPoolExecutor | None, workers: int = 2,
+                    ) -> tuple[Pairs, np.ndarray, np.ndarray]:
+    """``one_pass`` over the documents, split between the processes of ``pool`` by size: the
+    pairs (sorted by container) with their exact counts, and the short documents' holdings."""
     pairs = pairs.sort("container", "contained")
-    if pool is None or len(pairs) < PARALLEL_MIN_PAIRS:
-        pairs.shared, pairs.shingles = shared_counts(store, params, pairs.contained, pairs.container)
-        return pairs
-    size = dict(store.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})",
-                                np.union1d(pairs.contained, pairs.container).tolist()))
-    a_total = sum(size.get(k, 0) for k in np.unique(pairs.contained).tolist())
-    b_total = sum(size.get(k, 0) for k in np.unique(pairs.container).tolist())
-    chunks = _balanced(pairs.contained if b_total < a_total else pairs.container, size, workers)
-    results = pool.map(_exact_chunk, [(str(store.path), params, pairs.contained[c], pairs.container[c])
-                                      for c in chunks])
-    for c, (sh, n) in zip(chunks, results, strict=True):
+    walk = docs if len(vocab) else np.unique(pairs.container).tolist()
+    if pool is None or sum(sizes.get(d, 0) for d in walk) < PARALLEL_MIN_SHINGLES:
+        pairs.shared, pairs.shingles, owner, number = one_pass(store, params, walk, vocab, pairs.contained,
+                                                               pairs.container)
+        return pairs, owner, number
+    load = [0] * workers
+    part_of: dict[int, int] = {}
+    for d in sorted(walk, key=lambda d: (-sizes.get(d, 0), d)):
+        g = load.index(min(load))
+        part_of[d] = g
+        load[g] += sizes.get(d, 0) + 1
+    where = np.array([part_of.get(b, 0) for b in pairs.container.tolist()], dtype=np.int64)
+    chunks = [np.flatnonzero(where == g) for g in range(workers)]
+    results = pool.map(_pass_chunk, [(str(store.path), params, sorted(d for d in walk if part_of[d] == g), vocab,
+                                      pairs.contained[c], pairs.container[c]) for g, c in enumerate(chunks)])
+    owners, numbers = [], []
+    for c, (sh, n, o, num) in zip(chunks, results, strict=True):
         pairs.shared[c], pairs.shingles[c] = sh, n
-    return pairs
+        owners.append(o)
+        numbers.append(num)
+    return pairs, np.concatenate(owners), np.concatenate(numbers)
 
 
 def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
@@ -706,54 +737,40 @@ def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
 SHORT_SHINGLES = 256  # at most this many shingles (about 16 sampled): searched exhaustively
 
 
-def _scan_chunk(args: tuple[str, Params, list[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    db, params, ids, vocab = args
-    with Store(db, create=False) as store:
-        return _scan(store, params, ids, vocab)
+@dataclass
+class Short:
+    """The short documents of an audit and their shingles, numbered in one vocabulary."""
+
+    ids: list[int]
+    sets: dict[int, np.ndarray]
+    vocab: np.ndarray
 
 
-def _scan(store: Any, params: Params, ids: list[int], vocab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(document id of each, vocabulary number) for every shingle of ``vocab`` each document holds."""
+def short_documents(store: Any, params: Params, docs: list[int], shingles: list[int]) -> Short:
+    """``docs`` (with ``shingles`` distinct shingles each) of at most ``SHORT_SHINGLES``."""
+    ids = [d for d, n in zip(docs, shingles, strict=True) if 0 < n <= SHORT_SHINGLES]
     hasher = WordHasher(params.seed)
-    owners, numbers = [], []
-    for doc_id, text in store.texts_of(ids):
-        every = distinct(combine(hasher(words_bytes(text)), params.k))
-        at = np.searchsorted(vocab, every)
-        inside = vocab[np.minimum(at, len(vocab) - 1)] == every
-        numbers.append(at[inside])
-        owners.append(np.full(int(inside.sum()), doc_id, np.int64))
-    if not owners:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(owners), np.concatenate(numbers).astype(np.int64)
+    sets = {d: distinct(combine(hasher(words_bytes(t)), params.k)) for d, t in store.texts_of(ids)}
+    vocab = distinct(np.concatenate([sets[d] for d in ids])) if ids else np.empty(0, np.uint64)
+    return Short(ids, sets, vocab)
 
 
-def exhaustive_pairs(store: Any, params: Params, threshold: float, docs: list[int], shingles: list[int],
-                     only: set[int] | None, pool: ProcessPoolExecutor | None = None, workers: int = 2,
-                     ) -> tuple[Pairs, int]:
+def exhaustive_pairs(short: Short, docs: list[int], owner: np.ndarray, number: np.ndarray, params: Params,
+                     threshold: float, only: set[int] | None) -> tuple[Pairs, int]:
     """Every pair whose contained document is short, exactly and completely: (pairs, candidates).
 
-    ``docs``: the documents that take part, by id; ``shingles``: how many distinct shingles each
-    has. A sample of a short document is too small to speak for it: a 40-word notice has two or
+    A sample of a short document is too small to speak for it: a 40-word notice has two or
     three sampled shingles, none at all one time in ten, and a copy of 85% of it is missed as
-    often as not. So the shingles of the short documents are all numbered, every document is
-    shingled once and its holdings of them recorded, and the containers of each short document
-    come from that full index by the prefix principle on all its shingles, with exact counts:
-    every pair sharing a shingle is scored, none is estimated. ``hits``/``sampled`` still give
-    the sampled view of each pair (what the index alone would have estimated).
+    often as not. So the shingles of the short documents are all numbered (``short.vocab``),
+    every document's holdings of them are recorded in the same pass over the documents that
+    verifies the sampled pairs (``owner``, ``number``: see ``one_pass``), and the containers of
+    each short document come from that full index by the prefix principle on all its shingles,
+    with exact counts: every pair sharing a shingle is scored, none is estimated.
+    ``hits``/``sampled`` still give the sampled view of each pair (what the index alone would
+    have estimated).
     """
-    short = [i for i, n in enumerate(shingles) if 0 < n <= SHORT_SHINGLES]
-    if not short:
+    if not short.ids:
         return Pairs.empty(), 0
-    short_ids = [docs[i] for i in short]
-    sets = dict(_scan_sets(store, params, short_ids))
-    vocab = distinct(np.concatenate([sets[d] for d in short_ids]))
-    if pool is not None and len(docs) >= 128:
-        chunks = [docs[w::workers] for w in range(workers)]
-        parts = list(pool.map(_scan_chunk, [(str(store.path), params, c, vocab) for c in chunks]))
-    else:
-        parts = [_scan(store, params, docs, vocab)]
-    owner = np.concatenate([p[0] for p in parts])
-    number = np.concatenate([p[1] for p in parts])
     order = np.lexsort((number, owner))
     owner, number = owner[order], number[order]
     edges = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1, [len(owner)]))
@@ -761,28 +778,23 @@ def exhaustive_pairs(store: Any, params: Params, threshold: float, docs: list[in
             if b > a}
     doc_ids = np.array(docs, dtype=np.int64)
     full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(np.uint64) for d in docs])
+    position = {d: i for i, d in enumerate(docs)}
     only_pos = None if only is None else np.flatnonzero(np.isin(doc_ids, sorted(only)))
     out: list[Pairs] = []
     candidates = 0
-    for a, i in zip(short_ids, short, strict=True):
-        cands, hits = full.candidates(i, threshold, exact=True)
+    for a in short.ids:
+        cands, hits = full.candidates(position[a], threshold, exact=True)
         if only is not None and a not in only:
             keep = np.isin(cands, only_pos)
             cands, hits = cands[keep], hits[keep]
         if not len(cands):
             continue
         candidates += len(cands)
-        sampled = np.searchsorted(vocab, sample(sets[a], params.modulus)).astype(np.uint64)
+        sampled = np.searchsorted(short.vocab, sample(short.sets[a], params.modulus)).astype(np.uint64)
         m = len(cands)
         out.append(Pairs(np.full(m, a), doc_ids[cands], full.holds(cands, sampled), np.full(m, len(sampled)),
-                         hits, np.full(m, len(sets[a]))))
+                         hits, np.full(m, len(short.sets[a]))))
     return Pairs.concat(out), candidates
-
-
-def _scan_sets(store: Any, params: Params, ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
-    hasher = WordHasher(params.seed)
-    for doc_id, text in store.texts_of(ids):
-        yield doc_id, distinct(combine(hasher(words_bytes(text)), params.k))
 
 
 # -- the audit -------------------------------------------------------------------------------
@@ -923,12 +935,13 @@ def run_audit(
     reps = scope.representatives
     index = SampledIndex.load(store, ids=reps)
     pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
+    docs, sizes = index.doc_ids.tolist(), dict(zip(index.doc_ids.tolist(), index.shingles.tolist(), strict=True))
+    short = short_documents(store, params, docs, index.shingles.tolist())
     n_workers = workers or min(2, os.cpu_count() or 1)
-    with _pool(n_workers, max(len(pairs), len(index.doc_ids))) as pool:
-        short, n_short = exhaustive_pairs(store, params, threshold, index.doc_ids.tolist(),
-                                          index.shingles.tolist(), only, pool, n_workers)
-        verified = verify_exactly(store, params, pairs, pool, n_workers)
-        return finish(store, params, threshold, Pairs.concat([verified, short]), unverified=unverified,
+    with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
+        verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers)
+        found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
+        return finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
                       candidates=n_candidates + n_short, scope=scope, only=only,
                       documents=len(index.doc_ids), pool=pool)
 

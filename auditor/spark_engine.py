@@ -51,6 +51,8 @@ from auditor.audit import (
     exhaustive_pairs,
     finish,
     histogram,
+    one_pass,
+    short_documents,
     universe,
 )
 from auditor.errors import UsageError
@@ -441,8 +443,11 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
     if bool((need & ~pairs.verified).any()):
         raise UsageError(f"{result} holds pairs that needed exact verification and have none")
     unverified = histogram(pairs.estimate[~need]) if (~need).any() else np.zeros(20, np.int64)
-    short, n_short = exhaustive_pairs(src, params, threshold, docs, [sizes[d] for d in docs], only)
-    return finish(cast(Store, src), params, threshold, Pairs.concat([pairs.take(np.flatnonzero(need)), short]),
+    short = short_documents(src, params, docs, [sizes[d] for d in docs])
+    empty = np.empty(0, np.int64)
+    _, _, owner, number = one_pass(src, params, docs, short.vocab, empty, empty)
+    found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
+    return finish(cast(Store, src), params, threshold, Pairs.concat([pairs.take(np.flatnonzero(need)), found]),
                   unverified=unverified, candidates=len(pairs) + n_short, scope=scope, only=only,
                   documents=int(summary["documents"]))
 
