@@ -346,7 +346,7 @@ def _controls_table(controls: list[dict]) -> Table:
     for c in ("control", "kind", "source", "score", "bound", "found", "result"):
         t.add_column(c)
     for c in controls:
-        t.add_row(text(c["name"]), text(c["kind"]), text(c["source"]), f"{c['score']:.4f}", text(c["expected"]),
+        t.add_row(text(c["name"]), text(c["kind"]), text(c["source"]), f"{c['score']:.4f}", text(f"{c['operator']} {c['expected']:.4f}"),
                   "yes" if c["found"] else "no", "[green]pass[/]" if c["passed"] else "[bold red]FAIL[/]")
     return t
 

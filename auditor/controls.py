@@ -49,7 +49,8 @@ class ControlResult:
     source: str  # fixture | corpus
     contained: str
     container: str
-    expected: str  # the pass bound, as shown: ">= 0.9500"
+    operator: str  # ">=" (embedded, reformatted) or "<=" (unrelated)
+    expected: float  # the pass bound: score operator expected
     score: float  # exact containment of `contained` in `container`
     estimate: float
     hits: int
@@ -61,9 +62,14 @@ class ControlResult:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def bound(self) -> str:
+        """The pass bound as people read it: ``>= 0.9500``."""
+        return f"{self.operator} {self.expected:.4f}"
+
     def failure(self) -> str:
         """Why this control failed, in words (the same in messages and reports)."""
-        why = f"{self.name} ({self.kind}) scored {self.score:.4f}, expected {self.expected}"
+        why = f"{self.name} ({self.kind}) scored {self.score:.4f}, expected {self.bound}"
         if self.kind != "unrelated" and not self.found:
             why += " and to be found"
         if self.kind == "unrelated" and self.found:
@@ -258,7 +264,7 @@ def _evaluate(
         passed = within and (is_found if op == ">=" else not is_found)
         out.append(ControlResult(
             name=c["name"], kind=c["kind"], source=source, contained=c["contained"],
-            container=c["container"], expected=f"{op} {value:.4f}", score=score,
+            container=c["container"], operator=op, expected=value, score=score,
             estimate=est.estimate, hits=est.hits, sampled=est.sampled, found=is_found,
             passed=passed, note=c.get("note", ""),
         ))
@@ -325,7 +331,7 @@ def run_controls(
         elif note.startswith("FAIL"):
             results.append(ControlResult(
                 name="corpus-embedded", kind="embedded", source="corpus", contained="-",
-                container="-", expected=f">= {EMBEDDED_MIN:.4f}", score=0.0, estimate=0.0, hits=0,
+                container="-", operator=">=", expected=EMBEDDED_MIN, score=0.0, estimate=0.0, hits=0,
                 sampled=0, found=False, passed=False, note=note[6:],
             ))
     return ControlsResult(results, seed, str(directory), "" if note.startswith("FAIL") else note)

@@ -51,6 +51,19 @@ _TAGGED_FIELDS = {
     "CIK": "cik",
 }
 _HEAD_SCAN = 4096
+SUBMISSION_FIELDS = ("accession_number", "form_type", "filing_date", "company_name", "cik")
+
+
+def iso_date(value: object) -> object:
+    """EDGAR's ``YYYYMMDD`` dates as ISO 8601 (``2024-03-01``); anything else unchanged."""
+    s = str(value) if value is not None else ""
+    return f"{s[:4]}-{s[4:6]}-{s[6:]}" if re.fullmatch(r"\d{8}", s) else value
+
+
+def submission_fields(meta: dict) -> dict:
+    """The submission facts reports and gate outputs show, with the filing date in ISO form
+    (the store keeps the header's own ``YYYYMMDD``)."""
+    return {k: iso_date(meta.get(k)) if k == "filing_date" else meta.get(k) for k in SUBMISSION_FIELDS}
 
 
 @dataclass

@@ -59,6 +59,7 @@ from auditor import __version__
 from auditor.audit import AuditResult, describe, locate_pairs
 from auditor.check import require_intact
 from auditor.console import clean
+from auditor.edgar import submission_fields
 from auditor.errors import AuditorError, ControlsFailed, StoreError, UsageError
 from auditor.extract import Limits
 from auditor.ingest import BatchResult, ingest, sha256_file
@@ -619,8 +620,7 @@ def sighting_provenance(store: Store, s: Sighting) -> dict[str, Any]:
     if s.within_id:
         parent = store.document(s.within_id)
         out["edgar"] = {
-            "submission": {k: parent["meta"].get(k) for k in
-                           ("accession_number", "form_type", "filing_date", "company_name", "cik")},
+            "submission": submission_fields(parent["meta"]),
             "submission_path": s.path,
             "part": {k: s.meta.get(k) for k in ("type", "sequence", "filename", "description")},
         }
@@ -1322,7 +1322,7 @@ def junit_xml(g: GateResult) -> bytes:
     for c in g.controls:
         tc = case(f"control {c['name']}", "controls")
         if not c.get("passed"):
-            outcome(tc, "error", f"{c['name']} ({c['kind']}) scored {c['score']:.4f}, expected {c['expected']}",
+            outcome(tc, "error", f"{c['name']} ({c['kind']}) scored {c['score']:.4f}, expected {c['operator']} {c['expected']:.4f}",
                     "ControlFailed", json.dumps(c, sort_keys=True, default=str))
     if g.status == "ERROR":
         tc = case("batch", g.batch)

@@ -164,11 +164,12 @@ def audit_job(
             not out and (reports_root / run_id).exists()):
         n += 1
         run_id = f"{base}-{n}"
+    directory = Path(out) if out else reports_root / run_id
     report["run"] = run_block(run_id, started, command)
+    report["run"]["directory"] = str(directory.resolve())  # relative links to the sources start here
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     report["run_digest"] = run_digest(report)
-    directory = Path(out) if out else reports_root / run_id
     if stage != directory:
         os.replace(stage, directory)
     files = write(computed.report, directory)
@@ -177,6 +178,19 @@ def audit_job(
 
 
 REPORT_FILES = ("report.json", "report.md", "report.html")
+BESIDE = ("gate.json",)  # written into a report directory by the gate, not part of the report
+
+
+def _inside(directory: Path, name: str) -> bool:
+    """A name from report.json's files map that stays inside the report directory."""
+    return not Path(name).is_absolute() and ".." not in Path(name).parts
+
+
+def _unlisted(directory: Path, files: dict[str, Any]) -> list[str]:
+    """Files in the report directory that neither report.json lists nor the report writes."""
+    known = set(files) | set(REPORT_FILES) | set(BESIDE)
+    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()]
+    return sorted(n for n in found if n not in known)
 
 
 def write(report: Report, directory: Path) -> list[Path]:
@@ -198,11 +212,11 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
     run = report["run"]
     with store.write() as c:
         cur = c.execute(
-            "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
             (run["run_id"], kind, report["status"], json.dumps(report["manifest"]["params"], sort_keys=True),
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
-             str(directory), report["digest"]),
+             str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
         )
         if audit is None or report["status"] != "OK":
             return
@@ -274,9 +288,11 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         elif path.read_text(encoding="utf-8") != fn(report):
             problems.append(f"{name} differs from what report.json renders to (edited?)")
     files = report.get("files", {})
+    for name in _unlisted(report_dir, files):
+        problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
     for name, want in sorted(files.items()):
         path = report_dir / name
-        if not path.is_file():
+        if not _inside(report_dir, name) or not path.is_file():
             problems.append(f"{name} is missing")
             continue
         have = read_sidecar(path)

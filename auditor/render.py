@@ -14,8 +14,10 @@ import base64
 import hashlib
 import html as _html
 import math
+import posixpath
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -79,6 +81,7 @@ def _sha(d: dict[str, Any]) -> str:
 
 
 def _date(s: Any) -> str:
+    """Reports of this format give ISO dates; older stores' ``YYYYMMDD`` reads the same."""
     s = str(s or "")
     return f"{s[:4]}-{s[4:6]}-{s[6:]}" if re.fullmatch(r"\d{8}", s) else s
 
@@ -166,6 +169,70 @@ def _name(report: dict[str, Any], doc_id: Any) -> str:
     return name
 
 
+def _provenance(report: dict[str, Any], doc_id: Any) -> str:
+    """Where a document came from, in a few words: its filing, or its format and batch."""
+    d = _doc(report, doc_id)
+    e = d.get("edgar")
+    if e:
+        sub = e.get("submission") or {}
+        bits = [str(sub.get("company_name") or "EDGAR filing")]
+        if sub.get("form_type"):
+            bits.append(f"form {sub['form_type']}")
+        if sub.get("filing_date"):
+            bits.append(f"filed {_date(sub['filing_date'])}")
+        return ", ".join(bits)
+    bits = [str(d.get("format") or "unknown format")]
+    if d.get("n_pages"):
+        bits.append(f"{_count(d['n_pages'])} pages")
+    if d.get("batch"):
+        bits.append(f"batch {d['batch']}")
+    return ", ".join(bits)
+
+
+def _source_href(report: dict[str, Any], doc_id: Any) -> str | None:
+    """A link to a document's source file: relative to the report's directory when both are
+    absolute paths (so a corpus moved together with its reports keeps its links), else None.
+
+    Percent-encoded (``:``, ``#``, quotes and brackets included), so no name can become a
+    scheme, a fragment or markup. An EDGAR part links to its submission file.
+    """
+    d = _doc(report, doc_id)
+    path = d.get("resolved") or (d.get("edgar") or {}).get("submission_path") or d.get("path")
+    base = (report.get("run") or {}).get("directory")
+    if not path or not base or not posixpath.isabs(str(path)) or not posixpath.isabs(str(base)):
+        return None
+    return urllib.parse.quote(posixpath.relpath(str(path), str(base)), safe="/")
+
+
+def _text_href(report: dict[str, Any], doc_id: Any) -> str | None:
+    """The document's full extracted text beside the report (written for detailed findings)."""
+    name = f"texts/{doc_id}.txt"
+    return name if name in (report.get("files") or {}) else None
+
+
+def _alignment_summary(al: dict[str, Any]) -> str:
+    """What the word alignment found, in one sentence."""
+    w = al.get("words") or {}
+    a, b = al.get("contained") or [0, 0], al.get("container") or [0, 0]
+    head = (f"the contained document's {_count(w.get('contained', 0))} words (characters {a[0]}-{a[1]}) "
+            f"against the container's {_count(w.get('container', 0))} words at characters {b[0]}-{b[1]}")
+    if not al.get("hunks_total"):
+        return f"{head}: every word equal, in the same order"
+    parts = [f"{_count(w.get('same', 0))} equal"]
+    for key, what in (("changed", "changed"), ("deleted", "only in the contained document"),
+                      ("inserted", "only in the container")):
+        if w.get(key):
+            parts.append(f"{_count(w[key])} {what}")
+    shown = len(al.get("hunks") or [])
+    regions = f"{_count(al['hunks_total'])} differing regions" + (
+        f", the first {shown} shown" if shown < al["hunks_total"] else "")
+    return f"{head}: {', '.join(parts)}; {regions}"
+
+
+def _skip_text(n: int) -> str:
+    return f"… {_count(n)} equal words …"
+
+
 def _verdict(value: Any, threshold: Any) -> str:
     """The report holds only findings at or above the threshold; say how far above."""
     if value is None:
@@ -201,6 +268,15 @@ def _where(report: dict[str, Any], best: dict[str, Any]) -> str:
         bits.append(f"characters {first.get('start')}-{last.get('end')}"
                     + (f" ({len(spans)} spans)" if len(spans) > 1 else ""))
     return "; ".join(bits) or "location not resolved"
+
+
+def _bound(control: dict[str, Any]) -> str:
+    """A control's pass bound as people read it: ``≥ 0.9500``."""
+    value = control.get("expected")
+    if not isinstance(value, int | float):
+        return str(value or "")
+    op = {">=": "≥", "<=": "≤"}.get(str(control.get("operator")), str(control.get("operator") or ""))
+    return f"{op} {_f4(value)}".strip()
 
 
 def _controls_line(report: dict[str, Any]) -> str:
@@ -251,15 +327,18 @@ def _scope_text(scope: dict[str, Any]) -> str:
     return out + (f" ({', '.join(extra)})" if extra else "")
 
 
-def _summary_items(s: dict[str, Any]) -> list[tuple[str, Any]]:
-    labels = (("documents", "documents audited"), ("covered", "documents covered (duplicates included)"),
-              ("candidate_pairs", "candidate pairs"), ("containing_pairs", "containing pairs"),
+def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
+    s = report.get("summary") or {}
+    covered = ((report.get("manifest") or {}).get("corpus") or {}).get("documents")
+    labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"), ("containing_pairs", "containing pairs"),
               ("contained_documents", "contained documents"),
               ("boilerplate_documents", "boilerplate documents"), ("families", "families"),
               ("family_members", "family members"), ("verified_below_threshold", "verified below threshold"),
               ("not_auditable", "not auditable"), ("duplicate_groups", "exact-duplicate groups"),
               ("failed_inputs", "failed inputs"), ("skipped_inputs", "skipped inputs"))
     items = [(label, s[k]) for k, label in labels if k in s]
+    if covered is not None and s:
+        items.insert(1, ("documents covered (duplicates included)", covered))
     if "controls" in s:
         items.append(("controls passed", f"{s.get('controls_passed')}/{s['controls']}"))
     return items
@@ -369,9 +448,17 @@ def _md_fenced_quote(text: Any) -> list[str]:
     return [("> " + ln).rstrip() for ln in lines]
 
 
-def _md_doc(label: str, d: dict[str, Any]) -> list[str]:
-    out = [f"- **{label}:** {_code(d.get('path'))} (doc {_md(d.get('doc_id'))}, "
-           f"sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))})"]
+def _md_link(label: str, href: str | None) -> str:
+    """``label`` (already Markdown) linked to ``href`` (already percent-encoded), if any."""
+    return f"[{label}]({href})" if href else label
+
+
+def _md_doc(report: dict[str, Any], label: str, doc_id: Any) -> list[str]:
+    d = _doc(report, doc_id)
+    links = [f"[extracted text]({_text_href(report, doc_id)})"] if _text_href(report, doc_id) else []
+    out = [f"- **{label}:** {_md_link(_code(d.get('path')), _source_href(report, doc_id))} "
+           f"(doc {_md(d.get('doc_id'))}, sha256 `{_md(_sha(d))}`, {_md(_doc_facts(d))})"
+           + (f" {', '.join(links)}" if links else "")]
     if d.get("edgar"):
         e = d["edgar"]
         out.append(f"  - {_md(_edgar_submission(e))}; {_md(_edgar_part(e))}")
@@ -384,6 +471,12 @@ def _md_doc(label: str, d: dict[str, Any]) -> list[str]:
     return out
 
 
+def _md_named(report: dict[str, Any], doc_id: Any) -> str:
+    """A document in a table cell: its name linked to its source file, and its provenance."""
+    return (_md_link(_cell_code(_name(report, doc_id)), _source_href(report, doc_id))
+            + f" ({_md(_provenance(report, doc_id))})")
+
+
 def _md_overview(report: dict[str, Any]) -> list[str]:
     findings = report.get("findings") or []
     out = [f"## Contained documents ({_count(len(findings))})", ""]
@@ -394,13 +487,86 @@ def _md_overview(report: dict[str, Any]) -> list[str]:
     rows = []
     for i, f in enumerate(findings[:OVERVIEW_ROWS], 1):
         best = (f.get("best") or [{}])[0]
-        rows.append([str(i), _cell_code(_name(report, f.get("doc_id"))),
-                     _cell_code(_name(report, best.get("container"))), _f4(best.get("containment")),
-                     _md(_where(report, best)), _count(f.get("containers"))])
+        rows.append([f"[{i}](#doc-{i})" if i <= DETAIL_LIMIT else str(i),
+                     _md_named(report, f.get("doc_id")), _md_named(report, best.get("container")),
+                     _f4(best.get("containment")), _md(_where(report, best)), _count(f.get("containers"))])
     out += _md_table(["#", "contained document", "best container", "containment", "where",
                       "containers"], rows)
     more = _more(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents")
     return [*out, *(["", more] if more else []), ""]
+
+
+_MD_MARK = {"deleted": "~~", "inserted": "**", "changed": "*"}
+
+
+def _md_side(pieces: list[list[Any]], side: int) -> str:
+    """One side of a hunk on one line: deleted ~~struck~~, inserted **bold**, changed *italic*."""
+    out = []
+    for piece in pieces:
+        kind, text = piece[0], piece[side]
+        if kind == "elided":
+            out.append(rf" \[… {_count(text)} words …\] " if text else "")
+        elif kind in _MD_MARK and text:
+            out.append(_MD_MARK[kind] + _md(text) + _MD_MARK[kind])
+        elif text:  # equal text and separators: whitespace folds to one space, kept at the ends
+            core = _md(text) if str(text).strip() else ""
+            out.append((" " if text[:1].isspace() else "") + core
+                       + (" " if text[-1:].isspace() and core else ""))
+    return " ".join("".join(out).split()) or "—"
+
+
+def _md_alignment(report: dict[str, Any], f: dict[str, Any], best: dict[str, Any]) -> list[str]:
+    al = best.get("alignment")
+    if not al:
+        return []
+    out = ["", f"  Side by side with container 1: {_md(_alignment_summary(al))}.", ""]
+    hunks = al.get("hunks") or []
+    if not hunks:
+        return out
+    out += ["  ~~Struck~~: only in the contained document; **bold**: only in the container; "
+            "*italic*: changed (the contained document's words on the left, the container's on the right).", ""]
+    rows = []
+    for h in hunks:
+        if h.get("skipped"):
+            rows.append([_skip_text(h["skipped"])] * 2)
+        a, b = h.get("a") or [0, 0], h.get("b") or [0, 0]
+        rows.append([f"characters {a[0]}-{a[1]}: {_md_side(h.get('pieces') or [], 1)}",
+                     f"characters {b[0]}-{b[1]}: {_md_side(h.get('pieces') or [], 2)}"])
+    if al.get("skipped_after"):
+        rows.append([_skip_text(al["skipped_after"])] * 2)
+    if al.get("hunks_total", 0) > len(hunks):
+        rows.append([f"{_count(al['hunks_total'] - len(hunks))} more differing regions: see the full texts"] * 2)
+    out += ["  " + line for line in _md_table(["contained document", "container"], rows)]
+    return out
+
+
+def _md_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any) -> list[str]:
+    out = [f'<a id="doc-{i}"></a>', "", f"### {i}. {_code(_name(report, f.get('doc_id')))}", ""]
+    out += _md_doc(report, "Contained", f.get("doc_id"))
+    if f.get("family") is not None:
+        out.append(f"- **Family:** {_md(f['family'])} (documents that contain one another)")
+    out.append(f"- **Contained in:** {_count(f.get('containers'))} documents")
+    for n, best in enumerate(f.get("best") or [], 1):
+        out += _md_doc(report, f"Container {n}", best.get("container"))
+        out.append(f"  - containment {_f4(best.get('containment'))}: "
+                   f"{_md(_verdict(best.get('containment'), threshold))}, exact over all shingles; "
+                   f"sampled estimate {_estimate_text(best)}")
+        spans = best.get("spans") or []
+        out.append("  - locations: " + ("; ".join(_md(_span_text(sp)) for sp in spans) or "none recorded"))
+        for sp in spans:
+            if sp.get("excerpt"):
+                out += ["", "  Excerpt of the container at its main location:", ""]
+                out += ["  " + line for line in _md_fenced_quote(sp["excerpt"])]
+                out.append("")
+        out += _md_alignment(report, f, best)
+    others = f.get("others") or []
+    if others:
+        out.append("")
+        out.append("- **Also contained in:** " + ", ".join(
+            _code(_name(report, o)) if str(o) in (report.get("documents") or {}) else f"doc {_md(o)}"
+            for o in others[:20]) + (f" and {len(others) - 20} more" if len(others) > 20 else ""))
+    out.append("")
+    return out
 
 
 def _md_boilerplate(report: dict[str, Any]) -> list[str]:
@@ -439,33 +605,6 @@ def _md_families(report: dict[str, Any]) -> list[str]:
     return [*out, *(["", more] if more else []), ""]
 
 
-def _md_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any) -> list[str]:
-    out = [f"### {i}. {_code(_name(report, f.get('doc_id')))}", ""]
-    out += _md_doc("Contained", _doc(report, f.get("doc_id")))
-    if f.get("family") is not None:
-        out.append(f"- **Family:** {_md(f['family'])} (documents that contain one another)")
-    out.append(f"- **Contained in:** {_count(f.get('containers'))} documents")
-    for n, best in enumerate(f.get("best") or [], 1):
-        out += _md_doc(f"Container {n}", _doc(report, best.get("container")))
-        out.append(f"  - containment {_f4(best.get('containment'))}: "
-                   f"{_md(_verdict(best.get('containment'), threshold))}, exact over all shingles; "
-                   f"sampled estimate {_estimate_text(best)}")
-        spans = best.get("spans") or []
-        out.append("  - locations: " + ("; ".join(_md(_span_text(sp)) for sp in spans) or "none recorded"))
-        for sp in spans:
-            if sp.get("excerpt"):
-                out += ["", "  Excerpt of the container at its main location:", ""]
-                out += ["  " + line for line in _md_fenced_quote(sp["excerpt"])]
-                out.append("")
-    others = f.get("others") or []
-    if others:
-        out.append("- **Also contained in:** " + ", ".join(
-            _code(_name(report, o)) if str(o) in (report.get("documents") or {}) else f"doc {_md(o)}"
-            for o in others[:20]) + (f" and {len(others) - 20} more" if len(others) > 20 else ""))
-    out.append("")
-    return out
-
-
 def _md_distribution(report: dict[str, Any]) -> list[str]:
     bins = _bins(report)
     dist = report.get("score_distribution") or {}
@@ -494,7 +633,7 @@ def _md_controls(report: dict[str, Any]) -> list[str]:
     out += [f"Controls: {_md(_controls_line(report))}", ""]
     rows = [[_md(c.get("name")), _md(c.get("kind")), _md(c.get("source")),
              f"{_cell_code(c.get('contained'))} → {_cell_code(c.get('container'))}", _f4(c.get("score")),
-             _md(c.get("expected")), "yes" if c.get("found") else "no",
+             _md(_bound(c)), "yes" if c.get("found") else "no",
              "pass" if c.get("passed") else "**FAIL**", _md(c.get("note") or "")]
             for c in controls]
     out += _md_table(["control", "kind", "source", "contained → container", "score",
@@ -561,13 +700,6 @@ def markdown(report: dict[str, Any]) -> str:
     if not refused:
         threshold = ((report.get("manifest") or {}).get("params") or {}).get("threshold")
         out += _md_overview(report)
-        out += _md_boilerplate(report)
-        out += _md_families(report)
-        summary = report.get("summary") or {}
-        out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(summary)], ""]
-    out += _md_params(report)
-    out += _md_controls(report)
-    if not refused:
         findings = report.get("findings") or []
         shown = findings[:DETAIL_LIMIT]
         out += [f"## Contained documents in detail ({_count(len(shown))} of {_count(len(findings))})", ""]
@@ -575,7 +707,12 @@ def markdown(report: dict[str, Any]) -> str:
             out += ["None.", ""]
         for i, f in enumerate(shown, 1):
             out += _md_detail(report, i, f, threshold)
+        out += _md_boilerplate(report)
+        out += _md_families(report)
         out += _md_rest(report)
+        out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(report)], ""]
+    out += _md_params(report)
+    out += _md_controls(report)
     run = report.get("run") or {}
     out += ["## Run", ""]
     out += [f"- {label}: {_code(v)}" for label, v in _run_rows(run)] or ["No run information."]
@@ -631,8 +768,32 @@ svg.hist{width:100%;max-width:44rem;height:auto;font-family:system-ui,sans-serif
 .hist .threshold-label{font-size:12px;fill:var(--bad);font-weight:600}
 .hist .mid{text-anchor:middle}
 .hist .end{text-anchor:end}
-@media (max-width:40rem){body{padding:.8rem;font-size:14px}table.kv th{width:auto}th,td{padding:.25rem .35rem}}
-@media print{body{max-width:none;padding:0}.banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}nav{display:none}}
+a{color:var(--accent)}
+.prov{display:block;font-size:.8rem;color:var(--muted)}
+.links{font-size:.85rem}
+table.sbs{table-layout:fixed}
+table.sbs th,table.sbs td{width:50%}
+table.sbs .txt{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.88rem;line-height:1.45}
+.at{display:block;font-size:.75rem;color:var(--muted);margin-bottom:.15rem}
+tr.skip td{color:var(--muted);text-align:center;background:#f7f8fa;font-style:italic;font-size:.85rem}
+del{background:#fbe0e0;color:#7a1010;text-decoration:line-through}
+ins{background:#d9f2df;color:#0f4a24;text-decoration:underline}
+del.chg,ins.chg{background:#ffedb8;color:#5c3d00}
+.elided{color:var(--muted);font-style:italic}
+p.legend{font-size:.85rem}
+@media (max-width:40rem){body{padding:.8rem;font-size:14px}th,td{padding:.25rem .35rem}
+table.kv,table.kv tbody,table.kv tr,table.kv th,table.kv td{display:block;width:auto}
+table.kv tr{border-bottom:1px solid var(--line)}table.kv th,table.kv td{border:none}table.kv th{background:none;padding-bottom:0}
+table.stack,table.stack tbody,table.stack td{display:block;width:auto}
+table.stack thead{display:none}
+table.stack tr{display:flex;flex-wrap:wrap;border:1px solid var(--line);border-radius:4px;margin:0 0 .6rem}
+table.stack td{flex:1 1 100%;border:none;border-bottom:1px solid #eef0f3;text-align:left;min-width:0}
+table.stack td.num,table.stack td.short{flex:0 0 auto;order:-1;text-align:left;border-bottom:none}
+table.stack td::before{content:attr(data-label);display:block;font-size:.72rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
+table.stack tr.skip td::before{content:none}
+.scroll{overflow-x:visible}}
+@media print{body{max-width:none;padding:0}.banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}nav{display:none}
+del,ins{print-color-adjust:exact;-webkit-print-color-adjust:exact}}
 """
 
 _STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_CSS.encode("utf-8")).digest()).decode("ascii")
@@ -652,14 +813,20 @@ def _hcode(value: Any) -> str:
     return f"<code>{_h(value)}</code>"
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: Iterable[int] = ()) -> str:
-    """Cells are HTML already escaped by the caller; ``numeric`` columns align right."""
-    num = set(numeric)
-    head = "".join(f"<th>{h}</th>" for h in header)
+def _table(header: list[str], rows: list[list[str]], numeric: Iterable[int] = (),
+           short: Iterable[int] = ()) -> str:
+    """Cells are HTML already escaped by the caller; headers are plain text. ``numeric`` columns
+    align right. At phone width each row becomes a card, each cell labelled by its header: the
+    numeric and ``short`` cells side by side at its top, the others below, full width."""
+    num, brief = set(numeric), set(short)
+    labels = [_html.escape(h, quote=True) for h in header]
+    head = "".join(f"<th>{h}</th>" for h in labels)
+    cls = {**{i: ' class="short"' for i in brief}, **{i: ' class="num"' for i in num}}
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>"
+        "<tr>" + "".join(f'<td{cls.get(i, "")} data-label="{labels[i]}">{c}</td>'
                          for i, c in enumerate(r)) + "</tr>\n" for r in rows)
-    return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table></div>\n'
+    return (f'<div class="scroll"><table class="stack">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
+            f"{body}</tbody>\n</table></div>\n")
 
 
 def _kv(rows: list[tuple[str, str]]) -> str:
@@ -686,15 +853,13 @@ def _nav(report: dict[str, Any]) -> str:
     links = []
     if not _refused(report):
         links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
+                  ("details", "Details"),
                   ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
                   ("families", f"Families ({_count(len(report.get('families') or []))})"),
-                  ("summary", "Summary")]
-    links += [("parameters", "Parameters"), ("controls", "Controls")]
-    if not _refused(report):
-        links += [("details", "Details"), ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
+                  ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
                   ("borderline", "Below threshold"), ("failed", "Failed inputs"),
-                  ("distribution", "Score distribution")]
-    links.append(("run", "Run"))
+                  ("distribution", "Score distribution"), ("summary", "Summary")]
+    links += [("parameters", "Parameters"), ("controls", "Controls"), ("run", "Run")]
     return "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>\n"
 
 
@@ -710,17 +875,32 @@ def _html_controls(report: dict[str, Any]) -> str:
         return _section("controls", "Controls", "<p>No control could be run.</p>\n")
     rows = [[_h(c.get("name")), _h(c.get("kind")), _h(c.get("source")),
              f"{_hcode(c.get('contained'))} → {_hcode(c.get('container'))}",
-             _f4(c.get("score")), _h(c.get("expected")), "yes" if c.get("found") else "no",
+             _f4(c.get("score")), _h(_bound(c)), "yes" if c.get("found") else "no",
              '<span class="pass">pass</span>' if c.get("passed") else '<span class="fail">FAIL</span>',
              _h_prose(c.get("note") or "")] for c in controls]
     table = _table(["control", "kind", "source", "contained → container", "score", "expected",
-                    "found", "result", "note"], rows, numeric=(4,))
+                    "found", "result", "note"], rows, numeric=(4,), short=(0, 1, 2, 5, 6, 7))
     line = f'<p class="controls-line">{_h(_controls_line(report))}</p>\n'
     return _section("controls", "Controls", line + table)
 
 
-def _html_doc(d: dict[str, Any]) -> str:
-    lines = [f"{_hcode(d.get('path'))} <span class=\"muted\">doc {_h(d.get('doc_id'))}</span>",
+def _html_link(inner: str, href: str | None) -> str:
+    """``inner`` (HTML) linked to ``href`` (percent-encoded by ``_source_href``), if any."""
+    return f'<a href="{_html.escape(href, quote=True)}">{inner}</a>' if href else inner
+
+
+def _html_named(report: dict[str, Any], doc_id: Any) -> str:
+    """A document in a table cell: its name linked to its source file, its provenance below."""
+    return (_html_link(_hcode(_name(report, doc_id)), _source_href(report, doc_id))
+            + f'<span class="prov">{_h(_provenance(report, doc_id))}</span>')
+
+
+def _html_doc(report: dict[str, Any], doc_id: Any) -> str:
+    d = _doc(report, doc_id)
+    links = [_html_link("extracted text", _text_href(report, doc_id))] if _text_href(report, doc_id) else []
+    lines = [f"{_html_link(_hcode(d.get('path')), _source_href(report, doc_id))} "
+             f'<span class="muted">doc {_h(d.get("doc_id"))}</span>'
+             + (f' <span class="links">({", ".join(links)})</span>' if links else ""),
              f'<span class="muted">sha256 <span class="mono">{_h(_sha(d))}</span>, '
              f"{_h(_doc_facts(d))}</span>"]
     if d.get("edgar"):
@@ -749,12 +929,12 @@ def _html_overview(report: dict[str, Any]) -> str:
     for i, f in enumerate(findings[:OVERVIEW_ROWS], 1):
         best = (f.get("best") or [{}])[0]
         link = f'<a href="#doc-{i}">{i}</a>' if i <= DETAIL_LIMIT else str(i)
-        rows.append([link, _hcode(_name(report, f.get("doc_id"))), _hcode(_name(report, best.get("container"))),
+        rows.append([link, _html_named(report, f.get("doc_id")), _html_named(report, best.get("container")),
                      _f4(best.get("containment")), _h(_where(report, best)), _count(f.get("containers"))])
     body = ("<p>Each contained document once, with its best container; every containing pair is in "
             "<code>findings.jsonl.gz</code>.</p>\n"
             + _table(["#", "contained document", "best container", "containment", "where", "containers"],
-                     rows, numeric=(3, 5))
+                     rows, numeric=(0, 3, 5))
             + _more_html(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents"))
     return _section("contained", f"Contained documents ({_count(len(findings))})", body)
 
@@ -764,9 +944,9 @@ def _html_boilerplate(report: dict[str, Any]) -> str:
     rule = ((report.get("manifest") or {}).get("params") or {}).get("boilerplate") or {}
     if not bp:
         return _section("boilerplate", "Boilerplate (0)", "<p>None.</p>\n")
-    rows = [[_hcode(_name(report, e.get("doc_id"))), _count(e.get("containers")),
+    rows = [[_html_named(report, e.get("doc_id")), _count(e.get("containers")),
              f"{100 * float(e.get('share') or 0):.1f}%",
-             _hcode(_name(report, (e.get("best") or [{}])[0].get("container"))),
+             _html_named(report, (e.get("best") or [{}])[0].get("container")),
              _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
     body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} others (notices, "
             "certifications, standard terms), each listed once with one container.</p>\n"
@@ -789,36 +969,97 @@ def _html_families(report: dict[str, Any]) -> str:
             names += f" and {len(members) - NAMES_PER_FAMILY} more"
         rows.append([_h(f.get("id")), _count(len(members)), f"{_f4(low)} to {_f4(high)}", names])
     body = ("<p>Documents that contain one another (both ways at the threshold), reported once.</p>\n"
-            + _table(["family", "members", "containment", "documents"], rows, numeric=(1,))
+            + _table(["family", "members", "containment", "documents"], rows, numeric=(1,), short=(0, 2))
             + _more_html(min(len(fams), LIST_ROWS), len(fams), "families"))
     return _section("families", f"Families ({_count(len(fams))})", body)
 
 
+_HTML_MARK = {"deleted": ("<del>", "</del>"), "inserted": ("<ins>", "</ins>"),
+              "changed": ('<del class="chg">', "</del>")}
+_HTML_MARK_RIGHT = {**_HTML_MARK, "changed": ('<ins class="chg">', "</ins>")}
+
+
+def _html_side(pieces: list[list[Any]], side: int) -> str:
+    """One side of a hunk, verbatim (line breaks kept), with its differences marked."""
+    marks = _HTML_MARK if side == 1 else _HTML_MARK_RIGHT
+    out = []
+    for piece in pieces:
+        kind, text = piece[0], piece[side]
+        if kind == "elided":
+            out.append(f'<span class="elided">[… {_count(text)} words …]</span>' if text else "")
+        elif text:
+            body = _html.escape(_visible_text(text), quote=True)
+            out.append(marks[kind][0] + body + marks[kind][1] if kind in marks else body)
+    return "".join(out)
+
+
+def _html_alignment(report: dict[str, Any], f: dict[str, Any], best: dict[str, Any]) -> str:
+    """The contained document beside the matching span of its best container, word by word."""
+    al = best.get("alignment")
+    if not al:
+        return ""
+    texts = [_html_link(what, _text_href(report, doc)) for what, doc in
+             (("contained document", f.get("doc_id")), ("container", best.get("container")))
+             if _text_href(report, doc)]
+    out = (f'<h4>Side by side with container 1</h4>\n<p class="muted">Aligned {_h(_alignment_summary(al))}.'
+           + (f" Full texts: {', '.join(texts)} (offsets are characters into them)." if texts else "")
+           + "</p>\n")
+    hunks = al.get("hunks") or []
+    if not hunks:
+        return out
+    out += ('<p class="legend"><del>struck</del>: only in the contained document; <ins>underlined</ins>: only '
+            'in the container; <del class="chg">changed</del> → <ins class="chg">changed</ins>: the contained '
+            "document's words replaced by the container's.</p>\n")
+    rows = []
+
+    def skip(n: int) -> None:
+        rows.append(f'<tr class="skip"><td colspan="2">{_h(_skip_text(n))}</td></tr>\n')
+
+    for h in hunks:
+        if h.get("skipped"):
+            skip(h["skipped"])
+        a, b = h.get("a") or [0, 0], h.get("b") or [0, 0]
+        pieces = h.get("pieces") or []
+        rows.append(
+            f'<tr><td data-label="contained document"><span class="at">characters {a[0]}-{a[1]}</span>'
+            f'<div class="txt">{_html_side(pieces, 1)}</div></td>'
+            f'<td data-label="container"><span class="at">characters {b[0]}-{b[1]}</span>'
+            f'<div class="txt">{_html_side(pieces, 2)}</div></td></tr>\n')
+    if al.get("skipped_after"):
+        skip(al["skipped_after"])
+    if al.get("hunks_total", 0) > len(hunks):
+        rows.append(f'<tr class="skip"><td colspan="2">{_h(_count(al["hunks_total"] - len(hunks)))} more '
+                    "differing regions: see the full texts</td></tr>\n")
+    return (out + '<div class="scroll"><table class="sbs stack">\n<thead><tr><th>contained document</th>'
+            "<th>container</th></tr></thead>\n<tbody>\n" + "".join(rows) + "</tbody>\n</table></div>\n")
+
+
 def _html_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any) -> str:
-    rows = [("Contained", _html_doc(_doc(report, f.get("doc_id"))))]
+    rows = [("Contained", _html_doc(report, f.get("doc_id")))]
     if f.get("family") is not None:
         rows.append(("Family", f"{_h(f['family'])} (documents that contain one another)"))
     rows.append(("Contained in", f"{_h(_count(f.get('containers')))} documents"))
-    excerpts = ""
+    extra = ""
     for n, best in enumerate(f.get("best") or [], 1):
         spans = best.get("spans") or []
         locs = ("<ol>" + "".join(f"<li>{_h(_span_text(sp))}</li>" for sp in spans) + "</ol>"
                 if spans else "none recorded")
-        rows.append((f"Container {n}", _html_doc(_doc(report, best.get("container")))
+        rows.append((f"Container {n}", _html_doc(report, best.get("container"))
                      + f"<br>\n<strong>{_f4(best.get('containment'))}</strong>, "
                        f"{_h(_verdict(best.get('containment'), threshold))}, exact over all shingles; "
                        f"sampled estimate {_h(_estimate_text(best))}<br>\nlocations: {locs}"))
-        excerpts += "".join(
+        extra += "".join(
             f'<p class="muted">Excerpt of container {n} at its main location:</p>\n'
             f"<blockquote><pre>{_html.escape(_visible_text(sp['excerpt']), quote=True)}</pre></blockquote>\n"
             for sp in spans if sp.get("excerpt"))
+        extra += _html_alignment(report, f, best)
     others = f.get("others") or []
     if others:
         rows.append(("Also contained in", ", ".join(
             _hcode(_name(report, o)) if str(o) in (report.get("documents") or {}) else f"doc {_h(o)}"
             for o in others[:20]) + (f" and {len(others) - 20} more" if len(others) > 20 else "")))
     title = f"{i}. {_h(_name(report, f.get('doc_id')))}"
-    return f'<article id="doc-{i}">\n<h3>{title}</h3>\n{_kv(rows)}{excerpts}</article>\n'
+    return f'<article id="doc-{i}">\n<h3>{title}</h3>\n{_kv(rows)}{extra}</article>\n'
 
 
 def _html_details(report: dict[str, Any]) -> str:
@@ -835,7 +1076,7 @@ def _html_rest(report: dict[str, Any]) -> str:
     na = report.get("not_auditable") or []
     na_html = (_table(["doc", "path", "words", "reason"],
                       [[_h(d.get("doc_id")), _hcode(_name(report, d.get("doc_id"))), _count(d.get("n_words", "")),
-                        _h_prose(d.get("reason"))] for d in na[:LIST_ROWS]], numeric=(2,))
+                        _h_prose(d.get("reason"))] for d in na[:LIST_ROWS]], numeric=(2,), short=(0,))
                + _more_html(min(len(na), LIST_ROWS), len(na), "documents not auditable")) if na else "<p>None.</p>\n"
     groups = report.get("duplicate_groups") or []
     dup_html = "".join(
@@ -851,12 +1092,12 @@ def _html_rest(report: dict[str, Any]) -> str:
                            [[_hcode(_name(report, b["contained"])), _hcode(_name(report, b["container"])),
                              _h(_f4(b.get("containment"))),
                              _h(f"{_f4(b.get('estimate'))} [{_f4(b['interval'][0])}, {_f4(b['interval'][1])}]")]
-                            for b in nearest], numeric=(2,))) if nearest else "<p>None.</p>\n"
+                            for b in nearest], numeric=(2,), short=(3,))) if nearest else "<p>None.</p>\n"
     failed = report.get("failed_inputs") or []
     failed_html = _table(["path", "part", "status", "code", "message"],
                          [[_hcode(x.get("path")), _h(x.get("part") or ""), _h(x.get("status")),
-                           _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed[:LIST_ROWS]]
-                         ) if failed else "<p>None.</p>\n"
+                           _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed[:LIST_ROWS]],
+                         short=(1, 2, 3)) if failed else "<p>None.</p>\n"
     return (_section("not-auditable", f"Not auditable ({_count(len(na))})", na_html)
             + _section("duplicates", "Exact-duplicate groups", dup_html)
             + _section("borderline", "Verified below the threshold", below_html)
@@ -865,7 +1106,7 @@ def _html_rest(report: dict[str, Any]) -> str:
 
 
 def _html_summary(report: dict[str, Any]) -> str:
-    rows = [(_html.escape(label), _h(_count(v))) for label, v in _summary_items(report.get("summary") or {})]
+    rows = [(_html.escape(label), _h(_count(v))) for label, v in _summary_items(report)]
     return _section("summary", "Summary", _kv(rows) if rows else "<p>No summary.</p>\n")
 
 
@@ -965,11 +1206,9 @@ def html(report: dict[str, Any]) -> str:
     status = _h(report.get("status") or "REFUSED")
     sections: list[Callable[[dict[str, Any]], str]] = []
     if not refused:
-        sections += [_html_overview, _html_boilerplate, _html_families, _html_summary]
-    sections += [_html_params, _html_controls]
-    if not refused:
-        sections += [_html_details, _html_rest]
-    sections.append(_html_run)
+        sections += [_html_overview, _html_details, _html_boilerplate, _html_families, _html_rest,
+                     _html_summary]
+    sections += [_html_params, _html_controls, _html_run]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'

@@ -10,13 +10,16 @@ give a byte-identical ``report.json`` apart from ``run``, and ``verify`` can pro
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
+import io
 import json
 import os
 import platform
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -31,7 +34,7 @@ from auditor.store import Store
 
 FORMAT = "containment-auditor-report/2"
 INTERVAL = "wilson-95"
-KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich")
+KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich", "rapidfuzz")
 EXCERPT_CHARS = 400
 
 
@@ -112,6 +115,14 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                         "inside a family are not findings",
             "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
                       "their ids and sha256",
+            "alignment": "for the first params.details contained documents: their normalised words "
+                         "aligned with those of the best container within its spans (Levenshtein, "
+                         "RapidFuzz); words counts that alignment, hunks show the differences with "
+                         "context in each side's own text, [kind, contained, container] pieces, "
+                         "offsets as spans; the full texts are in texts/<doc_id>.txt",
+            "files": "sha256 and line count of the content of every file beside report.json (of "
+                     "the uncompressed content for .gz files); report.md and report.html are "
+                     "rendered from report.json",
         },
         "versions": _versions(),
         "corpus": {"documents": n, "digest": cdig},
@@ -144,7 +155,7 @@ def _scored(p: Any) -> dict[str, Any]:
 
 def _brief(d: dict[str, Any]) -> dict[str, Any]:
     """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
-    keep = ("path", "sha256", "format", "n_words", "n_pages", "edgar")
+    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "edgar")
     return {k: d[k] for k in keep if d.get(k) is not None}
 
 
@@ -154,31 +165,47 @@ class _Texts:
     def __init__(self, store: Store) -> None:
         self.store, self._last = store, (-1, "")
 
-    def excerpt(self, doc_id: int, start: int, end: int) -> str:
+    def _text(self, doc_id: int) -> str:
         if self._last[0] != doc_id:
             self._last = (doc_id, self.store.text(doc_id))
-        return _excerpt(self._last[1], start, end)
+        return self._last[1]
+
+    def excerpt(self, doc_id: int, start: int, end: int) -> str:
+        return _excerpt(self._text(doc_id), start, end)
+
+    def alignment(self, contained: int, container: int, start: int, end: int) -> dict[str, Any]:
+        from auditor.align import align
+
+        return align(self.store.text(contained), self._text(container), (start, end)).as_dict()
 
 
 SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
 OTHERS_SHOWN = 10  # further containers named per contained document; findings.jsonl.gz has all
 
 
-def _best(p: Any, texts: _Texts | None) -> dict[str, Any]:
-    """A located container; the main span (most shingles) leads, with an excerpt."""
+def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]:
+    """A located container; the main span (most shingles) leads, with an excerpt. For a finding
+    shown in detail, the alignment of the whole contained document with the span takes the
+    excerpt's place when it shows differences."""
     order = sorted(p.spans, key=lambda s: (-s.shingles, s.start))[:SPANS_SHOWN]
     spans = [s.as_dict() for s in sorted(order, key=lambda s: s.start)]
     main = _main_span(p.spans)
-    if texts is not None and main is not None:
+    out = {"container": p.container, **_scored(p), "spans": spans, "spans_total": len(p.spans)}
+    if texts is None or main is None:
+        return out
+    if aligned:
+        out["alignment"] = texts.alignment(p.contained, p.container, min(s.start for s in p.spans),
+                                           max(s.end for s in p.spans))
+    if not aligned or not out["alignment"]["hunks"]:  # text to look at when no difference shows it
         spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
             p.container, main.start, main.end)
-    return {"container": p.container, **_scored(p), "spans": spans, "spans_total": len(p.spans)}
+    return out
 
 
-def _contained_entry(c: Any, texts: _Texts, others: bool) -> dict[str, Any]:
+def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "doc_id": c.doc, "containers": len(c.containers),
-        "family": c.family, "best": [_best(p, texts if i == 0 else None) for i, p in enumerate(c.best)],
+        "doc_id": c.doc, "containers": len(c.containers), "family": c.family,
+        "best": [_best(p, texts if i == 0 else None, detail) for i, p in enumerate(c.best)],
     }
     if others:
         entry["others"] = c.containers[len(c.best):len(c.best) + OTHERS_SHOWN].tolist()
@@ -256,10 +283,15 @@ def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> 
 
 @dataclass
 class Sidecar:
-    """A JSON Lines file beside report.json: produced on demand, covered by the digest."""
+    """A file beside report.json, produced on demand and covered by the digest: JSON Lines
+    gzipped (a name ending in .gz), or a plain text file (``texts/<doc_id>.txt``)."""
 
     name: str
     lines: Callable[[], Iterable[bytes]]
+
+    @property
+    def compressed(self) -> bool:
+        return self.name.endswith(".gz")
 
     def digest(self) -> dict[str, Any]:
         h, n = hashlib.sha256(), 0
@@ -272,12 +304,14 @@ class Sidecar:
         """gzip with no name or time in its header, so the same content gives the same bytes;
         returns the content's digest, as ``digest`` does."""
         target = directory / self.name
+        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
         h, n = hashlib.sha256(), 0
         try:
-            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+            with open(tmp, "wb") as raw, (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+                                          if self.compressed else nullcontext(raw)) as f:
                 for line in self.lines():
-                    gz.write(line)
+                    f.write(line)
                     h.update(line)
                     n += 1
             os.replace(tmp, target)
@@ -287,11 +321,17 @@ class Sidecar:
         return {"sha256": h.hexdigest(), "lines": n}
 
 
+def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
+    """A document's stored text as UTF-8 lines: the file report spans and alignments index into
+    (by character), as ``auditor show --text`` prints it."""
+    yield from io.BytesIO(store.text(doc_id).encode("utf-8", "surrogatepass"))
+
+
 def read_sidecar(path: Path) -> dict[str, Any]:
     """{"sha256", "lines"} of a sidecar file's content as it is on disk."""
     h, n = hashlib.sha256(), 0
     try:
-        with gzip.open(path, "rb") as f:
+        with (gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")) as f:
             for line in f:
                 h.update(line)
                 n += 1
@@ -348,6 +388,7 @@ def build_report(
     the report lists (so the report can be verified after more inputs failed).
     """
     from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+    from auditor.render import DETAIL_LIMIT
 
     reasons = list(refusal or []) + [c.failure() for c in controls.failed]
     if not controls.results:
@@ -370,9 +411,12 @@ def build_report(
         report["manifest"]["params"].update({
             "boilerplate": {**BOILERPLATE, "applied": audit.boilerplate_min},
             "best_containers": BEST_CONTAINERS, "nearest_misses": NEAREST_MISSES,
+            "details": DETAIL_LIMIT,
         })
         texts = _Texts(store)
-        entries = [_contained_entry(c, texts, not c.boilerplate) for c in audit.contained]
+        detailed = [c for c in audit.contained if not c.boilerplate][:DETAIL_LIMIT]
+        shown = {c.doc for c in detailed}
+        entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
         report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
         report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents)}
                                  for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
@@ -402,7 +446,6 @@ def build_report(
         named.update(x for p in audit.nearest_misses for x in (p.contained, p.container))
         report["summary"] = {
             "documents": audit.documents,
-            "covered": len(covered),
             "containing_pairs": len(audit.containing),
             "contained_documents": len(report["findings"]),
             "boilerplate_documents": len(report["boilerplate"]),
@@ -418,6 +461,8 @@ def build_report(
             "controls": len(controls.results),
         }
         sidecars.insert(0, Sidecar("findings.jsonl.gz", lambda: findings_lines(audit)))
+        full_texts = sorted({x for c in detailed for x in (c.doc, *(p.container for p in c.best[:1]))})
+        sidecars += [Sidecar(f"texts/{x}.txt", functools.partial(text_lines, store, x)) for x in full_texts]
     report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
     report["run"] = run
     return Report(report, sidecars)

@@ -267,6 +267,13 @@ def _text_digests(db: Any) -> None:
         db.execute("ALTER TABLE texts ADD COLUMN sha256 TEXT")
 
 
+@migration("0007_run_scope")
+def _run_scope(db: Any) -> None:
+    """What a run covered (the report's ``scope``: the corpus, or a gate's batch and its new
+    documents), so runs can be listed and reviewed from the store alone (``auditor runs``)."""
+    db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -24,13 +24,13 @@ def _doc(doc_id: int, path: str, fmt: str = "text", **extra: Any) -> dict[str, A
 
 
 def _controls() -> list[dict[str, Any]]:
-    rows = [("embedded-lease", "embedded", 1.0, ">= 0.9500", True),
-            ("reformatted-lease-text", "reformatted", 0.98803, ">= 0.8000", True),
-            ("unrelated-credit", "unrelated", 0.010106, "<= 0.1000", False)]
+    rows = [("embedded-lease", "embedded", 1.0, ">=", 0.95, True),
+            ("reformatted-lease-text", "reformatted", 0.98803, ">=", 0.8, True),
+            ("unrelated-credit", "unrelated", 0.010106, "<=", 0.1, False)]
     return [{"name": n, "kind": k, "source": "fixture", "contained": "lease.txt",
-             "container": "annual|report.txt", "score": s, "estimate": s, "expected": e,
+             "container": "annual|report.txt", "score": s, "estimate": s, "operator": op, "expected": e,
              "found": f, "hits": 10, "sampled": 10, "passed": True, "note": "a note"}
-            for n, k, s, e, f in rows]
+            for n, k, s, op, e, f in rows]
 
 
 def _manifest() -> dict[str, Any]:
@@ -48,26 +48,47 @@ def _manifest() -> dict[str, Any]:
 def _run() -> dict[str, Any]:
     return {"run_id": "20260101T000000Z-deadbeef", "started": "2026-01-01T00:00:00+00:00",
             "ended": "2026-01-01T00:00:01+00:00", "seconds": 1.0, "host": "audit-<host>",
-            "platform": "Linux", "command": "auditor audit --db x.db"}
+            "platform": "Linux", "command": "auditor audit --db x.db", "directory": "/reports/run-1"}
 
 
 EDGAR_PART = {
     "submission": {"accession_number": "0000950170-24-000123", "form_type": "10-K",
-                   "filing_date": "20240301", "company_name": "ACME | <b>HOLDINGS</b>",
+                   "filing_date": "2024-03-01", "company_name": "ACME | <b>HOLDINGS</b>",
                    "cik": "0000547682"},
     "submission_path": "/edgar/0000950170-24-000123.txt",
     "part": {"type": "EX-10.1", "sequence": "2", "filename": "ex10-1.txt", "description": "OFFICE LEASE"}}
+
+
+ALIGNMENT = {
+    "contained": [0, 15200], "container": [120, 15818],
+    "words": {"contained": 2300, "container": 2342, "same": 2290, "changed": 4, "deleted": 6, "inserted": 48},
+    "hunks_total": 3, "skipped_after": 1200,
+    "hunks": [
+        {"skipped": 0, "a": [0, 90], "b": [120, 230], "pieces": [
+            ["same", "The Tenant shall pay ", "The TENANT shall pay "],
+            ["changed", "promptly", "immediately"],
+            ["same", " the rent | `code` ", " the rent | `code` "],
+            ["deleted", HOSTILE_EXCERPT, ""],
+            ["same", "\n\nSection 2.", "\nSection 2."]]},
+        {"skipped": 1080, "a": [9000, 9400], "b": [9100, 9700], "pieces": [
+            ["same", "Page ", "Page "],
+            ["inserted", "", "*new* words ~~here~~"],
+            ["elided", 0, 30],
+            ["inserted", "", "end of insertion"],
+            ["same", " follows", " follows"]]}]}
 
 
 def ok_report() -> dict[str, Any]:
     best = {"container": 8, "containment": 0.974533, "estimate": 0.972603,
             "interval": [0.931678, 0.989295], "hits": 142, "sampled": 146, "spans_total": 1,
             "spans": [{"start": 120, "end": 15818, "words": 2342, "shingles": 2314, "pages": [3, 7],
-                       "excerpt": HOSTILE_EXCERPT + "\n```\nmore text"}]}
+                       "excerpt": HOSTILE_EXCERPT + "\n```\nmore text"}],
+            "alignment": ALIGNMENT}
     documents = {str(d["doc_id"]): {k: v for k, v in d.items() if k != "doc_id"} for d in (
         _doc(5, HOSTILE_NAME, "pdf", n_pages=7),
         _doc(8, "/edgar/0000950170-24-000123.txt#2", edgar=EDGAR_PART),
-        _doc(9, "/short|note.txt"), _doc(11, "/copy\nof-lease.pdf"), _doc(12, "/vendor/filing.txt"),
+        _doc(9, "/short|note.txt"), _doc(11, "/copy\nof-lease.pdf"),
+        _doc(12, "vendor/filing #2.txt", resolved="/work/vendor/filing #2.txt"),
         _doc(13, "/notices/certification.txt"), _doc(14, "/licences/mit-a.txt"),
         _doc(15, "/licences/mit-b.txt"))}
     return {
@@ -93,6 +114,8 @@ def ok_report() -> dict[str, Any]:
                     "verified_below_threshold": 4, "not_auditable": 1, "duplicate_groups": 1,
                     "failed_inputs": 1, "skipped_inputs": 0, "controls_passed": 3, "controls": 3},
         "run": _run(),
+        "files": {"findings.jsonl.gz": {"sha256": "0" * 64, "lines": 66},
+                  "texts/5.txt": {"sha256": "1" * 64, "lines": 300}, "texts/8.txt": {"sha256": "2" * 64, "lines": 9}},
         "digest": "59dfd390" + "1" * 56,
     }
 
@@ -145,19 +168,21 @@ def test_markdown_finding_locations_and_provenance(ok_md: str) -> None:
     assert "0.9726, 95% interval [0.9317, 0.9893], 142/146 sampled shingles hit" in ok_md
     assert "containment 0.9745: contained (≥ 0.80), exact over all shingles" in ok_md
     assert "Identical normalized text (2 documents; the first is audited)" in ok_md
-    assert "`/vendor/filing.txt`" in ok_md  # named among the further containers
+    assert "`vendor/filing #2.txt`" in ok_md  # named among the further containers
     assert "too short: 3 words" in ok_md
     assert "`pdf_error`" in ok_md
     assert "20260101T000000Z-deadbeef" in ok_md and "auditor audit --db x.db" in ok_md
 
 
 def test_markdown_overview_comes_first_grouped_by_contained_document(ok_md: str) -> None:
-    order = [ok_md.index(h) for h in ("## Contained documents (1)", "## Boilerplate (1)", "## Families (1)",
-                                       "## Summary", "## Parameters", "## Controls",
-                                       "## Contained documents in detail")]
+    order = [ok_md.index(h) for h in ("**Status: OK.**", "## Contained documents (1)",
+                                       "## Contained documents in detail", "## Boilerplate (1)",
+                                       "## Families (1)", "## Summary", "## Parameters", "## Controls", "## Run")]
     assert order == sorted(order)
-    row = next(ln for ln in ok_md.splitlines() if ln.startswith("| 1 |"))
+    row = next(ln for ln in ok_md.splitlines() if ln.startswith("| [1](#doc-1) |"))
     assert "0.9745" in row and "EX-10.1, sequence 2" in row and row.endswith("| 2 |")
+    assert "ACME \\| \\<b>HOLDINGS\\</b>, form 10-K, filed 2024-03-01" in row  # provenance
+    assert '<a id="doc-1"></a>' in ok_md
     assert "/notices/certification.txt" in ok_md and "30.0%" in ok_md
     assert "0.8947 to 0.9086" in ok_md and "`/licences/mit-a.txt`, `/licences/mit-b.txt`" in ok_md
     assert "## Verified below the threshold (4 pairs)" in ok_md and "0.7712" in ok_md
@@ -180,7 +205,8 @@ def test_markdown_hostile_names_do_not_break_tables(ok_md: str) -> None:
         assert len(widths) == 1 and all(ln.startswith("|") for ln in table), table
     assert "`/short\\|note.txt`" in ok_md
     assert "`/copy⟨U+000A⟩of-lease.pdf`" in ok_md
-    assert "<script>" not in ok_md.replace("`" + HOSTILE_NAME + "`", "").replace(HOSTILE_EXCERPT, "")
+    assert "<script>" not in ok_md.replace("`" + HOSTILE_NAME + "`", "").replace(HOSTILE_EXCERPT, "").replace(
+        "\\<script>", "")  # a name in a code span, the excerpt in a fenced block, else escaped
     assert "ACME \\| \\<b>HOLDINGS\\</b>" in ok_md
 
 
@@ -240,8 +266,9 @@ def test_html_has_no_script_or_remote_resource(ok_html: str) -> None:
         for name, value in el.attrib.items():
             assert not name.lower().startswith("on"), name
             assert name.lower() != "style", "inline style attributes are blocked by the CSP"
-            if name.lower() in ("href", "src"):
-                assert value.startswith(("#", "data:")), value
+            if name.lower() in ("href", "src"):  # in-page, or a relative path (percent-encoded)
+                assert value.startswith(("#", "data:")) or re.fullmatch(r"[A-Za-z0-9_.~/%-]+", value), value
+                assert not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value) or value.startswith("data:"), value
 
 
 def test_html_escapes_hostile_name_and_excerpt(ok_html: str) -> None:
@@ -258,7 +285,10 @@ def test_html_escapes_hostile_name_and_excerpt(ok_html: str) -> None:
 def test_html_data_only_in_text_nodes(ok_html: str) -> None:
     doc = lxml.html.fromstring(ok_html)
     for el in doc.iter():
-        for value in el.attrib.values():
+        for name, value in el.attrib.items():
+            if name == "href":  # a link to a source file holds its path, percent-encoded
+                assert not set(value) & set("<>\"' ()`"), value
+                continue
             assert "alert" not in value and "HOLDINGS" not in value and "corrupt" not in value
 
 
@@ -311,3 +341,84 @@ def test_minimal_report_renders() -> None:
     bare = {"status": "OK", "manifest": {"params": {}}, "controls": [], "findings": [], "documents": {}}
     assert "No control could be run." in render.markdown(bare)
     assert "no candidate pairs" in render.html(bare)
+
+
+# --- side by side, links, phone width -------------------------------------------------------
+
+
+def test_html_side_by_side_marks_each_kind_of_difference(ok_html: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    [table] = doc.xpath('//article[@id="doc-1"]//table[contains(@class, "sbs")]')
+    rows = table.xpath("./tbody/tr")
+    assert [r.get("class") for r in rows] == [None, "skip", None, "skip", "skip"]
+    first = rows[0].xpath("./td")
+    assert [td.get("data-label") for td in first] == ["contained document", "container"]
+    left, right = (" ".join(td.itertext()) for td in first)
+    assert "characters 0-90" in left and "characters 120-230" in right
+    assert [x.text for x in first[0].xpath(".//del[@class='chg']")] == ["promptly"]
+    assert [x.text for x in first[1].xpath(".//ins[@class='chg']")] == ["immediately"]
+    assert [x.text for x in first[0].xpath(".//del[not(@class)]")] == [HOSTILE_EXCERPT]  # escaped text
+    assert not first[1].xpath(".//del") and not first[0].xpath(".//ins")
+    assert "The TENANT shall pay" in right and "\nSection 2." in right  # each side's own text
+    second = rows[2].xpath("./td")
+    assert [x.text for x in second[1].xpath(".//ins")] == ["*new* words ~~here~~", "end of insertion"]
+    assert "[… 30 words …]" in " ".join(second[1].itertext())
+    skips = [" ".join(r.itertext()) for r in rows if r.get("class") == "skip"]
+    assert skips == ["… 1,080 equal words …", "… 1,200 equal words …", "1 more differing regions: see the full texts"]
+    text = " ".join(doc.xpath('//article[@id="doc-1"]')[0].itertext())
+    assert "2,290 equal, 4 changed, 6 only in the contained document, 48 only in the container" in text
+    assert "3 differing regions, the first 2 shown" in text
+
+
+def test_markdown_side_by_side_is_a_two_column_table_with_marks(ok_md: str) -> None:
+    lines = [ln.strip() for ln in ok_md.splitlines()]
+    start = lines.index("| contained document | container |")
+    table = lines[start : lines.index("", start)]
+    assert table[2] == ("| characters 0-90: The Tenant shall pay *promptly* the rent \\| \\`code\\` "
+                        "~~WHEREAS the parties \\<script>alert(1)\\</script> agree \\| \\`code\\` \\*bold\\*~~ "
+                        "Section 2. | characters 120-230: The TENANT shall pay *immediately* the rent \\| "
+                        "\\`code\\` Section 2. |")
+    assert table[4].endswith("| characters 9100-9700: Page **\\*new\\* words \\~\\~here\\~\\~** "
+                             "\\[… 30 words …\\] **end of insertion** follows |")
+    assert table[4].startswith("| characters 9000-9400: Page follows |")
+    assert "~~Struck~~: only in the contained document; **bold**: only in the container" in ok_md
+    for row in table:
+        assert len(re.split(r"(?<!\\)\|", row)) == 4, row
+
+
+def test_links_to_source_files_are_relative_to_the_report_and_texts_beside_it(ok_html: str, ok_md: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    hrefs = {a.get("href") for a in doc.xpath("//a")}
+    assert "../../data/%3Cscript%3Ealert%281%29%3C.txt" in hrefs  # relative to /reports/run-1
+    assert "../../edgar/0000950170-24-000123.txt" in hrefs  # an EDGAR part: its submission file
+    assert "texts/5.txt" in hrefs and "texts/8.txt" in hrefs  # the full texts of a detailed finding
+    assert "#doc-1" in hrefs
+    assert "(../../data/%3Cscript%3Ealert%281%29%3C.txt)" in ok_md and "(texts/8.txt)" in ok_md
+    bare = ok_report()
+    del bare["run"]["directory"]  # where the report lies is unknown: no link to guess at
+    hrefs = {a.get("href") for a in lxml.html.fromstring(render.html(bare)).xpath("//a")}
+    assert not any(h.startswith("..") for h in hrefs) and "texts/5.txt" in hrefs
+
+
+def test_relative_ingest_paths_link_through_their_resolved_file() -> None:
+    report = ok_report()
+    report["findings"][0]["others"] = []
+    report["findings"][0]["doc_id"] = 12
+    page = render.html(report)
+    assert 'href="../../work/vendor/filing%20%232.txt"' in page  # '#' is part of the name
+
+
+def test_control_bounds_are_numbers_shown_with_their_operator(ok_md: str, ok_html: str) -> None:
+    assert "| ≥ 0.9500 |" in ok_md and "| ≤ 0.1000 |" in ok_md
+    assert "≥ 0.9500" in ok_html
+
+
+def test_html_tables_become_cards_at_phone_width(ok_html: str) -> None:
+    doc = lxml.html.fromstring(ok_html)
+    for table in doc.xpath("//table[not(contains(@class, 'kv'))]"):
+        assert "stack" in table.get("class").split()
+        heads = [th.text_content() for th in table.xpath("./thead/tr/th")]
+        for row in table.xpath("./tbody/tr[not(@class='skip')]"):
+            assert [td.get("data-label") for td in row.xpath("./td")] == heads
+    css = _style_block(ok_html)
+    assert "@media (max-width:40rem)" in css and "content:attr(data-label)" in css

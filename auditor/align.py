@@ -1,0 +1,282 @@
+"""Word-by-word alignment of a contained document with the matching span of its container.
+
+The audit says *how much* of A is in B; an analyst also needs to see *which* words differ. This
+aligns the normalised words of A with those of B's matching span (the same words the shingles
+are made of, so "equal" means what the engine means), then shows each side in its own surface
+text: case, hyphenation and layout as stored, with the words only in A (deleted), only in B
+(inserted) and replaced (changed) marked.
+
+The edit script comes from RapidFuzz's Levenshtein opcodes (C++, bit-parallel): on a 17,600-word
+contract against an edited copy it takes 0.07 s where difflib's ``SequenceMatcher`` takes 0.9 s
+(4.2 s without its junk heuristic), with the same differences; a whole 85,000-word filing
+against the contract takes 0.4 s. A minimal edit script can pair up stray common words
+("the", "of") inside a rewritten passage; equal runs shorter than ``MIN_EQUAL`` words between
+two differences are folded into the difference, so a rewritten sentence reads as one change.
+
+The result is bounded for reports: equal words beyond ``CONTEXT`` around each difference are
+collapsed into a count, at most ``MAX_HUNKS`` differing regions are kept, and a run longer
+than ``SEGMENT_WORDS`` keeps its two ends. Every kept piece carries its character offsets, so
+the full texts written beside a report (``texts/<doc_id>.txt``) show the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.normalize import words_with_offsets
+
+CONTEXT = 6  # equal words shown before and after each difference
+MAX_HUNKS = 20  # differing regions shown per alignment; the count of all is kept
+SEGMENT_WORDS = 40  # a longer run of one kind keeps its first and last SEGMENT_WORDS // 2 words
+MIN_EQUAL = 3  # shorter equal runs between two differences join them
+
+SAME, DELETED, INSERTED, CHANGED, GAP, ELIDED = "same", "deleted", "inserted", "changed", "gap", "elided"
+"""Piece kinds: ``[kind, left, right]`` with the contained document's text on the left and the
+container's on the right. SAME: equal words (each side in its own surface form); DELETED: words
+of the contained document not in the container's span (right empty); INSERTED: words of the
+container not in the contained document (left empty); CHANGED: words replaced; GAP: the
+separators (spaces, punctuation, line breaks) between two pieces; ELIDED: the middle of a long
+run, as ``[ELIDED, words left out on the left, on the right]``."""
+
+
+@dataclass
+class Hunk:
+    """One region around differences: character ranges on both sides and the aligned pieces."""
+
+    skipped: int  # equal words collapsed before this hunk
+    a: tuple[int, int]  # [start, end) in the contained document's text
+    b: tuple[int, int]  # [start, end) in the container's text
+    pieces: list[tuple[str, Any, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"skipped": self.skipped, "a": list(self.a), "b": list(self.b),
+                "pieces": [list(p) for p in self.pieces]}
+
+
+@dataclass
+class Alignment:
+    contained: tuple[int, int]  # character range of the contained document aligned (all its words)
+    container: tuple[int, int]  # character range of the container aligned
+    words: dict[str, int]  # contained, container, same, changed, deleted, inserted
+    hunks: list[Hunk] = field(default_factory=list)
+    hunks_total: int = 0
+    skipped_after: int = 0  # equal words after the last hunk shown
+
+    @property
+    def identical(self) -> bool:
+        """Every word of the contained document appears, in order, in the container's span."""
+        return self.hunks_total == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"contained": list(self.contained), "container": list(self.container),
+                "words": self.words, "hunks": [h.as_dict() for h in self.hunks],
+                "hunks_total": self.hunks_total, "skipped_after": self.skipped_after}
+
+
+Op = tuple[str, int, int, int, int]  # (tag, a_start, a_end, b_start, b_end) over words
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[Op]:
+    from rapidfuzz.distance import Levenshtein
+
+    return [(o.tag, o.src_start, o.src_end, o.dest_start, o.dest_end) for o in Levenshtein.opcodes(a, b)]
+
+
+def _cleanup(ops: list[Op], a: list[str], b: list[str], min_equal: int = MIN_EQUAL) -> list[Op]:
+    """Differences merged across short equal runs and with each other, then the words both
+    sides of a merged difference begin or end with given back to the equal runs beside it.
+
+    A minimal edit script is not unique: deleting "Page 1 of 9 AGREEMENT" before "1.8" may
+    keep the first "1" as the equal word. Merging, then trimming the common ends, keeps the
+    "1" of "1.8" instead.
+    """
+    merged: list[Op] = []
+    for i, op in enumerate(ops):
+        tag, a0, a1, b0, b1 = op
+        if (tag == "equal" and a1 - a0 < min_equal and i < len(ops) - 1
+                and merged and merged[-1][0] != "equal" and ops[i + 1][0] != "equal"):
+            tag = "replace"
+        if merged and tag != "equal" and merged[-1][0] != "equal":
+            _, a0, _, b0, _ = merged.pop()
+        merged.append((tag, a0, a1, b0, b1))
+    out: list[Op] = []
+
+    def add(tag: str, a0: int, a1: int, b0: int, b1: int) -> None:
+        if a1 <= a0 and b1 <= b0:
+            return
+        if tag != "equal":
+            tag = "replace" if a1 > a0 and b1 > b0 else "delete" if a1 > a0 else "insert"
+        if out and out[-1][0] == tag == "equal":
+            out[-1] = ("equal", out[-1][1], a1, out[-1][3], b1)
+        else:
+            out.append((tag, a0, a1, b0, b1))
+
+    for tag, a0, a1, b0, b1 in merged:
+        if tag == "equal":
+            add(tag, a0, a1, b0, b1)
+            continue
+        p = 0
+        while a0 + p < a1 and b0 + p < b1 and a[a0 + p] == b[b0 + p]:
+            p += 1
+        q = 0
+        while a1 - q > a0 + p and b1 - q > b0 + p and a[a1 - q - 1] == b[b1 - q - 1]:
+            q += 1
+        add("equal", a0, a0 + p, b0, b0 + p)
+        add(tag, a0 + p, a1 - q, b0 + p, b1 - q)
+        add("equal", a1 - q, a1, b1 - q, b1)
+    return out
+
+
+_KIND = {"equal": SAME, "replace": CHANGED, "delete": DELETED, "insert": INSERTED}
+
+
+class _Side:
+    """One text and its words, handing out word runs and the separators between them."""
+
+    def __init__(self, text: str, starts: list[int], ends: list[int]) -> None:
+        self.text, self.starts, self.ends = text, starts, ends
+        self.last: int | None = None  # end of the last word handed out
+
+    def gap(self, i: int, j: int) -> str:
+        """The separator before words ``i:j`` (none before the first run or for no words)."""
+        if j <= i or self.last is None:
+            return ""
+        return self.text[self.last : self.starts[i]]
+
+    def run(self, i: int, j: int) -> str:
+        if j <= i:
+            return ""
+        self.last = self.ends[j - 1]
+        return self.text[self.starts[i] : self.ends[j - 1]]
+
+
+def _pieces(ops: list[Op], left: _Side, right: _Side, segment_words: int) -> list[tuple[str, Any, Any]]:
+    out: list[tuple[str, Any, Any]] = []
+    half = segment_words // 2
+    for tag, i0, i1, j0, j1 in ops:
+        kind = _KIND[tag]
+        gl, gr = left.gap(i0, i1), right.gap(j0, j1)
+        if gl or gr:
+            out.append((GAP, gl, gr))
+        if kind != SAME and max(i1 - i0, j1 - j0) > segment_words:
+            la, ra = min(i1, i0 + half), min(j1, j0 + half)  # heads
+            lz, rz = max(la, i1 - half), max(ra, j1 - half)  # tails
+            out.append((kind, left.run(i0, la), right.run(j0, ra)))
+            out.append((ELIDED, lz - la, rz - ra))
+            if lz < i1:  # the elision stands for the separator before a tail
+                left.last = None
+            if rz < j1:
+                right.last = None
+            out.append((kind, left.run(lz, i1), right.run(rz, j1)))
+        else:
+            out.append((kind, left.run(i0, i1), right.run(j0, j1)))
+    return _fold_gaps(out)
+
+
+def _fold_gaps(pieces: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
+    """Separators joined to the equal text beside them; a separator stays a piece of its own
+    only between two marked pieces."""
+    out: list[tuple[str, Any, Any]] = []
+    for kind, left, right in pieces:
+        if kind == GAP and out and out[-1][0] == SAME:
+            out[-1] = (SAME, out[-1][1] + left, out[-1][2] + right)
+        elif kind == SAME and out and out[-1][0] == GAP:
+            _, gl, gr = out.pop()
+            out.append((SAME, gl + left, gr + right))
+        else:
+            out.append((kind, left, right))
+    return out
+
+
+def _clip(ops: list[Op], lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> list[Op]:
+    """The ops restricted to words ``lo_a:hi_a`` and ``lo_b:hi_b`` (equal runs are cut)."""
+    out = []
+    for tag, a0, a1, b0, b1 in ops:
+        if tag == "equal":
+            s, e = max(a0, lo_a, a0 + lo_b - b0), min(a1, hi_a, a0 + hi_b - b0)
+            if e > s:
+                out.append((tag, s, e, b0 + s - a0, b0 + e - a0))
+        elif lo_a <= a0 and a1 <= hi_a and lo_b <= b0 and b1 <= hi_b and (a1 > a0 or b1 > b0):
+            out.append((tag, a0, a1, b0, b1))
+    return out
+
+
+def align(a_text: str, b_text: str, b_range: tuple[int, int] | None = None, *,
+          context: int = CONTEXT, max_hunks: int = MAX_HUNKS,
+          segment_words: int = SEGMENT_WORDS) -> Alignment:
+    """Align every word of ``a_text`` with the words of ``b_text`` within ``b_range``.
+
+    ``b_range``: character offsets ``[start, end)`` of the container to align with (the
+    report's spans); they should fall on word boundaries, as span offsets do.
+    """
+    b0, b1 = b_range if b_range is not None else (0, len(b_text))
+    aw, a_s, a_e = words_with_offsets(a_text)
+    bw, b_s, b_e = words_with_offsets(b_text[b0:b1])
+    b_s = [x + b0 for x in b_s]
+    b_e = [x + b0 for x in b_e]
+    raw = _opcodes(aw, bw) if aw and bw else (
+        [("delete", 0, len(aw), 0, 0)] if aw else [("insert", 0, 0, 0, len(bw))] if bw else [])
+    ops = _cleanup(raw, aw, bw)
+    counts = {"contained": len(aw), "container": len(bw), "same": 0, "changed": 0,
+              "deleted": 0, "inserted": 0}
+    for tag, i0, i1, j0, j1 in raw:  # counted before the cleanup, which only shapes the view
+        if tag == "equal":
+            counts["same"] += i1 - i0
+        elif tag == "replace":
+            counts["changed"] += i1 - i0
+        else:
+            counts["deleted"] += i1 - i0
+            counts["inserted"] += j1 - j0
+    groups: list[list[Op]] = []
+    for op in (op for op in ops if op[0] != "equal"):  # differences near each other share a hunk
+        if groups and op[1] - groups[-1][-1][2] <= 2 * context:
+            groups[-1].append(op)
+        else:
+            groups.append([op])
+    out = Alignment(contained=(a_s[0], a_e[-1]) if aw else (0, 0),
+                    container=(b_s[0], b_e[-1]) if bw else (b0, b0),
+                    words=counts, hunks_total=len(groups))
+    prev_a = 0
+    for g in groups[:max_hunks]:
+        lo_a = max(prev_a, g[0][1] - context)
+        lo_b = g[0][3] - (g[0][1] - lo_a)
+        hi_a = min(len(aw), g[-1][2] + context)
+        hi_b = g[-1][4] + (hi_a - g[-1][2])
+        left, right = _Side(a_text, a_s, a_e), _Side(b_text, b_s, b_e)
+        pieces = _pieces(_clip(ops, lo_a, hi_a, lo_b, hi_b), left, right, segment_words)
+        out.hunks.append(Hunk(skipped=lo_a - prev_a, a=_range(a_s, a_e, lo_a, hi_a, 0),
+                              b=_range(b_s, b_e, lo_b, hi_b, b0), pieces=pieces))
+        prev_a = hi_a
+    if len(groups) <= max_hunks:
+        out.skipped_after = len(aw) - prev_a
+    return out
+
+
+def _range(starts: list[int], ends: list[int], lo: int, hi: int, empty: int) -> tuple[int, int]:
+    if hi > lo:
+        return starts[lo], ends[hi - 1]
+    at = starts[lo] if lo < len(starts) else ends[-1] if ends else empty
+    return at, at
+
+
+def word_diff(hunk: Hunk | dict[str, Any]) -> str:
+    """One hunk as a line in the style of ``git diff --word-diff``: ``[-only in the contained
+    document-]``, ``{+only in the container+}``, a change as both; whitespace folded. For
+    terminals (``auditor compare``)."""
+    pieces = hunk.pieces if isinstance(hunk, Hunk) else hunk["pieces"]
+    out = []
+    for kind, left, right in pieces:
+        if kind == ELIDED:
+            out.append(f" [… {max(left, right):,} words …] ")
+            continue
+        lt, rt = _WS.sub(" ", str(left)), _WS.sub(" ", str(right))
+        if kind in (SAME, GAP):
+            out.append(lt or rt)
+        else:
+            out.append((f"[-{lt}-]" if lt else "") + (f"{{+{rt}+}}" if rt else ""))
+    return _WS.sub(" ", "".join(out)).strip()
+
+
+_WS = re.compile(r"\s+")
