@@ -266,17 +266,22 @@ def word_diff(hunk: Hunk | dict[str, Any]) -> str:
     document-]``, ``{+only in the container+}``, a change as both; whitespace folded. For
     terminals (``auditor compare``)."""
     pieces = hunk.pieces if isinstance(hunk, Hunk) else hunk["pieces"]
-    out = []
+    out = ""
     for kind, left, right in pieces:
         if kind == ELIDED:
-            out.append(f" [… {max(left, right):,} words …] ")
+            out += f" [… {max(left, right):,} words …] "
             continue
         lt, rt = _WS.sub(" ", str(left)), _WS.sub(" ", str(right))
         if kind in (SAME, GAP):
-            out.append(lt or rt)
+            text = lt or rt
+            if out.endswith(("-]", "+}")) and text[:1].isalnum():
+                text = " " + text
         else:
-            out.append((f"[-{lt}-]" if lt else "") + (f"{{+{rt}+}}" if rt else ""))
-    return _WS.sub(" ", "".join(out)).strip()
+            text = (f"[-{lt}-]" if lt else "") + (f"{{+{rt}+}}" if rt else "")
+            if out[-1:].isalnum():  # the other side's separator was not kept: one space
+                text = " " + text
+        out += text
+    return _WS.sub(" ", out).strip()
 
 
 _WS = re.compile(r"\s+")

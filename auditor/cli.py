@@ -610,13 +610,22 @@ def _doc_line(d: dict) -> str:
     return markup(s)
 
 
+def _spans_line(spans: list[dict]) -> str:
+    """``characters 120-15818 (pages 3-7), 16000-16400``: where a contained text lies."""
+    from auditor.review import spans_text
+
+    return "characters " + spans_text(spans).replace("; ", ", ")
+
+
 @cli.command()
 @db_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--threshold", type=float, default=0.8, show_default=True, callback=_threshold)
 @click.option("--json", "as_json", is_flag=True)
 def query(db, files, threshold, as_json):
-    """Which stored documents contain FILE, and which FILE contains, without storing it."""
+    """Which stored documents contain FILE, and which FILE contains, without storing it:
+    highest containment first, with where the contained text lies (character offsets into
+    the container's text; for a stored container, `auditor show --text` prints that text)."""
     from auditor.audit import describe
     from auditor.extract import extract
     from auditor.index import build_index
@@ -650,9 +659,11 @@ def query(db, files, threshold, as_json):
             out.print("  no stored document contains it or is contained in it", highlight=False)
         for m in r["matches"]:
             verb = "contained in" if m["direction"] == "contains-query" else "contains"
-            out.print(f"  {verb} {m['document']['doc_id']} {markup(m['document']['path'])}: "
-                      f"{m['exact']:.4f} (estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})",
-                      highlight=False)
+            where = "in it" if m["direction"] == "contains-query" else "in the file"
+            out.print(f"  {m['exact']:.4f} {verb} {m['document']['doc_id']} {markup(m['document']['path'])} "
+                      f"(estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})"
+                      + (f"; {where} at {_spans_line(m['spans'])}" if m["spans"] else ""),
+                      highlight=False, soft_wrap=True)
 
 
 @cli.command()
@@ -704,13 +715,38 @@ def compare(db, a, b, as_json):
               f"{s3['grams']['shared']} shared of {s3['grams']['a']} and {s3['grams']['b']}")
     for name, label in (("a_in_b", "containment A in B"), ("b_in_a", "containment B in A")):
         x = r[name]
+        spans = len(x["spans"])
         t.add_row(label, f"{x['exact']:.4f}",
                   f"engine, {r['params']['k']}-shingles, exact; estimate {x['estimate']:.4f} "
-                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}]; {len(x['spans'])} spans")
+                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}]; "
+                  + (f"{spans} span{'s' if spans != 1 else ''} in {name[-1].upper()}" if spans else "no span"))
     t.add_row("Jaccard, engine", f"{r['jaccard']:.4f}", f"{r['params']['k']}-shingles without preprocessing")
     out.print(t)
+    for name, (x_name, y_name) in (("a_in_b", ("A", "B")), ("b_in_a", ("B", "A"))):
+        _print_alignment(r[name], x_name, y_name)
     for note in m["notes"]:
         out.print(f"note: {markup(note)}", highlight=False)
+
+
+def _print_alignment(x: dict, x_name: str, y_name: str) -> None:
+    """Where X lies in Y, and a short word-by-word excerpt of the differences."""
+    from auditor.align import word_diff
+    from auditor.render import _alignment_summary
+
+    if not x["spans"]:
+        return
+    out.print(f"{x_name} in {y_name} at {_spans_line(x['spans'])} of {y_name}'s text", highlight=False,
+              soft_wrap=True)
+    al = x.get("alignment")
+    if not al:
+        return
+    out.print(f"  aligned word by word: {_alignment_summary(al, x_name, y_name)}", highlight=False,
+              soft_wrap=True)
+    for h in al["hunks"]:
+        out.print(f"  {x_name} {h['a'][0]}-{h['a'][1]} / {y_name} {h['b'][0]}-{h['b'][1]}: {clean(word_diff(h))}",
+                  highlight=False, soft_wrap=True, markup=False)
+    if al["hunks"]:
+        out.print(f"  ([-words-] only in {x_name}, {{+words+}} only in {y_name})", highlight=False, markup=False)
 
 
 from auditor.cli_gate import gate  # noqa: E402  (the gate's options live in their own module)
@@ -728,3 +764,8 @@ cli.add_command(lsh_curve)
 from auditor.cli_spark import export  # noqa: E402
 
 cli.add_command(export)
+
+from auditor.cli_review import browse, findings, runs  # noqa: E402
+
+for _command in (runs, findings, browse):
+    cli.add_command(_command)

@@ -7,6 +7,7 @@
     │   ├── StoreDamaged                stored texts or pages fail their integrity checks
     │   └── IndexMismatch (ValueError)  index built with other parameters
     ├── NoDocument (LookupError)        no stored document matches a reference
+    ├── NoRun (LookupError)             no recorded run matches a reference
     ├── ExtractionError                 one input could not be turned into text
     ├── ControlsFailed                  a positive or negative control did not pass
     └── ReportError                     a report is missing, malformed or tampered with
@@ -44,6 +45,10 @@ class IndexMismatch(StoreError, ValueError):
 
 class NoDocument(AuditorError, LookupError):
     "No stored document matches the reference"
+
+
+class NoRun(AuditorError, LookupError):
+    "No recorded run matches the reference"
 
 
 class ExtractionError(AuditorError):

@@ -34,7 +34,8 @@ class QueryResult:
 
 
 def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
-    """Stored documents that contain ``text`` and stored documents that ``text`` contains."""
+    """Stored documents that contain ``text`` and stored documents that ``text`` contains,
+    highest containment first, each with where the contained text lies in the container."""
     params = store.params
     seq = combine(WordHasher(params.seed)(words_bytes(text)), params.k)
     all_q = distinct(seq)
@@ -68,11 +69,21 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
                 spans = locate(seq, all_d, text, params.k) if exact >= threshold else []
             if exact >= threshold:
                 matches.append(Match(doc_id, direction, est, exact, spans))
+    matches.sort(key=lambda m: (-m.exact, m.doc_id, m.direction))
     return QueryResult(n_words, len(all_q), n, matches)
 
 
+EXCERPT_HUNKS = 3  # differing regions in compare's aligned excerpt
+ALIGN_MIN = 0.5  # a document less contained than this is not aligned (its excerpt would be all deletion)
+
+
 def compare(store: Store, a: int, b: int) -> dict[str, Any]:
-    """Containment both ways (sampled and exact), Jaccard, shared shingles and spans."""
+    """Containment both ways (sampled and exact), Jaccard, shared shingles, spans, and a short
+    word alignment of each document with the span of the other it lies in (``alignment``:
+    ``auditor.align``, at most ``EXCERPT_HUNKS`` differing regions; None without spans or
+    below ``ALIGN_MIN`` containment)."""
+    from auditor.align import align
+
     params = store.params
     cache = ShingleCache(store, params)
     seq_a, all_a = cache.get(a)
@@ -90,10 +101,15 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
         "a_in_b": (all_a, sa, all_b, seq_b, b), "b_in_a": (all_b, sb, all_a, seq_a, a),
     }.items():
         est = Estimate.of(shared_sampled, len(x_s))
+        out_exact = containment(x_all, y_all)
+        spans = locate(y_seq, x_all, store.text(y_id), params.k, store.document(y_id)["page_offsets"])
+        x_id = a if y_id == b else b
         out[name] = {
-            "exact": containment(x_all, y_all),
+            "exact": out_exact,
             "estimate": est.estimate, "interval": [est.low, est.high],
-            "spans": [s.as_dict() for s in locate(
-                y_seq, x_all, store.text(y_id), params.k, store.document(y_id)["page_offsets"])],
+            "spans": [s.as_dict() for s in spans],
+            "alignment": align(store.text(x_id), store.text(y_id), (spans[0].start, spans[-1].end),
+                               max_hunks=EXCERPT_HUNKS, segment_words=24).as_dict()
+            if spans and out_exact >= ALIGN_MIN else None,
         }
     return out

@@ -210,17 +210,18 @@ def _text_href(report: dict[str, Any], doc_id: Any) -> str | None:
     return name if name in (report.get("files") or {}) else None
 
 
-def _alignment_summary(al: dict[str, Any]) -> str:
+def _alignment_summary(al: dict[str, Any], contained: str = "the contained document",
+                       container: str = "the container") -> str:
     """What the word alignment found, in one sentence."""
     w = al.get("words") or {}
     a, b = al.get("contained") or [0, 0], al.get("container") or [0, 0]
-    head = (f"the contained document's {_count(w.get('contained', 0))} words (characters {a[0]}-{a[1]}) "
-            f"against the container's {_count(w.get('container', 0))} words at characters {b[0]}-{b[1]}")
+    head = (f"{contained}'s {_count(w.get('contained', 0))} words (characters {a[0]}-{a[1]}) "
+            f"against {container}'s {_count(w.get('container', 0))} words at characters {b[0]}-{b[1]}")
     if not al.get("hunks_total"):
         return f"{head}: every word equal, in the same order"
     parts = [f"{_count(w.get('same', 0))} equal"]
-    for key, what in (("changed", "changed"), ("deleted", "only in the contained document"),
-                      ("inserted", "only in the container")):
+    for key, what in (("changed", "changed"), ("deleted", f"only in {contained}"),
+                      ("inserted", f"only in {container}")):
         if w.get(key):
             parts.append(f"{_count(w[key])} {what}")
     shown = len(al.get("hunks") or [])

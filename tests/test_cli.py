@@ -101,6 +101,50 @@ def test_query_and_compare(corpus):
     assert c["a_in_b"]["exact"] == 1.0 and c["jaccard"] < 0.3
 
 
+def test_query_sorts_by_containment_and_says_where(corpus, tmp_path):
+    contract = (corpus["src"] / "contract.txt").read_text()
+    other = (corpus["src"] / "other-1.txt").read_text()
+    q = tmp_path / "bundle.txt"  # holds all of other-1.txt and 85% of contract.txt
+    q.write_text(other + "\n\n" + contract[: int(len(contract) * 0.85)])
+    [r] = json.loads(run("query", "--db", corpus["db"], "--json", q).stdout)
+    found = [(Path(m["document"]["path"]).name, m["direction"], round(m["exact"], 2)) for m in r["matches"]]
+    assert [f[:2] for f in found] == [("other-1.txt", "in-query"), ("contract.txt", "in-query")]
+    assert found[0][2] == 1.0 and 0.8 <= found[1][2] < 0.95
+    [span] = r["matches"][1]["spans"]  # the contract's words lie in the query file after other-1.txt
+    assert len(other) <= span["start"] < span["end"] <= len(q.read_text())
+    text = run("query", "--db", corpus["db"], q).stdout
+    lines = [ln for ln in text.splitlines() if ln.startswith("  ")]
+    assert lines[0].startswith("  1.0000 contains") and "other-1.txt" in lines[0]
+    assert f"in the file at characters {span['start']}-{span['end']}" in lines[1]
+
+
+def test_compare_gives_offsets_and_a_short_aligned_excerpt(tmp_path):
+    from auditor import synth
+
+    contract = synth.contract(83, 9_000)
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "contract.txt").write_text(contract)
+    words = contract.split(" ")
+    at = next(i for i in range(200, len(words)) if words[i].isalpha())
+    gone, words[at] = words[at], "REPLACED"
+    copy = "COVER PAGE OF THE FILING\n\n" + " ".join(words) + "\n\nSIGNATURES"
+    (d / "copy.txt").write_text(copy)
+    db = tmp_path / "c.db"
+    assert run("ingest", "--db", db, d).exit_code == 0
+    a, b = d / "contract.txt", d / "copy.txt"
+    c = json.loads(run("compare", "--db", db, "--json", a, b).stdout)
+    [span] = c["a_in_b"]["spans"]
+    assert span["start"] == len("COVER PAGE OF THE FILING\n\n") and span["end"] <= len(copy)
+    al = c["a_in_b"]["alignment"]
+    assert al["words"]["changed"] == 1 and al["hunks_total"] == 1
+    assert c["b_in_a"]["alignment"] is not None  # the copy is mostly the contract too
+    text = run("compare", "--db", db, a, b).stdout
+    assert f"A in B at characters {span['start']}-{span['end']} of B's text" in text
+    diff = next(ln for ln in text.splitlines() if "{+REPLACED+}" in ln)
+    assert f"[-{gone}-]{{+REPLACED+}}" in diff
+
+
 def test_missing_store_is_a_clear_error(tmp_path):
     r = run("audit", "--db", tmp_path / "nope.db")
     assert r.exit_code == 2 and "no store" in r.stderr
