@@ -231,7 +231,12 @@ def _alignment_summary(al: dict[str, Any], contained: str = "the contained docum
 
 
 def _skip_text(n: int) -> str:
-    return f"… {_count(n)} equal words …"
+    return f"… {_count(n)} equal word{'s' if n != 1 else ''} …"
+
+
+def _more_regions(al: dict[str, Any]) -> str:
+    n = int(al.get("hunks_total", 0)) - len(al.get("hunks") or [])
+    return f"{_count(n)} more differing region{'s' if n != 1 else ''}: see the full texts"
 
 
 def _verdict(value: Any, threshold: Any) -> str:
@@ -536,7 +541,7 @@ def _md_alignment(report: dict[str, Any], f: dict[str, Any], best: dict[str, Any
     if al.get("skipped_after"):
         rows.append([_skip_text(al["skipped_after"])] * 2)
     if al.get("hunks_total", 0) > len(hunks):
-        rows.append([f"{_count(al['hunks_total'] - len(hunks))} more differing regions: see the full texts"] * 2)
+        rows.append([_more_regions(al)] * 2)
     out += ["  " + line for line in _md_table(["contained document", "container"], rows)]
     return out
 
@@ -987,7 +992,7 @@ def _html_side(pieces: list[list[Any]], side: int) -> str:
     for piece in pieces:
         kind, text = piece[0], piece[side]
         if kind == "elided":
-            out.append(f'<span class="elided">[… {_count(text)} words …]</span>' if text else "")
+            out.append(f' <span class="elided">[… {_count(text)} words …]</span> ' if text else "")
         elif text:
             body = _html.escape(_visible_text(text), quote=True)
             out.append(marks[kind][0] + body + marks[kind][1] if kind in marks else body)
@@ -1029,8 +1034,7 @@ def _html_alignment(report: dict[str, Any], f: dict[str, Any], best: dict[str, A
     if al.get("skipped_after"):
         skip(al["skipped_after"])
     if al.get("hunks_total", 0) > len(hunks):
-        rows.append(f'<tr class="skip"><td colspan="2">{_h(_count(al["hunks_total"] - len(hunks)))} more '
-                    "differing regions: see the full texts</td></tr>\n")
+        rows.append(f'<tr class="skip"><td colspan="2">{_h(_more_regions(al))}</td></tr>\n')
     return (out + '<div class="scroll"><table class="sbs stack">\n<thead><tr><th>contained document</th>'
             "<th>container</th></tr></thead>\n<tbody>\n" + "".join(rows) + "</tbody>\n</table></div>\n")
 

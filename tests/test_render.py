@@ -364,7 +364,7 @@ def test_html_side_by_side_marks_each_kind_of_difference(ok_html: str) -> None:
     assert [x.text for x in second[1].xpath(".//ins")] == ["*new* words ~~here~~", "end of insertion"]
     assert "[… 30 words …]" in " ".join(second[1].itertext())
     skips = [" ".join(r.itertext()) for r in rows if r.get("class") == "skip"]
-    assert skips == ["… 1,080 equal words …", "… 1,200 equal words …", "1 more differing regions: see the full texts"]
+    assert skips == ["… 1,080 equal words …", "… 1,200 equal words …", "1 more differing region: see the full texts"]
     text = " ".join(doc.xpath('//article[@id="doc-1"]')[0].itertext())
     assert "2,290 equal, 4 changed, 6 only in the contained document, 48 only in the container" in text
     assert "3 differing regions, the first 2 shown" in text

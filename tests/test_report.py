@@ -132,6 +132,59 @@ def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
     assert verify(tmp / "e", store).ok
 
 
+def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "x").report
+    [f] = r["findings"]
+    best = f["best"][0]
+    names = sorted(n for n in r["files"] if n.startswith("texts/"))
+    assert names == sorted(f"texts/{i}.txt" for i in (f["doc_id"], best["container"]))
+    for i in (f["doc_id"], best["container"]):  # the stored text, byte for byte: spans index into it
+        assert (tmp / "x" / f"texts/{i}.txt").read_text(encoding="utf-8") == store.text(i)
+    al = best["alignment"]  # the contract lies verbatim in the filing
+    assert al["hunks"] == [] and al["words"]["same"] == al["words"]["contained"] > 1000
+    assert al["container"] == [best["spans"][0]["start"], best["spans"][-1]["end"]]
+    assert best["spans"][0]["excerpt"]  # no difference to show: the excerpt stays
+    assert verify(tmp / "x", store).ok
+    text = tmp / "x" / names[0]
+    before = text.read_bytes()
+    text.write_bytes(before.replace(b"e", b"E", 1))
+    v = verify(tmp / "x", store)
+    assert not v.ok and any(f"{names[0]} was altered" in p for p in v.problems)
+    text.unlink()
+    v = verify(tmp / "x", store)
+    assert not v.ok and any(f"{names[0]} is missing" in p for p in v.problems)
+    text.write_bytes(before)
+    (tmp / "x" / "texts" / "999.txt").write_text("planted")
+    v = verify(tmp / "x", store)
+    assert not v.ok and v.problems == ["texts/999.txt is not one of the files report.json lists (added or renamed?)"]
+    (tmp / "x" / "texts" / "999.txt").unlink()
+    (tmp / "x" / "gate.json").write_text("{}")  # the gate writes this beside a report
+    assert verify(tmp / "x", store).ok
+
+
+def test_a_detailed_finding_with_differences_is_aligned_instead_of_excerpted(store, tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    contract = synth.contract(72, 12_000)
+    edited = contract.replace("shall", "must", 3)
+    (d / "contract.txt").write_text(contract)
+    (d / "filing.txt").write_text(synth.filing(73, 60_000, exhibits=[edited])[0])
+    ingest(store, [d], workers=1)
+    r = audit_job(store, 0.8, out=tmp_path / "r").report
+    [f] = r["findings"]
+    best = f["best"][0]
+    assert 0.8 <= best["containment"] < 1.0
+    al = best["alignment"]
+    changed = [(p[1], p[2]) for h in al["hunks"] for p in h["pieces"] if p[0] == "changed"]
+    assert changed == [("shall", "must")] * 3 and al["words"]["changed"] == 3
+    assert not any("excerpt" in sp for sp in best["spans"])
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert html.count('<del class="chg">shall</del>') == 3 and html.count('<ins class="chg">must</ins>') == 3
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert md.count("*shall*") == 3 and md.count("*must*") == 3
+
+
 def test_an_old_report_verifies_after_the_store_grew_but_not_after_a_document_changed(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "c")
