@@ -993,10 +993,16 @@ def _html_side(pieces: list[list[Any]], side: int) -> str:
         kind, text = piece[0], piece[side]
         if kind == "elided":
             out.append(f' <span class="elided">[… {_count(text)} words …]</span> ' if text else "")
+        elif kind in marks and text:  # marked line by line: indentation and line breaks stay plain
+            for part in _LINE_BREAKS.split(_visible_text(text)):
+                body = _html.escape(part, quote=True)
+                out.append(body if not part or _LINE_BREAKS.fullmatch(part) else marks[kind][0] + body + marks[kind][1])
         elif text:
-            body = _html.escape(_visible_text(text), quote=True)
-            out.append(marks[kind][0] + body + marks[kind][1] if kind in marks else body)
+            out.append(_html.escape(_visible_text(text), quote=True))
     return "".join(out)
+
+
+_LINE_BREAKS = re.compile(r"([ \t]*\n\s*)")
 
 
 def _html_alignment(report: dict[str, Any], f: dict[str, Any], best: dict[str, Any]) -> str:

@@ -116,7 +116,8 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
             "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
                       "their ids and sha256",
             "alignment": "for the first params.details contained documents: their normalised words "
-                         "aligned with those of the best container within its spans (Levenshtein, "
+                         "aligned with those of the best container from its main span to the spans "
+                         "near it (gaps up to max(2000, a quarter of its length) characters; Levenshtein, "
                          "RapidFuzz); words counts that alignment, hunks show the differences with "
                          "context in each side's own text, [kind, contained, container] pieces, "
                          "offsets as spans; the full texts are in texts/<doc_id>.txt",
@@ -173,10 +174,26 @@ class _Texts:
     def excerpt(self, doc_id: int, start: int, end: int) -> str:
         return _excerpt(self._text(doc_id), start, end)
 
-    def alignment(self, contained: int, container: int, start: int, end: int) -> dict[str, Any]:
+    def alignment(self, contained: int, container: int, spans: list[Any], main: Any) -> dict[str, Any]:
         from auditor.align import align
 
-        return align(self.store.text(contained), self._text(container), (start, end)).as_dict()
+        text = self.store.text(contained)
+        return align(text, self._text(container), aligned_range(spans, main, len(text))).as_dict()
+
+
+def aligned_range(spans: list[Any], main: Any, length: int) -> tuple[int, int]:
+    """The part of the container a contained document of ``length`` characters is aligned
+    with: its main span and the spans near it. A span far away (a clause quoted again pages
+    later) is left out, so it does not pull the pages between into the alignment."""
+    gap = max(2000, length // 4)
+    ordered = sorted(spans, key=lambda s: s.start)
+    i = ordered.index(main)
+    lo = hi = i
+    while lo > 0 and ordered[lo].start - ordered[lo - 1].end <= gap:
+        lo -= 1
+    while hi + 1 < len(ordered) and ordered[hi + 1].start - ordered[hi].end <= gap:
+        hi += 1
+    return ordered[lo].start, max(s.end for s in ordered[lo : hi + 1])
 
 
 SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
@@ -194,8 +211,7 @@ def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]
     if texts is None or main is None:
         return out
     if aligned:
-        out["alignment"] = texts.alignment(p.contained, p.container, min(s.start for s in p.spans),
-                                           max(s.end for s in p.spans))
+        out["alignment"] = texts.alignment(p.contained, p.container, p.spans, main)
     if not aligned or not out["alignment"]["hunks"]:  # text to look at when no difference shows it
         spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
             p.container, main.start, main.end)
