@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.edgar import iso_date
 from auditor.store import Store
 
 
@@ -70,12 +71,12 @@ def lines(p: dict[str, Any]) -> list[str]:
         out.append(f"  EDGAR part {m.get('sequence')} {m.get('type')} {m.get('filename') or ''}"
                    f"{' (' + m['description'] + ')' if m.get('description') else ''}".rstrip())
         out.append(f"    of submission {parent['id']} {parent['path']}: {pm.get('accession_number')} "
-                   f"{pm.get('form_type')} filed {pm.get('filing_date')} by {pm.get('company_name')} "
+                   f"{pm.get('form_type')} filed {iso_date(pm.get('filing_date'))} by {pm.get('company_name')} "
                    f"(CIK {pm.get('cik')})")
     elif p["meta"].get("accession_number"):
         m = p["meta"]
         out.append(f"  EDGAR submission {m.get('accession_number')} {m.get('form_type')} filed "
-                   f"{m.get('filing_date')} by {m.get('company_name')} (CIK {m.get('cik')})")
+                   f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
     for w in p["warnings"]:
         out.append(f"  warning: {w}")
     out.append(f"sightings ({len(p['sightings'])}):")

@@ -5,7 +5,16 @@ Both are pure functions of the report dict (no I/O, no clock), so re-rendering a
 names, paths, excerpts, EDGAR metadata, messages, host, command) is treated as hostile: control,
 format and bidi characters are shown as ``⟨U+XXXX⟩``; Markdown gets escaped text or code spans;
 HTML gets ``html.escape``d text nodes only. The HTML runs no script and fetches nothing: its
-Content-Security-Policy admits exactly its one inline style block, by hash.
+Content-Security-Policy admits exactly its one inline style block, by hash. Its only links are
+to anchors in the page, to the texts beside the report and to the source files, relative to
+the report's directory (``run.directory``) and percent-encoded, so no name can become a scheme.
+
+Layout, for an analyst: the verdict, an overview table (contained -> container, named by path
+with their provenance, containment, where), the contained documents in detail with a
+side-by-side view of each (``report.json``'s word alignment), the other lists, then summary,
+parameters, controls and run. At phone width the tables become cards.
+
+The module has three parts: plain-text pieces shared by both renderings, then Markdown, then HTML.
 """
 
 from __future__ import annotations

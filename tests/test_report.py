@@ -245,3 +245,31 @@ def test_verify_uses_the_controls_the_audit_used(audited, tmp_path):
     shutil.rmtree(ctl)
     v = verify(tmp / "ctl", store)  # gone: the default controls are not the ones reported
     assert not v.ok and any("controls" in p for p in v.problems)
+
+
+def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_path):
+    from auditor.audit import describe
+    from auditor.edgar import iso_date
+    from tests.fixtures_build import make_edgar_submission
+
+    assert iso_date("20240301") == "2024-03-01"
+    assert iso_date("2024-03-01") == "2024-03-01" and iso_date(None) is None and iso_date("2024") == "2024"
+    d = tmp_path / "edgar"
+    d.mkdir()
+    contract = synth.contract(77, 12_000)
+    (d / "0000950123-24-000009.txt").write_bytes(make_edgar_submission(
+        {"accession_number": "0000950123-24-000009", "form_type": "10-K", "filing_date": "20240301",
+         "company_name": "ACME CORP", "cik": "0000123456"},
+        [{"type": "10-K", "filename": "form10k.txt", "text": synth.filing(78, 40_000, exhibits=[contract])[0]},
+         {"type": "EX-10.1", "filename": "ex10.txt", "text": contract}]))
+    ingest(store, [d], workers=1)
+    part = store.resolve(str(d / "0000950123-24-000009.txt#2"))
+    parent = store.document(part)["parent_id"]
+    assert store.document(parent)["meta"]["filing_date"] == "20240301"  # the header as filed
+    assert describe(store, part)["edgar"]["submission"]["filing_date"] == "2024-03-01"
+    r = audit_job(store, 0.8, out=tmp_path / "r").report
+    dates = {e["edgar"]["submission"]["filing_date"] for e in r["documents"].values() if "edgar" in e}
+    assert dates == {"2024-03-01"}
+    docs = [json.loads(x) for x in gzip.decompress((tmp_path / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
+    assert {x["edgar"]["submission"]["filing_date"] for x in docs if "edgar" in x} == {"2024-03-01"}
+    assert "filed 2024-03-01" in (tmp_path / "r" / "report.md").read_text()

@@ -117,7 +117,7 @@ def test_findings_without_any_run_say_so(tmp_path):
 
 
 def test_cli_runs_and_findings_in_every_format(reviewed):
-    d, db, audit, _ = reviewed
+    _, db, audit, _ = reviewed
     runner = CliRunner()
     r = runner.invoke(cli, ["runs", "--db", str(db)])
     assert r.exit_code == 0 and audit.run_id in r.output and "batch vendor (gate-failed)" in r.output
@@ -165,14 +165,14 @@ def _free_port() -> int:
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as r:  # noqa: S310 (a local test server)
+    with urllib.request.urlopen(url, timeout=10) as r:  # a local test server
         return bytes(r.read())
 
 
 @pytest.mark.slow
 def test_browse_serves_the_store_in_datasette_with_descriptions_and_canned_queries(reviewed, tmp_path):
     pytest.importorskip("datasette")
-    d, db, audit, _ = reviewed
+    _, db, _, _ = reviewed
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path / "browse.log"
