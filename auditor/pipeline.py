@@ -181,7 +181,7 @@ REPORT_FILES = ("report.json", "report.md", "report.html")
 BESIDE = ("gate.json",)  # written into a report directory by the gate, not part of the report
 
 
-def _inside(directory: Path, name: str) -> bool:
+def _inside(name: str) -> bool:
     """A name from report.json's files map that stays inside the report directory."""
     return not Path(name).is_absolute() and ".." not in Path(name).parts
 
@@ -292,7 +292,7 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
     for name, want in sorted(files.items()):
         path = report_dir / name
-        if not _inside(report_dir, name) or not path.is_file():
+        if not _inside(name) or not path.is_file():
             problems.append(f"{name} is missing")
             continue
         have = read_sidecar(path)

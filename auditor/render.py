@@ -726,8 +726,11 @@ def markdown(report: dict[str, Any]) -> str:
         out += _md_families(report)
         out += _md_rest(report)
         out += ["## Summary", "", *[f"- {label}: {_md(_count(v))}" for label, v in _summary_items(report)], ""]
-    out += _md_params(report)
-    out += _md_controls(report)
+        out += _md_params(report)
+        out += _md_controls(report)
+    else:  # the controls are why: they come first
+        out += _md_controls(report)
+        out += _md_params(report)
     run = report.get("run") or {}
     out += ["## Run", ""]
     out += [f"- {label}: {_code(v)}" for label, v in _run_rows(run)] or ["No run information."]
@@ -874,7 +877,9 @@ def _nav(report: dict[str, Any]) -> str:
                   ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
                   ("borderline", "Below threshold"), ("failed", "Failed inputs"),
                   ("distribution", "Score distribution"), ("summary", "Summary")]
-    links += [("parameters", "Parameters"), ("controls", "Controls"), ("run", "Run")]
+    links += [("parameters", "Parameters"), ("controls", "Controls")] if not _refused(report) else [
+        ("controls", "Controls"), ("parameters", "Parameters")]
+    links.append(("run", "Run"))
     return "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>\n"
 
 
@@ -1227,8 +1232,10 @@ def html(report: dict[str, Any]) -> str:
     sections: list[Callable[[dict[str, Any]], str]] = []
     if not refused:
         sections += [_html_overview, _html_details, _html_boilerplate, _html_families, _html_rest,
-                     _html_summary]
-    sections += [_html_params, _html_controls, _html_run]
+                     _html_summary, _html_params, _html_controls]
+    else:  # the controls are why: they come first
+        sections += [_html_controls, _html_params]
+    sections.append(_html_run)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'

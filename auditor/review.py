@@ -161,6 +161,7 @@ _TABLES: dict[str, dict[str, Any]] = {
             "duplicate_of": "the first document with the same normalised text",
             "meta": "format metadata (EDGAR header and part fields)", "path": "path of the first sighting",
             "batch_id": "the batch that first stored it", "withdrawn_at": "when it left the corpus (NULL: in it)",
+            "unreadable": "why its text could not be (fully) read, so it is not audited (NULL: read)",
         },
     },
     "sightings": {

@@ -327,6 +327,7 @@ def test_html_refused_shows_banner_reasons_and_controls_only() -> None:
     assert "embedded-lease: 0.4000, expected &gt;= 0.9500" in page
     assert not doc.xpath('//section[@id="contained"]') and not doc.xpath("//svg")
     assert doc.xpath('//section[@id="controls"]//span[@class="fail"]')
+    assert [s.get("id") for s in doc.xpath("//section")] == ["controls", "parameters", "run"]
 
 
 def test_rendering_is_deterministic_and_pure() -> None:
