@@ -68,7 +68,8 @@ def test_ingest_exit_codes(corpus, tmp_path):
 
 def test_read_only_commands_exit_2_on_a_missing_store_or_document(corpus, tmp_path):
     for args in (("stats",), ("show", "1"), ("index",), ("controls",), ("audit",), ("withdraw", "1"),
-                 ("compare", "1", "2"), ("near-dups", "--method", "exact")):
+                 ("compare", "1", "2"), ("near-dups", "--method", "exact"), ("runs",), ("findings",),
+                 ("browse",)):
         r = run(args[0], "--db", tmp_path / "nope.db", *args[1:])
         assert r.exit_code == 2 and "no store" in r.stderr, (args, r.output)
     for args in (("show", "no-such-doc"), ("compare", "1", "no-such-doc"), ("withdraw", "no-such-doc")):
@@ -207,7 +208,7 @@ def test_show_is_for_people_and_json_is_for_scripts(corpus):
 
 def test_commands_a_script_reads_have_json(corpus):
     for args in (("stats",), ("show", "1"), ("index",), ("controls",), ("query", corpus["src"] / "contract.txt"),
-                 ("compare", "1", "2"), ("withdraw", "999999")):
+                 ("compare", "1", "2"), ("withdraw", "999999"), ("runs",)):
         r = run(args[0], "--db", corpus["db"], "--json", *args[1:])
         if args[0] == "withdraw":
             assert r.exit_code == 2 and json.loads(r.stdout)["unknown"]
