@@ -432,7 +432,8 @@ def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_
         if verbose:
             _every_pair(o.directory)
     err.print(f"report: {markup(o.directory / 'report.html')} (also report.md, report.json, findings.jsonl.gz, "
-              "documents.jsonl.gz)", highlight=False)
+              "documents.jsonl.gz" + (", texts/" if (o.directory / "texts").is_dir() else "") + ")",
+              highlight=False)
     if o.refused:
         raise ControlsFailed("; ".join(r["refused_because"]) + f"; see {o.directory / 'report.md'}")
 

@@ -178,7 +178,6 @@ def audit_job(
 
 
 REPORT_FILES = ("report.json", "report.md", "report.html")
-BESIDE = ("gate.json",)  # written into a report directory by the gate, not part of the report
 
 
 def _inside(name: str) -> bool:
@@ -187,10 +186,13 @@ def _inside(name: str) -> bool:
 
 
 def _unlisted(directory: Path, files: dict[str, Any]) -> list[str]:
-    """Files in the report directory that neither report.json lists nor the report writes."""
-    known = set(files) | set(REPORT_FILES) | set(BESIDE)
+    """Files that look like the report's own (``report.*``, ``*.jsonl.gz``, anything under
+    ``texts/``) but that report.json does not list. Others are left alone: the gate writes
+    gate.json, and CI its JUnit, SARIF and summary files, beside a report."""
+    known = set(files) | set(REPORT_FILES)
     found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()]
-    return sorted(n for n in found if n not in known)
+    return sorted(n for n in found if n not in known
+                  and (n.startswith(("texts/", "report.")) or n.endswith(".jsonl.gz")))
 
 
 def write(report: Report, directory: Path) -> list[Path]:

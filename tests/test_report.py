@@ -159,7 +159,11 @@ def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
     v = verify(tmp / "x", store)
     assert not v.ok and v.problems == ["texts/999.txt is not one of the files report.json lists (added or renamed?)"]
     (tmp / "x" / "texts" / "999.txt").unlink()
-    (tmp / "x" / "gate.json").write_text("{}")  # the gate writes this beside a report
+    (tmp / "x" / "report.pdf").write_text("planted")
+    assert verify(tmp / "x", store).problems == ["report.pdf is not one of the files report.json lists (added or renamed?)"]
+    (tmp / "x" / "report.pdf").unlink()
+    for beside in ("gate.json", "junit.xml", "gate.sarif", "summary.md"):  # the gate's and CI's files
+        (tmp / "x" / beside).write_text("{}")
     assert verify(tmp / "x", store).ok
 
 
