@@ -213,15 +213,23 @@ _TABLES: dict[str, dict[str, Any]] = {
     "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
     "meta": {"description": "Store settings: index parameters, schema version."},
+    "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
     "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
 }
+
+_SPANS = ("(SELECT group_concat(json_extract(s.value, '$.start') || '-' || json_extract(s.value, '$.end'), '; ')"
+          " FROM json_each(f.spans) s) AS spans")
+_SCORES = ("round(f.containment, 4) AS containment, round(f.estimate, 4) AS estimate,"
+           " round(f.low, 4) AS low, round(f.high, 4) AS high")
 
 _QUERIES: dict[str, dict[str, Any]] = {
     "latest_findings": {
         "title": "Findings of the latest run",
-        "description": "Every containing pair of the latest audit or gate run, highest containment first.",
-        "sql": ("SELECT f.contained_id, c.path AS contained, f.container_id, b.path AS container, f.containment,"
-                " f.estimate, f.low, f.high, f.family, rd.boilerplate, f.spans FROM findings f"
+        "description": "Every containing pair of the latest audit or gate run, highest containment first "
+                       "(the findings table has the unrounded values; spans are character offsets into "
+                       "the container's text).",
+        "sql": ("SELECT f.contained_id, c.path AS contained, f.container_id, b.path AS container, " + _SCORES
+                + ", f.family, rd.boilerplate, " + _SPANS + " FROM findings f"
                 " JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
                 " LEFT JOIN run_documents rd ON rd.run = f.run AND rd.doc_id = f.contained_id"
                 f" WHERE f.run = {_LATEST} ORDER BY f.containment DESC, f.contained_id, f.container_id"),
@@ -230,8 +238,8 @@ _QUERIES: dict[str, dict[str, Any]] = {
         "title": "A document's findings",
         "description": "What contains a document and what it contains, in the latest run: give its id or path.",
         "sql": ("SELECT CASE WHEN f.contained_id = d.id THEN 'contained in' ELSE 'contains' END AS relation,"
-                " f.contained_id, c.path AS contained, f.container_id, b.path AS container, f.containment,"
-                " f.estimate, f.family, f.spans FROM documents d"
+                " f.contained_id, c.path AS contained, f.container_id, b.path AS container, " + _SCORES
+                + ", f.family, " + _SPANS + " FROM documents d"
                 " JOIN findings f ON f.run = " + _LATEST + " AND (f.contained_id = d.id OR f.container_id = d.id)"
                 " JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
                 " WHERE d.id = :document OR d.path = :document ORDER BY f.containment DESC"),

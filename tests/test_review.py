@@ -199,7 +199,11 @@ def test_browse_serves_the_store_in_datasette_with_descriptions_and_canned_queri
             mine = list(findings(store, document=str(doc)))
         rows = json.loads(_get(f"{base}/store/latest_findings.json?_shape=array"))
         assert [(r["contained_id"], r["container_id"], r["containment"]) for r in rows] == [
-            (r["contained_id"], r["container_id"], r["containment"]) for r in latest]
+            (r["contained_id"], r["container_id"], round(r["containment"], 4)) for r in latest]
+        located = next(r for r in latest if r["spans"])
+        shown = next(r for r in rows if (r["contained_id"], r["container_id"]) == (
+            located["contained_id"], located["container_id"]))
+        assert shown["spans"] == "; ".join(f"{s['start']}-{s['end']}" for s in located["spans"])
         rows = json.loads(_get(f"{base}/store/document_findings.json?_shape=array&document={doc}"))
         assert sorted((r["contained_id"], r["container_id"]) for r in rows) == sorted(
             (r["contained_id"], r["container_id"]) for r in mine)
