@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -135,8 +136,12 @@ def browse(db, port):
         meta = Path(tmp) / "metadata.json"
         meta.write_text(json.dumps(datasette_metadata(db), indent=2), encoding="utf-8")
         err.print(f"Datasette: http://127.0.0.1:{port}/ (Ctrl-C to stop)", highlight=False)
+        server = subprocess.Popen(datasette_command(db, meta, port))
+        # stopping this command stops the server: SIGTERM is passed on (Ctrl-C reaches both)
+        signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         try:
-            code = subprocess.run(datasette_command(db, meta, port)).returncode
+            code = server.wait()
         except KeyboardInterrupt:
-            code = 0
-    sys.exit(0 if code in (0, -2, 130) else 2)
+            server.terminate()
+            code = server.wait()
+    sys.exit(0 if code in (0, -signal.SIGINT, -signal.SIGTERM, 130) else 2)

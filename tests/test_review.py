@@ -218,9 +218,20 @@ def test_browse_serves_the_store_in_datasette_with_descriptions_and_canned_queri
         assert "Findings of the latest run" in page and "Failed inputs" in page
         with pytest.raises(urllib.error.HTTPError):  # read-only: no SQL but SELECT
             _get(f"{base}/store.json?sql=DELETE+FROM+findings")
+        proc.send_signal(signal.SIGTERM)  # to the command alone: it stops its server
+        assert proc.wait(timeout=30) == 0
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                _get(f"{base}/-/versions.json")
+            except (urllib.error.URLError, ConnectionError, OSError):
+                break
+            assert time.monotonic() < deadline, "Datasette outlived `auditor browse`"
+            time.sleep(0.2)
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
     with Store(db) as store:
         assert store.scalar("SELECT count(*) FROM findings") > 0
 
