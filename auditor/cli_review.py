@@ -19,6 +19,7 @@ import click
 from rich.table import Table
 
 from auditor.cli import db_option, err, open_store, out
+from auditor.console import clean, json_safe, markup, text
 from auditor.errors import UsageError
 
 
@@ -37,12 +38,12 @@ def runs(db, as_json):
     with open_store(db) as store:
         rows = list_runs(store)
     if as_json:
-        click.echo(json.dumps(rows, indent=2, sort_keys=True))
+        click.echo(json_safe(json.dumps(rows, indent=2, sort_keys=True, ensure_ascii=False)))
         return
     if not rows:
         out.print("no run is recorded in this store (run `auditor audit`)", highlight=False)
         return
-    t = Table(title=f"runs in {db}")
+    t = Table(title=f"runs in {markup(db)}")
     for c, justify in (("id", "right"), ("run", "left"), ("kind", "left"), ("status", "left"),
                        ("started", "left"), ("scope", "left"), ("documents", "right"),
                        ("contained", "right"), ("pairs", "right"), ("boilerplate", "right"),
@@ -52,7 +53,7 @@ def runs(db, as_json):
         scope = r["scope"] or ""
         if r["batch"]:
             scope = f"batch {r['batch']}" + (f" ({r['outcome']})" if r["outcome"] else "")
-        t.add_row(*("" if v is None else str(v) for v in (
+        t.add_row(*(text("" if v is None else v) for v in (
             r["id"], r["run_id"], r["kind"], r["status"], r["started"], scope, r["documents"], r["contained"],
             r["pairs"], r["boilerplate"], r["families"], r["report_dir"])))
     out.print(t)
@@ -85,13 +86,16 @@ def findings(db, run, min_score, document, batch, fmt, limit):
         if fmt == "json":
             click.echo("[", nl=False)
             for i, r in enumerate(rows):
-                click.echo(("," if i else "") + "\n  " + json.dumps(r, sort_keys=True), nl=False)
+                click.echo(("," if i else "") + "\n  " + json_safe(json.dumps(r, sort_keys=True, ensure_ascii=False)),
+                           nl=False)
             click.echo("\n]")
-        elif fmt == "csv":
+        elif fmt == "csv":  # exact values for a file or a pipe; on a terminal, names made harmless
+            shown = clean if sys.stdout.isatty() else str
             w = csv.writer(sys.stdout, lineterminator="\n")
             w.writerow(FINDING_COLUMNS)
             for r in rows:
-                w.writerow([spans_text(r["spans"]) if k == "spans" else r[k] for k in FINDING_COLUMNS])
+                w.writerow([spans_text(r["spans"]) if k == "spans" else
+                            shown(r[k]) if isinstance(r[k], str) else r[k] for k in FINDING_COLUMNS])
         else:
             _findings_table(list(rows))
 
@@ -100,15 +104,15 @@ def _findings_table(rows: list[dict]) -> None:
     if not rows:
         out.print("no containing pair matches", highlight=False)
         return
-    t = Table(title=f"run {rows[0]['run_id']}: {len(rows)} containing pairs")
+    t = Table(title=f"run {markup(rows[0]['run_id'])}: {len(rows)} containing pairs")
     for c, justify in (("contained", "left"), ("container", "left"), ("containment", "right"),
                        ("estimate [95%]", "right"), ("family", "right"), ("spans", "left")):
         t.add_column(c, justify=justify, overflow="fold")
     from auditor.review import spans_text
 
     for r in rows:
-        t.add_row(f"{r['contained_id']} {r['contained']}" + (" (boilerplate)" if r["boilerplate"] else ""),
-                  f"{r['container_id']} {r['container']}", f"{r['containment']:.4f}",
+        t.add_row(text(f"{r['contained_id']} {r['contained']}" + (" (boilerplate)" if r["boilerplate"] else "")),
+                  text(f"{r['container_id']} {r['container']}"), f"{r['containment']:.4f}",
                   f"{r['estimate']:.4f} [{r['low']:.3f}, {r['high']:.3f}]",
                   "" if r["family"] is None else str(r["family"]), spans_text(r["spans"]))
     out.print(t)
@@ -135,7 +139,7 @@ def browse(db, port):
     with tempfile.TemporaryDirectory(prefix="auditor-browse-") as tmp:
         meta = Path(tmp) / "metadata.json"
         meta.write_text(json.dumps(datasette_metadata(db), indent=2), encoding="utf-8")
-        err.print(f"Datasette: http://127.0.0.1:{port}/ (Ctrl-C to stop)", highlight=False)
+        err.print(f"Datasette: http://127.0.0.1:{port}/ (Ctrl-C to stop)", highlight=False, markup=False)
         server = subprocess.Popen(datasette_command(db, meta, port))
         # stopping this command stops the server: SIGTERM is passed on (Ctrl-C reaches both)
         signal.signal(signal.SIGTERM, lambda *_: server.terminate())
