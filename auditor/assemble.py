@@ -40,7 +40,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from auditor import __version__
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
 from auditor.store import Store
+
+if TYPE_CHECKING:
+    from auditor.pipeline import Verification
 
 FORMAT = "containment-auditor-assembly/1"
 MANIFEST = "manifest.json"
@@ -970,6 +973,8 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     manifest.json (last, with the digest over everything) into ``out``."""
     if format == "parquet":
         require_parquet()
+    if (Path(out) / "report.json").exists():
+        raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
     store.conn.execute("BEGIN")  # one read snapshot
     try:
@@ -1014,7 +1019,7 @@ def is_assembly(directory: str | os.PathLike) -> bool:
         return False
 
 
-def verify(directory: str | os.PathLike, store: Store) -> Any:
+def verify(directory: str | os.PathLike, store: Store) -> Verification:
     """Check an assembled corpus as ``auditor verify`` checks a report: the manifest's digest and
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest

@@ -492,6 +492,19 @@ def test_a_refused_audit_refuses_the_plan(tmp_path):
     assert not (tmp_path / "plan" / "plan.jsonl").exists()
 
 
+def test_parquet_without_pyarrow_says_what_to_install(built, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(built["db"]), "--out", str(tmp_path / "p"),
+                                 "--format", "parquet"])
+    assert r.exit_code == 2 and "assemble-parquet" in r.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_report_directory_is_not_overwritten(built):
+    with Store(built["db"]) as store, pytest.raises(UsageError, match="holds an audit report"):
+        assemble(store, built["dir"] / "report")
+
+
 def test_policy_options_are_checked():
     with pytest.raises(UsageError, match="prefer"):
         Policy(survivor="source")
