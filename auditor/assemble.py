@@ -47,6 +47,7 @@ import numpy as np
 from auditor import __version__
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
+from auditor.shingle import distinct
 from auditor.store import Store
 
 if TYPE_CHECKING:
@@ -235,9 +236,12 @@ def resolve(
     n_containers: dict[int, int] = {}  # containers per unit, counting those not in ``units`` (withdrawn)
     from_known = np.isin(a, known) & (a != b)
     if from_known.any():
-        pairs_in = np.unique(np.stack([a[from_known], b[from_known]], axis=1), axis=0)
-        us, counts = np.unique(pairs_in[:, 0], return_counts=True)
-        n_containers = dict(zip(us.tolist(), counts.tolist(), strict=True))
+        ua, ub = a[from_known], b[from_known]
+        base = int(max(ua.max(), ub.max())) + 1
+        keys = distinct(ua * base + ub)  # (contained, container) pairs, sorted by contained
+        owner = keys // base
+        edges_at = np.concatenate(([0], np.flatnonzero(owner[1:] != owner[:-1]) + 1, [len(owner)]))
+        n_containers = dict(zip(owner[edges_at[:-1]].tolist(), np.diff(edges_at).tolist(), strict=True))
     ok = from_known & np.isin(b, known)
     a, b, x = a[ok], b[ok], x[ok]
     pa = np.searchsorted(known, a)
@@ -258,8 +262,8 @@ def resolve(
     cross = fa != fb
     fam_succ: dict[int, list[int]] = {}
     if cross.any():
-        pairs = np.unique(np.stack([fa[cross], fb[cross]], axis=1), axis=0)
-        for f, g in pairs.tolist():
+        pairs = distinct(fa[cross] * max(n, 1) + fb[cross])
+        for f, g in zip((pairs // max(n, 1)).tolist(), (pairs % max(n, 1)).tolist(), strict=True):
             fam_succ.setdefault(f, []).append(g)
     fam_members: dict[int, list[int]] = {}
     for p, f in enumerate(fam.tolist()):
@@ -579,7 +583,7 @@ class Assembly:
 
     def corpus_lines(self) -> Iterator[bytes]:
         for rec in self.corpus_records():
-            yield (canonical(rec) + "\n").encode("utf-8")
+            yield _record_line(rec)
 
     def summary(self) -> dict[str, Any]:
         """Counts, raw bytes and text characters, kept and dropped, by reason and by source."""
@@ -717,12 +721,12 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
 
 
 def _edges(store: Store, run_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rows = store.conn.execute("SELECT contained_id, container_id, containment FROM findings WHERE run = ?",
-                              (run_id,)).fetchall()
-    if not rows:
-        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
-    arr = np.array(rows, dtype=np.float64)
-    return arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2]
+    """(contained, container, containment) of every containing pair of the run, as arrays."""
+    n = int(store.scalar("SELECT count(*) FROM findings WHERE run = ?", (run_id,)))
+    rows = np.fromiter(store.conn.execute(
+        "SELECT contained_id, container_id, containment FROM findings WHERE run = ?", (run_id,)),
+        dtype=[("a", np.int64), ("b", np.int64), ("x", np.float64)], count=n)
+    return rows["a"].copy(), rows["b"].copy(), rows["x"].copy()
 
 
 def _failed_inputs(store: Store, stored: set[str]) -> list[Entry]:
@@ -743,12 +747,20 @@ def _failed_inputs(store: Store, stored: set[str]) -> list[Entry]:
 
 # -- writing ---------------------------------------------------------------------------------
 
+def _record_line(rec: Mapping[str, Any]) -> bytes:
+    """A corpus record as ``canonical`` writes it (it holds no float to round), faster."""
+    return (json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _content(lines: Iterable[bytes]) -> dict[str, Any]:
     h, n = hashlib.sha256(), 0
     for line in lines:
         h.update(line)
         n += 1
     return {"sha256": h.hexdigest(), "lines": n}
+
+
+GZIP_LEVEL = 6  # zlib's default: level 9 takes twice as long for about 1% less on text
 
 
 def _write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
@@ -758,7 +770,8 @@ def _write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[
     h, n = hashlib.sha256(), 0
     try:
         with open(tmp, "wb") as raw:
-            sink: Any = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if compress else raw
+            sink: Any = (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL)
+                         if compress else raw)
             try:
                 for line in lines:
                     sink.write(line)
@@ -806,7 +819,7 @@ def _write_parquet(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, A
             held = 0
             for rec in records:
                 batch.append(rec)
-                h.update((canonical(rec) + "\n").encode("utf-8"))
+                h.update(_record_line(rec))
                 n += 1
                 held += len(rec["text"])
                 if held >= ROW_GROUP_CHARS:
@@ -830,7 +843,7 @@ def read_parquet_lines(path: Path) -> Iterator[bytes]:
         f = pq.ParquetFile(path)
         for i in range(f.num_row_groups):
             for rec in f.read_row_group(i).to_pylist():
-                yield (canonical(rec) + "\n").encode("utf-8")
+                yield _record_line(rec)
     except (OSError, ValueError) as e:  # pyarrow's errors derive from these
         raise ReportError(f"cannot read {path}: {e}") from e
 
