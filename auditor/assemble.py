@@ -499,7 +499,6 @@ class Assembly:
     format: str
     docs: dict[int, Doc]
     entries: list[Entry]
-    threshold: float
     _findings: dict[tuple[int, int], dict[str, Any] | None] = field(default_factory=dict)
 
     @property
@@ -655,7 +654,6 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
     if format not in CORPUS:
         raise UsageError(f"unknown corpus format {format!r}; expected jsonl or parquet")
     r = _run_row(store, run)
-    threshold = float(json.loads(r["params"] or "{}").get("threshold", 0.0))
     docs = _documents(store)
     covered = {row[0]: row[1:] for row in store.conn.execute(
         "SELECT doc_id, status, duplicate_of, reason, boilerplate FROM run_documents WHERE run = ?"
@@ -713,7 +711,7 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
             entries[m] = Entry(m, dec, detail)
     ordered = [entries[d] for d in sorted(entries)]
     ordered += _failed_inputs(store, {d.sha256 for d in docs.values()})
-    out = Assembly(store, r, policy, format, docs, ordered, threshold)
+    out = Assembly(store, r, policy, format, docs, ordered)
     problems = check_plan(out.decisions)
     if problems:  # a bug, never an input: fail loudly rather than write a plan that breaks it
         raise AssertionError("plan invariant broken: " + "; ".join(problems[:5]))
