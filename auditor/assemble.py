@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from auditor import __version__
+from auditor.check import require_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
 from auditor.shingle import distinct
@@ -987,6 +988,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
+    require_intact(store)  # texts altered behind the store's back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
     try:
         a = plan(store, run=run, policy=policy, format=format)
@@ -1068,6 +1070,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     except (KeyError, TypeError, UsageError) as e:
         problems.append(f"the manifest does not say how it was made: {e}")
         return Verification(False, str(manifest.get("digest")), content, "", problems)
+    require_intact(store)
     store.conn.execute("BEGIN")
     try:
         a = plan(store, run=run_id, policy=policy, format=fmt)

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from auditor.cli import db_option, err, open_store
+from auditor.console import clean, json_safe, markup
 
 
 def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
@@ -63,11 +64,11 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
     with open_store(db) as store:
         a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous)
     if as_json:
-        click.echo((a.directory / "manifest.json").read_text(), nl=False)
+        click.echo(json_safe((a.directory / "manifest.json").read_text()), nl=False)
     else:
         for line in summary_lines(a.manifest):
-            click.echo(line)
-    err.print(f"plan: {a.directory / 'plan.jsonl'}; corpus: {a.directory / a.manifest['corpus']['file']}; "
-              f"digest {a.manifest['digest']}\nre-check it: auditor verify {a.directory} --db {db}",
-              highlight=False)
+            click.echo(clean(line))
+    err.print(f"plan: {markup(a.directory / 'plan.jsonl')}; corpus: "
+              f"{markup(a.directory / a.manifest['corpus']['file'])}; digest {a.manifest['digest']}\n"
+              f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}", highlight=False)
     sys.stdout.flush()

@@ -29,7 +29,7 @@ from auditor.assemble import (
     verify,
 )
 from auditor.cli import cli
-from auditor.errors import AssemblyRefused, UsageError
+from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job
 from auditor.store import Store
@@ -469,6 +469,15 @@ def test_documents_the_run_did_not_cover_refuse_the_plan(built, tmp_path):
         ingest(store, [late], workers=1)
         with pytest.raises(UsageError, match="did not cover 1 stored document"):
             plan(store)
+
+
+def test_a_store_whose_texts_were_altered_ships_nothing(built, tmp_path):
+    db = copy_store(built["db"], tmp_path / "copy.db")
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE texts SET text = text || ' appended' WHERE doc_id = ?", (built["ids"]["unrelated-2.txt"],))
+    with Store(db) as store, pytest.raises(StoreDamaged):
+        assemble(store, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_refused_audit_refuses_the_plan(tmp_path):
