@@ -518,22 +518,26 @@ def _every_pair(directory: Path) -> None:
               help="Fixture controls the audit used (default: the directory its run block records).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON (exit codes unchanged).")
 def verify(report_dir, db, controls_dir, as_json):
-    """Recompute an audit and check that the report matches it byte for byte (apart from `run`).
+    """Recompute an audit and check that the report matches it byte for byte (apart from `run`);
+    or, for a directory written by `auditor assemble`, recompute the plan and the corpus.
 
     Exit 0 if it does, 1 if it does not, 2 if it cannot be checked (no report, no store).
     """
     from dataclasses import asdict
 
+    from auditor.assemble import is_assembly
+    from auditor.assemble import verify as verify_assembly
     from auditor.pipeline import verify as run
 
+    assembly = is_assembly(report_dir)  # an assembled corpus (manifest.json), else a report
     with open_store(db) as store:
-        v = run(report_dir, store, controls_dir=controls_dir)
+        v = verify_assembly(report_dir, store) if assembly else run(report_dir, store, controls_dir=controls_dir)
     if as_json:
         click.echo(json.dumps({"report": str(report_dir), **asdict(v)}, indent=2, sort_keys=True))
         sys.exit(0 if v.ok else 1)
     if v.ok:
-        out.print(f"verified: {markup(report_dir)} matches a fresh audit (digest {markup(v.stored_digest)})",
-                  highlight=False)
+        out.print(f"verified: {markup(report_dir)} matches a fresh {'assembly' if assembly else 'audit'} "
+                  f"(digest {markup(v.stored_digest)})", highlight=False)
         return
     err.print(f"[bold red]NOT VERIFIED[/]: {markup(report_dir)}", highlight=False)
     for p in v.problems:
@@ -770,3 +774,7 @@ from auditor.cli_review import browse, findings, runs  # noqa: E402
 
 for _command in (runs, findings, browse):
     cli.add_command(_command)
+
+from auditor.cli_assemble import assemble  # noqa: E402
+
+cli.add_command(assemble)

@@ -10,7 +10,8 @@
     ├── NoRun (LookupError)             no recorded run matches a reference
     ├── ExtractionError                 one input could not be turned into text
     ├── ControlsFailed                  a positive or negative control did not pass
-    └── ReportError                     a report is missing, malformed or tampered with
+    ├── ReportError                     a report is missing, malformed or tampered with
+    └── AssemblyRefused                 the audit behind a corpus plan was refused
 
 Only ``auditor.cli`` turns these into exit codes.
 """
@@ -74,3 +75,7 @@ class ControlsFailed(AuditorError):
 
 class ReportError(AuditorError):
     "A report is missing, malformed or does not match its recomputation"
+
+
+class AssemblyRefused(AuditorError):
+    "The audit run a corpus plan would be made from was REFUSED (failed controls, nothing to audit)"

@@ -1,0 +1,74 @@
+"""`auditor assemble`: a keep/drop plan and the deduplicated corpus from an audit run. All logic
+lives in :mod:`auditor.assemble`; ``auditor verify DIR`` checks the result.
+
+Import :mod:`auditor.cli` (which registers this command), not this module first.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from auditor.cli import db_option, err, open_store
+from auditor.console import clean, json_safe, markup
+
+
+def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    return tuple(s.strip() for s in value.split(",") if s.strip()) if value else ()
+
+
+@click.command("assemble")
+@db_option
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory for plan.jsonl, the corpus, changes.jsonl and manifest.json.")
+@click.option("--run", "run_id", help="Audit run id (default: the latest audit run).")
+@click.option("--survivor", type=click.Choice(["earliest", "source", "largest"]),
+              help="Copy kept of a duplicate group or family: earliest ingested (default), preferred "
+                   "source (with --prefer-source), or largest (most words).")
+@click.option("--prefer-source", callback=_sources, help="Source order for --survivor source, e.g. edgar,data-room "
+              "(implies --survivor source).")
+@click.option("--contained", type=click.Choice(["drop", "keep"]), default="drop", show_default=True,
+              help="Drop a document contained in a kept one, or keep it.")
+@click.option("--boilerplate", type=click.Choice(["keep-once", "drop"]), default="keep-once", show_default=True,
+              help="Boilerplate documents (contained in many): keep one canonical copy, or drop like any "
+                   "contained document.")
+@click.option("--exhibits", type=click.Choice(["dedupe", "separate"]), default="dedupe", show_default=True,
+              help="EDGAR exhibits: like any document, or kept as separate documents even when contained "
+                   "in a kept one (their copies are still dropped).")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True,
+              help="corpus.jsonl.gz, or corpus.parquet (needs pyarrow: the [assemble-parquet] extra).")
+@click.option("--previous", type=click.Path(exists=True, path_type=Path),
+              help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
+@click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
+def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
+             contained: str, boilerplate: str, exhibits: str, fmt: str, previous: Path | None,
+             as_json: bool) -> None:
+    """Keep or drop every stored document, with a reason, and write the kept documents' texts.
+
+    \b
+    auditor assemble --db corpus.db --out corpus/ --prefer-source edgar,data-room
+    auditor verify corpus/ --db corpus.db
+
+    Every document dropped as contained-in, duplicate-of or near-duplicate-of names the document
+    kept in its place. Exit 2 when the audit run was REFUSED, is not an audit run, or did not
+    cover every stored document (audit again).
+    """
+    from auditor.assemble import Policy, summary_lines
+    from auditor.assemble import assemble as run
+
+    policy = Policy(survivor=survivor or ("source" if prefer_source else "earliest"),
+                    prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,
+                    exhibits=exhibits)
+    with open_store(db) as store:
+        a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous)
+    if as_json:
+        click.echo(json_safe((a.directory / "manifest.json").read_text()), nl=False)
+    else:
+        for line in summary_lines(a.manifest):
+            click.echo(clean(line))
+    err.print(f"plan: {markup(a.directory / 'plan.jsonl')}; corpus: "
+              f"{markup(a.directory / a.manifest['corpus']['file'])}; digest {a.manifest['digest']}\n"
+              f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}", highlight=False)
+    sys.stdout.flush()

@@ -1,0 +1,562 @@
+"""Assembling a corpus: the pure resolution of a containment graph into keep/drop decisions, and
+plans, corpora, verification and changes made from real audited stores."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor import synth
+from auditor.assemble import (
+    REDUNDANT,
+    Decision,
+    Policy,
+    assemble,
+    check_plan,
+    is_assembly,
+    plan,
+    resolve,
+    verify,
+)
+from auditor.cli import cli
+from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
+from auditor.ingest import ingest
+from auditor.pipeline import audit_job
+from auditor.store import Store
+from auditor.withdraw import withdraw
+from tests.test_cli_contract import broken_controls
+from tests.textgen import write_contract_in_filing
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- the resolution, on hand-made graphs -------------------------------------------------------
+
+def decide(units, edges, rank=None, exempt=None):
+    docs = [d for m in units.values() for d in m]
+    rank = rank or {d: (d,) for d in docs}
+    a, b, x = zip(*edges, strict=True) if edges else ((), (), ())
+    out = resolve(units, (a, b, x), rank, exempt)
+    assert not check_plan(out)
+    return out
+
+
+def test_a_chain_points_to_the_kept_end_only_where_that_containment_was_measured():
+    units = {1: [1], 2: [2], 3: [3]}  # 1 in 2, 2 in 3
+    measured = decide(units, [(1, 2, 1.0), (2, 3, 0.9), (1, 3, 0.9)])
+    assert measured[3] == Decision(True, "not-contained")
+    assert (measured[2].reason, measured[2].target) == ("contained-in", 3)
+    assert (measured[1].reason, measured[1].target, measured[1].measured) == ("contained-in", 3, (1, 3))
+    unmeasured = decide(units, [(1, 2, 1.0), (2, 3, 0.9)])  # 1 in 3 is below the threshold
+    assert (unmeasured[2].reason, unmeasured[2].target) == ("contained-in", 3)
+    assert unmeasured[1].keep and unmeasured[1].reason == "containers-dropped"
+
+
+def test_a_family_keeps_its_survivor_by_rank_and_drops_the_rest_as_near_duplicates():
+    units = {1: [1], 2: [2], 3: [3]}
+    edges = [(1, 2, 0.95), (2, 1, 0.97), (2, 3, 0.9), (3, 2, 0.92), (1, 3, 0.85), (3, 1, 0.9)]
+    for survivor in (1, 2, 3):
+        rank = {d: (0 if d == survivor else 1, d) for d in (1, 2, 3)}
+        out = decide(units, edges, rank)
+        assert out[survivor].keep and out[survivor].reason == "survivor"
+        for d in {1, 2, 3} - {survivor}:
+            assert (out[d].reason, out[d].target) == ("near-duplicate-of", survivor)
+
+
+def test_a_family_member_the_survivor_does_not_contain_is_kept():
+    # 1 <-> 2 <-> 3, but 3 and 1 are not measured in each other: 3 must not point at 1
+    out = decide({1: [1], 2: [2], 3: [3]}, [(1, 2, 0.9), (2, 1, 0.9), (2, 3, 0.9), (3, 2, 0.9)])
+    assert out[1].keep and (out[2].reason, out[2].target) == ("near-duplicate-of", 1)
+    assert out[3].keep and out[3].reason == "containers-dropped"
+
+
+def test_inside_a_family_a_one_way_container_goes_before_the_policy_survivor():
+    # 1 <-> 2 <-> 3 and 1 in 3 one way; the policy prefers 1, then 3, then 2. 3 holds 1, so 1
+    # waits for 3, which is kept: 1 is contained in it, 2 its near-duplicate
+    out = decide({1: [1], 2: [2], 3: [3]},
+                 [(1, 2, 0.9), (2, 1, 0.9), (2, 3, 0.9), (3, 2, 0.9), (1, 3, 0.95)],
+                 {1: (0,), 3: (1,), 2: (2,)})
+    assert out[3].keep
+    assert (out[1].reason, out[1].target) == ("contained-in", 3)
+    assert (out[2].reason, out[2].target) == ("near-duplicate-of", 3)
+
+
+def test_a_duplicate_group_keeps_one_member_by_rank_and_inherits_containment():
+    out = decide({1: [1, 5, 9]}, [], {1: (2,), 5: (0,), 9: (1,)})
+    assert [d for d in (1, 5, 9) if out[d].keep] == [5]
+    assert all(out[d].reason == "duplicate-of" and out[d].target == 5 for d in (1, 9))
+    contained = decide({1: [1, 5], 7: [7]}, [(1, 7, 1.0)])
+    assert all((contained[d].reason, contained[d].target, contained[d].measured) == ("contained-in", 7, (1, 7))
+               for d in (1, 5))
+
+
+def test_exempt_documents_are_kept_when_contained_but_their_copies_are_dropped():
+    out = decide({1: [1, 4], 2: [2], 3: [3]}, [(1, 2, 1.0), (1, 3, 1.0)],
+                 exempt={1: "boilerplate", 4: "boilerplate"})
+    assert out[1] == Decision(True, "boilerplate", None, (1, 2), 2)
+    assert (out[4].reason, out[4].target) == ("duplicate-of", 1)
+    # a family member is a copy even when exempt from containment
+    fam = decide({1: [1], 2: [2]}, [(1, 2, 0.9), (2, 1, 0.9)], exempt={2: "exhibit"})
+    assert fam[1].keep and (fam[2].reason, fam[2].target) == ("near-duplicate-of", 1)
+
+
+def test_a_cycle_of_one_way_containment_still_keeps_the_invariant():
+    out = decide({1: [1], 2: [2], 3: [3]}, [(1, 2, 0.85), (2, 3, 0.85), (3, 1, 0.85)])
+    kept = [d for d in out if out[d].keep]
+    assert kept and all(out[d].keep or out[out[d].target].keep for d in out)
+
+
+# -- the resolution, on random graphs ----------------------------------------------------------
+
+@st.composite
+def graphs(draw):
+    n = draw(st.integers(1, 24))
+    docs = list(range(1, n + 1))
+    labels = draw(st.lists(st.integers(0, max(0, n - 1)), min_size=n, max_size=n))
+    units: dict[int, list[int]] = {}
+    for d, lab in zip(docs, labels, strict=True):
+        units.setdefault(100 + lab, []).append(d)
+    ids = sorted(units)
+    edges = draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids),
+                                    st.floats(0.8, 1.0, allow_nan=False)), max_size=60))
+    rank = {d: (draw(st.integers(0, 3)), d) for d in docs}
+    exempt = {d: "exhibit" for d in docs if draw(st.booleans()) and draw(st.booleans())}
+    return units, edges, rank, exempt
+
+
+def reach(edges, start):
+    seen, todo = {start}, [start]
+    while todo:
+        u = todo.pop()
+        for a, b, _ in edges:
+            if a == u and b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return seen
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.randoms(use_true_random=False))
+def test_every_drop_points_to_a_kept_document_that_was_measured_to_hold_it(g, rnd):
+    units, edges, rank, exempt = g
+    a, b, x = zip(*edges, strict=True) if edges else ((), (), ())
+    out = resolve(units, (a, b, x), rank, exempt)
+    assert sorted(out) == sorted(d for m in units.values() for d in m)
+    assert check_plan(out) == []
+    unit_of = {d: u for u, m in units.items() for d in m}
+    pairs = {(p, q) for p, q, _ in edges if p != q}
+    for d, dec in out.items():
+        u = unit_of[d]
+        if dec.keep:
+            assert dec.target is None
+            continue
+        assert dec.reason in REDUNDANT and out[dec.target].keep  # no chain, so no cycle
+        t = unit_of[dec.target]
+        if dec.reason == "duplicate-of":
+            assert t == u
+        elif dec.reason == "near-duplicate-of":
+            assert (u, t) in pairs and (t, u) in pairs and dec.measured == (u, t)
+        else:
+            assert (u, t) in pairs and dec.measured == (u, t) and d not in exempt
+    kept_in = {u: [d for d in m if out[d].keep] for u, m in units.items()}
+    assert all(len(k) <= 1 for k in kept_in.values())
+    for p, q in pairs:  # nothing redundant is kept where the order allowed a drop
+        if not (kept_in[p] and kept_in[q]):
+            continue
+        if (q, p) in pairs:
+            pytest.fail(f"units {p} and {q} contain each other and both keep a document")
+        same_block = p in reach(edges, q)
+        if not same_block:
+            assert all(d in exempt for d in kept_in[p]), (p, q)
+    # the same input in any order gives the same decisions
+    shuffled = list(edges)
+    rnd.shuffle(shuffled)
+    order = list(units)
+    rnd.shuffle(order)
+    a2, b2, x2 = zip(*shuffled, strict=True) if shuffled else ((), (), ())
+    assert resolve({u: list(reversed(units[u])) for u in order}, (a2, b2, x2), rank, exempt) == out
+
+
+# -- a generated corpus, audited ---------------------------------------------------------------
+
+def submission(acc: str, parts: list[tuple[str, str]]) -> bytes:
+    """An EDGAR full-submission text file with the given (TYPE, text) documents."""
+    head = [f"<SEC-DOCUMENT>{acc}.txt : 20240301", f"<SEC-HEADER>{acc}.hdr.sgml : 20240301",
+            f"ACCESSION NUMBER:\t\t{acc}", "CONFORMED SUBMISSION TYPE:\t10-K", "FILED AS OF DATE:\t\t20240301",
+            "\tCOMPANY DATA:\t", "\t\tCOMPANY CONFORMED NAME:\t\t\tEXAMPLE HOLDINGS INC",
+            "\t\tCENTRAL INDEX KEY:\t\t\t0000123456", "</SEC-HEADER>"]
+    docs = [f"<DOCUMENT>\n<TYPE>{t}\n<SEQUENCE>{i}\n<FILENAME>d{i}.txt\n<TEXT>\n{x.rstrip()}\n</TEXT>\n</DOCUMENT>"
+            for i, (t, x) in enumerate(parts, 1)]
+    return ("\n".join(head) + "\n" + "\n".join(docs) + "\n</SEC-DOCUMENT>\n").encode()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Sources ingested in this order: data-room, edgar, vendor, filings; then audited."""
+    d = tmp_path_factory.mktemp("assemble")
+    room, edgar, vendor, files = (d / "src" / n for n in ("data-room", "edgar", "vendor", "filings"))
+    for p in (room, edgar, vendor, files):
+        p.mkdir(parents=True)
+    c = {k: synth.contract(seed, 9_000 + 500 * i) for i, (k, seed) in enumerate([
+        ("verbatim", 501), ("reformatted", 502), ("partial", 503), ("unrelated1", 504), ("unrelated2", 505),
+        ("group", 506), ("family", 507), ("exhibit", 508), ("quoted", 509), ("chain", 510)])}
+    notice = synth.contract(511, 2_500)
+    (room / "verbatim.txt").write_text(c["verbatim"])
+    (room / "reformatted.txt").write_text(c["reformatted"])
+    (room / "partial.txt").write_text(c["partial"])
+    (room / "unrelated-1.txt").write_text(c["unrelated1"])
+    (room / "unrelated-2.txt").write_text(c["unrelated2"])
+    (room / "group.txt").write_text(c["group"])
+    (room / "family.txt").write_text(c["family"])
+    (room / "exhibit.txt").write_text(c["exhibit"])
+    (room / "chain-a.txt").write_text(c["chain"])
+    (room / "notice.txt").write_text(notice)
+    (room / "snippet.txt").write_text("Governing law applies.\n")
+    (room / "corrupt.pdf").write_bytes(b"%PDF-1.4\n%broken\n1 0 obj <<" + bytes(64))
+    body, _ = synth.filing(601, 40_000, exhibits=[c["quoted"]])
+    (edgar / "0000123456-24-000001.txt").write_bytes(submission(
+        "0000123456-24-000001", [("10-K", body), ("EX-10.1", c["quoted"]), ("EX-10.2", c["exhibit"])]))
+    (vendor / "group-copy.txt").write_text(c["group"].replace("\n", "\r\n"))
+    (vendor / "family-retyped.txt").write_text(synth.reformat(c["family"], 7))
+    (vendor / "notice-copy.txt").write_text(notice.replace("\n", "\r\n"))
+    (files / "f-verbatim.txt").write_text(synth.filing(602, 40_000, exhibits=[c["verbatim"]])[0])
+    (files / "f-reformatted.txt").write_text(
+        synth.filing(603, 40_000, exhibits=[synth.reformat(c["reformatted"], 3)])[0])
+    (files / "f-partial.txt").write_text(synth.filing(604, 40_000, exhibits=[synth.partial(c["partial"], 0.5, 1)])[0])
+    chain_b = synth.filing(605, 30_000, exhibits=[c["chain"]])[0]
+    (files / "chain-b.txt").write_text(chain_b)
+    (files / "chain-c.txt").write_text(synth.filing(606, 60_000, exhibits=[chain_b])[0])
+    for i in range(11):  # the notice in 11 documents: boilerplate by measurement (floor 10)
+        (files / f"with-notice-{i:02d}.txt").write_text(synth.filing(700 + i, 12_000, exhibits=[notice])[0])
+    db = d / "corpus.db"
+    with Store(db) as store:
+        for src in (room, edgar, vendor, files):
+            ingest(store, [src], source=src.name, workers=1)
+        o = audit_job(store, 0.8, out=d / "report", command="test")
+        assert not o.refused, o.report.get("refused_because")
+        ids = {Path(r["path"]).name: r["id"] for r in store.rows("SELECT id, path FROM documents")}
+    return {"db": db, "dir": d, "ids": ids, "src": d / "src"}
+
+
+def copy_store(src: Path, dst: Path) -> Path:
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    return dst
+
+
+def read_plan(directory: Path) -> dict:
+    lines = [json.loads(x) for x in (directory / "plan.jsonl").read_text().splitlines()]
+    return {(x["doc_id"] if x["doc_id"] is not None else "input:" + x["input"]["path"].rsplit("/", 1)[1]): x
+            for x in lines}
+
+
+def assert_invariant(lines: dict) -> None:
+    """Every redundancy drop names a kept document; no other line names one."""
+    by_id = {k: v for k, v in lines.items() if isinstance(k, int)}
+    for line in lines.values():
+        if line["decision"] == "drop" and line["reason"] in REDUNDANT:
+            assert by_id[line["kept"]]["decision"] == "keep", line
+        else:
+            assert line["kept"] is None, line
+
+
+def made(built, tmp_path, name="out", **kw):
+    with Store(built["db"]) as store:
+        a = assemble(store, tmp_path / name, **kw)
+    lines = read_plan(a.directory)
+    assert_invariant(lines)
+    return a, lines
+
+
+def test_contracts_placed_in_kept_filings_are_dropped_and_the_rest_kept(built, tmp_path):
+    i = built["ids"]
+    _, p = made(built, tmp_path, policy=Policy(prefer_source=("edgar",), survivor="source"))
+
+    def says(name):
+        x = p[i[name]]
+        return x["decision"], x["reason"], x["kept"]
+
+    assert says("verbatim.txt") == ("drop", "contained-in", i["f-verbatim.txt"])
+    assert p[i["verbatim.txt"]]["evidence"]["finding"]["containment"] == 1.0
+    assert p[i["verbatim.txt"]]["evidence"]["finding"]["spans"]  # located in the filing
+    assert says("reformatted.txt") == ("drop", "contained-in", i["f-reformatted.txt"])
+    assert 0.9 <= p[i["reformatted.txt"]]["evidence"]["finding"]["containment"] < 1.0
+    # the contract filed as EX-10.2 and saved in the data room: the EDGAR copy is preferred
+    assert says("exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
+    assert p[i["0000123456-24-000001.txt#3"]]["decision"] == "keep"
+    # EX-10.1 is quoted in full in the 10-K body of the same submission
+    assert says("0000123456-24-000001.txt#2") == ("drop", "contained-in", i["0000123456-24-000001.txt#1"])
+    for name in ("unrelated-1.txt", "unrelated-2.txt", "partial.txt", "f-verbatim.txt", "f-reformatted.txt",
+                 "f-partial.txt", "chain-c.txt", "0000123456-24-000001.txt#1"):
+        assert p[i[name]]["decision"] == "keep", name
+        assert p[i[name]]["reason"] == "not-contained", name
+    # a chain: A in B in C, all verbatim; A is measured in C, so both point at C
+    assert says("chain-b.txt") == ("drop", "contained-in", i["chain-c.txt"])
+    assert says("chain-a.txt") == ("drop", "contained-in", i["chain-c.txt"])
+    # boilerplate is kept once; its exact copy points at it
+    assert says("notice.txt") == ("keep", "boilerplate", None)
+    assert p[i["notice.txt"]]["evidence"]["containers"] >= 10
+    assert says("notice-copy.txt") == ("drop", "duplicate-of", i["notice.txt"])
+    assert says("snippet.txt")[:2] == ("drop", "not-auditable")
+    assert says("0000123456-24-000001.txt")[:2] == ("drop", "not-auditable")  # the envelope
+    assert p["input:corrupt.pdf"]["reason"] == "failed" and p["input:corrupt.pdf"]["kept"] is None
+    prov = p[i["0000123456-24-000001.txt#3"]]["provenance"]
+    assert prov["edgar"]["accession_number"] == "0000123456-24-000001" and prov["edgar"]["type"] == "EX-10.2"
+    assert prov["source"] == "edgar" and prov["batch"]
+
+
+@pytest.mark.parametrize("policy, group, family", [
+    (Policy(), "group.txt", "family.txt"),
+    (Policy(survivor="source", prefer_source=("vendor", "data-room")), "group-copy.txt", "family-retyped.txt"),
+    (Policy(survivor="source", prefer_source=("data-room",)), "group.txt", "family.txt"),
+    (Policy(survivor="largest"), "group.txt", "family-retyped.txt"),  # the retyped copy has page headers
+])
+def test_a_duplicate_group_and_a_family_keep_exactly_one_copy_by_policy(built, tmp_path, policy, group, family):
+    i = built["ids"]
+    _, p = made(built, tmp_path, policy=policy)
+    for members, survivor, reason in ((("group.txt", "group-copy.txt"), group, "duplicate-of"),
+                                      (("family.txt", "family-retyped.txt"), family, "near-duplicate-of")):
+        kept = [m for m in members if p[i[m]]["decision"] == "keep"]
+        assert kept == [survivor]
+        for m in members:
+            if m != survivor:
+                assert (p[i[m]]["reason"], p[i[m]]["kept"]) == (reason, i[survivor])
+    fam = next(p[i[m]] for m in ("family.txt", "family-retyped.txt") if m != family)
+    assert fam["evidence"]["finding"]["containment"] >= 0.8 and fam["evidence"]["reverse"]["containment"] >= 0.8
+
+
+def test_policies_for_contained_documents_boilerplate_and_exhibits(built, tmp_path):
+    i = built["ids"]
+    ex = "0000123456-24-000001.txt#2"
+    _, keep = made(built, tmp_path, "keep", policy=Policy(contained="keep"))
+    assert (keep[i["verbatim.txt"]]["decision"], keep[i["verbatim.txt"]]["reason"]) == ("keep", "contained-kept")
+    assert keep[i["family-retyped.txt"]]["decision"] == "drop"  # copies are still dropped
+    _, bp = made(built, tmp_path, "bp", policy=Policy(boilerplate="drop"))
+    assert bp[i["notice.txt"]]["reason"] == "contained-in"
+    assert bp[i["notice-copy.txt"]]["reason"] == "contained-in"  # its group is contained, not kept
+    _, sep = made(built, tmp_path, "sep", policy=Policy(exhibits="separate"))
+    assert (sep[i[ex]]["decision"], sep[i[ex]]["reason"]) == ("keep", "exhibit")
+    assert sep[i["verbatim.txt"]]["reason"] == "contained-in"  # not an exhibit
+
+
+def test_the_manifest_records_the_policy_and_the_summary_adds_up(built, tmp_path):
+    a, p = made(built, tmp_path, policy=Policy(survivor="largest"))
+    m = a.manifest
+    assert m["policy"] == {"survivor": "largest", "prefer_source": [], "contained": "drop",
+                           "boilerplate": "keep-once", "exhibits": "dedupe"}
+    s = m["summary"]
+    docs = [x for x in p.values() if x["doc_id"] is not None]
+    assert s["documents"] == len(docs) and s["failed_inputs"] == len(p) - len(docs)
+    assert s["keep"]["documents"] == sum(x["decision"] == "keep" for x in docs)
+    assert s["keep"]["chars"] == sum(x["provenance"]["chars"] for x in docs if x["decision"] == "keep")
+    for decision in ("keep", "drop"):
+        assert sum(v["documents"] for v in s["by_reason"][decision].values()) == s[decision]["documents"]
+        assert sum(v.get(decision, {}).get("documents", 0) for v in s["by_source"].values()) == s[decision]["documents"]
+    assert set(s["by_source"]) == {"data-room", "edgar", "vendor", "filings"}
+    with gzip.open(a.directory / "corpus.jsonl.gz", "rt") as f:
+        corpus = [json.loads(x) for x in f]
+    assert [r["id"] for r in corpus] == sorted(x["doc_id"] for x in docs if x["decision"] == "keep")
+    with Store(built["db"]) as store:
+        for r in corpus:
+            assert r["text"] == store.text(r["id"]) and r["sha256"] == p[r["id"]]["provenance"]["sha256"]
+    assert {"id", "sha256", "path", "source", "batch", "edgar", "text"} <= set(corpus[0])
+
+
+def test_the_same_store_run_and_policy_give_byte_identical_output(built, tmp_path):
+    a, _ = made(built, tmp_path, "one")
+    b, _ = made(built, tmp_path, "two")
+    names = sorted(f.name for f in a.directory.iterdir())
+    assert names == ["corpus.jsonl.gz", "manifest.json", "plan.jsonl"]
+    for n in names:
+        assert (a.directory / n).read_bytes() == (b.directory / n).read_bytes(), n
+    c, _ = made(built, tmp_path, "three", policy=Policy(survivor="largest"))
+    assert c.manifest["digest"] != a.manifest["digest"]
+
+
+def test_parquet_corpus_has_the_same_rows_and_is_reproducible(built, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    j, _ = made(built, tmp_path, "jsonl")
+    a, _ = made(built, tmp_path, "pq1", format="parquet")
+    b, _ = made(built, tmp_path, "pq2", format="parquet")
+    assert (a.directory / "corpus.parquet").read_bytes() == (b.directory / "corpus.parquet").read_bytes()
+    assert a.manifest["files"]["corpus.parquet"] == j.manifest["files"]["corpus.jsonl.gz"]
+    rows = pq.read_table(a.directory / "corpus.parquet").to_pylist()
+    with gzip.open(j.directory / "corpus.jsonl.gz", "rt") as f:
+        assert rows == [json.loads(x) for x in f]
+    with Store(built["db"]) as store:
+        assert verify(a.directory, store).ok
+
+
+def test_verify_passes_and_catches_a_tampered_plan_corpus_or_manifest(built, tmp_path):
+    a, _ = made(built, tmp_path)
+    d = a.directory
+    assert is_assembly(d) and not is_assembly(built["dir"] / "report")
+    with Store(built["db"]) as store:
+        assert verify(d, store).ok
+        plan_text = (d / "plan.jsonl").read_text()
+        line = next(x for x in plan_text.splitlines() if '"reason":"contained-in"' in x)
+        (d / "plan.jsonl").write_text(plan_text.replace(
+            line, line.replace('"decision":"drop"', '"decision":"keep"')))
+        v = verify(d, store)
+        assert not v.ok and any("plan.jsonl was altered" in p for p in v.problems)
+        assert any("the plan says keep" in p for p in v.problems)
+        (d / "plan.jsonl").write_text(plan_text)
+        assert verify(d, store).ok
+        raw = (d / "corpus.jsonl.gz").read_bytes()
+        with gzip.open(d / "corpus.jsonl.gz", "rt") as f:
+            rows = f.read()
+        with gzip.open(d / "corpus.jsonl.gz", "wt") as f:
+            f.write(rows.replace("Agreement", "Agreemant", 1))
+        v = verify(d, store)
+        assert not v.ok and any("corpus.jsonl.gz was altered" in p for p in v.problems)
+        (d / "corpus.jsonl.gz").write_bytes(raw)
+        m = json.loads((d / "manifest.json").read_text())
+        m["policy"]["contained"] = "keep"
+        (d / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+        assert not verify(d, store).ok
+
+
+def test_verify_sees_a_store_that_changed_since(built, tmp_path):
+    db = copy_store(built["db"], tmp_path / "copy.db")
+    with Store(db) as store:
+        a = assemble(store, tmp_path / "out")
+        withdraw(store, [str(built["ids"]["unrelated-1.txt"])], reason="test")
+        v = verify(a.directory, store)
+    assert not v.ok and any("withdrawn" in p for p in v.problems)
+
+
+def test_withdrawals_are_drops_that_point_nowhere_and_changes_say_why(built, tmp_path):
+    i = built["ids"]
+    db = copy_store(built["db"], tmp_path / "copy.db")
+    with Store(db) as store:
+        first = assemble(store, tmp_path / "first")
+        withdraw(store, [str(i["f-verbatim.txt"])], reason="superseded")
+        second = assemble(store, tmp_path / "second", previous=tmp_path / "first")
+        assert verify(second.directory, store).ok
+    p = read_plan(second.directory)
+    assert_invariant(p)
+    w = p[i["f-verbatim.txt"]]
+    assert (w["decision"], w["reason"], w["kept"]) == ("drop", "withdrawn", None)
+    assert w["evidence"]["withdrawn"]["reason"] == "superseded"
+    # the contract it held has no kept container left: kept, not pointed at a withdrawn document
+    assert (p[i["verbatim.txt"]]["decision"], p[i["verbatim.txt"]]["reason"]) == ("keep", "containers-dropped")
+    changes = {c["doc_id"]: c for c in map(json.loads, (second.directory / "changes.jsonl").read_text().splitlines())}
+    assert set(changes) == {i["f-verbatim.txt"], i["verbatim.txt"]}
+    assert changes[i["f-verbatim.txt"]]["change"] == "newly-dropped"
+    assert "withdrawn" in changes[i["f-verbatim.txt"]]["why"]
+    assert changes[i["verbatim.txt"]]["change"] == "newly-kept"
+    assert f"document {i['f-verbatim.txt']} is now dropped (withdrawn)" in changes[i["verbatim.txt"]]["why"]
+    assert second.manifest["changes"]["counts"] == {"newly-dropped": 1, "newly-kept": 1}
+    assert second.manifest["changes"]["previous"]["digest"] == first.manifest["digest"]
+
+
+def test_documents_the_run_did_not_cover_refuse_the_plan(built, tmp_path):
+    db = copy_store(built["db"], tmp_path / "copy.db")
+    late = tmp_path / "late"
+    late.mkdir()
+    (late / "new.txt").write_text(synth.contract(999, 9_000))
+    with Store(db) as store:
+        ingest(store, [late], workers=1)
+        with pytest.raises(UsageError, match="did not cover 1 stored document"):
+            plan(store)
+
+
+def test_a_store_whose_texts_were_altered_ships_nothing(built, tmp_path):
+    db = copy_store(built["db"], tmp_path / "copy.db")
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE texts SET text = text || ' appended' WHERE doc_id = ?", (built["ids"]["unrelated-2.txt"],))
+    with Store(db) as store, pytest.raises(StoreDamaged):
+        assemble(store, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_refused_audit_refuses_the_plan(tmp_path):
+    src = tmp_path / "src"
+    write_contract_in_filing(src, 41)
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        ingest(store, [src], workers=1)
+        ok = audit_job(store, out=tmp_path / "ok")
+        refused = audit_job(store, out=tmp_path / "refused", controls_dir=broken_controls(tmp_path / "controls"))
+        assert refused.refused and not ok.refused
+        with pytest.raises(AssemblyRefused, match="REFUSED"):
+            plan(store)  # the latest audit run
+        with pytest.raises(AssemblyRefused, match="embedded-lease"):
+            plan(store, run=refused.run_id)
+        assert plan(store, run=ok.run_id).kept  # an older run that passed can still be named
+        with pytest.raises(UsageError, match="no run"):
+            plan(store, run="no-such-run")
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(db), "--out", str(tmp_path / "plan")])
+    assert r.exit_code == 2 and "REFUSED" in r.stderr
+    assert not (tmp_path / "plan" / "plan.jsonl").exists()
+
+
+def test_parquet_without_pyarrow_says_what_to_install(built, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(built["db"]), "--out", str(tmp_path / "p"),
+                                 "--format", "parquet"])
+    assert r.exit_code == 2 and "assemble-parquet" in r.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_report_directory_is_not_overwritten(built):
+    with Store(built["db"]) as store, pytest.raises(UsageError, match="holds an audit report"):
+        assemble(store, built["dir"] / "report")
+
+
+def test_policy_options_are_checked():
+    with pytest.raises(UsageError, match="prefer"):
+        Policy(survivor="source")
+    with pytest.raises(UsageError, match="contained"):
+        Policy(contained="sometimes")
+
+
+def test_the_command_line_assembles_and_verify_checks_it(built, tmp_path):
+    out = tmp_path / "cli"
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(built["db"]), "--out", str(out),
+                                 "--prefer-source", "edgar,data-room", "--json"])
+    assert r.exit_code == 0, r.output
+    m = json.loads(r.stdout)
+    assert m["policy"]["survivor"] == "source" and m["policy"]["prefer_source"] == ["edgar", "data-room"]
+    v = CliRunner().invoke(cli, ["verify", str(out), "--db", str(built["db"])])
+    assert v.exit_code == 0 and "matches a fresh assembly" in v.stdout
+    (out / "plan.jsonl").write_text((out / "plan.jsonl").read_text().replace('"keep"', '"drop"', 1))
+    v = CliRunner().invoke(cli, ["verify", str(out), "--db", str(built["db"]), "--json"])
+    assert v.exit_code == 1 and not json.loads(v.stdout)["ok"]
+    report = CliRunner().invoke(cli, ["verify", str(built["dir"] / "report"), "--db", str(built["db"])])
+    assert report.exit_code == 0 and "matches a fresh audit" in report.stdout
+
+
+@pytest.mark.slow
+def test_assemble_in_a_real_process(built, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "auditor", "assemble", "--db", str(built["db"]), "--out",
+                        str(tmp_path / "p"), "--survivor", "largest"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "kept" in r.stdout and "contained-in" in r.stdout
+    v = subprocess.run([sys.executable, "-m", "auditor", "verify", str(tmp_path / "p"), "--db", str(built["db"])],
+                       capture_output=True, text=True, timeout=300)
+    assert v.returncode == 0, v.stderr
+
+
+def test_random_policies_on_the_generated_corpus_keep_the_invariant(built, tmp_path):
+    rnd = random.Random(5)
+    with Store(built["db"]) as store:
+        for k in range(6):
+            pol = Policy(survivor=rnd.choice(["earliest", "largest", "source"]),
+                         prefer_source=tuple(rnd.sample(["edgar", "data-room", "vendor", "filings"], 2)),
+                         contained=rnd.choice(["drop", "keep"]), boilerplate=rnd.choice(["keep-once", "drop"]),
+                         exhibits=rnd.choice(["dedupe", "separate"]))
+            a = plan(store, policy=pol)
+            assert check_plan(a.decisions) == []
+            lines = [json.loads(x) for x in a.plan_lines()]
+            assert_invariant({x["doc_id"] if x["doc_id"] is not None else f"f{k}{n}": x for n, x in enumerate(lines)})
