@@ -94,6 +94,7 @@ def located(r, a, b):
     return next(p for c in r.contained if c.doc == a for p in c.best if p.container == b)
 
 
+@pytest.mark.slow
 def test_audit_finds_embedded_reformatted_and_pdf_copies_only(corpus, docs):
     store, _ = corpus
     ids = _ids(store)
@@ -129,6 +130,7 @@ def test_audit_finds_embedded_reformatted_and_pdf_copies_only(corpus, docs):
     assert not [k for k in got if set(k) & members]  # only the first of each group takes part
 
 
+@pytest.mark.slow
 def test_half_a_contract_scores_about_half_and_is_no_finding(corpus):
     store, _ = corpus
     ids = _ids(store)
@@ -140,6 +142,7 @@ def test_half_a_contract_scores_about_half_and_is_no_finding(corpus):
     assert (ids["contract.txt"], ids["half.txt"]) in pairs_of(run_audit(store, 0.4))
 
 
+@pytest.mark.slow
 def test_spans_point_where_the_contract_was_put(corpus, docs):
     store, _ = corpus
     ids = _ids(store)
@@ -154,6 +157,7 @@ def test_spans_point_where_the_contract_was_put(corpus, docs):
     assert corpus[1]["pdf_pages"][1] - corpus[1]["pdf_pages"][0] >= 2
 
 
+@pytest.mark.slow
 def test_query_and_compare_without_storing(corpus, docs, tmp_path):
     store, _ = corpus
     ids = _ids(store)
@@ -169,6 +173,7 @@ def test_query_and_compare_without_storing(corpus, docs, tmp_path):
     assert c["a_in_b"]["exact"] == 1.0 and c["b_in_a"]["exact"] < 0.1 and c["jaccard"] < 0.08
 
 
+@pytest.mark.slow
 def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
     from auditor.store import Store
     contract = synth.contract(7, 12_000)
@@ -260,6 +265,7 @@ def test_sampled_estimate_is_unbiased_against_the_exact_value():
     assert se < 0.01
 
 
+@pytest.mark.slow
 def test_index_refuses_other_parameters_until_rebuilt(corpus):
     store, _ = corpus
     other = Params(k=4)
@@ -274,6 +280,7 @@ def test_index_refuses_other_parameters_until_rebuilt(corpus):
     assert store.params == Params()
 
 
+@pytest.mark.slow
 def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     import auditor.audit
 

@@ -4,7 +4,6 @@ check against the corpus truth."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
@@ -76,13 +75,11 @@ def test_accuracy_counts_found_missed_and_false() -> None:
 
 @pytest.mark.slow
 def test_benchmark_script_smoke(tmp_path: Path) -> None:
-    has_fpdf = importlib.util.find_spec("fpdf") is not None
-    has_datasketch = importlib.util.find_spec("datasketch") is not None
+    # The datasketch peer is the [bench] extra's, run by hand (benchmarks/RESULTS.md); fpdf2 is a
+    # test dependency, so the PDF stage always runs.
     cmd = [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--size-mb", "0.3", "--repeat", "1",
            "--queries", "1", "--work", str(tmp_path / "work"), "--cache", str(tmp_path / "cache"),
-           "--markdown", str(tmp_path / "RESULTS.md"), "--keep-db", "--pdf-files", "1", "--pdf-pages", "2"]
-    if not has_fpdf:
-        cmd.append("--no-pdf")
+           "--markdown", str(tmp_path / "RESULTS.md"), "--keep-db", "--pdf-files", "1", "--pdf-pages", "2", "--no-peer"]
     kept = f"{run_mod.BOILERPLATE_BEGIN}\n## Boilerplate-dense corpus\n{run_mod.BOILERPLATE_END}"
     (tmp_path / "RESULTS.md").write_text(f"# old\n\n{kept}\n")
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -97,12 +94,8 @@ def test_benchmark_script_smoke(tmp_path: Path) -> None:
     assert acc["must_find"] > 0 and acc["recall"] == 1.0, acc["missed"]
     assert acc["false_findings"] == 0, acc["false_examples"]
     assert size["report_digests_identical"]
-    if has_datasketch:
-        assert 0 <= size["peer"]["recall"] <= 1 and size["peer"]["must_find"] == acc["must_find"]
-    else:
-        assert "skipped" in size["peer"]
-    if has_fpdf:
-        assert res["pdf"]["threads_1"]["pages"] >= 1
+    assert size["peer"] is None
+    assert res["pdf"]["threads_1"]["pages"] >= 1
     md = (tmp_path / "RESULTS.md").read_text()
     assert "## Targets" in md and "every required finding found" in md
     assert kept in md  # the boilerplate benchmark's section survives a re-render

@@ -1,12 +1,15 @@
 """Controls gate every result: they pass on a healthy detector and fail closed on a broken one."""
 
 import json
+import shutil
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.controls import run_controls
+from auditor.controls import default_controls_dir, run_controls
+from auditor.gate import BASELINE_VERSION
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job
 from auditor.store import Store
@@ -118,6 +121,70 @@ def test_a_sampling_rule_that_keeps_nothing_refuses_the_audit(db_path, corpus_di
         assert s.scalar("SELECT count(*) FROM findings") == 0
 
 
-def test_no_flag_turns_a_refused_audit_into_a_report():
-    params = {p.name for p in cli.commands["audit"].params}
-    assert not {n for n in params if "skip" in n or "force" in n or "no_controls" in n}
+def _flags(command: click.Command) -> list[str]:
+    """Every boolean option of a command (``--help`` aside), as typed on the command line."""
+    return [p.opts[0] for p in command.params
+            if isinstance(p, click.Option) and p.is_flag and p.name != "help"]
+
+
+@pytest.fixture
+def broken_controls(tmp_path):
+    """The fixture controls with one real failure: an unrelated pair claimed to be embedded."""
+    d = tmp_path / "broken-controls"
+    shutil.copytree(default_controls_dir(), d, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    manifest = json.loads((d / "manifest.json").read_text())
+    [c] = [c for c in manifest["controls"] if c["name"] == "unrelated-credit"]
+    c["kind"], c["min"] = "embedded", 0.95
+    c.pop("max", None)
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    return d
+
+
+@pytest.mark.slow
+def test_no_flag_turns_a_refused_audit_into_a_report(db_path, corpus_dir, broken_controls, tmp_path):
+    """Each boolean option of ``audit``, and all of them at once, with a failing control: exit 2,
+    a REFUSED report, no finding stored, although the corpus holds a contract inside a filing."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "--db", str(db_path), "-q", str(corpus_dir)]).exit_code == 0
+    flags = _flags(cli.commands["audit"])
+    assert {"--json", "--verbose", "--allow-empty"} <= set(flags)
+    for i, chosen in enumerate([[], *([f] for f in flags), flags]):
+        out = tmp_path / f"rep{i}"
+        r = runner.invoke(cli, ["audit", "--db", str(db_path), "--controls-dir", str(broken_controls),
+                                "--out", str(out), *chosen])
+        assert r.exit_code == 2, (chosen, r.output)
+        assert "unrelated-credit" in r.stderr, chosen
+        rep = json.loads((out / "report.json").read_text())
+        assert rep["status"] == "REFUSED" and rep["findings"] == [], chosen
+    with Store(db_path) as s:
+        assert s.scalar("SELECT count(*) FROM findings") == 0
+        assert {r[0] for r in s.conn.execute("SELECT status FROM runs")} == {"REFUSED"}
+    # the same corpus with the real controls has the finding: the refusals above were the controls'
+    r = runner.invoke(cli, ["audit", "--db", str(db_path), "--out", str(tmp_path / "ok")])
+    assert r.exit_code == 0 and json.loads((tmp_path / "ok" / "report.json").read_text())["findings"]
+
+
+@pytest.mark.slow
+def test_no_flag_or_fail_on_setting_lets_a_gate_pass_failed_controls(db_path, corpus_dir, broken_controls,
+                                                                   tmp_path):
+    """``gate`` likewise, also with ``--fail-on none`` (nothing else fails) and ``--update-baseline``
+    (which must not accept anything from a refused run)."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "--db", str(db_path), "-q", str(corpus_dir)]).exit_code == 0
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "copy.txt").write_text((corpus_dir / "contract.txt").read_text().upper())
+    flags = _flags(cli.commands["gate"])
+    assert {"--dry-run", "--update-baseline", "--json"} <= set(flags)
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"version": BASELINE_VERSION, "entries": []}))
+    for i, chosen in enumerate([["--fail-on", "none"], *([f] for f in flags), [*flags, "--fail-on", "none"]]):
+        out = tmp_path / f"gate{i}"
+        r = runner.invoke(cli, ["gate", "--db", str(db_path), "--controls-dir", str(broken_controls),
+                                "--baseline", str(baseline), "--out", str(out), *chosen, str(new)])
+        assert r.exit_code == 2, (chosen, r.output)
+        g = json.loads((out / "gate.json").read_text())
+        assert g["status"] == "REFUSED" and g["findings"] == [], chosen
+        assert json.loads(baseline.read_text())["entries"] == [], chosen
+    r = runner.invoke(cli, ["gate", "--db", str(db_path), "--dry-run", "--out", str(tmp_path / "ok"), str(new)])
+    assert r.exit_code == 1, r.output  # with the real controls the copy fails the gate

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 
 import pytest
@@ -243,11 +242,6 @@ def test_uudecode_is_tolerant():
     lines.insert(3, b"\x7f\x7f")  # unusable line
     data, bad = edgar.uudecode(b"\n".join(lines))
     assert bad == 1 and data == payload
-
-
-def test_binascii_uu_codec_is_still_there():
-    """The stdlib ``uu`` module is gone in 3.13; ``binascii.a2b_uu`` must stay (pinned here)."""
-    assert binascii.a2b_uu(binascii.b2a_uu(b"EDGAR")) == b"EDGAR"
 
 
 def test_content_classification():

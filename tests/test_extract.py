@@ -300,7 +300,10 @@ def test_html_without_visible_text_is_empty():
 
 def test_html_entities_cannot_reach_the_network_or_files():
     data = b"""<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]><html><body><p>a &x; b</p></body></html>"""
-    assert "root:" not in extract_bytes(data).text
+    text = extract_bytes(data).text
+    assert "root:" not in text
+    # the paragraph comes through, the unknown entity as written (as a browser shows it)
+    assert text.splitlines()[-1] == "a &x; b"
 
 
 # -- .docx ---------------------------------------------------------------------------------------
@@ -328,7 +331,7 @@ def test_docx_external_entities_are_not_resolved():
            '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
            "<w:body><w:p><w:r><w:t>before &x; after</w:t></w:r></w:p></w:body></w:document>")
     ex = extract_bytes(make_docx([], document_xml=doc))
-    assert "root:" not in ex.text and "before" in ex.text
+    assert "root:" not in ex.text and ex.text.split() == ["before", "after"]
 
 
 def test_malformed_docx():

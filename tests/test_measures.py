@@ -608,7 +608,6 @@ def test_full_text_keeps_everything_but_code_and_separates_blocks():
 
 
 def test_main_text_uses_justext():
-    pytest.importorskip("justext")
     t = Preprocess(html="main").text(PAGE)
     assert t.startswith("The regulation requires")
     assert "Home" not in t and "Copyright" not in t

@@ -1,0 +1,237 @@
+"""Mutation testing of the core: does the suite notice when the code is broken on purpose?
+
+    python benchmarks/mutation.py [MODULE ...] [--workers 2] [--work DIR] [--markdown FILE]
+
+For each core module (score, shingle, normalize, index, audit, controls) mutmut 3 rewrites every
+function into many mutants (an operator, a constant, a comparison, an argument changed or
+dropped), and runs, for each mutant, the tests that call the function; a mutant that no test
+fails on *survives*. mutmut and not cosmic-ray: mutmut records which tests reach which function
+and runs only those for a mutant, forking from a warm process, so a module takes minutes, not
+the hours of one full test command per mutant.
+
+Each module is run on its own, in a scratch copy of the checkout (``--work``, default
+``$TMPDIR/auditor-mutation``), with the test files of ``MODULES`` below (the fast ones: tests
+marked ``slow`` are left out), under ``nice -n 19`` and with at most ``--workers`` worker
+processes. Mutants are forked from mutmut's fork server, never from a process that ran tests,
+so no cache of a clean run (the normaliser's piece cache) hides a mutant.
+
+The results go to ``benchmarks/results-mutation.json`` and ``benchmarks/MUTATION.md``: killed /
+total per module, the time taken, and every surviving mutant with its diff and the reason it
+changes no result (``EQUIVALENT`` below), or marked UNEXPLAINED. Not run in CI (too slow).
+Needs ``pip install -e '.[mutation]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: module -> test files whose tests may kill its mutants (mutmut picks, per function, those that reach it)
+MODULES: dict[str, list[str]] = {
+    "score": ["tests/test_score.py", "tests/test_audit.py"],
+    "shingle": ["tests/test_shingle.py", "tests/test_index.py"],
+    "normalize": ["tests/test_normalize.py"],
+    "index": ["tests/test_index.py"],
+    "audit": ["tests/test_audit.py"],
+    "controls": ["tests/test_controls.py"],
+}
+
+#: Surviving mutants that change no result: (function, text of the mutated line, why).
+#: Matched on the function and the mutated line, so the list survives renumbering.
+EQUIVALENT: list[tuple[str, str, str]] = []
+
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
+          37: "caught by type check", -11: "segfault", -9: "segfault"}
+
+
+def _config(module: str, workers: int) -> str:
+    tests = json.dumps(MODULES[module] + ["-m", "not slow"])
+    return (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["auditor"]\n'
+        f'only_mutate = ["auditor/{module}.py"]\n'
+        'also_copy = ["controls"]\n'
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:randomly"]\n'
+        f"pytest_add_cli_args_test_selection = {tests}\n"
+        'process_isolation = "forkserver"\n'
+        "use_git_change_detection = false\n"
+    )
+
+
+def _scratch(work: Path, module: str, workers: int) -> Path:
+    """A copy of the checkout's code, tests and fixtures with this module's mutmut section."""
+    d = work / module
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for name in ("auditor", "tests", "controls"):
+        shutil.copytree(ROOT / name, d / name, ignore=ignore)
+    text = (ROOT / "pyproject.toml").read_text()
+    (d / "pyproject.toml").write_text(text + _config(module, workers))
+    return d
+
+
+def _mutmut() -> list[str]:
+    exe = Path(sys.executable).with_name("mutmut")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mutmut"]
+
+
+def _diff(d: Path, name: str) -> tuple[str, str]:
+    """(removed lines, added lines) of a mutant, from ``mutmut show``."""
+    out = subprocess.run([*_mutmut(), "show", name], cwd=d, capture_output=True, text=True).stdout
+    minus = [ln[1:].strip() for ln in out.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    plus = [ln[1:].strip() for ln in out.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return "\n".join(minus), "\n".join(plus)
+
+
+def _function(name: str) -> str:
+    """``auditor.score.xǁEstimateǁof__mutmut_6`` -> ``Estimate.of``."""
+    tail = name.rsplit(".", 1)[1]
+    tail = re.sub(r"__mutmut_\d+$", "", tail)
+    return tail.lstrip("x").strip("ǁ").replace("ǁ", ".").lstrip("_") if "ǁ" in tail else tail[2:]
+
+
+def _reason(function: str, added: str) -> str | None:
+    for f, line, why in EQUIVALENT:
+        if f == function and line.strip() == added.strip():
+            return why
+    return None
+
+
+def run_module(module: str, work: Path, workers: int, timeout: float) -> dict:
+    d = _scratch(work, module, workers)
+    cmd = ["nice", "-n", "19", *_mutmut(), "run", "--max-children", str(workers)]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    t0 = time.monotonic()
+    with open(d / "mutmut-run.log", "w") as log:
+        done = subprocess.run(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout)
+    wall = time.monotonic() - t0
+    meta = d / "mutants" / "auditor" / f"{module}.py.meta"
+    if done.returncode != 0 or not meta.exists():
+        tail = (d / "mutmut-run.log").read_text(errors="replace")[-3000:]
+        raise SystemExit(f"mutmut failed on {module} (exit {done.returncode}):\n{tail}")
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    counts: dict[str, int] = {}
+    survivors = []
+    for name, code in sorted(codes.items(), key=lambda kv: _order(kv[0])):
+        status = STATUS.get(code, "suspicious")
+        counts[status] = counts.get(status, 0) + 1
+        if status in ("survived", "no tests", "suspicious", "timeout", "segfault"):
+            removed, added = _diff(d, name)
+            function = _function(name)
+            survivors.append({"mutant": name, "status": status, "function": function,
+                              "removed": removed, "added": added, "reason": _reason(function, added)})
+    return {"module": module, "tests": MODULES[module], "mutants": len(codes), "counts": counts,
+            "killed": counts.get("killed", 0) + counts.get("timeout", 0), "wall_s": round(wall, 1),
+            "survivors": survivors}
+
+
+def _order(name: str) -> tuple[str, int]:
+    m = re.match(r"(.*)__mutmut_(\d+)$", name)
+    return (m.group(1), int(m.group(2))) if m else (name, 0)
+
+
+def markdown(results: dict) -> str:
+    rows = results["modules"]
+    total = sum(r["mutants"] for r in rows)
+    killed = sum(r["killed"] for r in rows)
+    equivalent = sum(1 for r in rows for s in r["survivors"] if s["reason"])
+    out = [
+        "# Mutation testing of the core",
+        "",
+        "Generated by `python benchmarks/mutation.py` (mutmut "
+        f"{results['mutmut']}, Python {results['python']}, {results['workers']} worker(s) under "
+        "`nice -n 19` on a 2-core machine shared with other jobs). Not run in CI: it takes "
+        f"{results['wall_s'] / 60:.0f} minutes.",
+        "",
+        "A mutant is one small change to one function (an operator, a constant, a comparison, an "
+        "argument changed or dropped). *Killed*: some test fails on it (a timeout counts as "
+        "killed). *Survived*: every test passes; each survivor is listed below with the reason "
+        "it changes no result, or UNEXPLAINED.",
+        "",
+        "| module | tests | mutants | killed | survived (equivalent) | unexplained | time |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        eq = sum(1 for s in r["survivors"] if s["reason"])
+        un = len(r["survivors"]) - eq
+        out.append(f"| auditor/{r['module']}.py | {', '.join(Path(t).name for t in r['tests'])} | "
+                   f"{r['mutants']} | {r['killed']} ({100 * r['killed'] / max(1, r['mutants']):.1f}%) | "
+                   f"{len(r['survivors'])} ({eq}) | {un} | {r['wall_s'] / 60:.1f} min |")
+    out.append(f"| **all** | | {total} | {killed} ({100 * killed / max(1, total):.1f}%) | "
+               f"{total - killed} ({equivalent}) | {total - killed - equivalent} | "
+               f"{results['wall_s'] / 60:.1f} min |")
+    out += ["", "What mutmut does not mutate: functions under a decorator other than `@classmethod`/"
+            "`@staticmethod` (`score.min_hits` under `lru_cache`, `normalize._skeleton_table` under "
+            "`functools.cache`), module-level constants and class bodies. `min_hits` is pinned by "
+            "tests/test_score.py (its defining property, for many n), the skeleton table by its digest "
+            "(tests/test_normalize.py).", ""]
+    for r in rows:
+        if not r["survivors"]:
+            continue
+        out += [f"## auditor/{r['module']}.py: surviving mutants", ""]
+        for s in r["survivors"]:
+            why = s["reason"] or "**UNEXPLAINED**"
+            out += [f"- `{s['function']}` ({s['status']}): {why}", "  ```diff"]
+            out += [f"  - {ln}" for ln in s["removed"].splitlines()]
+            out += [f"  + {ln}" for ln in s["added"].splitlines()]
+            out += ["  ```"]
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"any of {', '.join(MODULES)} (default: all)")
+    ap.add_argument("--workers", type=int, default=2, help="mutmut worker processes (at most 2 here)")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "auditor-mutation")
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results-mutation.json")
+    ap.add_argument("--markdown", type=Path, default=ROOT / "benchmarks" / "MUTATION.md")
+    ap.add_argument("--timeout", type=float, default=6 * 3600, help="seconds per module")
+    args = ap.parse_args(argv)
+    modules = args.modules or list(MODULES)
+    unknown = sorted(set(modules) - set(MODULES))
+    if unknown:
+        ap.error(f"not a core module: {', '.join(unknown)}")
+    previous = json.loads(args.json.read_text()) if args.json.exists() else {"modules": []}
+    done = {r["module"]: r for r in previous.get("modules", [])}
+    for m in modules:
+        print(f"mutating auditor/{m}.py ...", flush=True)
+        r = run_module(m, args.work, args.workers, args.timeout)
+        done[m] = r
+        print(f"  {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survived, {r['wall_s']:.0f} s",
+              flush=True)
+        for s in r["survivors"]:  # a changed EQUIVALENT list applies to modules not rerun too
+            s["reason"] = _reason(s["function"], s["added"])
+        _write(args, done)
+    for r in done.values():
+        for s in r["survivors"]:
+            s["reason"] = _reason(s["function"], s["added"])
+    _write(args, done)
+    return 0
+
+
+def _write(args: argparse.Namespace, done: dict[str, dict]) -> None:
+    from importlib.metadata import version
+
+    rows = [done[m] for m in MODULES if m in done]
+    results = {"mutmut": version("mutmut"), "python": platform.python_version(), "workers": args.workers,
+               "wall_s": round(sum(r["wall_s"] for r in rows), 1), "modules": rows}
+    args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    args.markdown.write_text(markdown(results))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
