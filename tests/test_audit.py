@@ -328,3 +328,58 @@ def test_a_rebuild_refingerprints_and_regroups_exact_duplicates(store, tmp_path,
     build_index(store, rebuild=True)
     assert store.scalar("SELECT duplicate_of FROM documents WHERE id = ?", (ids[1],)) == ids[0]
     assert run_audit(store, 0.8).duplicate_groups == [ids]
+
+
+def _straddling(low: float, high: float, threshold: float = 0.8):
+    """(A, B, exact, estimate): the first ``cut`` words of a 330-word A inside a filler B, found by
+    trying seeds and cuts, such that ``low <= exact < high`` while the sampled estimate is below
+    ``threshold`` and its upper Wilson bound reaches it (the index alone cannot decide the pair)."""
+    from auditor.shingle import shingle_text
+    from tests.textgen import prose
+
+    for seed in range(1, 200):
+        a_words = prose(seed, 330).split()
+        a = " ".join(a_words)
+        sa = shingle_text(a, keep_all=True)
+        before, after = prose(seed + 5000, 300), prose(seed + 9000, 300)
+        for cut in range(int(low * sa.n_shingles), int(high * sa.n_shingles) + 5):
+            b = before + " ".join(a_words[:cut]) + "\n" + after
+            sb = shingle_text(b, keep_all=True)
+            exact = containment(sa.all, sb.all)
+            est = Estimate.of(len(np.intersect1d(sa.sampled, sb.sampled)), len(sa.sampled))
+            if low <= exact < high and est.estimate < threshold <= est.high:
+                return a, b, exact, est
+    raise AssertionError("no such pair")
+
+
+def _straddling_audit(store, tmp_path, low, high):
+    from auditor.audit import SHORT_SHINGLES
+
+    a, b, exact, est = _straddling(low, high)
+    (tmp_path / "a.txt").write_text(a)
+    (tmp_path / "b.txt").write_text(b)
+    ingest(store, [tmp_path / "a.txt", tmp_path / "b.txt"], workers=1)
+    ids = _ids(store)
+    # longer than the exhaustively searched documents: only the sampled index speaks for A
+    assert store.scalar("SELECT n_shingles FROM index_docs WHERE doc_id = ?", (ids["a.txt"],)) > SHORT_SHINGLES
+    return run_audit(store, 0.8), (ids["a.txt"], ids["b.txt"]), exact, est
+
+
+def test_a_pair_estimated_below_the_threshold_but_contained_is_found_by_exact_verification(store, tmp_path):
+    r, pair, exact, est = _straddling_audit(store, tmp_path, 0.8, 0.86)
+    assert est.estimate < 0.8 <= est.high and exact >= 0.8
+    got = pairs_of(r)
+    assert got[pair] == exact
+    c = r.containing
+    [row] = [i for i, k in enumerate(zip(c.contained.tolist(), c.container.tolist(), strict=True)) if k == pair]
+    assert (c.hits[row], c.sampled[row]) == (est.hits, est.sampled)  # the estimate the index gave
+    assert located(r, *pair).estimate.estimate == est.estimate < 0.8
+
+
+def test_a_straddling_pair_whose_exact_value_is_below_the_threshold_is_verified_and_not_found(store, tmp_path):
+    r, pair, exact, est = _straddling_audit(store, tmp_path, 0.72, 0.8)
+    assert est.estimate < 0.8 <= est.high and exact < 0.8
+    assert pair not in pairs_of(r)
+    # it was verified exactly (a nearest miss at its exact value), not dropped on its estimate
+    [miss] = [p for p in r.nearest_misses if (p.contained, p.container) == pair]
+    assert miss.exact == exact and r.below >= 1

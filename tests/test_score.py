@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from auditor.score import (
+    Z95,
     Estimate,
     containment,
     jaccard,
@@ -52,27 +53,58 @@ def test_vectorised_rule_and_bounds_are_the_scalar_ones_bit_for_bit():
     assert rule.any() and not rule.all()
 
 
+def test_estimate_of_carries_the_counts_and_the_interval():
+    assert Estimate.of(7, 10) == Estimate(10, 7, 0.7, *wilson(7, 10))
+    assert Estimate.of(0, 0) == Estimate(0, 0, 0.0, 0.0, 1.0)  # nothing sampled: nothing known
+
+
+def test_a_perfect_estimate_is_verified_even_at_threshold_one():
+    # threshold 1.0 asks for complete containment: the bound 1.0 reaches it, and only the exact
+    # value may decide (a sampled 5/5 says nothing about the unsampled shingles)
+    assert Estimate.of(5, 5).needs_exact(1.0) and not Estimate.of(4, 5).needs_exact(1.0)
+    assert needs_exact(np.array([5, 4]), 5, 1.0).tolist() == [True, False]
+
+
 def test_vectorised_bound_agrees():
     for n in (1, 3, 17, 250):
         h = np.arange(n + 1)
         assert np.allclose(wilson_high(h, n), [wilson(int(x), n)[1] for x in h], atol=1e-12)
+    # counts past 2**32 (n*n overflows int64): still the scalar bound
+    for n in (10**10, 3 * 10**9):
+        h = np.array([n - 10, n // 2], dtype=np.int64)
+        assert np.allclose(wilson_high(h, n), [wilson(int(x), n)[1] for x in h], atol=1e-12, rtol=0)
+
+
+def test_upper_bound_never_exceeds_one():
+    # (p + z2/2n + half) / (1 + z2/n) is 1 for p = 1 in exact arithmetic, and rounds above it
+    for n in range(1, 400):
+        assert wilson_high(np.arange(n + 1), n).max() <= 1.0
 
 
 def test_min_hits_is_the_first_count_whose_interval_reaches_the_threshold():
     for n in (1, 2, 5, 40, 300, 4000):
-        m = min_hits(n, 0.8)
-        assert wilson(m, n)[1] >= 0.8
-        if m > 0:
-            assert wilson(m - 1, n)[1] < 0.8
-        assert prefix_length(n, 0.8) == n - m + 1
+        for z in (Z95, 1.0):
+            m = min_hits(n, 0.8, z)
+            assert wilson(m, n, z)[1] >= 0.8
+            if m > 0:
+                assert wilson(m - 1, n, z)[1] < 0.8
+    assert min_hits(0, 0.8) == 0
 
 
-def test_prefix_principle_guarantees_a_shared_rare_shingle():
-    n = 250
-    m = min_hits(n, 0.8)
-    p = prefix_length(n, 0.8)
-    assert m + p > n  # any m shingles of n meet any p of them
-    assert math.isclose(m / n, 0.75, abs_tol=0.03)
+@pytest.mark.parametrize("z", [Z95, 1.0])
+def test_prefix_principle_guarantees_a_shared_rare_shingle(z):
+    """A container sharing ``min_hits`` of A's n sampled shingles, *whichever* they are, shares one
+    of A's ``prefix_length`` rarest; one fewer rare shingle and the worst container is missed."""
+    for n in (1, 2, 7, 40, 250, 1000):
+        m, p = min_hits(n, 0.8, z), prefix_length(n, 0.8, z)
+        rarest_first = list(range(n))
+        worst = set(rarest_first[n - m:])  # the container holding the m commonest shingles
+        assert worst & set(rarest_first[:p])
+        if p > 1:
+            assert not worst & set(rarest_first[: p - 1])
+        assert 0 < p <= n
+    assert prefix_length(0, 0.8) == 0  # no sampled shingle: no prefix to look up
+    assert math.isclose(min_hits(250, 0.8) / 250, 0.75, abs_tol=0.03)
 
 
 def test_set_measures():
@@ -81,3 +113,5 @@ def test_set_measures():
     assert containment(a, b) == 0.5
     assert jaccard(a, b) == 2 / 10
     assert containment(np.empty(0, np.uint64), b) == 0.0
+    assert jaccard(np.empty(0, np.uint64), np.empty(0, np.uint64)) == 0.0
+    assert containment(b, a) == 2 / 8 and jaccard(a, np.array([5], dtype=np.uint64)) == 0.0
