@@ -38,6 +38,7 @@ from auditor.gate import (
 from auditor.ingest import ingest
 from auditor.store import Store
 from tests.fixtures_build import make_edgar_submission, make_pdf
+from tests.formats import validate_junit, validate_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCESSION = "0000950123-24-000001"
@@ -112,6 +113,7 @@ def main_store(where: Path, files: dict[str, str]) -> None:
 
 
 def junit(path: Path) -> ET.Element:
+    validate_junit(path.read_bytes())
     suites = ET.parse(path).getroot()
     assert suites.tag == "testsuites"
     (suite,) = suites.findall("testsuite")
@@ -121,12 +123,13 @@ def junit(path: Path) -> ET.Element:
         assert int(el.get("tests")) == len(cases)
         assert int(el.get("failures")) == n["failure"]
         assert int(el.get("errors")) == n["error"]
-        assert int(el.get("skipped")) == n["skipped"]
+    assert int(suite.get("skipped")) == n["skipped"]
     return suite
 
 
 def check_sarif(path: Path) -> dict:
     log = json.loads(path.read_text())
+    validate_sarif(log)
     assert log["version"] == "2.1.0"
     assert log["$schema"].endswith("sarif-schema-2.1.0.json")
     (run,) = log["runs"]
@@ -707,3 +710,22 @@ def test_what_a_failing_gate_stored_is_gated_again_under_another_batch_name(tmp_
     assert again.returncode == 1, again.stdout + again.stderr
     got = {(f["kind"], f["new"]["path"]) for f in gate_json(tmp_path / "again")["findings"]}
     assert ("new-in-corpus", "new/b.txt") in got
+
+
+def test_the_bundled_schemas_reject_what_a_ci_system_would():
+    """The validators have teeth: a SARIF result without a message, a JUnit testcase without a
+    name, and a raw control character each fail."""
+    good = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
+        {"ruleId": "CONTAIN001", "message": {"text": "m"}}]}]}
+    validate_sarif(good)
+    bad = json.loads(json.dumps(good))
+    del bad["runs"][0]["results"][0]["message"]
+    with pytest.raises(AssertionError, match="message"):
+        validate_sarif(bad)
+    ok = b'<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><testcase name="t"/></testsuite></testsuites>'
+    validate_junit(ok)
+    with pytest.raises(AssertionError, match="name"):
+        validate_junit(ok.replace(b' name="t"', b""))
+    from lxml import etree
+    with pytest.raises(etree.XMLSyntaxError):
+        validate_junit(ok.replace(b'name="t"', b'name="t\x01"'))

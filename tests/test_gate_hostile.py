@@ -12,6 +12,7 @@ from lxml import etree
 
 from auditor.gate import _xml_text, escape_data, escape_property
 from tests import hostile
+from tests.formats import validate_junit, validate_sarif
 from tests.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,9 +54,10 @@ def test_a_gate_on_hostile_names_writes_inert_annotations_junit_and_sarif(tmp_pa
     assert any(line.startswith("::error file=new/[link=https%3Aevil]x[/]\\x1b]8;;https%3Aevil\\x07")
                for line in annotations), annotations
     junit = (tmp_path / "gate.xml").read_bytes()
-    root = etree.fromstring(junit, etree.XMLParser(recover=False))
+    root = validate_junit(junit)  # a strict XML 1.0 parser, then the JUnit XSD
     assert not any(c in junit.decode() for c in hostile.RAW_CONTROLS)
     assert any("\\u202etxt.exe" in (tc.get("name") or "") for tc in root.iter("testcase"))
     sarif = json.loads((tmp_path / "gate.sarif").read_text())
+    validate_sarif(sarif)
     texts = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
     assert texts and not any(c in t for t in texts for c in hostile.RAW_CONTROLS)
