@@ -72,6 +72,8 @@ class Document:
 
     meta: dict
     raw: bytes
+    offset: int = 0  # of its ``<DOCUMENT>`` tag in the submission
+    sequence_at: int = -1  # of its ``<SEQUENCE>`` tag, if it has one
 
 
 @dataclass
@@ -128,7 +130,11 @@ def parse(data: bytes, max_documents: int | None = None) -> Submission:
         if end < 0:
             raise ExtractionError(
                 "edgar_malformed", f"<DOCUMENT> at byte {pos} has no </DOCUMENT> (truncated submission?)")
-        sub.documents.append(_document(data[pos + len(b"<DOCUMENT>") : end], len(sub.documents) + 1, sub.warnings))
+        doc = _document(data[pos + len(b"<DOCUMENT>") : end], len(sub.documents) + 1, sub.warnings)
+        doc.offset = pos
+        if doc.sequence_at >= 0:
+            doc.sequence_at += pos + len(b"<DOCUMENT>")
+        sub.documents.append(doc)
         pos = data.find(b"<DOCUMENT>", end)
     if not sub.documents:
         raise ExtractionError("empty", "EDGAR submission contains no <DOCUMENT>")
@@ -177,11 +183,32 @@ def _document(body: bytes, position: int, warnings: list[str]) -> Document:
         stop = body.rfind(b"</TEXT>")
         raw = body[start + len(b"<TEXT>") : stop if stop > start else len(body)]
     meta: dict[str, str | None] = {"type": None, "sequence": None, "filename": None, "description": None}
+    sequence_at = -1
     for m in _DOC_TAG.finditer(top):
         key = m.group(1).decode().lower()
         if meta[key] is None:
             meta[key] = _text(m.group(2))
-    return Document(meta, raw)
+            if key == "sequence":
+                sequence_at = m.start()
+    return Document(meta, raw, sequence_at=sequence_at)
+
+
+def part_lines(data: bytes) -> dict[str, int]:
+    """The line (1-based) where each document of a submission starts, by the name ingest gives
+    its part (its ``<SEQUENCE>``, else its position): the line of its ``<SEQUENCE>`` tag, else of
+    its ``<DOCUMENT>`` tag. Empty for what is not a well-formed submission."""
+    try:
+        documents = parse(data).documents
+    except ExtractionError:
+        return {}
+    out: dict[str, int] = {}
+    line, counted = 1, 0
+    for i, doc in enumerate(documents, 1):
+        at = doc.sequence_at if doc.sequence_at >= 0 else doc.offset
+        line += data.count(b"\n", counted, at)
+        counted = at
+        out.setdefault(doc.meta["sequence"] or str(i), line)
+    return out
 
 
 def content(raw: bytes) -> Content:

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from auditor import __version__
+from auditor import __version__, edgar
 from auditor.audit import AuditResult, describe, locate_pairs
 from auditor.check import require_intact
 from auditor.console import clean
@@ -649,14 +649,10 @@ class _Locator:
 
     def _sequence_line(self, resolved: str, part: str) -> int:
         if resolved not in self._seq_lines:
-            lines: dict[str, int] = {}
             try:
-                data = Path(resolved).read_bytes()
-                for m in re.finditer(rb"^<SEQUENCE>[ \t]*([^\r\n<]*?)[ \t]*\r?$", data, re.M):
-                    lines.setdefault(m.group(1).decode("latin-1"), data.count(b"\n", 0, m.start()) + 1)
+                self._seq_lines[resolved] = edgar.part_lines(Path(resolved).read_bytes())
             except OSError:
-                pass
-            self._seq_lines[resolved] = lines
+                self._seq_lines[resolved] = {}
         return self._seq_lines[resolved].get(part, 1)
 
     def locate(self, f: Finding, s: Sighting, span: dict[str, Any] | None = None) -> None:

@@ -344,15 +344,12 @@ def _read_fd(fd: int, limit: int, h: Any = None) -> bytes:
 
 
 def _hash_fd(fd: int) -> str:
-    h = hashlib.sha256()
-    while True:
-        try:
-            block = os.read(fd, 1 << 20)
-        except OSError as e:
-            raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
-        if not block:
-            return h.hexdigest()
-        h.update(block)
+    """sha256 of the rest of an fd from ``open_regular`` (which keeps it open)."""
+    try:
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as e:
+        raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
 
 
 def sha256_file(path: str | os.PathLike) -> str | None:

@@ -226,11 +226,8 @@ def directory_source(directory: Path, *, notice_words: tuple[int, int] = (20, 60
 
 
 def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def fetch_wheel(cache: Path) -> Path:

@@ -19,6 +19,7 @@ __all__ = [
     "make_edgar_submission",
     "make_pdf",
     "make_raw_pdf",
+    "serialize_pdf",
     "uuencode",
 ]
 
@@ -80,7 +81,12 @@ def make_raw_pdf(contents: Sequence[bytes], *, repeat: int = 1, flate: bool = Fa
     objs[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id
     objs[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
         b" ".join(b"%d 0 R" % k for k in kids), len(kids))
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    return serialize_pdf(objs, catalog, header=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+
+
+def serialize_pdf(objs: Sequence[bytes], root: int = 1, *, header: bytes = b"%PDF-1.4\n") -> bytes:
+    """A PDF file of the objects ``objs`` (numbered from 1), with its xref table and trailer."""
+    out = bytearray(header)
     offsets = []
     for i, body in enumerate(objs, 1):
         offsets.append(len(out))
@@ -88,8 +94,7 @@ def make_raw_pdf(contents: Sequence[bytes], *, repeat: int = 1, flate: bool = Fa
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objs) + 1, catalog, xref)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, root, xref)
     return bytes(out)
 
 

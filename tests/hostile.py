@@ -14,6 +14,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.fixtures_build import serialize_pdf
 from tests.textgen import prose
 
 #: A file name that would drive a terminal (OSC 8 hyperlink, BEL, clear screen, right-to-left
@@ -33,16 +34,7 @@ def cycle_pdf(kind: str = "contents") -> bytes:
                      b"5 0 R", b"4 0 R"],
         "pages": [b"<< /Type /Catalog /Pages 2 0 R >>", b"3 0 R", b"2 0 R"],
     }[kind]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
+    return serialize_pdf(objs)
 
 
 def docx_bomb(path: Path, inflated: int) -> None:

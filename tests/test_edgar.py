@@ -364,3 +364,19 @@ def test_xml_part_cut_off_mid_element_is_recorded_unreadable():
     assert "not well-formed" in part.extracted.unreadable
     ok = _part({"type": "EX-10.1", "filename": "y.xml", "text": f"<XML>\n<a><b>{LEASE}</b></a>\n</XML>"})
     assert ok.extracted.unreadable is None
+
+
+def test_part_lines_point_at_each_documents_sequence_tag():
+    data = make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "a.txt", "text": "Annual report.\nSecond line.\n"},
+        {"type": "EX-10.1", "filename": "b.txt", "sequence": "7", "text": "Exhibit.\n"},
+    ])
+    lines = data.split(b"\n")
+    assert edgar.part_lines(data) == {"1": lines.index(b"<SEQUENCE>1") + 1, "7": lines.index(b"<SEQUENCE>7") + 1}
+    # a document without <SEQUENCE> is the part named by its position: the line of its <DOCUMENT>
+    unnamed = data.replace(b"<SEQUENCE>7\n", b"")
+    at = unnamed.split(b"\n").index(b"<DOCUMENT>", lines.index(b"<SEQUENCE>1") + 1) + 1
+    assert edgar.part_lines(unnamed) == {"1": lines.index(b"<SEQUENCE>1") + 1, "2": at}
+    # what is not a submission (or is cut short) has no parts to point at
+    assert edgar.part_lines(b"<SEQUENCE>1\nplain text\n") == {}
+    assert edgar.part_lines(data[: data.rfind(b"</DOCUMENT>")]) == {}

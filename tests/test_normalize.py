@@ -84,6 +84,41 @@ def test_ascii_offsets_point_at_the_words(t):
     assert [words(t[a:b]) for a, b in zip(starts, ends, strict=True)] == [[w] for w in words(t)]
 
 
+# Words with letters that fold (accents, ß, the fi ligature, Cyrillic and Greek look-alikes, a
+# combining accent), between ASCII separators: each word's span then holds that word alone.
+_FOLDING_WORD = st.lists(st.sampled_from(["a", "b", "x", "0", "\u00e9", "\u00df", "\ufb01", "\u0430", "\u043e",
+                                          "\u0451", "\u03bf", "\u0410", "e\u0301", "E\u0301"]),
+                         min_size=1, max_size=8).map("".join)
+_ASCII_GAP = st.sampled_from([" ", ", ", ".\n", "  (", ") ", "\t", " - "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_FOLDING_WORD, _ASCII_GAP), min_size=1, max_size=12), st.booleans())
+def test_non_ascii_offsets_hold_exactly_their_word(pieces, hyphen):
+    """Both offset paths against the plain normaliser: ``text[start:end]`` normalises to the
+    word and nothing else, and the spans follow each other without overlapping."""
+    t = "".join(w + gap for w, gap in pieces)
+    if hyphen:  # a word broken at a line end, rejoined
+        t = t.replace(" ", "-\n", 1)
+    found, starts, ends = words_with_offsets(t)
+    assert found == words(t)
+    assert [words(t[a:b]) for a, b in zip(starts, ends, strict=True)] == [[w] for w in found]
+    fast_starts, fast_ends = word_offsets(t)
+    assert (fast_starts, fast_ends) == (starts, ends)
+    assert all(b <= a for b, a in zip(ends, starts[1:], strict=False))
+
+
+def test_offsets_of_a_mixed_text():
+    t = "Le \ufb01nal \u00abcaf\u00e9\u00bb co\u00fbte 5\u20ac, na-\nive \u0441\u0430d."
+    w, starts, ends = words_with_offsets(t)
+    # a span takes in the whole non-ASCII run its word touches ("\u00e9\u00bb"), and the ASCII
+    # character before one (the space before the ligature)
+    assert w == ["le", "final", "caf\u00e9", "co\u00fbte", "5", "naive", "cad"]
+    assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == [
+        "Le", " \ufb01nal", "caf\u00e9\u00bb", "co\u00fbte", "5\u20ac", "na-\nive", " \u0441\u0430d"]
+    assert word_offsets(t) == (starts, ends)
+
+
 def _reference_words(t: str) -> list[str]:
     """The rules applied to the whole text at once, step by step as the docstring gives them."""
     whole = norm._clean(norm._soft_hyphens(t))
