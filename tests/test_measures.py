@@ -283,6 +283,7 @@ def test_minhash_estimate_centres_on_one_third_over_30_runs():
     assert abs(float(np.median(est)) - 1 / 3) <= 0.02
     se = standard_error(1 / 3, 200)
     assert np.mean(np.abs(est - 1 / 3) <= 2 * se) >= 0.8
+    assert 0.6 * se < float(np.std(est, ddof=1)) < 1.5 * se  # the formula is the spread over seeds
 
 
 def test_minhash_estimate_tracks_jaccard_on_larger_sets():
