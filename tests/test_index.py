@@ -1,0 +1,112 @@
+"""The sampled index: one document's entry, and bringing the index of a store up to date."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+import pytest
+
+from auditor.errors import IndexMismatch
+from auditor.index import build_index, prepare_text
+from auditor.ingest import ingest
+from auditor.normalize import words_bytes
+from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, shingle_text
+from tests.textgen import prose
+
+
+def test_prepare_text_is_the_shingling_of_the_text():
+    text = "The Lessee \u201cshall\u201d pay-\nment RENT. " + prose(1, 400)
+    d = prepare_text(text, DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed))
+    s = shingle_text(text, keep_all=True)  # the same numbers, computed by shingle.py
+    wb = words_bytes(text)
+    assert d["n_words"] == s.n_words == len(wb) == 405
+    assert d["n_shingles"] == s.n_shingles and s.n_shingles > 350
+    assert d["sampled"] == s.sampled.tobytes() and len(s.sampled) > 5
+    assert d["norm_sha256"] == hashlib.sha256(b" ".join(wb)).hexdigest()
+    assert wb[:6] == [b"the", b"lessee", b"shall", b"payment", b"rent", wb[5]]
+    other = prepare_text(text, Params(k=3, modulus=4), WordHasher(7))
+    assert other["n_shingles"] != d["n_shingles"] or other["sampled"] != d["sampled"]
+    assert len(other["sampled"]) > len(d["sampled"])  # 1 in 4 sampled, not 1 in 16
+    assert prepare_text(text, DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed), fingerprint=False)["norm_sha256"] is None
+    empty = prepare_text("-- . --", DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed))
+    assert empty == {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""}
+
+
+def _rows(store):
+    return store.conn.execute(
+        "SELECT doc_id, n_words, n_shingles, n_sampled, sampled FROM index_docs ORDER BY doc_id").fetchall()
+
+
+@pytest.fixture
+def stored(store, tmp_path):
+    """Ten documents ingested (and so indexed), one of them with no words."""
+    for i in range(9):
+        (tmp_path / f"d{i}.txt").write_text(prose(100 + i, 300 + 40 * i))
+    (tmp_path / "blank.txt").write_text("-- . --\n")
+    ingest(store, [tmp_path], workers=1)
+    return store
+
+
+def test_documents_without_an_entry_are_indexed_as_ingest_indexed_them(stored):
+    store = stored
+    before = _rows(store)
+    assert len(before) == 9  # the document without words has no entry
+    ids = [r[0] for r in before]
+    with store.write():
+        store.conn.execute("DELETE FROM index_docs WHERE doc_id IN (?, ?, ?)", (ids[1], ids[4], ids[8]))
+    seen = []
+    r = build_index(store, on_progress=lambda done, total: seen.append((done, total)))
+    assert (r.indexed, r.total, r.rebuilt, r.params) == (3, 9, False, DEFAULT_PARAMS)
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert _rows(store) == before
+    assert r.postings == sum(row[3] for row in before) == sum(len(row[4]) // 8 for row in before)
+    again = build_index(store)
+    assert (again.indexed, again.total, again.postings) == (0, 9, r.postings)
+
+
+def test_two_workers_build_the_same_index_as_one(stored):
+    store = stored
+    before = _rows(store)
+    with store.write():
+        store.conn.execute("DELETE FROM index_docs")
+    r = build_index(store, workers=2)
+    assert (r.indexed, r.total) == (9, 9)
+    assert _rows(store) == before
+
+
+def test_other_parameters_need_a_rebuild_which_reindexes_and_refingerprints(stored):
+    store = stored
+    before = _rows(store)
+    fingerprints = store.conn.execute("SELECT id, n_words, norm_sha256 FROM documents ORDER BY id").fetchall()
+    other = Params(k=4, modulus=8)
+    with pytest.raises(IndexMismatch, match="k=5"):
+        build_index(store, other)
+    assert _rows(store) == before and store.params == DEFAULT_PARAMS
+    with store.write():  # as if an older normalisation had counted and fingerprinted differently
+        store.conn.execute("UPDATE documents SET n_words = n_words + 1, norm_sha256 = 'old' WHERE n_words > 0")
+    r = build_index(store, other, rebuild=True)
+    assert (r.indexed, r.total, r.rebuilt) == (9, 9, True)
+    assert store.params == other == r.params
+    rows = _rows(store)
+    assert [x[0] for x in rows] == [x[0] for x in before]
+    assert all(new[2] == old[2] + 1 for new, old in zip(rows, before, strict=True))  # k=4: one more each
+    assert sum(x[3] for x in rows) > 1.5 * sum(x[3] for x in before)  # 1 in 8 sampled
+    assert store.conn.execute("SELECT id, n_words, norm_sha256 FROM documents ORDER BY id").fetchall() == fingerprints
+    back = build_index(store, DEFAULT_PARAMS, rebuild=True)
+    assert back.rebuilt and _rows(store) == before
+
+
+def test_a_rebuild_takes_this_auditors_normalisation_and_hash(stored):
+    store = stored
+    old = replace(DEFAULT_PARAMS, normalization="nfkc-casefold-dehyphen-alnum/1", hash="an older hash")
+    with pytest.raises(IndexMismatch, match="normalization"):
+        build_index(store, old)
+    r = build_index(store, old, rebuild=True)
+    assert r.params == DEFAULT_PARAMS == store.params
+
+
+def test_an_empty_index_takes_new_parameters_without_a_rebuild(store):
+    r = build_index(store, Params(k=3))
+    assert (r.indexed, r.total, r.postings, r.rebuilt) == (0, 0, 0, True)
+    assert store.params == Params(k=3)
