@@ -383,3 +383,130 @@ def test_a_straddling_pair_whose_exact_value_is_below_the_threshold_is_verified_
     # it was verified exactly (a nearest miss at its exact value), not dropped on its estimate
     [miss] = [p for p in r.nearest_misses if (p.contained, p.container) == pair]
     assert miss.exact == exact and r.below >= 1
+
+
+# -- a small corpus, every result checked against brute force ----------------------------------
+
+def _small_corpus(d):
+    """Texts by name: a contract C inside two filings (all of it, and 85% of it), a retyped copy R
+    (a few words changed: C and R contain each other), an exact duplicate D of C in other layout,
+    a 40-word notice N in ten letters, a near miss A2 in B2, unrelated text U, and a text too short
+    for a shingle."""
+    import textwrap
+
+    from tests.textgen import prose
+
+    c = prose(1, 600)
+    cw = c.split()
+    r_words = list(cw)
+    for i in (100, 300, 500):
+        r_words[i] = "quux"
+    a2, b2, _, _ = _straddling(0.72, 0.8)
+    n = " ".join(prose(9, 40).split())
+    texts = {
+        "c.txt": c,
+        "f1.txt": prose(2, 1500) + "\n" + c + "\n" + prose(3, 1500),
+        "f2.txt": prose(4, 500) + "\n" + " ".join(cw[: int(len(cw) * 0.85)]) + "\n" + prose(5, 500),
+        "r.txt": " ".join(r_words),
+        "d.txt": "\n".join(textwrap.wrap(c.upper(), 50)),
+        "a2.txt": a2,
+        "b2.txt": b2,
+        "u.txt": prose(40, 500),
+        "tiny.txt": "Section 1.",
+        **{f"h{i}.txt": prose(20 + i, 200) + "\n" + n + "\n" + prose(60 + i, 100) for i in range(10)},
+        "n.txt": n,
+    }
+    for name, text in texts.items():
+        (d / name).write_text(text)
+    return texts
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    from auditor.shingle import shingle_text
+    from auditor.store import Store
+
+    d = tmp_path_factory.mktemp("small")
+    texts = _small_corpus(d)
+    store = Store(d / "small.db")
+    ingest(store, [d / n for n in sorted(texts)], workers=1)
+    ids = {r["path"].rsplit("/", 1)[1]: r["id"] for r in store.rows("SELECT id, path FROM documents")}
+    sets = {ids[n]: shingle_text(t, keep_all=True).all for n, t in texts.items()}
+    yield store, ids, texts, sets
+    store.close()
+
+
+def _brute_force(sets, members, threshold=0.8):
+    """Every (contained, container) pair among ``members`` at or above the threshold."""
+    return {(a, b): containment(sets[a], sets[b]) for a in members for b in members
+            if a != b and len(sets[a]) and containment(sets[a], sets[b]) >= threshold}
+
+
+def test_the_audit_of_a_small_corpus_is_the_brute_force_answer(small):
+    store, ids, _, sets = small
+    r = run_audit(store, 0.8)
+    reps = sorted(set(ids.values()) - {ids["d.txt"], ids["tiny.txt"]})  # D duplicates C
+    expected = _brute_force(sets, reps)
+    assert pairs_of(r) == expected
+    assert (ids["c.txt"], ids["f2.txt"]) in expected and expected[(ids["c.txt"], ids["f2.txt"])] < 0.9
+    assert r.duplicate_groups == [sorted([ids["c.txt"], ids["d.txt"]])]
+    assert r.universe == sorted(ids.values())  # every document with words, duplicates included
+    assert r.documents == len(reps) + 1  # one per duplicate group; the tiny text too, with no shingle
+    assert [(x["doc_id"], x["n_shingles"]) for x in r.not_auditable] == [(ids["tiny.txt"], 0)]
+    # every candidate is counted once in the histogram, by its exact value or else its estimate
+    assert sum(r.histogram) == r.candidates >= len(expected)
+    # C and R contain each other: one family with the range of their two containments
+    c, rr = ids["c.txt"], ids["r.txt"]
+    [fam] = r.families
+    assert fam.members == sorted([c, rr]) and fam.pairs == 2
+    assert (fam.low, fam.high) == (min(expected[(c, rr)], expected[(rr, c)]), max(expected[(c, rr)], expected[(rr, c)]))
+    # each contained document once, containers outside its family best first: containment, then
+    # the smaller container, then the lower id
+    size = {i: len(s) for i, s in sets.items()}
+    by_doc = {x.doc: x for x in r.contained}
+    assert sorted(by_doc) == sorted({a for a, b in expected if (b, a) not in expected or a == b})
+    for a, entry in by_doc.items():
+        outside = [(b, v) for (x, b), v in expected.items() if x == a and (b, a) not in expected]
+        want = sorted(outside, key=lambda bv: (-bv[1], size[bv[0]], bv[0]))
+        assert entry.containers.tolist() == [b for b, _ in want]
+        assert entry.values.tolist() == [v for _, v in want]
+        assert entry.family == (0 if a in fam.members else None)
+    assert [p.container for p in by_doc[c].best] == [ids["f1.txt"], ids["f2.txt"]]
+    # the notice is in ten letters: boilerplate by measurement, shown with its best container only
+    notice = by_doc[ids["n.txt"]]
+    assert r.boilerplate_min == 10 and notice.boilerplate and len(notice.containers) == 10 and len(notice.best) == 1
+    assert [x.doc for x in r.findings] == sorted(set(by_doc) - {ids["n.txt"]})
+    assert [x.doc for x in r.boilerplate] == [ids["n.txt"]]
+
+
+def test_the_small_corpus_locations_and_nearest_misses(small):
+    store, ids, texts, sets = small
+    r = run_audit(store, 0.8)
+    c, f1 = ids["c.txt"], ids["f1.txt"]
+    start = texts["f1.txt"].index(texts["c.txt"])
+    end = start + len(texts["c.txt"].rstrip().rstrip("."))
+    [span] = located(r, c, f1).spans
+    assert (span.start, span.end, span.words) == (start, end, 600)
+    assert span.shingles == len(sets[c])
+    assert r.located[(c, f1)] == [span]
+    # the near miss was verified, and the misses come closest first
+    misses = [(p.contained, p.container, p.exact) for p in r.nearest_misses]
+    assert (ids["a2.txt"], ids["b2.txt"], containment(sets[ids["a2.txt"]], sets[ids["b2.txt"]])) in misses
+    assert all(x < 0.8 for _, _, x in misses) and r.below == len(misses)
+    assert [x for _, _, x in misses] == sorted((x for _, _, x in misses), reverse=True)
+
+
+def test_only_and_documents_restrict_the_small_corpus_audit(small):
+    store, ids, _, _ = small
+    full = pairs_of(run_audit(store, 0.8))
+    h0 = ids["h0.txt"]
+    assert pairs_of(run_audit(store, 0.8, only={h0})) == {k: v for k, v in full.items() if h0 in k}
+    # a duplicate in ``only`` stands for its group's first member
+    d_only = pairs_of(run_audit(store, 0.8, only={ids["d.txt"]}))
+    assert d_only == {k: v for k, v in full.items() if ids["c.txt"] in k}
+    without_f1 = sorted(set(ids.values()) - {ids["f1.txt"]})
+    part = run_audit(store, 0.8, documents=without_f1)
+    assert pairs_of(part) == {k: v for k, v in full.items() if ids["f1.txt"] not in k}
+    assert part.universe == without_f1
+    higher = pairs_of(run_audit(store, 0.9))
+    assert higher == {k: v for k, v in full.items() if v >= 0.9}
