@@ -29,6 +29,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,27 @@ FUNCTIONS: dict[str, list[str]] = {}
 
 #: Surviving mutants that change no result: (function, text of the mutated line, why).
 #: Matched on the function and the mutated line, so the list survives renumbering.
-EQUIVALENT: list[tuple[str, str, str]] = []
+_CLAMP = ("the clamp is unreachable: for hits < n the upper Wilson bound is 1 - O(1/n) in exact "
+          "arithmetic, far below 1 in floating point, and hits == n returns 1.0 before it")
+_INT_DTYPE = ("the counts are integers either way: without the dtype they are int64 arrays, divided "
+              "by a float64 array, so every float is the same")
+_EMPTY = ("for n = 0 the hits == 0 and hits == n rules already give (0, 1); the empty mask only "
+          "differs for negative counts, which no caller has")
+EQUIVALENT: list[tuple[str, str, str]] = [
+    ("wilson", "high = 1.0 if hits == n else min(2.0, (centre + half) / denom)", _CLAMP),
+    ("wilson_arrays", "high = np.where(h == nn, 1.0, np.minimum(2.0, (centre + half) / denom))", _CLAMP),
+    ("wilson_high", "p = np.asarray(hits, dtype=None) / n_arr", _INT_DTYPE + " (n_arr is float64)"),
+    ("wilson_high", "p = np.asarray(hits, ) / n_arr", _INT_DTYPE + " (n_arr is float64)"),
+    ("wilson_arrays", "h = np.asarray(hits, dtype=None)", _INT_DTYPE),
+    ("wilson_arrays", "h = np.asarray(hits, )", _INT_DTYPE),
+    ("wilson_arrays", "nn = np.broadcast_to(np.asarray(n, dtype=None), h.shape)", _INT_DTYPE),
+    ("wilson_arrays", "nn = np.broadcast_to(np.asarray(n, ), h.shape)", _INT_DTYPE),
+    ("wilson_arrays", "nf = np.maximum(nn, 1).astype(None)", "astype(None) is astype(float64)"),
+    ("wilson_arrays", "empty = None", _EMPTY),
+    ("wilson_arrays", "empty = nn < 0", _EMPTY),
+    ("wilson_arrays", "return np.where(None, 0.0, low), np.where(empty, 1.0, high)", _EMPTY),
+    ("wilson_arrays", "return np.where(empty, 0.0, low), np.where(None, 1.0, high)", _EMPTY),
+]
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
           36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
@@ -115,32 +136,53 @@ def _reason(function: str, added: str) -> str | None:
     return None
 
 
-def run_module(module: str, work: Path, workers: int, timeout: float) -> dict:
-    d = _scratch(work, module, workers)
-    cmd = ["nice", "-n", "19", *_mutmut(), "run", "--max-children", str(workers),
-           *(f"auditor.{module}.{f}" for f in FUNCTIONS.get(module, []))]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    t0 = time.monotonic()
-    with open(d / "mutmut-run.log", "w") as log:
-        done = subprocess.run(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout)
-    wall = time.monotonic() - t0
+def run_module(module: str, work: Path, workers: int, timeout: float, *, collect: float | None = None) -> dict:
+    """Mutate one module and collect the outcome; ``collect``: run nothing, collect the outcome of
+    an earlier (possibly interrupted) run in ``work`` that took that many seconds."""
+    d = work / module
+    if collect is None:
+        d = _scratch(work, module, workers)
+        cmd = ["nice", "-n", "19", *_mutmut(), "run", "--max-children", str(workers),
+               *(f"auditor.{module}.{f}" for f in FUNCTIONS.get(module, []))]
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        t0 = time.monotonic()
+        with open(d / "mutmut-run.log", "w") as log:
+            proc = subprocess.Popen(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                    start_new_session=True)
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:  # out of time: stop mutmut, keep what it checked
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                code = 0
+        wall = time.monotonic() - t0
+        if code != 0:
+            tail = (d / "mutmut-run.log").read_text(errors="replace")[-3000:]
+            raise SystemExit(f"mutmut failed on {module} (exit {code}):\n{tail}")
+    else:
+        wall = collect
     meta = d / "mutants" / "auditor" / f"{module}.py.meta"
-    if done.returncode != 0 or not meta.exists():
-        tail = (d / "mutmut-run.log").read_text(errors="replace")[-3000:]
-        raise SystemExit(f"mutmut failed on {module} (exit {done.returncode}):\n{tail}")
+    if not meta.exists():
+        raise SystemExit(f"no mutmut results for {module} in {d}")
     codes = json.loads(meta.read_text())["exit_code_by_key"]
     counts: dict[str, int] = {}
     survivors = []
     for name, code in sorted(codes.items(), key=lambda kv: _order(kv[0])):
-        status = STATUS.get(code, "suspicious")
+        status = "not checked" if code is None else STATUS.get(code, "suspicious")
         counts[status] = counts.get(status, 0) + 1
-        if status in ("survived", "no tests", "suspicious", "timeout", "segfault"):
+        if status in ("survived", "no tests", "suspicious"):
             removed, added = _diff(d, name)
             function = _function(name)
             survivors.append({"mutant": name, "status": status, "function": function,
                               "removed": removed, "added": added, "reason": _reason(function, added)})
-    return {"module": module, "tests": MODULES[module], "mutants": len(codes), "counts": counts,
-            "killed": counts.get("killed", 0) + counts.get("timeout", 0), "wall_s": round(wall, 1),
+    return {"module": module, "tests": MODULES[module], "functions": FUNCTIONS.get(module, ["all"]),
+            "mutants": len(codes), "counts": counts,
+            "killed": counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("segfault", 0),
+            "not_checked": counts.get("not checked", 0), "wall_s": round(wall, 1),
             "survivors": survivors}
 
 
@@ -151,39 +193,42 @@ def _order(name: str) -> tuple[str, int]:
 
 def markdown(results: dict) -> str:
     rows = results["modules"]
-    total = sum(r["mutants"] for r in rows)
+    total = sum(r["mutants"] - r.get("not_checked", 0) for r in rows)
     killed = sum(r["killed"] for r in rows)
     equivalent = sum(1 for r in rows for s in r["survivors"] if s["reason"])
+    unchecked = sum(r.get("not_checked", 0) for r in rows)
     out = [
         "# Mutation testing of the core",
         "",
         "Generated by `python benchmarks/mutation.py` (mutmut "
         f"{results['mutmut']}, Python {results['python']}, {results['workers']} worker(s) under "
-        "`nice -n 19` on a 2-core machine shared with other jobs). Not run in CI: it takes "
-        f"{results['wall_s'] / 60:.0f} minutes.",
+        "`nice -n 19` on a 2-core machine shared with other jobs, load average 7-9). Not run in CI: "
+        f"these runs took {results['wall_s'] / 60:.0f} minutes.",
         "",
         "A mutant is one small change to one function (an operator, a constant, a comparison, an "
-        "argument changed or dropped). *Killed*: some test fails on it (a timeout counts as "
-        "killed). *Survived*: every test passes; each survivor is listed below with the reason "
-        "it changes no result, or UNEXPLAINED.",
+        "argument changed or dropped). *Killed*: some test fails on it (a timeout or a crash counts "
+        "as killed). *Survived*: every test passes; each survivor is listed below with the reason "
+        "it changes no result, or UNEXPLAINED. *Not checked*: the run was stopped before it got to "
+        "them (mutmut takes the mutants whose tests are fastest first).",
         "",
-        "| module | tests | mutants | killed | survived (equivalent) | unexplained | time |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "| module | tests | mutants checked | killed | survived (equivalent) | unexplained | not checked | time |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         eq = sum(1 for s in r["survivors"] if s["reason"])
-        un = len(r["survivors"]) - eq
+        checked = r["mutants"] - r.get("not_checked", 0)
         out.append(f"| auditor/{r['module']}.py | {' '.join(Path(t).name for t in r['tests'])} | "
-                   f"{r['mutants']} | {r['killed']} ({100 * r['killed'] / max(1, r['mutants']):.1f}%) | "
-                   f"{len(r['survivors'])} ({eq}) | {un} | {r['wall_s'] / 60:.1f} min |")
+                   f"{checked} | {r['killed']} ({100 * r['killed'] / max(1, checked):.1f}%) | "
+                   f"{len(r['survivors'])} ({eq}) | {len(r['survivors']) - eq} | {r['not_checked']} | "
+                   f"{r['wall_s'] / 60:.1f} min |")
     out.append(f"| **all** | | {total} | {killed} ({100 * killed / max(1, total):.1f}%) | "
-               f"{total - killed} ({equivalent}) | {total - killed - equivalent} | "
+               f"{total - killed} ({equivalent}) | {total - killed - equivalent} | {unchecked} | "
                f"{results['wall_s'] / 60:.1f} min |")
     out += ["", "What mutmut does not mutate: functions under a decorator other than `@classmethod`/"
             "`@staticmethod` (`score.min_hits` under `lru_cache`, `normalize._skeleton_table` under "
             "`functools.cache`), module-level constants and class bodies. `min_hits` is pinned by "
-            "tests/test_score.py (its defining property, for many n), the skeleton table by its digest "
-            "(tests/test_normalize.py).", ""]
+            "tests/test_score.py (its defining property, for many n and two z), the skeleton table's "
+            "derivation by its digest (tests/test_normalize.py).", ""]
     for r in rows:
         if not r["survivors"]:
             continue
@@ -195,7 +240,7 @@ def markdown(results: dict) -> str:
             out += [f"  + {ln}" for ln in s["added"].splitlines()]
             out += ["  ```"]
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,9 +250,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "auditor-mutation")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results-mutation.json")
     ap.add_argument("--markdown", type=Path, default=ROOT / "benchmarks" / "MUTATION.md")
-    ap.add_argument("--timeout", type=float, default=6 * 3600, help="seconds per module")
+    ap.add_argument("--timeout", type=float, default=6 * 3600,
+                    help="seconds per module; then mutmut is stopped and the mutants it did not get to "
+                         "are reported as not checked")
+    ap.add_argument("--collect", type=float, metavar="SECONDS",
+                    help="run nothing: collect the modules' earlier runs in --work (interrupted ones too), "
+                         "which took SECONDS")
+    ap.add_argument("--render", action="store_true",
+                    help="run nothing: rewrite the results with the current EQUIVALENT reasons")
     args = ap.parse_args(argv)
-    modules = args.modules or list(MODULES)
+    modules = [] if args.render else args.modules or list(MODULES)
     unknown = sorted(set(modules) - set(MODULES))
     if unknown:
         ap.error(f"not a core module: {', '.join(unknown)}")
@@ -215,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     done = {r["module"]: r for r in previous.get("modules", [])}
     for m in modules:
         print(f"mutating auditor/{m}.py ...", flush=True)
-        r = run_module(m, args.work, args.workers, args.timeout)
+        r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect)
         done[m] = r
         print(f"  {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survived, {r['wall_s']:.0f} s",
               flush=True)
