@@ -73,3 +73,46 @@ def test_shingle_count_matches_word_count(ws):
 def test_sample_rule():
     h = np.array([0, 1, 16, 17, 32], dtype=np.uint64)
     assert sample(h, 16).tolist() == [0, 16, 32]
+
+
+def _fmix64(h: int) -> int:
+    mask = (1 << 64) - 1
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & mask
+    h ^= h >> 33
+    h = (h * 0xC4CEB9FE1A85EC53) & mask
+    return h ^ (h >> 33)
+
+
+def test_shingle_hashes_are_the_documented_formula():
+    """The hash defines what a stored index holds: ((w0*M + w1)*M + ... + w4) mod 2**64, then the
+    murmur3 finaliser, over xxh3_64 word hashes (HASH_NAME). Computed here in plain integers."""
+    words = [b"the", b"lessee", b"shall", b"pay", b"rent", b"monthly", b"in", b"advance"]
+    seed, m, mask = DEFAULT_PARAMS.seed, 0x9E3779B97F4A7C15, (1 << 64) - 1
+    w = [xxhash.xxh3_64_intdigest(x, seed) for x in words]
+    want = []
+    for i in range(len(w) - 4):
+        h = 0
+        for x in w[i:i + 5]:
+            h = (h * m + x) & mask
+        want.append(_fmix64(h))
+    got = combine(WordHasher(seed)(words), 5)
+    assert got.dtype == np.uint64 and got.tolist() == want
+    assert shingle_hashes(" ".join(x.decode() for x in words)).tolist() == want
+    assert "xxh3_64" in DEFAULT_PARAMS.hash and "fmix64" in DEFAULT_PARAMS.hash
+
+
+def test_a_text_shorter_than_k_has_no_shingle_and_keeps_the_hash_type():
+    # an empty float array would turn every array it is concatenated with into float64,
+    # which cannot hold 64-bit hashes exactly
+    for n in (0, 1, 4):
+        h = combine(WordHasher(1)([b"w"] * n), 5)
+        assert h.dtype == np.uint64 and len(h) == 0
+    assert np.concatenate([combine(WordHasher(1)([b"a"]), 5), np.array([2**64 - 1], np.uint64)]).tolist() == [2**64 - 1]
+
+
+def test_all_hashes_are_kept_only_when_asked():
+    text = "one two three four five six seven"
+    assert shingle_text(text).all is None  # the index holds only the sample
+    s = shingle_text(text, keep_all=True)
+    assert s.all.tolist() == sorted(set(shingle_hashes(text).tolist())) and s.n_shingles == 3
