@@ -49,6 +49,9 @@ class Params:
 DEFAULT_PARAMS = Params()
 
 
+_MAX_CACHED_WORDS = 2_000_000  # past this, a pathological vocabulary: the cache starts again
+
+
 class _Hashes(dict):
     """word -> xxh3_64(word, seed); a missing word is hashed once, on first lookup."""
 
@@ -69,7 +72,7 @@ class WordHasher:
         self._cache = _Hashes(seed)
 
     def __call__(self, words: Sequence[bytes]) -> np.ndarray:
-        if len(self._cache) > 2_000_000:  # a pathological vocabulary; start again
+        if len(self._cache) > _MAX_CACHED_WORDS:
             self._cache = _Hashes(self.seed)
         return np.fromiter(map(self._cache.__getitem__, words), dtype=np.uint64, count=len(words))
 

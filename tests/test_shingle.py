@@ -116,3 +116,14 @@ def test_all_hashes_are_kept_only_when_asked():
     assert shingle_text(text).all is None  # the index holds only the sample
     s = shingle_text(text, keep_all=True)
     assert s.all.tolist() == sorted(set(shingle_hashes(text).tolist())) and s.n_shingles == 3
+
+
+def test_the_word_cache_starts_again_past_its_size_with_the_same_hashes(monkeypatch):
+    import auditor.shingle
+
+    monkeypatch.setattr(auditor.shingle, "_MAX_CACHED_WORDS", 3)
+    hasher = WordHasher(9)
+    words = [f"w{i}".encode() for i in range(10)]
+    got = [h for i in range(0, 10, 2) for h in hasher(words[i:i + 2]).tolist()]
+    assert len(hasher._cache) <= 4  # it was emptied on the way
+    assert got == [xxhash.xxh3_64_intdigest(w, 9) for w in words]
