@@ -75,7 +75,8 @@ def test_two_workers_build_the_same_index_as_one(stored):
     assert _rows(store) == before
 
 
-def test_other_parameters_need_a_rebuild_which_reindexes_and_refingerprints(stored):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_other_parameters_need_a_rebuild_which_reindexes_and_refingerprints(stored, workers):
     store = stored
     before = _rows(store)
     fingerprints = store.conn.execute("SELECT id, n_words, norm_sha256 FROM documents ORDER BY id").fetchall()
@@ -85,7 +86,7 @@ def test_other_parameters_need_a_rebuild_which_reindexes_and_refingerprints(stor
     assert _rows(store) == before and store.params == DEFAULT_PARAMS
     with store.write():  # as if an older normalisation had counted and fingerprinted differently
         store.conn.execute("UPDATE documents SET n_words = n_words + 1, norm_sha256 = 'old' WHERE n_words > 0")
-    r = build_index(store, other, rebuild=True)
+    r = build_index(store, other, rebuild=True, workers=workers)
     assert (r.indexed, r.total, r.rebuilt) == (9, 9, True)
     assert store.params == other == r.params
     rows = _rows(store)
@@ -110,3 +111,38 @@ def test_an_empty_index_takes_new_parameters_without_a_rebuild(store):
     r = build_index(store, Params(k=3))
     assert (r.indexed, r.total, r.postings, r.rebuilt) == (0, 0, 0, True)
     assert store.params == Params(k=3)
+
+
+def test_many_documents_in_chunks_of_two_workers_each_indexed_once(store, tmp_path):
+    for i in range(37):  # more than two chunks of 16
+        (tmp_path / f"d{i:02d}.txt").write_text(prose(300 + i, 60))
+    ingest(store, [tmp_path], workers=1)
+    before = _rows(store)
+    with store.write():
+        store.conn.execute("DELETE FROM index_docs")
+    seen = []
+    r = build_index(store, workers=2, on_progress=lambda done, total: seen.append(done))
+    assert (r.indexed, r.total) == (37, 37) and seen == list(range(1, 38))
+    assert _rows(store) == before
+
+
+def test_an_index_rebuilt_by_another_process_meanwhile_is_not_mixed_into(stored, tmp_path):
+    """The parameters are checked again in the transaction that writes the rows: another process
+    may have rebuilt the index with other parameters (and not yet indexed anything) since."""
+    import json
+    import sqlite3
+
+    store = stored
+    with store.write():
+        store.conn.execute("DELETE FROM index_docs")
+
+    def rebuilt_elsewhere(done, total):
+        if done == total:
+            other = sqlite3.connect(store.path, isolation_level=None)
+            other.execute("UPDATE meta SET value = ? WHERE key = 'index_params'",
+                          (json.dumps(Params(k=4).as_dict(), sort_keys=True),))
+            other.close()
+
+    with pytest.raises(IndexMismatch, match="k=4"):
+        build_index(store, DEFAULT_PARAMS, workers=1, on_progress=rebuilt_elsewhere)
+    assert _rows(store) == []
