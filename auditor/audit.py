@@ -309,24 +309,46 @@ class ShingleCache:
 
 
 class SampledIndex:
-    """The sampled index in memory, arranged for candidate generation."""
+    """The sampled index in memory, arranged for candidate generation.
 
-    def __init__(self, doc_ids: np.ndarray, sampled: list[np.ndarray],
-                 shingles: np.ndarray | None = None) -> None:
+    About 16 bytes per posting and 16 per distinct sampled shingle (2.2 GB of text: 18 M
+    postings, 450 MB): ``keys`` (document-major, for counting a candidate's hits), ``post_doc``
+    (shingle-major posting lists), ``uniq``/``df``/``post_ptr`` per distinct shingle.
+    """
+
+    def __init__(self, doc_ids: np.ndarray, sampled: list[np.ndarray] | np.ndarray,
+                 shingles: np.ndarray | None = None, n: np.ndarray | None = None) -> None:
+        """``sampled``: one sorted array of distinct hashes per document, or all of them in one
+        array (then ``n`` gives each document's count)."""
         self.doc_ids = doc_ids
-        self.n = np.array([len(s) for s in sampled], dtype=np.int64)
+        if n is None:
+            self.n = np.fromiter(map(len, sampled), np.int64, count=len(sampled))
+            flat = np.concatenate(sampled) if len(sampled) else np.empty(0, np.uint64)
+        else:
+            self.n, flat = np.asarray(n, np.int64), np.asarray(sampled, np.uint64)
         self.shingles = shingles if shingles is not None else np.zeros(len(doc_ids), np.int64)
-        self.ptr = np.concatenate(([0], np.cumsum(self.n)))
-        allh = np.concatenate(sampled) if sampled else np.empty(0, np.uint64)
-        self.uniq, sid = np.unique(allh, return_inverse=True)
-        self.sid = sid.astype(np.int64)  # doc-major, sorted within each document
+        self.ptr = np.concatenate(([0], np.cumsum(self.n))).astype(np.int64)
+        order = np.argsort(flat, kind="stable")  # shingle-major; documents ascending within one
+        ordered = flat[order]
+        del flat
+        first = np.ones(len(ordered), bool)
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        self.uniq = ordered[first]
+        del ordered
         self.U = max(1, len(self.uniq))
-        self.df = np.bincount(self.sid, minlength=self.U)
-        owner = np.repeat(np.arange(len(doc_ids), dtype=np.int64), self.n)
-        self.keys = owner * self.U + self.sid  # sorted: documents ascending, shingles ascending
-        order = np.argsort(self.sid, kind="stable")
+        rank = np.cumsum(first, dtype=np.int64)
+        rank -= 1
+        del first
+        sid = np.empty(len(order), np.int64)
+        sid[order] = rank
+        del rank
+        self.df = np.bincount(sid, minlength=len(self.uniq)).astype(np.int32)
+        self.post_ptr = np.concatenate(([0], np.cumsum(self.df, dtype=np.int64)))
+        owner = np.repeat(np.arange(len(doc_ids), dtype=np.int32), self.n)
         self.post_doc = owner[order]  # posting lists, shingle-major
-        self.post_ptr = np.concatenate(([0], np.cumsum(self.df)))
+        del order
+        sid += owner.astype(np.int64) * self.U  # (document, shingle) keys, sorted
+        self.keys = sid
 
     @classmethod
     def load(cls, store: Store, *, representatives_only: bool = True,
@@ -340,11 +362,12 @@ class SampledIndex:
                 "SELECT i.doc_id, i.sampled, i.n_shingles FROM index_docs i JOIN documents d ON d.id = i.doc_id"
                 " WHERE d.withdrawn_at IS NULL" + (" AND d.duplicate_of IS NULL" if representatives_only else "")
                 + " ORDER BY i.doc_id").fetchall()
-        return cls(
-            np.array([r[0] for r in rows], dtype=np.int64),
-            [np.frombuffer(r[1], dtype=np.uint64) for r in rows],
-            np.array([r[2] for r in rows], dtype=np.int64),
-        )
+        doc_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        n = np.array([len(r[1]) // 8 for r in rows], dtype=np.int64)
+        shingles = np.array([r[2] for r in rows], dtype=np.int64)
+        flat = np.frombuffer(b"".join([r[1] for r in rows]), dtype=np.uint64)
+        del rows
+        return cls(doc_ids, flat, shingles, n)
 
     def hits_of(self, hashes: np.ndarray) -> np.ndarray:
         """For sorted distinct sampled ``hashes`` of an outside text: shared count per document."""
@@ -356,7 +379,8 @@ class SampledIndex:
         return np.bincount(docs, minlength=len(self.doc_ids))
 
     def shingles_of(self, i: int) -> np.ndarray:
-        return self.sid[self.ptr[i] : self.ptr[i + 1]]
+        """Shingle numbers (positions in ``uniq``) of document position ``i``, ascending."""
+        return self.keys[self.ptr[i] : self.ptr[i + 1]] - i * self.U
 
     def candidates(self, i: int, threshold: float, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(document positions, hits) of every document that may contain document ``i``.
@@ -373,7 +397,7 @@ class SampledIndex:
         starts, lens = self.post_ptr[rare], self.df[rare]
         total = int(lens.sum())
         offs = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
-        cands = distinct(self.post_doc[offs + np.arange(total)])
+        cands = distinct(self.post_doc[offs + np.arange(total)]).astype(np.int64)
         cands = cands[cands != i]
         if len(cands) == 0:
             return cands, cands
@@ -935,15 +959,17 @@ def run_audit(
     reps = scope.representatives
     index = SampledIndex.load(store, ids=reps)
     pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
-    docs, sizes = index.doc_ids.tolist(), dict(zip(index.doc_ids.tolist(), index.shingles.tolist(), strict=True))
-    short = short_documents(store, params, docs, index.shingles.tolist())
+    docs, shingles = index.doc_ids.tolist(), index.shingles.tolist()
+    del index  # the largest structure of the audit; verification reads texts, not samples
+    sizes = dict(zip(docs, shingles, strict=True))
+    short = short_documents(store, params, docs, shingles)
     n_workers = workers or min(2, os.cpu_count() or 1)
     with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
         verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
         return finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
                       candidates=n_candidates + n_short, scope=scope, only=only,
-                      documents=len(index.doc_ids), pool=pool)
+                      documents=len(docs), pool=pool)
 
 
 # -- describing documents ---------------------------------------------------------------------
