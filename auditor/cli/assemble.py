@@ -1,7 +1,5 @@
 """`auditor assemble`: a keep/drop plan and the deduplicated corpus from an audit run. All logic
 lives in :mod:`auditor.assemble`; ``auditor verify DIR`` checks the result.
-
-Import :mod:`auditor.cli` (which registers this command), not this module first.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from auditor.cli import db_option, err, open_store
+from auditor.cli.common import db_option, err, open_store
 from auditor.console import clean, json_safe, markup
 
 

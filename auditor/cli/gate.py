@@ -1,8 +1,4 @@
-"""`auditor gate`: the CI gate's options. All logic lives in :mod:`auditor.gate`.
-
-Import :mod:`auditor.cli` (which registers this command), not this module first: it takes the
-shared ``--db`` and controls options from there.
-"""
+"""`auditor gate`: the CI gate's options. All logic lives in :mod:`auditor.gate`."""
 
 from __future__ import annotations
 
@@ -14,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from auditor.cli import err, with_controls_options
+from auditor.cli.common import err, with_controls_options
 from auditor.console import clean, json_safe, markup
 from auditor.errors import AuditorError
 from auditor.gate import (
@@ -65,7 +61,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
               help="Seconds for ingesting the whole batch: inputs not processed by then are ingest "
                    "errors (so the gate fails) and are resumed by a re-run.")
 @click.option("--json", "as_json", is_flag=True, help="Print gate.json to stdout (and no annotations).")
-def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
+def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
          baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
          summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
          workers: int, pdf_timeout: float, timeout: float, memory_mb: int, budget: float | None,
@@ -112,8 +108,6 @@ def _gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: 
         raise error
     sys.exit(g.exit_code)
 
-
-gate: click.Command = _gate  # declared, so the import cycle with auditor.cli type-checks
 
 
 def _print(g: GateResult) -> None:

@@ -1,8 +1,5 @@
 """`auditor near-dups` and `auditor lsh-curve`: options and printing. All logic lives in
 :mod:`auditor.neardup`.
-
-Import :mod:`auditor.cli` (which registers these commands), not this module first: it takes the
-shared ``--db`` option and consoles from there.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ import click
 from rich.table import Table
 
 from auditor import neardup
-from auditor.cli import _doc_line, open_store, out
+from auditor.cli.common import doc_line, open_store, out
 from auditor.console import markup
 from auditor.measures.minhash import DEFAULT_M, DEFAULT_SEED
 from auditor.measures.preprocess import Preprocess
@@ -103,7 +100,7 @@ def near_dups(
     for i, c in enumerate(r.clusters):
         out.print(f"[bold]cluster {i + 1}[/] ({len(c)} documents)", highlight=False)
         for d in c:
-            out.print(f"  {_doc_line(r.documents[d])}", highlight=False, soft_wrap=True)
+            out.print(f"  {doc_line(r.documents[d])}", highlight=False, soft_wrap=True)
         for p in (p for p in r.pairs if p["cluster"] == i):
             out.print(f"    {p['a']} ~ {p['b']}: {_score(method, p)}", highlight=False)
     out.print(f"{s['pairs']} pairs in {s['clusters']} clusters; run {markup(r.run_id)}", highlight=False)

@@ -1,7 +1,5 @@
 """`auditor export`: the store as Parquet for a Spark cluster. All logic lives in
 :mod:`auditor.export`; the Spark audit itself is ``auditor audit --engine spark``.
-
-Import :mod:`auditor.cli` (which registers this command), not this module first.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from auditor.cli import db_option, err, open_store
+from auditor.cli.common import db_option, err, open_store
 from auditor.console import markup
 from auditor.errors import UsageError
 
@@ -25,7 +23,7 @@ from auditor.errors import UsageError
 @click.option("--no-texts", is_flag=True, help="Leave out texts/ (the cluster then cannot verify exactly).")
 @click.option("--overwrite", is_flag=True, help="Replace an existing export in DIRECTORY.")
 @click.option("--json", "as_json", is_flag=True, help="Print the export counts as JSON.")
-def _export(db: Path, directory: Path, buckets: int | None, no_texts: bool, overwrite: bool, as_json: bool) -> None:
+def export(db: Path, directory: Path, buckets: int | None, no_texts: bool, overwrite: bool, as_json: bool) -> None:
     """Export documents (with provenance), sampled postings and texts as Parquet.
 
     \b
@@ -46,5 +44,3 @@ def _export(db: Path, directory: Path, buckets: int | None, no_texts: bool, over
         err.print(f"exported {r.documents} documents, {r.postings} postings in {r.buckets} buckets, "
                   f"{r.texts} texts ({r.text_chars} characters) to {markup(r.directory)}", highlight=False)
 
-
-export: click.Command = _export  # declared, so the import cycle with auditor.cli type-checks

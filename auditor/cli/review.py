@@ -1,8 +1,5 @@
 """`auditor runs`, `auditor findings`, `auditor browse`: reviewing past runs. The logic lives
 in :mod:`auditor.review`.
-
-Import :mod:`auditor.cli` (which registers these commands), not this module first: it takes
-the shared ``--db`` option and consoles from there.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from auditor.cli import db_option, err, open_store, out
+from auditor.cli.common import db_option, err, open_store, out
 from auditor.console import clean, json_safe, markup, text
 from auditor.errors import UsageError
 

@@ -1,0 +1,127 @@
+"""What every ``auditor`` command shares: the consoles, the root group's error handling (errors
+become exit codes here and nowhere else), the ``--db`` and controls options, and output helpers.
+
+Exit codes: 0 success, 1 findings (gate) or a handled failure, 2 usage, input or store error,
+failed controls. This module imports no command module, so any command module can import it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from auditor.console import clean, markup, text
+from auditor.errors import AuditorError, ControlsFailed
+from auditor.store import Store
+
+UNLIMITED = 100_000  # columns: wider than any line printed
+
+
+def _console(stderr: bool = False) -> Console:
+    """Rich output at the terminal's width; in a pipe or a CI log (and with no $COLUMNS), no width
+    limit, so tables and paths are never cut or wrapped."""
+    stream = sys.stderr if stderr else sys.stdout
+    tty = stream is not None and stream.isatty()
+    return Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED, emoji=False)
+
+
+# Data printed through these consoles goes through auditor.console (markup(), text()): names
+# and texts come from batch submitters and must neither drive the terminal nor be read as markup.
+err = _console(stderr=True)
+out = _console()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so cleanups run (batch status, the gate's temporary copy)."""
+    raise SystemExit(128 + signum)
+
+
+class AuditorGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return super().invoke(ctx)
+        except ControlsFailed as e:  # messages are text, not markup: "[spark]" must survive
+            err.print(f"[bold red]controls failed[/]: {markup(e, keep_newlines=True)}", highlight=False)
+            sys.exit(2)
+        except AuditorError as e:
+            err.print(f"[bold red]error[/]: {markup(e, keep_newlines=True)}", highlight=False)
+            sys.exit(2)
+        except click.ClickException as e:  # its message may quote a hostile file name
+            message = e.format_message
+            e.format_message = lambda: clean(message(), keep_newlines=True)  # type: ignore[method-assign]
+            raise
+        except (click.exceptions.Exit, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
+            err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
+            err.print(f"[bold red]internal error[/]: {markup(type(e).__name__)}: {markup(e, keep_newlines=True)} "
+                      "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)
+            sys.exit(2)
+
+
+db_option = click.option(
+    "--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    envvar="AUDITOR_DB", help="SQLite store (created if missing). Env: AUDITOR_DB.",
+)
+
+
+def open_store(db: Path, create: bool = False) -> Store:
+    return Store(db, create=create)
+
+
+def check_threshold(ctx, param, value):
+    if not 0 < value <= 1:
+        raise click.BadParameter("must be in (0, 1]")
+    return value
+
+
+def controls_table(controls: list[dict]) -> Table:
+    t = Table(title="controls (run through the same path as the corpus)")
+    for c in ("control", "kind", "source", "score", "bound", "found", "result"):
+        t.add_column(c)
+    for c in controls:
+        t.add_row(text(c["name"]), text(c["kind"]), text(c["source"]), f"{c['score']:.4f}", text(f"{c['operator']} {c['expected']:.4f}"),
+                  "yes" if c["found"] else "no", "[green]pass[/]" if c["passed"] else "[bold red]FAIL[/]")
+    return t
+
+
+controls_options = [
+    click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold,
+                 help="Containment at or above which a document is reported as contained."),
+    click.option("--control-seed", type=int, default=0, show_default=True,
+                 help="Seed for choosing the corpus-drawn controls."),
+    click.option("--controls-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
+                 help="Fixture controls (default: $AUDITOR_CONTROLS, else those installed with the package)."),
+]
+
+
+def with_controls_options(f):
+    for opt in reversed(controls_options):
+        f = opt(f)
+    return f
+
+
+def doc_line(d: dict) -> str:
+    """One document for a rich print: its data cleaned and markup-escaped."""
+    s = f"{d['doc_id']} {d['path']} (sha256 {d['sha256'][:12]}, {d['format']})"
+    if "edgar" in d:
+        e = d["edgar"]
+        s += (f" EDGAR {e['submission']['accession_number']} {e['submission']['form_type']}"
+              f" part {e['part']['sequence']} {e['part']['type']}")
+    return markup(s)
+
+
+def spans_line(spans: list[dict]) -> str:
+    """``characters 120-15818 (pages 3-7), 16000-16400``: where a contained text lies."""
+    from auditor.review import spans_text
+
+    return "characters " + spans_text(spans).replace("; ", ", ")

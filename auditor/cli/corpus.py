@@ -1,0 +1,294 @@
+"""Commands that fill and inspect the store: ``ingest``, ``stats``, ``show``, ``withdraw``,
+``index`` and ``check``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from auditor.cli.common import db_option, err, open_store, out
+from auditor.console import clean, markup, text
+from auditor.errors import UsageError
+from auditor.store import Store
+
+
+def progress_bar(quiet: bool) -> Progress:
+    """Files and bytes on stderr; off with --quiet or when stderr is not a terminal (CI logs)."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=err, transient=True,
+        disable=quiet or not err.is_terminal,
+    )
+
+
+
+@click.command()
+@db_option
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
+@click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
+@click.option("--workers", type=int, default=0, show_default=True, help="Worker processes (0: one per core).")
+@click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
+@click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
+@click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
+@click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
+              help="Memory limit of the process extracting each input.")
+@click.option("--max-parts", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="EDGAR documents read per submission; the rest are recorded as one failed part.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds for the whole batch: inputs not processed by then are listed, recorded, "
+                   "and resumed by a re-run (exit 1).")
+@click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes.")
+@click.option("--sync", is_flag=True,
+              help="Also withdraw the documents whose files are gone from (or replaced in) the directories given.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
+def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
+           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, quiet, as_json):
+    """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
+
+    \b
+    auditor ingest --db corpus.db --source edgar filings/
+    auditor ingest --db corpus.db --sync filings/    # and withdraw what was deleted from filings/
+
+    Every input is recorded: stored, or failed or skipped with a reason (FIFOs, devices and
+    symbolic links out of the input tree are never read). Exit 2 if an input does not exist
+    (the others are ingested; nothing is recorded for it), 1 if --budget ran out first (a
+    re-run resumes).
+    """
+    from auditor.extract import Limits
+    from auditor.ingest import ingest as run
+
+    limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
+                    pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20, timeout=timeout,
+                    memory=memory_mb * 2**20, max_parts=max_parts, budget=budget)
+    with open_store(db, create=True) as store, progress_bar(quiet) as bar:
+        files_task = bar.add_task("files", total=None)
+        bytes_task = bar.add_task("bytes to extract", total=None)
+
+        def on_start(files: int, nbytes: int) -> None:
+            bar.update(files_task, total=files)
+            bar.update(bytes_task, total=nbytes)
+
+        def on_file(o) -> None:
+            bar.update(files_task, advance=1, description=f"files ({markup(o.path[-30:])})")
+            if o.status in ("ok", "failed"):
+                bar.update(bytes_task, advance=o.size)
+
+        command = " ".join(["auditor", *sys.argv[1:]])
+        result = run(store, list(inputs), batch=batch, source=source, limits=limits, workers=workers,
+                     retry_failed=retry_failed, command=command, on_start=on_start, on_file=on_file)
+        synced = None
+        if sync:
+            from auditor.withdraw import sync as run_sync
+
+            synced = run_sync(store, [i for i in inputs if i.is_dir()], _present(result), command=command)
+    if as_json:
+        click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
+                               "missing": result.missing, "restored": result.restored,
+                               "complete": result.complete, "not_processed": result.not_processed,
+                               "sync": synced.as_dict() if synced else None}, indent=2, sort_keys=True))
+        _exit_if_missing(result.missing)
+        _exit_if_incomplete(result, budget)
+        return
+    c = result.counts
+    if not quiet:
+        t = Table(title=text(f"batch {result.batch}"))
+        for k in c:
+            t.add_column(k, justify="right")
+        t.add_row(*(str(v) for v in c.values()))
+        err.print(t)
+        if result.problems:
+            p = Table(title="not ingested")
+            p.add_column("file")
+            p.add_column("reason")
+            p.add_column("detail", overflow="fold")
+            for path, code, msg in result.problems:
+                p.add_row(text(path), text(code), text(msg))
+            err.print(p)
+    click.echo(" ".join(f"{k}={v}" for k, v in c.items())
+               + (f" restored={len(result.restored)}" if result.restored else "")
+               + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))
+    if synced is not None and not quiet:
+        for place in synced.gone:
+            err.print(f"gone: {clean(place)}", markup=False, highlight=False)
+    _exit_if_missing(result.missing)
+    _exit_if_incomplete(result, budget)
+
+
+def _present(result) -> list[tuple[int, str]]:
+    return [(o.doc_id, o.resolved) for o in result.outcomes if o.doc_id is not None]
+
+
+def _exit_if_incomplete(result, budget: float | None) -> None:
+    """--budget ran out: what was left is recorded and listed; exit 1 so a script notices."""
+    if not result.complete:
+        err.print(f"the time budget of {budget:g} s ran out: {len(result.not_processed)} inputs were not "
+                  "processed; run the same command again to resume them", highlight=False)
+        sys.exit(1)
+
+
+def _exit_if_missing(missing: list[str]) -> None:
+    """Inputs that do not exist: exit 2 once the others are stored (nothing is recorded for them)."""
+    for path in missing:
+        err.print(f"[bold red]error[/]: no such file or directory: {markup(path)}", highlight=False)
+    if missing:
+        err.print(f"{len(missing)} input(s) not found; the others were ingested", highlight=False)
+        sys.exit(2)
+
+
+@click.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True)
+def stats(db, as_json):
+    """Counts by batch, format and status."""
+    with open_store(db) as store:
+        s = store.stats()
+    if as_json:
+        click.echo(json.dumps(s, indent=2, sort_keys=True))
+        return
+    out.print(f"{s['documents']} documents ({s['with_text']} with text, {s['indexed']} indexed, "
+              f"{s['postings']} postings, {s['withdrawn']} withdrawn), {s['exact_duplicates']} exact duplicates, "
+              f"{s['sightings']} sightings, {s['failures']} failed, {s['skipped']} skipped", highlight=False)
+    for title, rows in (("by format", s["by_format"]), ("by batch", s["by_batch"]),
+                        ("failed or skipped", s["failures_by_code"])):
+        if rows:
+            t = Table(title=title)
+            for k in rows[0]:
+                t.add_column(k)
+            for r in rows:
+                t.add_row(*(text("" if v is None else v) for v in r.values()))
+            out.print(t)
+
+
+@click.command()
+@db_option
+@click.argument("doc")
+@click.option("--text", "with_text", is_flag=True,
+              help="Print the extracted text alone, exactly (report spans are offsets into it); with --json, add it.")
+@click.option("--json", "as_json", is_flag=True, help="Everything stored about it, as JSON.")
+def show(db, doc, with_text, as_json):
+    """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
+    findings in the latest audit run that has any. By id, sha256 prefix or path (PATH#SEQUENCE
+    for EDGAR parts)."""
+    from auditor.document import document_view, lines
+
+    with open_store(db) as store:
+        p = document_view(store, store.resolve(doc), with_text=with_text)
+    if as_json:
+        click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
+    elif with_text:
+        click.echo(p["text"], nl=False)
+    else:
+        for line in lines(p):
+            click.echo(clean(line))
+
+
+@click.command()
+@db_option
+@click.argument("refs", nargs=-1, required=True)
+@click.option("--reason", help="Why (recorded with the withdrawal).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was withdrawn as JSON.")
+def withdraw(db, refs, reason, as_json):
+    """Withdraw documents: they leave later audits and gates, and stay in the store with their
+    provenance (old reports still name them).
+
+    \b
+    REFS are document ids, sha256 prefixes, paths (PATH#SEQUENCE for an EDGAR part) or directories.
+    A path withdraws what was seen there: a document also seen at another path stays (give its
+    id to withdraw it everywhere). An EDGAR submission takes its parts with it. Ingesting the
+    same bytes again restores a document.
+
+    Exit 2 if a reference names nothing (the others are withdrawn).
+    """
+    from auditor.withdraw import withdraw as run
+
+    with open_store(db) as store:
+        w = run(store, list(refs), reason=reason, command=" ".join(["auditor", *sys.argv[1:]]))
+        paths = {d: store.scalar("SELECT path FROM documents WHERE id = ?", (d,))
+                 for d in [*w.withdrawn, *w.already, *w.kept]}
+    if as_json:
+        click.echo(json.dumps({**w.as_dict(), "paths": {str(k): v for k, v in sorted(paths.items())}},
+                              indent=2, sort_keys=True))
+    else:
+        for d in w.withdrawn:
+            click.echo(clean(f"withdrawn: {d} {paths[d]}"))
+        for d in w.already:
+            click.echo(clean(f"already withdrawn: {d} {paths[d]}"))
+        for d, places in sorted(w.kept.items()):
+            click.echo(clean(f"kept: {d} {paths[d]} is still seen at {', '.join(places)}"))
+        click.echo(f"{len(w.withdrawn)} withdrawn, {len(w.already)} already withdrawn, {len(w.kept)} kept")
+    for ref, why in w.unknown:
+        err.print(f"[bold red]error[/]: {markup(ref)}: {markup(why)}", highlight=False)
+    if w.unknown:
+        sys.exit(2)
+
+
+@click.command()
+@db_option
+@click.option("--rebuild", is_flag=True, help="Drop and rebuild the whole index.")
+@click.option("--k", type=int, help="Words per shingle (default: the stored value, 5).")
+@click.option("--modulus", type=int, help="Keep a shingle when hash %% modulus == 0 (default 16).")
+@click.option("--seed", type=int, help="Word hash seed.")
+@click.option("--workers", type=int, default=0)
+@click.option("--json", "as_json", is_flag=True)
+def index(db, rebuild, k, modulus, seed, workers, as_json):
+    """Bring the sampled shingle index up to date (audit and query do this themselves)."""
+    from dataclasses import replace
+
+    from auditor.index import build_index
+
+    with open_store(db) as store:
+        params = store.params
+        changes = {n: v for n, v in (("k", k), ("modulus", modulus), ("seed", seed)) if v is not None}
+        if changes:
+            params = replace(params, **changes)
+        if params.k < 1 or params.modulus < 1:
+            raise UsageError("k and modulus must be positive")
+        r = build_index(store, params, rebuild=rebuild, workers=workers)
+    if as_json:
+        click.echo(json.dumps({"indexed_now": r.indexed, "documents": r.total, "postings": r.postings,
+                               "params": r.params.as_dict()}, indent=2, sort_keys=True))
+        return
+    click.echo(f"indexed {r.indexed} documents now; {r.total} in the index, {r.postings} postings; "
+               f"params {json.dumps(r.params.as_dict(), sort_keys=True)}")
+
+
+
+@click.command()
+@db_option
+@click.option("--quick", is_flag=True,
+              help="Only SQLite's quick_check and the text digests (what audit and gate run first).")
+@click.option("--json", "as_json", is_flag=True)
+def check(db, quick, as_json):
+    """Verify the store: SQLite integrity, every stored text against its recorded sha256, and
+    every index row against the text and the stored parameters. Exit 1 on any mismatch.
+
+    \b
+    Texts stored before digests were recorded (stores written by auditor 0.1.0) are counted as
+    "no digest recorded": their index rows are still derived again. The store is opened read-only.
+    """
+    from auditor.check import check_store
+
+    with Store(db, create=False, readonly=True) as store:
+        r = check_store(store, quick=quick)
+    if as_json:
+        click.echo(json.dumps(r.as_dict(), indent=2, sort_keys=True))
+    else:
+        for p in r.problems:
+            out.print(f"[bold red]MISMATCH[/] {markup(p.line())}", highlight=False, soft_wrap=True)
+        for note in r.notes:
+            out.print(f"note: {markup(note)}", highlight=False)
+        out.print(markup(r.summary()), highlight=False)
+    if not r.ok:
+        sys.exit(1)
+

@@ -1,0 +1,149 @@
+"""Commands that compare without auditing the whole corpus: ``query`` (files against the store)
+and ``compare`` (every measure for two stored documents).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from auditor.cli.common import check_threshold, db_option, doc_line, open_store, out, spans_line
+from auditor.console import clean, markup
+from auditor.errors import UsageError
+
+
+@click.command()
+@db_option
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold)
+@click.option("--json", "as_json", is_flag=True)
+def query(db, files, threshold, as_json):
+    """Which stored documents contain FILE, and which FILE contains, without storing it:
+    highest containment first, with where the contained text lies (character offsets into
+    the container's text; for a stored container, `auditor show --text` prints that text)."""
+    from auditor.audit import describe
+    from auditor.extract import extract
+    from auditor.index import build_index
+    from auditor.query import query_text
+
+    results = []
+    with open_store(db) as store:
+        build_index(store)
+        for f in files:
+            if not stat.S_ISREG(os.stat(f).st_mode):  # a FIFO would block the read forever
+                raise UsageError(f"{f} is not a regular file")
+            ex = extract(f)
+            texts = [(str(f), ex.text)] if ex.text else []
+            texts += [(f"{f}#{p.meta.get('sequence')}", p.extracted.text) for p in ex.parts
+                      if p.extracted is not None and p.extracted.text]
+            for name, text in texts:
+                q = query_text(store, text, threshold)
+                results.append({"file": name, "n_words": q.n_words, "n_sampled": q.n_sampled, "note": q.note,
+                                "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
+                                             "exact": m.exact, "estimate": m.estimate.estimate,
+                                             "interval": [m.estimate.low, m.estimate.high],
+                                             "hits": m.estimate.hits, "sampled": m.estimate.sampled,
+                                             "spans": [s.as_dict() for s in m.spans]} for m in q.matches]})
+    if as_json:
+        click.echo(json.dumps(results, indent=2, sort_keys=True))
+        return
+    for r in results:
+        out.print(f"[bold]{markup(r['file'])}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
+                  + (f" ({markup(r['note'])})" if r["note"] else ""), highlight=False)
+        if not r["matches"]:
+            out.print("  no stored document contains it or is contained in it", highlight=False)
+        for m in r["matches"]:
+            verb = "contained in" if m["direction"] == "contains-query" else "contains"
+            where = "in it" if m["direction"] == "contains-query" else "in the file"
+            out.print(f"  {m['exact']:.4f} {verb} {m['document']['doc_id']} {markup(m['document']['path'])} "
+                      f"(estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})"
+                      + (f"; {where} at {spans_line(m['spans'])}" if m["spans"] else ""),
+                      highlight=False, soft_wrap=True)
+
+
+@click.command()
+@db_option
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON: the engine's containment fields at the top level, every other measure under `measures`.")
+def compare(db, a, b, as_json):
+    """Every measure for two stored documents (id, sha256 prefix or path).
+
+    \b
+    Exact fingerprint, Jaccard of 5-word shingles, MinHash estimate and its standard error,
+    LSH banding (20 x 10), simhash and Hamming distance, S3 over word 8-grams (all after the
+    CopyCat preprocessing), and the engine's containment both ways with spans.
+    """
+    from auditor.neardup import measures_for_pair
+
+    with open_store(db) as store:
+        m = measures_for_pair(store, store.resolve(a), store.resolve(b))
+    r = m.pop("containment")
+    if as_json:
+        click.echo(json.dumps({**r, "measures": m}, indent=2, sort_keys=True))
+        return
+    docs, st = m["documents"], m["settings"]
+    out.print(f"A: {doc_line(docs['a'])}", highlight=False, soft_wrap=True)
+    out.print(f"B: {doc_line(docs['b'])}", highlight=False, soft_wrap=True)
+    p = st["preprocessing"]
+    out.print(f"words after preprocessing (lower-case {p['lowercase']}, stop words removed {p['stopwords']}, "
+              f"Porter stems {p['stem']}, HTML {p['html']}): A {m['words']['a']}, B {m['words']['b']}",
+              highlight=False)
+    ex, j, mh, lsh, sh, s3 = (m[k] for k in ("exact", "jaccard", "minhash", "lsh", "simhash", "s3"))
+    t = Table(title="measures")
+    t.add_column("measure", no_wrap=True)
+    t.add_column("value", justify="right", no_wrap=True)
+    t.add_column("detail", overflow="fold")
+    t.add_row("exact fingerprint", "equal" if ex["equal"] else "different",
+              f"A {ex['a']}, B {ex['b']}" + ("; same bytes" if ex["same_bytes"] else ""))
+    t.add_row(f"Jaccard, {j['k']}-shingles", f"{j['value']:.4f}",
+              f"{j['shingles']['shared']} shared of {j['shingles']['a']} and {j['shingles']['b']} (exact)")
+    t.add_row(f"MinHash, m={mh['m']}", f"{mh['estimate']:.4f}",
+              f"standard error {mh['standard_error']:.4f} = sqrt(J(1-J)/m) at the estimate; seed {mh['seed']}")
+    t.add_row(f"LSH {lsh['bands']}x{lsh['rows']}", "candidate" if lsh["candidate"] else "not a candidate",
+              f"{lsh['bands_matching']} bands match; P(candidate) at this Jaccard {lsh['probability_at_jaccard']:.4f}; "
+              f"threshold {lsh['threshold']:.3f}")
+    t.add_row("simhash, 64 bits", f"{sh['hamming']} bits",
+              f"Hamming distance; A {sh['a']}, B {sh['b']}; near-duplicate (<= 3): {'yes' if sh['near_duplicate'] else 'no'}")
+    t.add_row(f"S3, word {s3['n']}-grams", f"{s3['value']:.4f}",
+              f"{s3['grams']['shared']} shared of {s3['grams']['a']} and {s3['grams']['b']}")
+    for name, label in (("a_in_b", "containment A in B"), ("b_in_a", "containment B in A")):
+        x = r[name]
+        spans = len(x["spans"])
+        t.add_row(label, f"{x['exact']:.4f}",
+                  f"engine, {r['params']['k']}-shingles, exact; estimate {x['estimate']:.4f} "
+                  f"[{x['interval'][0]:.3f}, {x['interval'][1]:.3f}]; "
+                  + (f"{spans} span{'s' if spans != 1 else ''} in {name[-1].upper()}" if spans else "no span"))
+    t.add_row("Jaccard, engine", f"{r['jaccard']:.4f}", f"{r['params']['k']}-shingles without preprocessing")
+    out.print(t)
+    for name, (x_name, y_name) in (("a_in_b", ("A", "B")), ("b_in_a", ("B", "A"))):
+        _print_alignment(r[name], x_name, y_name)
+    for note in m["notes"]:
+        out.print(f"note: {markup(note)}", highlight=False)
+
+
+def _print_alignment(x: dict, x_name: str, y_name: str) -> None:
+    """Where X lies in Y, and a short word-by-word excerpt of the differences."""
+    from auditor.align import word_diff
+    from auditor.render import _alignment_summary
+
+    if not x["spans"]:
+        return
+    out.print(f"{x_name} in {y_name} at {spans_line(x['spans'])} of {y_name}'s text", highlight=False,
+              soft_wrap=True)
+    al = x.get("alignment")
+    if not al:
+        return
+    out.print(f"  aligned word by word: {_alignment_summary(al, x_name, y_name)}", highlight=False,
+              soft_wrap=True)
+    for h in al["hunks"]:
+        out.print(f"  {x_name} {h['a'][0]}-{h['a'][1]} / {y_name} {h['b'][0]}-{h['b'][1]}: {clean(word_diff(h))}",
+                  highlight=False, soft_wrap=True, markup=False)
+    if al["hunks"]:
+        out.print(f"  ([-words-] only in {x_name}, {{+words+}} only in {y_name})", highlight=False, markup=False)
