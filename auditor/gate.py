@@ -63,7 +63,8 @@ from auditor.edgar import submission_fields
 from auditor.errors import AuditorError, ControlsFailed, StoreError, UsageError
 from auditor.extract import Limits
 from auditor.ingest import BatchResult, ingest, sha256_file
-from auditor.render import _cell_code, _md, _md_table, _visible
+from auditor.render.as_markdown import _cell_code, _md, _md_table
+from auditor.render.model import _visible
 from auditor.store import Store, connect, writable_location
 
 # -- rules ------------------------------------------------------------------------------------

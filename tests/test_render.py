@@ -12,6 +12,7 @@ import lxml.html
 import pytest
 
 from auditor import render
+from auditor.render import as_markdown, model
 
 HOSTILE_NAME = "/data/<script>alert(1)<.txt"
 HOSTILE_EXCERPT = "WHEREAS the parties <script>alert(1)</script> agree | `code` *bold*"
@@ -211,7 +212,7 @@ def test_markdown_hostile_names_do_not_break_tables(ok_md: str) -> None:
 
 
 def test_markdown_escapes_inline_syntax() -> None:
-    md = render._md
+    md = as_markdown._md
     assert md("a|b") == "a\\|b"
     assert md("*x* [y](http://e.com) <b>") == "\\*x\\* \\[y\\](http\\://e.com) \\<b>"
     assert md("# heading") == "\\# heading"
@@ -219,10 +220,10 @@ def test_markdown_escapes_inline_syntax() -> None:
     assert md("snake_case_name") == "snake_case_name"
     assert md("_emph_") == "\\_emph\\_"
     assert md("line\nbreak") == "line break"
-    assert render._code("a`b") == "``a`b``"
-    assert render._code("`x") == "`` `x ``"
-    assert render._cell_code("a\\|b") == "a\\\\\\|b"
-    assert render._visible("x\u202etxt.exe") == "x⟨U+202E⟩txt.exe"
+    assert as_markdown._code("a`b") == "``a`b``"
+    assert as_markdown._code("`x") == "`` `x ``"
+    assert as_markdown._cell_code("a\\|b") == "a\\\\\\|b"
+    assert model._visible("x\u202etxt.exe") == "x⟨U+202E⟩txt.exe"
 
 
 def test_markdown_refused() -> None:

@@ -136,13 +136,13 @@ def out_console_report(r: dict, threshold: float) -> None:
 
 def _path(r: dict, doc_id: int) -> str:
     """A document's name for a rich print: cleaned and markup-escaped."""
-    from auditor.render import _name
+    from auditor.render.model import _name
 
     return markup(_name(r, doc_id))
 
 
 def _where(r: dict, best: dict) -> str:
-    from auditor.render import _where as where
+    from auditor.render.model import _where as where
 
     return markup(where(r, best))
 

@@ -131,7 +131,7 @@ def compare(db, a, b, as_json):
 def _print_alignment(x: dict, x_name: str, y_name: str) -> None:
     """Where X lies in Y, and a short word-by-word excerpt of the differences."""
     from auditor.align import word_diff
-    from auditor.render import _alignment_summary
+    from auditor.render.model import _alignment_summary
 
     if not x["spans"]:
         return
