@@ -25,7 +25,6 @@ from auditor.gate import (
     KINDS,
     RULE_IDS,
     Finding,
-    _capped,
     classify_pair,
     dump_baseline,
     escape_data,
@@ -35,6 +34,7 @@ from auditor.gate import (
     merge_baseline,
     parse_fail_on,
 )
+from auditor.gate.formats.annotations import _capped
 from auditor.ingest import ingest
 from auditor.store import Store
 from tests.fixtures_build import make_edgar_submission, make_pdf
@@ -496,7 +496,7 @@ def test_new_members_of_a_family_still_fail(root, docs):
 
 def test_a_crash_is_exit_2_never_1(root, docs):
     b = batch(root, "pr-crash", {"x.txt": docs["E"]})
-    code = ("import sys, auditor.gate as g\n"
+    code = ("import sys, auditor.gate.admission as g\n"
             "def boom(*a, **k): raise RuntimeError('injected')\n"
             "g.containment_findings = boom\n"
             "from auditor.cli import cli\n"

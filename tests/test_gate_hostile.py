@@ -10,7 +10,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from auditor.gate import _xml_text, escape_data, escape_property
+from auditor.gate import escape_data, escape_property
+from auditor.gate.formats.junit import _xml_text
 from tests import hostile
 from tests.formats import validate_junit, validate_sarif
 from tests.textgen import write_contract_in_filing

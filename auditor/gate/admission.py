@@ -1,0 +1,218 @@
+"""Admission: ingest the batch, run the audit job for it (controls first), classify, apply the
+baseline, and write every artefact. See :mod:`auditor.gate` for what the gate decides.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.audit import AuditResult
+from auditor.check import require_intact
+from auditor.errors import UsageError
+from auditor.extract import Limits
+from auditor.gate.baseline import (
+    baseline_index,
+    load_baseline,
+    merge_baseline,
+    stale_entries,
+    write_baseline,
+)
+from auditor.gate.batch import (
+    BatchView,
+    batch_view,
+    corpus_provenance,
+    open_gate_store,
+    sighting_provenance,
+    withdraw,
+)
+from auditor.gate.classify import (
+    Locator,
+    containment_findings,
+    duplicate_findings,
+    ingest_error_findings,
+    not_auditable_findings,
+)
+from auditor.gate.findings import (
+    KINDS,
+    Finding,
+    GateResult,
+    apply_levels,
+    artifact_uri,
+    sort_findings,
+)
+from auditor.gate.formats.junit import junit_xml
+from auditor.gate.formats.sarif import sarif
+from auditor.gate.formats.summary import append_step_summary, summary_markdown
+from auditor.ingest import ingest
+from auditor.store import Store
+
+
+def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None, audit: AuditResult | None,
+                   findings: list[Finding], cwd: Path) -> list[dict[str, Any]]:
+    not_auditable = {int(x["doc_id"]): x["reason"] for x in (audit.not_auditable if audit else [])}
+    rows = []
+    for s in view.sightings:
+        p = sighting_provenance(store, s)
+        mine = [f for f in findings if f.new["path"] == s.display and f.kind != "ingest-error"]
+        if report is None or report.get("status") == "REFUSED":
+            status = "not-gated"
+        elif any(f.level == "error" for f in mine):
+            status = "failed"
+        elif s.doc_id in not_auditable:
+            status = "not-auditable"
+        else:
+            status = "passed"
+        rows.append({**p, "file": s.path, "part": s.part, "uri": artifact_uri(s.path, cwd), "status": status,
+                     "reason": not_auditable.get(s.doc_id)})
+    return rows
+
+
+# -- orchestration ----------------------------------------------------------------------------
+
+@dataclass
+class GateOptions:
+    db: Path
+    inputs: list[Path]
+    deleted: list[str] = field(default_factory=list)  # paths the change deletes or renames away
+    batch: str | None = None
+    source: str | None = None
+    dry_run: bool = False
+    fail_on: frozenset[str] = frozenset(KINDS)
+    baseline: Path | None = None
+    update_baseline: bool = False
+    reason: str | None = None
+    threshold: float = 0.8
+    control_seed: int = 0
+    controls_dir: Path | None = None
+    out: Path | None = None
+    reports_root: Path = Path("reports")
+    junit: Path | None = None
+    sarif: Path | None = None
+    summary: Path | None = None
+    step_summary: Path | None = None  # $GITHUB_STEP_SUMMARY, appended to
+    workers: int = 0
+    limits: Limits | None = None
+    command: str = ""
+    cwd: Path | None = None
+
+
+def run_gate(opts: GateOptions) -> GateResult:
+    """Ingest, control, audit, classify, baseline, and write every artefact; see the module doc.
+
+    Raises only for usage and store errors (before anything is written); failed controls and
+    an empty batch come back as a REFUSED or ERROR result, with the artefacts written, so CI
+    shows why.
+    """
+    from auditor.pipeline import audit_job
+
+    t0 = time.monotonic()
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    cwd = opts.cwd or Path.cwd()
+    if opts.reason is not None and not opts.update_baseline:
+        raise UsageError("--reason only goes with --update-baseline")
+    if opts.reason is not None and not opts.reason.strip():
+        raise UsageError("--reason must not be empty")
+    if opts.update_baseline and opts.baseline is None:
+        raise UsageError("--update-baseline needs --baseline FILE")
+    entries = load_baseline(opts.baseline, missing_ok=opts.update_baseline) if opts.baseline else []
+    notes: list[str] = []
+    if opts.dry_run:
+        notes.append("dry run: the batch was ingested into a throwaway copy; the store is unchanged")
+
+    with open_gate_store(opts.db, opts.dry_run) as store:
+        require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
+        if not store.scalar("SELECT count(*) FROM documents"):
+            notes.append("the store holds no document yet: the batch is gated only against itself")
+        result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
+                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True)
+        view = batch_view(store, result)
+        withdraw(store, view, opts.deleted)
+        withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
+        loc = Locator(store, cwd)
+        report: dict[str, Any] | None = None
+        outcome = None
+        findings = ingest_error_findings(view, cwd)
+        if not view.sightings and not view.known:
+            status = "ERROR"
+            notes.insert(0, "no input file was found" if not result.outcomes
+                         else "no input could be ingested, so nothing was gated")
+        else:
+            if not view.sightings:
+                notes.append("nothing new: every input is already in the store at the same path")
+            ids = sorted(view.new_ids)
+            outcome = audit_job(
+                store, opts.threshold, out=opts.out, seed=opts.control_seed, controls_dir=opts.controls_dir,
+                only=set(ids), scope={"kind": "batch", "batch": view.name, "documents": ids},
+                kind="gate", command=opts.command, reports_root=opts.reports_root,
+            )
+            report = outcome.report
+            if outcome.refused:
+                status = "REFUSED"
+            else:
+                assert outcome.audit is not None
+                findings += containment_findings(store, view, outcome.audit, loc)
+                findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
+                findings += duplicate_findings(store, view, loc)
+                status = "PASSED"
+        findings = sort_findings(findings)
+        apply_levels(findings, opts.fail_on, baseline_index(entries))
+        added, written = 0, False
+        if opts.update_baseline and opts.baseline is not None and status not in ("REFUSED",):
+            date = datetime.now(UTC).date().isoformat()
+            entries, added = merge_baseline(entries, findings, opts.reason or f"accepted by --update-baseline on {date}")
+            written = write_baseline(opts.baseline, entries)
+            apply_levels(findings, opts.fail_on, baseline_index(entries))
+        stale = stale_entries(store, entries)
+        if status == "PASSED" and any(f.level == "error" for f in findings):
+            status = "FAILED"
+        documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
+        if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
+            with store.write():
+                store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
+                                   ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
+
+    g = GateResult(
+        status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,
+        fail_on=opts.fail_on, documents=documents, findings=findings, skipped=view.skipped,
+        known=view.known, withdrawn=withdrawn, controls=(report or {}).get("controls", []),
+        refused_because=(report or {}).get("refused_because", []) if status == "REFUSED" else [],
+        stale=stale, notes=notes, baseline=opts.baseline, baseline_added=added, baseline_written=written,
+        started=started,
+    )
+    if outcome is not None:
+        g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
+    g.seconds = round(time.monotonic() - t0, 3)
+    write_artifacts(g, opts, cwd)
+    return g
+
+
+def write_artifacts(g: GateResult, opts: GateOptions, cwd: Path) -> None:
+    """gate.json beside the report, then the files the options ask for."""
+    summary = summary_markdown(g)
+    targets: list[tuple[str, Path | None, str | bytes]] = [
+        ("gate.json", (g.report_dir / "gate.json") if g.report_dir else
+         ((opts.out / "gate.json") if opts.out else None),
+         json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"),
+        ("junit", opts.junit, junit_xml(g)),
+        ("sarif", opts.sarif, json.dumps(sarif(g, cwd), indent=2, ensure_ascii=False) + "\n"),
+        ("summary", opts.summary, summary),
+    ]
+    for name, path, content in targets:
+        if path is None:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        g.files[name] = str(path)
+    if opts.step_summary is not None:
+        append_step_summary(opts.step_summary, summary, g.files.get("summary"))
+        g.files["step_summary"] = str(opts.step_summary)
+
+
