@@ -212,7 +212,7 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     c_text = store.text(c_id)
     cut = _paragraph_cut(c_text, rng.uniform(0.3, 0.7))
     embedded = c_text[:cut] + "\n\n" + a_text.strip("\n") + "\n\n" + c_text[cut:]
-    from auditor import synth
+    from auditor.demo import synth
 
     files = [
         ("corpus-a.txt", a_text),

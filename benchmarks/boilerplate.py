@@ -60,7 +60,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from auditor import synth  # noqa: E402
+from auditor.demo import synth  # noqa: E402
 from auditor.normalize import words_bytes  # noqa: E402
 from auditor.shingle import Params, WordHasher, combine, distinct  # noqa: E402
 from benchmarks.run import (  # noqa: E402

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor import synth
+from auditor.demo import synth
 from auditor.shingle import shingle_text
 
 # Share of contracts per primary placement kind (the rest of the corpus shape is in main()).

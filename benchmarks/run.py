@@ -291,7 +291,8 @@ def stage_pdf(files: int, pages: int) -> dict:
         from fpdf import FPDF
     except ImportError:
         return {"skipped": "fpdf2 is not installed (pip install -e '.[test]')"}
-    from auditor import pdfworker, synth
+    from auditor import pdfworker
+    from auditor.demo import synth
     from auditor.extract import extract_bytes
 
     t0 = time.perf_counter()

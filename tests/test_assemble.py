@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor import synth
 from auditor.assemble import (
     REDUNDANT,
     Decision,
@@ -29,6 +28,7 @@ from auditor.assemble import (
     verify,
 )
 from auditor.cli import cli
+from auditor.demo import synth
 from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job

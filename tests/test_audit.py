@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from auditor import synth
 from auditor.audit import run_audit
+from auditor.demo import synth
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
 from auditor.ingest import ingest

@@ -57,7 +57,7 @@ def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
 def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
     """No document of 300 words: the controls come from the 40-word notices, through the
     exhaustive path that audits them."""
-    from auditor import synth
+    from auditor.demo import synth
 
     d = tmp_path / "notices"
     d.mkdir()

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from auditor import synth
+from auditor.demo import synth
 from auditor.extract import extract_bytes
 from auditor.ingest import ingest
 from auditor.query import query_text

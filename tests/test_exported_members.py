@@ -19,7 +19,7 @@ def test_public_names_are_exported_and_sorted():
 
 def test_library_round_trip(tmp_path):
     """The library alone, as the README's commands use it: ingest, audit, verify."""
-    from auditor import synth
+    from auditor.demo import synth
     from auditor.ingest import ingest
 
     contract = synth.contract(91, 10_000)

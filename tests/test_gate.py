@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor import synth
+from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.gate import (
     KINDS,

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from auditor import neardup, synth
+from auditor import neardup
 from auditor.cli import cli
+from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.ingest import ingest
 from auditor.measures import Preprocess, hamming, standard_error

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from auditor import synth
+from auditor.demo import synth
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job, verify
 from auditor.report import digest

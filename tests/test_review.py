@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor import synth
 from auditor.cli import cli
+from auditor.demo import synth
 from auditor.errors import NoDocument, NoRun, UsageError
 from auditor.gate import GateOptions, run_gate
 from auditor.ingest import ingest

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor import render, synth
+from auditor import render
+from auditor.demo import synth
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job
 from tests.test_render import ok_report

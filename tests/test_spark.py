@@ -20,8 +20,8 @@ if _why:
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from auditor import synth  # noqa: E402
 from auditor.audit import AuditResult, run_audit  # noqa: E402
+from auditor.demo import synth  # noqa: E402
 from auditor.export import export_parquet, read_params  # noqa: E402
 from auditor.ingest import ingest  # noqa: E402
 from auditor.spark_engine import run_audit_spark, session  # noqa: E402

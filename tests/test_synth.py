@@ -13,7 +13,7 @@ import lxml.html
 import numpy as np
 import pytest
 
-from auditor import synth
+from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.normalize import words
 from auditor.shingle import shingle_text
@@ -53,7 +53,7 @@ def test_same_seed_same_text_different_seed_different_text():
 
 def test_output_does_not_depend_on_hash_seed_or_process():
     code = (
-        "import hashlib; from auditor import synth; "
+        "import hashlib; from auditor.demo import synth; "
         "t = synth.contract(11, 15000) + synth.filing(12, 40000)[0] + synth.reformat(synth.contract(13), 4); "
         "print(hashlib.sha256(t.encode()).hexdigest())"
     )

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor import synth
 from auditor.audit import SampledIndex, duplicate_groups, not_auditable, run_audit
 from auditor.cli import cli
 from auditor.controls import corpus_controls
+from auditor.demo import synth
 from auditor.ingest import ingest
 from auditor.store import Store
 from auditor.withdraw import sync, withdraw

@@ -1,4 +1,4 @@
-"""Writes auditor/demo_files/lease-data-room.pdf: the demo lease as a data room would hold it.
+"""Writes auditor/demo/files/lease-data-room.pdf: the demo lease as a data room would hold it.
 
     python tools/build_demo_pdf.py
 
@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 
 from fpdf import FPDF
 
-from auditor import synth
-from auditor.demo import DEMO_PDF, lease_text
+from auditor.demo import DEMO_PDF, lease_text, synth
 
 lines = synth.rewrap(synth.upper_headings(lease_text()), 92).split("\n")
 pdf = FPDF(format="Letter")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from auditor import synth
+from auditor.demo import synth
 
-DEMO_PDF = Path(__file__).resolve().parent / "demo_files" / "lease-data-room.pdf"
+DEMO_PDF = Path(__file__).resolve().parent / "files" / "lease-data-room.pdf"
 LEASE_SEED = 9001
 
 
