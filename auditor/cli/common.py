@@ -74,6 +74,15 @@ db_option = click.option(
 )
 
 
+# The extraction limits `ingest` and `gate` both take (fields of auditor.extract.Limits).
+pdf_timeout_option = click.option("--pdf-timeout", type=float, default=120, show_default=True,
+                                  help="Seconds per PDF.")
+timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+    help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
+memory_option = click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
+                             help="Memory limit of the process extracting each input.")
+
 def open_store(db: Path, create: bool = False) -> Store:
     return Store(db, create=create)
 

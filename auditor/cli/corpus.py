@@ -12,7 +12,15 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from auditor.cli.common import db_option, err, open_store, out
+from auditor.cli.common import (
+    db_option,
+    err,
+    memory_option,
+    open_store,
+    out,
+    pdf_timeout_option,
+    timeout_option,
+)
 from auditor.console import clean, markup, text
 from auditor.errors import UsageError
 from auditor.store import Store
@@ -36,12 +44,10 @@ def progress_bar(quiet: bool) -> Progress:
 @click.option("--workers", type=int, default=0, show_default=True, help="Worker processes (0: one per core).")
 @click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
 @click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
-@click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
+@pdf_timeout_option
 @click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
-              help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
-@click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
-              help="Memory limit of the process extracting each input.")
+@timeout_option
+@memory_option
 @click.option("--max-parts", type=click.IntRange(min=1), default=1000, show_default=True,
               help="EDGAR documents read per submission; the rest are recorded as one failed part.")
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,

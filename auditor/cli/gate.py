@@ -10,7 +10,13 @@ from pathlib import Path
 
 import click
 
-from auditor.cli.common import err, with_controls_options
+from auditor.cli.common import (
+    err,
+    memory_option,
+    pdf_timeout_option,
+    timeout_option,
+    with_controls_options,
+)
 from auditor.console import clean, json_safe, markup
 from auditor.errors import AuditorError
 from auditor.gate import (
@@ -52,11 +58,9 @@ _file = click.Path(dir_okay=False, path_type=Path)
               help="Report directory (default: reports/<run-id>/).")
 @with_controls_options
 @click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core).")
-@click.option("--pdf-timeout", type=float, default=120, show_default=True, help="Seconds per PDF.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
-              help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
-@click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
-              help="Memory limit of the process extracting each input.")
+@pdf_timeout_option
+@timeout_option
+@memory_option
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for ingesting the whole batch: inputs not processed by then are ingest "
                    "errors (so the gate fails) and are resumed by a re-run.")

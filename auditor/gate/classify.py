@@ -144,15 +144,17 @@ def duplicate_findings(store: Store, view: BatchView, loc: Locator) -> list[Find
     return out
 
 
+def _input_finding(kind: str, e: dict[str, Any], match: str, cwd: Path) -> Finding:
+    """A finding about one input (or EDGAR part) alone, shown at its file: no text to place it in."""
+    display = f"{e['path']}#{e['part']}" if e["part"] else e["path"]
+    f = Finding(kind, {"path": display, "part": e["part"], "sha256": e["sha256"],
+                       "code": e["code"], "message": e["message"]}, None, True, None, match)
+    f.file, f.uri = e["path"], artifact_uri(e["path"], cwd)
+    return f
+
+
 def ingest_error_findings(view: BatchView, cwd: Path) -> list[Finding]:
-    out = []
-    for e in view.errors:
-        display = f"{e['path']}#{e['part']}" if e["part"] else e["path"]
-        f = Finding("ingest-error", {"path": display, "part": e["part"], "sha256": e["sha256"],
-                                     "code": e["code"], "message": e["message"]}, None, True, None, "not ingested")
-        f.file, f.uri = e["path"], artifact_uri(e["path"], cwd)
-        out.append(f)
-    return out
+    return [_input_finding("ingest-error", e, "not ingested", cwd) for e in view.errors]
 
 
 def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cwd: Path,
@@ -171,12 +173,7 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
             f = Finding("not-auditable", new, None, True, None, "not auditable")
             loc.locate(f, s)
             out.append(f)
-    for e in view.skipped:
-        display = f"{e['path']}#{e['part']}" if e["part"] else e["path"]
-        f = Finding("not-auditable", {"path": display, "part": e["part"], "sha256": e["sha256"],
-                                      "code": e["code"], "message": e["message"]}, None, True, None, "skipped")
-        f.file, f.uri = e["path"], artifact_uri(e["path"], cwd)
-        out.append(f)
+    out += [_input_finding("not-auditable", e, "skipped", cwd) for e in view.skipped]
     return out
 
 
