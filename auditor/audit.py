@@ -159,9 +159,14 @@ class Pairs:
         return Pair(int(self.contained[i]), int(self.container[i]),
                     Estimate.of(int(self.hits[i]), int(self.sampled[i])), exact)
 
-    def rows(self) -> Iterator[tuple[int, int, int, int, int, int]]:
-        yield from zip(self.contained.tolist(), self.container.tolist(), self.hits.tolist(),
-                       self.sampled.tolist(), self.shared.tolist(), self.shingles.tolist(), strict=True)
+    def rows(self, at_once: int = 50_000) -> Iterator[tuple[int, int, int, int, int, int]]:
+        """(contained, container, hits, sampled, shared, shingles) per pair, as Python ints made
+        a slice at a time (all 3.5 M pairs of a large family at once would take 700 MB)."""
+        for s in range(0, len(self), at_once):
+            e = s + at_once
+            yield from zip(self.contained[s:e].tolist(), self.container[s:e].tolist(), self.hits[s:e].tolist(),
+                           self.sampled[s:e].tolist(), self.shared[s:e].tolist(), self.shingles[s:e].tolist(),
+                           strict=True)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import AuditResult, ShingleCache, run_audit, universe
+from auditor.audit import AuditResult, ShingleCache, member, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
@@ -40,6 +40,7 @@ from auditor.store import Store
 
 EMBEDDED_MIN = 0.95
 UNRELATED_MAX = 0.10
+DRAWS = 25  # documents tried as the contained one before a corpus is taken to have no unrelated pair
 
 
 @dataclass
@@ -189,16 +190,28 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
         return [], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2"
     rng = random.Random(f"controls/{seed}")
     small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
-    sampled = {r[0]: np.frombuffer(r[2], dtype=np.uint64) for r in rows}
+    ids = [r[0] for r in rows]
+    lens = np.array([len(r[2]) // 8 for r in rows], dtype=np.int64)
+    flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint64)
+    owner = np.repeat(np.arange(len(rows)), lens)
+    starts = np.concatenate(([0], np.cumsum(lens)))
+    position = {d: i for i, d in enumerate(ids)}
 
-    def estimate(a: int, b: int) -> float:
-        sa = sampled[a]
-        return len(np.intersect1d(sa, sampled[b], assume_unique=True)) / len(sa) if len(sa) else 1.0
+    def estimates(a: int) -> dict[int, float]:
+        """Sampled containment of ``a`` in every drawn document, in one pass over their samples."""
+        i = position[a]
+        sa = flat[starts[i]:starts[i + 1]]
+        if not len(sa):
+            return dict.fromkeys(ids, 1.0)
+        held = np.bincount(owner[member(flat, sa)], minlength=len(ids)) / len(sa)
+        return dict(zip(ids, held.tolist(), strict=True))
 
     choice = None
-    for a_id, *_ in rng.sample(small, len(small)):
+    for attempt, (a_id, *_) in enumerate(rng.sample(small, len(small))):
+        if attempt == DRAWS and choice is not None:
+            break  # everything drawn so far is related to everything: a corpus of variants
         others = [r[0] for r in rows if r[0] != a_id]
-        est = {o: estimate(a_id, o) for o in others}
+        est = estimates(a_id)
         unrelated = [o for o in others if est[o] <= UNRELATED_MAX / 2]
         outside = [o for o in others if est[o] < 0.5] or others
         c_id = rng.choice(outside)
