@@ -252,3 +252,37 @@ def test_an_index_built_with_the_old_normalisation_refuses_until_rebuilt(tmp_pat
     with Store(db) as store:
         assert store.params.normalization == norm.NORMALIZATION_VERSION
         assert build_index(store).indexed == 0  # up to date, no refusal
+
+
+def test_the_direction_marks_around_confusables_entries_are_not_data():
+    """confusables_homoglyphs wraps right-to-left entries in U+200E marks (a U+200F would be one
+    too): both go, the characters between them stay."""
+    assert norm._unmark("\u200e\ufc5e\u200e") == "\ufc5e"
+    assert norm._unmark("\u200f\u05d0\u200f\u05d1") == "\u05d0\u05d1"
+    assert norm._unmark("\u05d0 a") == "\u05d0 a"
+
+
+def test_a_lone_surrogate_separates_words_in_every_path():
+    """Stored texts hold none (extraction replaces them), but a library caller's string may: it
+    separates words, as any other non-letter does, in the offset paths too (no UnicodeEncodeError)."""
+    t = "caf\u00e9\ud800na\u00efve \ud83d rent"
+    assert words(t) == ["caf\u00e9", "na\u00efve", "rent"]
+    w, starts, ends = words_with_offsets(t)
+    assert w == words(t)
+    assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == ["caf\u00e9\ud800", "na\u00efve", "rent"]
+    assert word_offsets(t) == (starts, ends)
+    assert words("rent\ud800") == ["rent"]
+
+
+def test_unicode_hyphens_join_like_the_ascii_one():
+    """U+2010 HYPHEN and U+2011 NON-BREAKING HYPHEN count as ``-`` (rule 4): between letters they
+    join, at a line end too; spaced, they separate like any dash."""
+    for h in ("\u2010", "\u2011"):
+        t = f"the non{h}exclusive agree{h}\n  ment, pre {h} and post"
+        assert words(t) == words(t.replace(h, "-")) == ["the", "nonexclusive", "agreement", "pre", "and", "post"]
+        w, starts, ends = words_with_offsets(t)
+        assert w == words(t)
+        assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == [
+            "the", f"non{h}exclusive", f"agree{h}\n  ment", "pre", "and", "post"]
+        assert word_offsets(t) == (starts, ends)
+    assert words("caf\u00e9\u2010bar") == ["caf\u00e9bar"]  # in a text the fast path folds
