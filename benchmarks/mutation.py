@@ -45,7 +45,8 @@ MODULES: dict[str, list[str]] = {
     "score": ["tests/test_score.py", "tests/test_audit.py", "-k", "test_score or straddling or estimated_below"],
     "shingle": ["tests/test_shingle.py", "tests/test_index.py"],
     "index": ["tests/test_index.py"],
-    "controls": ["tests/test_controls.py"],
+    "controls": ["tests/test_controls.py", "tests/test_packaging.py::test_auditor_controls_overrides_every_other_location",
+                 "tests/test_packaging.py::test_installed_controls_come_before_a_checkout"],
     "normalize": ["tests/test_normalize.py"],
     "audit": ["tests/test_audit.py"],
 }
@@ -78,6 +79,9 @@ _CACHE_ONLY = ("the piece cache only saves time: _clean is a pure function, so a
 _NO_SURROGATE_WORD = ("words_bytes turns every non-alphanumeric character, lone surrogates included, into "
                       "a space, so no word holds an encoded surrogate: the decode never meets an error, "
                       "the handler is never looked up, and codec names are case-insensitive")
+_NO_SURROGATE_LEFT = ("the line before replaces every non-alphanumeric non-ASCII character, lone "
+                      "surrogates included, by a space: the encode never meets a surrogate, the error "
+                      "handler is never looked up, and codec names are case-insensitive")
 EQUIVALENT: list[tuple[str, str, str]] = [
     ("wilson", "high = 1.0 if hits == n else min(2.0, (centre + half) / denom)", _CLAMP),
     ("wilson_arrays", "high = np.where(h == nn, 1.0, np.minimum(2.0, (centre + half) / denom))", _CLAMP),
@@ -157,6 +161,9 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         'return [w.decode("utf-8", "XXsurrogatepassXX") for w in words_bytes(text)]',
         'return [w.decode("utf-8", "SURROGATEPASS") for w in words_bytes(text)]',
     )),
+    *(("words_bytes", f'return s.encode({codec}).translate(_BYTE_TABLE).split()', _NO_SURROGATE_LEFT) for codec in (
+        '"utf-8", ', '"UTF-8", "surrogatepass"', '"utf-8", "XXsurrogatepassXX"', '"utf-8", "SURROGATEPASS"')),
+    ("_fold_with_origin", "last = None", "s[None:i] is s[0:i]"),
     ("_bounds", "edges = np.diff(np.concatenate(([0], mask.astype(None), [0])))",
      "the mask holds 0 and 1: their differences (-1, 0, 1) are exact in float64 as in int8; only an "
      "unsigned type would wrap"),

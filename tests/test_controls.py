@@ -188,3 +188,114 @@ def test_no_flag_or_fail_on_setting_lets_a_gate_pass_failed_controls(db_path, co
         assert json.loads(baseline.read_text())["entries"] == [], chosen
     r = runner.invoke(cli, ["gate", "--db", str(db_path), "--dry-run", "--out", str(tmp_path / "ok"), str(new)])
     assert r.exit_code == 1, r.output  # with the real controls the copy fails the gate
+
+
+# -- what mutation testing found: the verdict's words, the manifest's checks, the pass bounds -----
+
+def _result(name="c", kind="embedded", score=0.5, found=False, passed=False, note="", operator=">=",
+            expected=0.95):
+    from auditor.controls import ControlResult
+
+    return ControlResult(name=name, kind=kind, source="fixture", contained="a.txt", container="b.txt",
+                         operator=operator, expected=expected, score=score, estimate=score, hits=1,
+                         sampled=2, found=found, passed=passed, note=note)
+
+
+def test_a_failed_control_says_why_in_words():
+    assert _result().bound == ">= 0.9500"
+    assert _result(note="seeded").failure() == "c (embedded) scored 0.5000, expected >= 0.9500 and to be found [seeded]"
+    assert _result(found=True).failure() == "c (embedded) scored 0.5000, expected >= 0.9500"
+    assert _result(kind="reformatted", score=0.7, expected=0.8).failure() == (
+        "c (reformatted) scored 0.7000, expected >= 0.8000 and to be found")
+    unrelated = _result(kind="unrelated", score=0.3, operator="<=", expected=0.1, found=True)
+    assert unrelated.failure() == "c (unrelated) scored 0.3000, expected <= 0.1000 and not to be found"
+    assert _result(kind="unrelated", score=0.3, operator="<=", expected=0.1).failure() == (
+        "c (unrelated) scored 0.3000, expected <= 0.1000")
+
+
+def test_controls_pass_only_when_some_ran_and_all_passed():
+    from auditor.controls import ControlsResult
+    from auditor.errors import ControlsFailed
+
+    ok, bad = _result("ok", score=1.0, found=True, passed=True), _result("bad", note="n")
+    good = ControlsResult([ok, ok], seed=0, directory=None)
+    assert good.passed and good.failed == []
+    good.raise_if_failed()  # nothing to say
+    assert good.summary() == "ok 1.0000, ok 1.0000"
+    mixed = ControlsResult([ok, bad], seed=0, directory=None)
+    assert not mixed.passed and mixed.failed == [bad]
+    with pytest.raises(ControlsFailed) as e:
+        mixed.raise_if_failed()
+    assert str(e.value) == bad.failure() and e.value.results == [ok.as_dict(), bad.as_dict()]
+    two = ControlsResult([bad, _result("worse")], seed=0, directory=None)
+    with pytest.raises(ControlsFailed, match=r"^bad .*; worse "):
+        two.raise_if_failed()
+    none = ControlsResult([], seed=0, directory=None)
+    assert not none.passed  # nothing ran: nothing was shown to work
+    with pytest.raises(ControlsFailed, match=r"^no control could be run; refusing to report$") as e:
+        none.raise_if_failed()
+    assert e.value.results == []
+
+
+def test_pass_bounds_from_the_manifest_and_their_defaults():
+    from auditor.controls import EMBEDDED_MIN, UNRELATED_MAX, _bound
+
+    assert (EMBEDDED_MIN, UNRELATED_MAX) == (0.95, 0.10)
+    assert _bound("embedded", 0.8, {}) == (">=", 0.95)
+    assert _bound("embedded", 0.8, {"min": "0.9"}) == (">=", 0.9)
+    assert _bound("embedded", 0.7, {"min": "threshold"}) == (">=", 0.7)
+    assert _bound("reformatted", 0.7, {}) == (">=", 0.7)
+    assert _bound("reformatted", 0.7, {"min": 0.85}) == (">=", 0.85)
+    assert _bound("unrelated", 0.8, {}) == ("<=", 0.10)
+    assert _bound("unrelated", 0.8, {"max": "0.2"}) == ("<=", 0.2)
+    assert _bound("unrelated", 0.8, {"max": "threshold", "min": 0.5}) == ("<=", 0.8)
+
+
+def _manifest(d, controls, files=("a.txt", "b.txt")):
+    d.mkdir(exist_ok=True)
+    for f in files:
+        (d / f).write_text("The Lessee shall pay the rent.")
+    (d / "manifest.json").write_text(json.dumps({"controls": controls}))
+    return d
+
+
+def test_a_manifest_that_cannot_be_used_is_refused_with_the_reason(tmp_path):
+    from auditor.controls import load_manifest
+    from auditor.errors import UsageError
+
+    good = {"name": "x", "kind": "embedded", "contained": "a.txt", "container": "b.txt"}
+    assert load_manifest(_manifest(tmp_path / "ok", [good])) == [good]
+    for kind in ("reformatted", "unrelated"):
+        assert load_manifest(_manifest(tmp_path / kind, [{**good, "kind": kind}]))[0]["kind"] == kind
+    with pytest.raises(UsageError, match=r"cannot read the controls manifest .*missing"):
+        load_manifest(tmp_path / "missing")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "manifest.json").write_text("{not json")
+    with pytest.raises(UsageError, match="cannot read the controls manifest"):
+        load_manifest(tmp_path / "junk")
+    for bad in ([], {"x": 1}, None):
+        with pytest.raises(UsageError, match="lists no controls"):
+            load_manifest(_manifest(tmp_path / "empty", bad))
+    (tmp_path / "empty" / "manifest.json").write_text("{}")
+    with pytest.raises(UsageError, match="lists no controls"):
+        load_manifest(tmp_path / "empty")
+    for key in ("name", "kind", "contained", "container"):
+        spec = {k: v for k, v in good.items() if k != key}
+        with pytest.raises(UsageError, match="bad control"):
+            load_manifest(_manifest(tmp_path / f"no-{key}", [good, spec]))
+    with pytest.raises(UsageError, match="bad control"):
+        load_manifest(_manifest(tmp_path / "kind", [{**good, "kind": "similar"}]))
+    with pytest.raises(UsageError, match=r"control file b\.txt is missing"):
+        load_manifest(_manifest(tmp_path / "lacks-container", [good], files=("a.txt",)))
+    with pytest.raises(UsageError, match=r"control file a\.txt is missing"):
+        load_manifest(_manifest(tmp_path / "lacks-contained", [good], files=("b.txt",)))
+
+
+def test_the_corpus_embedding_cuts_at_a_paragraph_or_line_end():
+    from auditor.controls import _paragraph_cut
+
+    text = "first line\nsecond\n\nthird paragraph\nlast"
+    assert _paragraph_cut(text, 0.0) == text.index("\n\n") + 2  # a paragraph end first
+    assert text[:_paragraph_cut(text, 0.5)].endswith("third paragraph\n")  # none after: a line end
+    assert _paragraph_cut(text, 0.9) == len(text)  # neither: the end
+    assert _paragraph_cut("one line", 0.5) == len("one line")
