@@ -129,7 +129,7 @@ def load_manifest(directory: Path) -> list[dict[str, Any]]:
         manifest = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read the controls manifest {path}: {e}") from e
-    controls = manifest.get("controls")
+    controls = manifest.get("controls") if isinstance(manifest, dict) else None
     if not isinstance(controls, list) or not controls:
         raise UsageError(f"{path} lists no controls")
     for c in controls:

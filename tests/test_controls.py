@@ -276,9 +276,10 @@ def test_a_manifest_that_cannot_be_used_is_refused_with_the_reason(tmp_path):
     for bad in ([], {"x": 1}, None):
         with pytest.raises(UsageError, match="lists no controls"):
             load_manifest(_manifest(tmp_path / "empty", bad))
-    (tmp_path / "empty" / "manifest.json").write_text("{}")
-    with pytest.raises(UsageError, match="lists no controls"):
-        load_manifest(tmp_path / "empty")
+    for top in ("{}", "[1]", "3", "null"):  # not a JSON object: refused the same way, not a crash
+        (tmp_path / "empty" / "manifest.json").write_text(top)
+        with pytest.raises(UsageError, match="lists no controls"):
+            load_manifest(tmp_path / "empty")
     for key in ("name", "kind", "contained", "container"):
         spec = {k: v for k, v in good.items() if k != key}
         with pytest.raises(UsageError, match="bad control"):
