@@ -103,10 +103,8 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("write_index_rows", '" values (?,?,?,?,?)",', "SQL keywords are case-insensitive"),
     ("write_index_rows", '(doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) / 8, d["sampled"]),',
      "the blob length is a multiple of 8, and the INTEGER column stores 3.0 as 3"),
-    ("_work", "*", "not checked by mutmut (no tests): it runs only in the spawned processes of a "
-     "parallel index build, where mutmut cannot see which tests reach it; "
-     "tests/test_index.py::test_two_workers_build_the_same_index_as_one runs it and compares "
-     "every index row with a one-process build"),
+    ("_prepared", "def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = True,",
+     "a default no call takes: its one caller (build_index) always passes fingerprint="),
     *(("_prepared", line, _PATH) for line in (
         "n = workers and min(2, os.cpu_count() or 1)",
         "n = workers or min(3, os.cpu_count() or 1)",
@@ -249,33 +247,52 @@ def _reason(function: str, added: str) -> str | None:
     return None
 
 
-def run_module(module: str, work: Path, workers: int, timeout: float, *, collect: float | None = None) -> dict:
-    """Mutate one module and collect the outcome; ``collect``: run nothing, collect the outcome of
-    an earlier (possibly interrupted) run in ``work`` that took that many seconds."""
-    d = work / module
-    if collect is None:
-        d = _scratch(work, module, workers)
-        cmd = ["nice", "-n", "19", *_mutmut(), "run", "--max-children", str(workers),
-               *(f"auditor.{module}.{f}" for f in FUNCTIONS.get(module, []))]
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        t0 = time.monotonic()
-        with open(d / "mutmut-run.log", "w") as log:
-            proc = subprocess.Popen(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                    start_new_session=True)
+def _mutmut_run(d: Path, module: str, names: list[str], workers: int, timeout: float) -> float:
+    """``mutmut run`` in the scratch copy ``d`` (all mutants, or those ``names``): seconds taken."""
+    cmd = ["nice", "-n", "19", *_mutmut(), "run", "--max-children", str(workers), *names]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    t0 = time.monotonic()
+    with open(d / "mutmut-run.log", "a") as log:
+        proc = subprocess.Popen(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:  # out of time: stop mutmut, keep what it checked
+            os.killpg(proc.pid, signal.SIGTERM)
             try:
-                code = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:  # out of time: stop mutmut, keep what it checked
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                code = 0
-        wall = time.monotonic() - t0
-        if code != 0:
-            tail = (d / "mutmut-run.log").read_text(errors="replace")[-3000:]
-            raise SystemExit(f"mutmut failed on {module} (exit {code}):\n{tail}")
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            code = 0
+    if code != 0:
+        tail = (d / "mutmut-run.log").read_text(errors="replace")[-3000:]
+        raise SystemExit(f"mutmut failed on {module} (exit {code}):\n{tail}")
+    return time.monotonic() - t0
+
+
+def run_module(module: str, work: Path, workers: int, timeout: float, *, collect: float | None = None,
+               recheck: float | None = None) -> dict:
+    """Mutate one module and collect the outcome.
+
+    ``collect``: run nothing, collect the outcome of an earlier (possibly interrupted) run in
+    ``work`` that took that many seconds. ``recheck``: after tests were added, run the earlier
+    run's survivors again against the current tests (same source: a changed module needs a new
+    run), the earlier run having taken that many seconds.
+    """
+    d = work / module
+    if recheck is not None:
+        if (d / "auditor" / f"{module}.py").read_bytes() != (ROOT / "auditor" / f"{module}.py").read_bytes():
+            raise SystemExit(f"auditor/{module}.py changed since its run in {d}: run it again, not --recheck")
+        codes = json.loads((d / "mutants" / "auditor" / f"{module}.py.meta").read_text())["exit_code_by_key"]
+        names = sorted(k for k, v in codes.items() if STATUS.get(v) in ("survived", "no tests") or v is None)
+        shutil.rmtree(d / "tests")
+        shutil.copytree(ROOT / "tests", d / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
+        wall = recheck + (_mutmut_run(d, module, names, workers, timeout) if names else 0.0)
+    elif collect is None:
+        d = _scratch(work, module, workers)
+        (d / "mutmut-run.log").unlink(missing_ok=True)
+        wall = _mutmut_run(d, module, [f"auditor.{module}.{f}" for f in FUNCTIONS.get(module, [])], workers, timeout)
     else:
         wall = collect
     meta = d / "mutants" / "auditor" / f"{module}.py.meta"
@@ -369,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--collect", type=float, metavar="SECONDS",
                     help="run nothing: collect the modules' earlier runs in --work (interrupted ones too), "
                          "which took SECONDS")
+    ap.add_argument("--recheck", action="store_true",
+                    help="after adding tests: run each module's surviving (and unchecked) mutants of its "
+                         "earlier run in --work again, against the current tests; the time adds to the run's")
     ap.add_argument("--render", action="store_true",
                     help="run nothing: rewrite the results with the current EQUIVALENT reasons")
     args = ap.parse_args(argv)
@@ -380,7 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     done = {r["module"]: r for r in previous.get("modules", [])}
     for m in modules:
         print(f"mutating auditor/{m}.py ...", flush=True)
-        r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect)
+        r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect,
+                       recheck=done[m]["wall_s"] if args.recheck and m in done else None)
         done[m] = r
         print(f"  {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survived, {r['wall_s']:.0f} s",
               flush=True)

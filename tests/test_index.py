@@ -146,3 +146,24 @@ def test_an_index_rebuilt_by_another_process_meanwhile_is_not_mixed_into(stored,
     with pytest.raises(IndexMismatch, match="k=4"):
         build_index(store, DEFAULT_PARAMS, workers=1, on_progress=rebuilt_elsewhere)
     assert _rows(store) == []
+
+
+def test_a_worker_chunk_is_prepared_as_in_process(stored, tmp_path):
+    """What one worker of a parallel build returns, called here, where mutation testing sees it:
+    the rows of the same texts prepared in this process, with the given parameters and
+    fingerprinting; a store that is not there is an error, not a new empty store."""
+    from auditor.errors import StoreError
+    from auditor.index import _work
+
+    ids = [r[0] for r in _rows(stored)][:4]
+    params = Params(k=4, modulus=8)
+    got = _work((str(stored.path), ids, params, True))
+    hasher = WordHasher(params.seed)
+    assert got == [(i, prepare_text(stored.text(i), params, hasher, fingerprint=True)) for i in ids]
+    assert all(d["norm_sha256"] and d["sampled"] for _, d in got)
+    assert got != _work((str(stored.path), ids, DEFAULT_PARAMS, True))
+    assert [d["norm_sha256"] for _, d in _work((str(stored.path), ids, params, False))] == [None] * 4
+    missing = tmp_path / "gone.db"
+    with pytest.raises(StoreError, match="no store"):
+        _work((str(missing), ids, params, True))
+    assert not missing.exists()
