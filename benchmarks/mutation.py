@@ -284,13 +284,13 @@ def _mutmut_run(d: Path, module: str, names: list[str], workers: int, timeout: f
 
 
 def run_module(module: str, work: Path, workers: int, timeout: float, *, collect: float | None = None,
-               recheck: float | None = None) -> dict:
+               recheck: dict | None = None) -> dict:
     """Mutate one module and collect the outcome.
 
     ``collect``: run nothing, collect the outcome of an earlier (possibly interrupted) run in
-    ``work`` that took that many seconds. ``recheck``: after tests were added, run the earlier
-    run's survivors again against the current tests (same source: a changed module needs a new
-    run), the earlier run having taken that many seconds.
+    ``work`` that took that many seconds. ``recheck``: the earlier run's result; after tests were
+    added, its unexplained survivors, its mutants without tests and those it did not get to are
+    run again against the current tests (same source: a changed module needs a new run).
     """
     d = work / module
     load = os.getloadavg()[0]
@@ -298,10 +298,12 @@ def run_module(module: str, work: Path, workers: int, timeout: float, *, collect
         if (d / "auditor" / f"{module}.py").read_bytes() != (ROOT / "auditor" / f"{module}.py").read_bytes():
             raise SystemExit(f"auditor/{module}.py changed since its run in {d}: run it again, not --recheck")
         codes = json.loads((d / "mutants" / "auditor" / f"{module}.py.meta").read_text())["exit_code_by_key"]
-        names = sorted(k for k, v in codes.items() if STATUS.get(v) in ("survived", "no tests") or v is None)
+        explained = {s["mutant"] for s in recheck["survivors"] if _reason(s["function"], s["added"], s["removed"])}
+        names = sorted(k for k, v in codes.items()
+                       if (STATUS.get(v) in ("survived", "no tests") and k not in explained) or v is None)
         shutil.rmtree(d / "tests")
         shutil.copytree(ROOT / "tests", d / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
-        wall = recheck + (_mutmut_run(d, module, names, workers, timeout) if names else 0.0)
+        wall = recheck["wall_s"] + (_mutmut_run(d, module, names, workers, timeout) if names else 0.0)
     elif collect is None:
         d = _scratch(work, module, workers)
         (d / "mutmut-run.log").unlink(missing_ok=True)
@@ -411,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="run nothing: collect the modules' earlier runs in --work (interrupted ones too), "
                          "which took SECONDS")
     ap.add_argument("--recheck", action="store_true",
-                    help="after adding tests: run each module's surviving (and unchecked) mutants of its "
-                         "earlier run in --work again, against the current tests; the time adds to the run's")
+                    help="after adding tests: run the unexplained survivors, untested and unchecked mutants "
+                         "of each module's earlier run in --work again, against the current tests; the time "
+                         "adds to the run's")
     ap.add_argument("--not-run", action="append", default=[], metavar="MODULE=REASON",
                     help="record that a module was not run, and why (shown in the results)")
     ap.add_argument("--render", action="store_true",
@@ -435,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     for m in modules:
         print(f"mutating auditor/{m}.py ...", flush=True)
         r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect,
-                       recheck=done[m]["wall_s"] if args.recheck and m in done else None)
+                       recheck=done[m] if args.recheck and m in done else None)
         done[m] = r
         print(f"  {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survived, {r['wall_s']:.0f} s",
               flush=True)
