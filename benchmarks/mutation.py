@@ -109,6 +109,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("wilson_arrays", "return np.where(empty, 0.0, low), np.where(None, 1.0, high)", _EMPTY),
     ("write_index_rows", '(doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) / 8, d["sampled"]),',
      "the blob length is a multiple of 8, and the INTEGER column stores 3.0 as 3"),
+    ("_work", "store = Store(db, create=None)", "Store tests `not create`: None refuses a missing store as False does"),
     ("_prepared", "yield i, prepare_text(store.text(i), params, hasher, )",
      "prepare_text then fingerprints (its default) although not asked: the fingerprint is written only "
      "on a rebuild, which asks for it anyway; otherwise it is computed and dropped (time only)"),
