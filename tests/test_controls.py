@@ -297,6 +297,38 @@ def test_the_corpus_embedding_cuts_at_a_paragraph_or_line_end():
 
     text = "first line\nsecond\n\nthird paragraph\nlast"
     assert _paragraph_cut(text, 0.0) == text.index("\n\n") + 2  # a paragraph end first
+    assert _paragraph_cut("a\n\nb\n\nc\n\nd", 0.0) == 3  # the first one after the point
     assert text[:_paragraph_cut(text, 0.5)].endswith("third paragraph\n")  # none after: a line end
     assert _paragraph_cut(text, 0.9) == len(text)  # neither: the end
     assert _paragraph_cut("one line", 0.5) == len("one line")
+
+
+def test_long_text_with_almost_no_words_fails_from_2000_characters(store, tmp_path):
+    """The normaliser check counts stored characters: 2,000 of them with 10 words fail, naming
+    the document; 1,999 do not (the corpus is then only too small for corpus-drawn controls)."""
+    from auditor.controls import corpus_controls
+
+    d = tmp_path / "lost"
+    d.mkdir()
+    (d / "a.txt").write_text("x " * 10 + "\u2014\u00b7\u2014" * 660)  # 2,000 characters, 10 words
+    (d / "b.txt").write_text("y " * 10 + "\u2014\u00b7\u2014" * 659 + "\u2014\u00b7")  # 1,999
+    ingest(store, [d], workers=1)
+    ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+    chars = dict(store.conn.execute("SELECT id, n_chars FROM documents"))
+    assert (chars[ids["a.txt"]], chars[ids["b.txt"]]) == (2000, 1999)
+    files, controls, note = corpus_controls(store, 0)
+    assert (files, controls) == ([], [])
+    assert note.startswith("FAIL: 1 document(s)") and f"(doc {ids['a.txt']} first)" in note
+    files, controls, note = corpus_controls(store, 0, documents=[ids["b.txt"]])
+    assert (files, controls) == ([], []) and not note.startswith("FAIL") and "need 2" in note
+
+
+def test_corpus_controls_draw_only_from_the_documents_audited(store, corpus_dir):
+    from auditor.controls import corpus_controls
+
+    ingest(store, [corpus_dir], workers=1)
+    every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+    files, controls, note = corpus_controls(store, 0)
+    assert controls and note == ""
+    files, controls, note = corpus_controls(store, 0, documents=every[:1])
+    assert (files, controls) == ([], []) and note.startswith("corpus has 1 document(s)")
