@@ -299,8 +299,9 @@ def run_module(module: str, work: Path, workers: int, timeout: float, *, collect
 
     ``collect``: run nothing, collect the outcome of an earlier (possibly interrupted) run in
     ``work`` that took that many seconds. ``recheck``: the earlier run's result; after tests were
-    added, its unexplained survivors, its mutants without tests and those it did not get to are
-    run again against the current tests (same source: a changed module needs a new run).
+    added, its unexplained survivors and its mutants without tests are run again against the
+    current tests (same source: a changed module needs a new run). Mutants it did not get to stay
+    not checked.
     """
     d = work / module
     load = os.getloadavg()[0]
@@ -310,7 +311,7 @@ def run_module(module: str, work: Path, workers: int, timeout: float, *, collect
         codes = json.loads((d / "mutants" / "auditor" / f"{module}.py.meta").read_text())["exit_code_by_key"]
         explained = {s["mutant"] for s in recheck["survivors"] if _reason(s["function"], s["added"], s["removed"])}
         names = sorted(k for k, v in codes.items()
-                       if (STATUS.get(v) in ("survived", "no tests") and k not in explained) or v is None)
+                       if STATUS.get(v) in ("survived", "no tests") and k not in explained)
         shutil.rmtree(d / "tests")
         shutil.copytree(ROOT / "tests", d / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
         wall = recheck["wall_s"] + (_mutmut_run(d, module, names, workers, timeout) if names else 0.0)
@@ -431,9 +432,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="run nothing: collect the modules' earlier runs in --work (interrupted ones too), "
                          "which took SECONDS")
     ap.add_argument("--recheck", action="store_true",
-                    help="after adding tests: run the unexplained survivors, untested and unchecked mutants "
-                         "of each module's earlier run in --work again, against the current tests; the time "
-                         "adds to the run's")
+                    help="after adding tests: run the unexplained survivors and untested mutants of each "
+                         "module's earlier run in --work again, against the current tests; the time adds to "
+                         "the run's")
     ap.add_argument("--not-run", action="append", default=[], metavar="MODULE=REASON",
                     help="record that a module was not run, and why (shown in the results)")
     ap.add_argument("--render", action="store_true",

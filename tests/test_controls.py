@@ -332,3 +332,39 @@ def test_corpus_controls_draw_only_from_the_documents_audited(store, corpus_dir)
     assert controls and note == ""
     files, controls, note = corpus_controls(store, 0, documents=every[:1])
     assert (files, controls) == ([], []) and note.startswith("corpus has 1 document(s)")
+
+
+def _ingest_sized(store, tmp_path, sizes):
+    """Documents of the given word counts (unrelated prose), ingested in this order; their ids."""
+    from tests.textgen import prose
+
+    d = tmp_path / "sized"
+    d.mkdir()
+    for i, n in enumerate(sizes):
+        (d / f"d{i}.txt").write_text(prose(500 + i, n))
+    ingest(store, [d], workers=1)
+    return [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY path")]
+
+
+def test_the_contained_control_is_drawn_from_the_smaller_half(store, tmp_path):
+    """Four documents of 300+ words, the first two stored the longest: the document embedded
+    elsewhere is one of the two shortest (so that it fits inside another)."""
+    from auditor.controls import corpus_controls
+
+    ids = _ingest_sized(store, tmp_path, [900, 850, 320, 330])
+    for seed in range(4):
+        _, controls, _ = corpus_controls(store, seed)
+        a = int(controls[0]["note"].split()[1])
+        assert a in ids[2:], (seed, controls[0]["note"])
+
+
+def test_two_long_documents_are_enough_to_draw_from(store, tmp_path):
+    """Two documents of 300+ words: the controls come from them alone, not from the notices of
+    60-80 words beside them (the shorter one inside the other, and unrelated to it)."""
+    from auditor.controls import corpus_controls
+
+    ids = _ingest_sized(store, tmp_path, [400, 420, 60, 70, 80])
+    _, controls, note = corpus_controls(store, 0)
+    assert [c["name"] for c in controls] == ["corpus-embedded", "corpus-reformatted", "corpus-unrelated"]
+    assert controls[0]["note"].startswith(f"doc {ids[0]} inserted into doc {ids[1]} ")
+    assert controls[2]["note"] == f"doc {ids[0]} against doc {ids[1]}" and note == ""
