@@ -352,10 +352,11 @@ def test_the_contained_control_is_drawn_from_the_smaller_half(store, tmp_path):
     from auditor.controls import corpus_controls
 
     ids = _ingest_sized(store, tmp_path, [900, 850, 320, 330])
-    for seed in range(4):
+    drawn = set()
+    for seed in range(8):
         _, controls, _ = corpus_controls(store, seed)
-        a = int(controls[0]["note"].split()[1])
-        assert a in ids[2:], (seed, controls[0]["note"])
+        drawn.add(int(controls[0]["note"].split()[1]))
+    assert drawn == set(ids[2:])  # either of the two, never a longer one
 
 
 def test_two_long_documents_are_enough_to_draw_from(store, tmp_path):
@@ -363,8 +364,35 @@ def test_two_long_documents_are_enough_to_draw_from(store, tmp_path):
     60-80 words beside them (the shorter one inside the other, and unrelated to it)."""
     from auditor.controls import corpus_controls
 
-    ids = _ingest_sized(store, tmp_path, [400, 420, 60, 70, 80])
+    ids = _ingest_sized(store, tmp_path, [300, 300, 60, 70, 80])  # exactly 300 words count
     _, controls, note = corpus_controls(store, 0)
     assert [c["name"] for c in controls] == ["corpus-embedded", "corpus-reformatted", "corpus-unrelated"]
     assert controls[0]["note"].startswith(f"doc {ids[0]} inserted into doc {ids[1]} ")
     assert controls[2]["note"] == f"doc {ids[0]} against doc {ids[1]}" and note == ""
+
+
+def test_forty_words_are_enough_when_nothing_is_longer(store, tmp_path):
+    from auditor.controls import corpus_controls
+
+    ids = _ingest_sized(store, tmp_path, [40, 40, 39])
+    assert [store.scalar("SELECT n_words FROM documents WHERE id = ?", (i,)) for i in ids] == [40, 40, 39]
+    _, controls, _ = corpus_controls(store, 0)
+    assert controls and controls[0]["note"].startswith(f"doc {ids[0]} inserted into doc {ids[1]} ")
+
+
+def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
+    """40 words in 2,400 characters (60 a word) are kept; in 2,401 they fail the check."""
+    from auditor.controls import corpus_controls
+
+    d = tmp_path / "ratio"
+    d.mkdir()
+    words = "x " * 40  # 80 characters
+    (d / "a.txt").write_text(words + "\u00b7" * 2320)
+    (d / "b.txt").write_text(words.replace("x", "y") + "\u00b7" * 2321)
+    ingest(store, [d], workers=1)
+    ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+    assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {ids["a.txt"]: 2400, ids["b.txt"]: 2401}
+    _, _, note = corpus_controls(store, 0)
+    assert note.startswith("FAIL: 1 document(s)") and f"(doc {ids['b.txt']} first)" in note
+    _, _, note = corpus_controls(store, 0, documents=[ids["a.txt"]])
+    assert not note.startswith("FAIL")
