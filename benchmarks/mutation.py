@@ -198,6 +198,15 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         "within = np.arange(int(lens.sum()), dtype=None) - np.repeat(np.cumsum(lens) - lens, lens)",
         "within = np.arange(int(lens.sum()), ) - np.repeat(np.cumsum(lens) - lens, lens)",
     )),
+    ("corpus_controls", "small = sorted(rows, key=lambda r: (r[1], r[1]))[: max(1, len(rows) // 2)]",
+     "the rows come from Store.select_in sorted by id, and sorted() is stable: ties in words stay in "
+     "id order without the id in the key"),
+    *(("corpus_controls", line, "the sample lengths are Python ints (a blob length is a multiple of 8, so "
+       "/ 8 is a whole float): the int64 array is the same") for line in (
+        "lens = np.array([len(r[2]) // 8 for r in rows], dtype=None)",
+        "lens = np.array([len(r[2]) // 8 for r in rows], )",
+        "lens = np.array([len(r[2]) / 8 for r in rows], dtype=np.int64)",
+    )),
     ("combine", "if n < 0:", "for n = 0 the general path returns the same empty uint64 array"),
     ("WordHasher.__call__", "if len(self._cache) >= _MAX_CACHED_WORDS:",
      "the cache only remembers hashes: starting it again one word earlier changes no hash"),

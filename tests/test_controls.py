@@ -396,3 +396,28 @@ def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
     assert note.startswith("FAIL: 1 document(s)") and f"(doc {ids['b.txt']} first)" in note
     _, _, note = corpus_controls(store, 0, documents=[ids["a.txt"]])
     assert not note.startswith("FAIL")
+
+
+def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated(store, tmp_path):
+    """The sampled estimates steer the draw: a document that already holds the drawn document
+    would make the embedded control trivial and the unrelated one false, so it is never chosen."""
+    from auditor.controls import corpus_controls
+    from tests.textgen import prose
+
+    d = tmp_path / "related"
+    d.mkdir()
+    small = prose(701, 320)
+    (d / "a.txt").write_text(small)
+    (d / "b.txt").write_text(prose(702, 600) + "\n\n" + small)  # holds a.txt
+    (d / "c.txt").write_text(prose(703, 330))
+    (d / "d.txt").write_text(prose(704, 900))
+    ingest(store, [d], workers=1)
+    ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+    holder, seen = ids["b.txt"], 0
+    for seed in range(12):
+        _, controls, _ = corpus_controls(store, seed)
+        if controls[0]["note"].startswith(f"doc {ids['a.txt']} "):
+            seen += 1
+            assert f"into doc {holder} " not in controls[0]["note"]
+            assert controls[2]["note"] != f"doc {ids['a.txt']} against doc {holder}"
+    assert seen  # a.txt was drawn
