@@ -207,6 +207,9 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         "lens = np.array([len(r[2]) // 8 for r in rows], )",
         "lens = np.array([len(r[2]) / 8 for r in rows], dtype=np.int64)",
     )),
+    ("corpus_controls", "return dict.fromkeys(ids, 2.0)",
+     "a document with no sampled shingle counts as related to all: the estimates are only compared "
+     "with 0.05 and 0.5, which 1.0 and 2.0 both exceed"),
     ("combine", "if n < 0:", "for n = 0 the general path returns the same empty uint64 array"),
     ("WordHasher.__call__", "if len(self._cache) >= _MAX_CACHED_WORDS:",
      "the cache only remembers hashes: starting it again one word earlier changes no hash"),
