@@ -210,6 +210,12 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("corpus_controls", "return dict.fromkeys(ids, 2.0)",
      "a document with no sampled shingle counts as related to all: the estimates are only compared "
      "with 0.05 and 0.5, which 1.0 and 2.0 both exceed"),
+    *(("corpus_controls", f"return dict(zip(ids, held.tolist(), {strict}))",
+       "held has one entry per id (bincount's minlength), so zip's strictness never matters")
+      for strict in ("strict=None", "", "strict=False")),
+    ("corpus_controls", 'choice = ""',
+     "the first draw always sets choice; before it the value is only read by `attempt == DRAWS and "
+     "choice is not None`, which attempt 0 decides, and \"\" is not None like a draw"),
     ("combine", "if n < 0:", "for n = 0 the general path returns the same empty uint64 array"),
     ("WordHasher.__call__", "if len(self._cache) >= _MAX_CACHED_WORDS:",
      "the cache only remembers hashes: starting it again one word earlier changes no hash"),
@@ -406,6 +412,7 @@ def markdown(results: dict) -> str:
     out.append(f"| **all** | | {total} | {killed} ({100 * killed / max(1, total):.1f}%) | "
                f"{total - killed} ({equivalent}) | {total - killed - equivalent} | {unchecked} | "
                f"{results['wall_s'] / 60:.1f} min |")
+    out += [""] + [f"auditor/{m}.py: {text}" for m, text in sorted(results.get("notes", {}).items())]
     out += ["", "What mutmut does not mutate: functions under a decorator other than `@classmethod`/"
             "`@staticmethod` (`score.min_hits` under `lru_cache`, `normalize._skeleton_table` under "
             "`functools.cache`), module-level constants and class bodies. `min_hits` is pinned by "
@@ -449,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
                          "the run's")
     ap.add_argument("--not-run", action="append", default=[], metavar="MODULE=REASON",
                     help="record that a module was not run, and why (shown in the results)")
+    ap.add_argument("--note", action="append", default=[], metavar="MODULE=TEXT",
+                    help="a note on a module's run, shown under the table (replaces its earlier note)")
     ap.add_argument("--render", action="store_true",
                     help="run nothing: rewrite the results with the current EQUIVALENT reasons")
     args = ap.parse_args(argv)
@@ -466,6 +475,15 @@ def main(argv: list[str] | None = None) -> int:
         args.not_run_reasons[module] = why
     for m in modules:
         args.not_run_reasons.pop(m, None)
+    args.notes = dict(previous.get("notes", {}))
+    for item in args.note:
+        module, _, text = item.partition("=")
+        if module not in MODULES or not text:
+            ap.error(f"--note wants MODULE=TEXT with a core module: {item!r}")
+        args.notes[module] = text
+    for m in modules:
+        if not args.note:
+            args.notes.pop(m, None)
     for m in modules:
         print(f"mutating auditor/{m}.py ...", flush=True)
         r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect,
@@ -489,7 +507,8 @@ def _write(args: argparse.Namespace, done: dict[str, dict]) -> None:
     rows = [done[m] for m in MODULES if m in done]
     not_run = {m: why for m, why in args.not_run_reasons.items() if m not in done}
     results = {"mutmut": version("mutmut"), "python": platform.python_version(), "workers": args.workers,
-               "wall_s": round(sum(r["wall_s"] for r in rows), 1), "modules": rows, "not_run": not_run}
+               "wall_s": round(sum(r["wall_s"] for r in rows), 1), "modules": rows, "not_run": not_run,
+               "notes": args.notes}
     args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     args.markdown.write_text(markdown(results))
 
