@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import AuditResult, ShingleCache, member, run_audit, universe
+from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
@@ -191,20 +191,16 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     rng = random.Random(f"controls/{seed}")
     small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
     ids = [r[0] for r in rows]
-    lens = np.array([len(r[2]) // 8 for r in rows], dtype=np.int64)
-    flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint64)
-    owner = np.repeat(np.arange(len(rows)), lens)
-    starts = np.concatenate(([0], np.cumsum(lens)))
+    samples = [np.frombuffer(r[2], dtype=np.uint64) for r in rows]
+    index = SampledIndex(np.array(ids, dtype=np.int64), samples)
     position = {d: i for i, d in enumerate(ids)}
 
     def estimates(a: int) -> dict[int, float]:
-        """Sampled containment of ``a`` in every drawn document, in one pass over their samples."""
-        i = position[a]
-        sa = flat[starts[i]:starts[i + 1]]
+        """Sampled containment of ``a`` in every drawn document, from the posting lists of its samples."""
+        sa = samples[position[a]]
         if not len(sa):
             return dict.fromkeys(ids, 1.0)
-        held = np.bincount(owner[member(flat, sa)], minlength=len(ids)) / len(sa)
-        return dict(zip(ids, held.tolist(), strict=True))
+        return dict(zip(ids, (index.hits_of(sa) / len(sa)).tolist(), strict=True))
 
     choice = None
     for attempt, (a_id, *_) in enumerate(rng.sample(small, len(small))):
