@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auditor.audit import run_audit
+from auditor.audit import SampledIndex, run_audit
 from auditor.demo import synth
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
@@ -510,3 +510,18 @@ def test_only_and_documents_restrict_the_small_corpus_audit(small):
     assert part.universe == without_f1
     higher = pairs_of(run_audit(store, 0.9))
     assert higher == {k: v for k, v in full.items() if v >= 0.9}
+
+
+def test_the_sampled_index_counts_what_an_outside_text_shares_with_each_document():
+    """``hits_of`` (what corpus-drawn controls estimate with): per indexed document, by position,
+    how many of a text's sampled hashes it holds; a hash no document holds counts for none."""
+    rng = np.random.default_rng(7)
+    held = [np.unique(rng.integers(0, 400, n)).astype(np.uint64) * np.uint64(16) for n in (50, 0, 120, 80, 200)]
+    queries = [held[2], held[1], np.array([16 * 1000], np.uint64),
+               np.unique(rng.integers(0, 600, 90)).astype(np.uint64) * np.uint64(16)]
+    sizes = np.array([len(h) for h in held])
+    for index in (SampledIndex(np.array([11, 3, 42, 7, 5]), held),
+                  SampledIndex(np.array([11, 3, 42, 7, 5]), np.concatenate(held), n=sizes)):
+        for q in queries:
+            assert index.hits_of(q).tolist() == [len(np.intersect1d(h, q)) for h in held]
+    assert sum(len(np.intersect1d(h, queries[3])) > 1 for h in held) == 4  # posting lists of many lengths

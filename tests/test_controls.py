@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.controls import default_controls_dir, run_controls
+from auditor.controls import corpus_controls, default_controls_dir, run_controls
 from auditor.gate import BASELINE_VERSION
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job
@@ -421,3 +421,195 @@ def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated
             assert f"into doc {holder} " not in controls[0]["note"]
             assert controls[2]["note"] != f"doc {ids['a.txt']} against doc {holder}"
     assert seen  # a.txt was drawn
+
+
+# -- how corpus-drawn controls are drawn: the boundaries of the draw ---------------------------
+
+def _sampled_windows(text):
+    """The 5-word windows of ``text`` whose shingle is sampled, one per distinct sampled shingle."""
+    from auditor.normalize import words
+    from auditor.shingle import DEFAULT_PARAMS, shingle_hashes
+
+    ws, seen, out = words(text), set(), []
+    for i, h in enumerate(shingle_hashes(text).tolist()):
+        if h % DEFAULT_PARAMS.modulus == 0 and h not in seen:
+            seen.add(h)
+            out.append(" ".join(ws[i : i + DEFAULT_PARAMS.k]))
+    return out
+
+
+def _text_with_samples(n, seed):
+    """Prose of 300-420 words with exactly ``n`` sampled shingles."""
+    from tests.textgen import prose
+
+    for s in range(seed, seed + 100):
+        tokens = prose(s, 420).split()
+        for m in range(300, 420):
+            text = " ".join(tokens[:m]) + "\n"
+            if len(_sampled_windows(text)) == n:
+                return text
+    raise AssertionError(f"no prose with {n} sampled shingles")
+
+
+def _write_and_ingest(store, d, texts):
+    d.mkdir()
+    for name, text in texts.items():
+        (d / name).write_text(text)
+    ingest(store, [d], workers=1)
+    return {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+
+
+def _shared_samples(store, a, b):
+    import numpy as np
+
+    def of(i):
+        return set(np.frombuffer(store.scalar("SELECT sampled FROM index_docs WHERE doc_id = ?", (i,)),
+                                 dtype=np.uint64).tolist())
+    return len(of(a) & of(b)), len(of(a))
+
+
+def _drawn(controls):
+    """(contained, container, unrelated or None) document ids named in the controls' notes."""
+    words = controls[0]["note"].split()
+    unrelated = int(controls[2]["note"].split()[-1]) if len(controls) == 3 else None
+    return int(words[1]), int(words[5]), unrelated
+
+
+def test_unrelated_means_an_estimate_of_at_most_half_the_unrelated_bound(store, tmp_path):
+    """Sharing 1 of the drawn document's 20 samples (0.05 = UNRELATED_MAX / 2) is unrelated; 2 of
+    them (0.10) is not, although either may hold the embedded copy."""
+    from tests.textgen import prose
+
+    a = _text_with_samples(20, 900)
+    win = _sampled_windows(a)
+    ids = _write_and_ingest(store, tmp_path / "edge", {
+        "a.txt": a,
+        "b.txt": prose(811, 600) + "\n\n" + win[3] + "\n\n" + prose(812, 100),
+        "c.txt": prose(813, 700) + "\n\n" + win[5] + "\n\n" + win[11] + "\n\n" + prose(814, 100),
+    })
+    assert _shared_samples(store, ids["a.txt"], ids["b.txt"]) == (1, 20)
+    assert _shared_samples(store, ids["a.txt"], ids["c.txt"]) == (2, 20)
+    containers = set()
+    for seed in range(10):
+        _, controls, note = corpus_controls(store, seed)
+        a_id, c_id, b_id = _drawn(controls)
+        assert (a_id, b_id, note) == (ids["a.txt"], ids["b.txt"], "")
+        containers.add(c_id)
+    assert containers == {ids["b.txt"], ids["c.txt"]}
+
+
+def test_a_container_shares_less_than_half_of_the_drawn_documents_samples(store, tmp_path):
+    """A document holding exactly half of the drawn one's samples already holds too much of it to
+    embed it in: the embedded control goes into the other one."""
+    from tests.textgen import prose
+
+    a = _text_with_samples(20, 950)
+    win = _sampled_windows(a)
+    ids = _write_and_ingest(store, tmp_path / "half", {
+        "a.txt": a,
+        "half.txt": prose(821, 600) + "\n\n" + "\n\n".join(win[:10]) + "\n\n" + prose(822, 100),
+        "other.txt": prose(823, 700),
+    })
+    assert _shared_samples(store, ids["a.txt"], ids["half.txt"]) == (10, 20)
+    for seed in range(10):
+        _, controls, _ = corpus_controls(store, seed)
+        assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
+
+
+def test_the_drawn_document_is_never_its_own_container(store, tmp_path):
+    """Every other document holds the drawn one: one of them is the container, not the drawn
+    document itself, and nothing is unrelated to it."""
+    from tests.textgen import prose
+
+    a = prose(831, 320)
+    ids = _write_and_ingest(store, tmp_path / "held", {
+        "a.txt": a, "b.txt": prose(832, 600) + "\n\n" + a, "c.txt": prose(833, 700) + "\n\n" + a})
+    containers = set()
+    for seed in range(12):
+        _, controls, note = corpus_controls(store, seed)
+        a_id, c_id, b_id = _drawn(controls)
+        assert a_id == ids["a.txt"] and b_id is None and "corpus-unrelated not run" in note
+        containers.add(c_id)
+    assert containers == {ids["b.txt"], ids["c.txt"]}
+
+
+def test_the_unrelated_document_is_not_the_container(store, tmp_path):
+    ids = _ingest_sized(store, tmp_path, [320, 900, 950, 1000])
+    for seed in range(8):
+        _, controls, _ = corpus_controls(store, seed)
+        a_id, c_id, b_id = _drawn(controls)
+        assert len({a_id, c_id, b_id}) == 3 and a_id in ids[:2]
+
+
+def test_only_the_shorter_of_two_documents_is_drawn(store, tmp_path):
+    ids = _ingest_sized(store, tmp_path, [400, 320])
+    assert {_drawn(corpus_controls(store, seed)[1]) for seed in range(8)} == {(ids[1], ids[0], ids[0])}
+
+
+def test_the_draw_goes_on_past_a_document_everything_holds(store, tmp_path):
+    """a1 is inside every other document, so nothing is unrelated to it; a2 (a1 and 9,000 more
+    words) shares at most 5% of its samples with any other: whichever is drawn first, the
+    controls come from a2, with an unrelated one."""
+    from tests.textgen import prose
+
+    a1 = prose(841, 300)
+    ids = _write_and_ingest(store, tmp_path / "past", {
+        "a1.txt": a1, "a2.txt": a1 + "\n\n" + prose(842, 9000),
+        "h1.txt": prose(843, 10000) + "\n\n" + a1, "h2.txt": prose(844, 10200) + "\n\n" + a1})
+    for other in ("a1.txt", "h1.txt", "h2.txt"):
+        shared, n = _shared_samples(store, ids["a2.txt"], ids[other])
+        assert shared <= 0.05 * n
+    for seed in range(8):
+        _, controls, note = corpus_controls(store, seed)
+        assert note == "" and _drawn(controls)[0] == ids["a2.txt"]
+
+
+def test_a_corpus_of_variants_stops_drawing_after_draws_documents(store, tmp_path, monkeypatch):
+    """Every document is a variant of every other, so no draw finds an unrelated one: the draw
+    stops after DRAWS documents (one estimate each) instead of trying every document."""
+    from auditor import controls as controls_module
+    from auditor.audit import SampledIndex
+    from tests.textgen import prose
+
+    base = prose(851, 320)
+    _write_and_ingest(store, tmp_path / "variants",
+                      {f"v{i}.txt": base + prose(860 + i, 8) for i in range(6)})
+    calls = []
+    hits_of = SampledIndex.hits_of
+    monkeypatch.setattr(SampledIndex, "hits_of", lambda self, h: calls.append(1) or hits_of(self, h))
+    monkeypatch.setattr(controls_module, "DRAWS", 2)
+    _, controls, note = corpus_controls(store, 0)
+    assert len(calls) == 2 and len(controls) == 2 and "corpus-unrelated not run" in note
+    calls.clear()
+    monkeypatch.setattr(controls_module, "DRAWS", 25)
+    _, controls, _ = corpus_controls(store, 0)
+    assert len(calls) == 3 and len(controls) == 2  # the smaller half: all 3 tried
+
+
+def test_the_embedded_control_is_the_container_with_the_drawn_document_inserted_whole(store, tmp_path):
+    """The drawn text goes in verbatim (only its outer newlines trimmed) as its own paragraphs, at
+    a line or paragraph end 30-70% of the way into the container; the reformatted copy is laid
+    out from the seed the note names, and the same seed gives the same files."""
+    from auditor.demo import synth
+    from tests.textgen import prose
+
+    ids = _write_and_ingest(store, tmp_path / "whole", {
+        "a.txt": "\n\nXerxes " + prose(871, 320) + " LUX \n",
+        "b.txt": prose(872, 900), "c.txt": prose(873, 1000)})
+    cuts = set()
+    for seed in range(8):
+        files, controls, _ = corpus_controls(store, seed)
+        assert files == corpus_controls(store, seed)[0]
+        f = dict(files)
+        a_id, c_id, _ = _drawn(controls)
+        a_text, c_text = store.text(a_id), store.text(c_id)
+        assert a_id == ids["a.txt"]
+        cut = int(controls[0]["note"].split()[-1])
+        assert 0.3 * len(c_text) <= cut < len(c_text) and c_text[cut - 1] == "\n"
+        assert f["corpus-a.txt"] == a_text
+        assert f["corpus-container.txt"] == (c_text[:cut] + "\n\n" + "Xerxes " + a_text.split("Xerxes ", 1)[1]
+                                             .rstrip("\n") + "\n\n" + c_text[cut:])
+        assert f["corpus-a-reformatted.txt"] == synth.reformat(a_text, seed)
+        assert controls[1]["note"] == f"doc {a_id} re-laid-out (seed {seed})"
+        cuts.add(cut)
+    assert len(cuts) > 1
