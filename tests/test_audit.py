@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auditor.audit import SampledIndex, run_audit
+from auditor.audit import SampledIndex, exact_min_hits, member, run_audit
 from auditor.demo import synth
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
@@ -525,3 +525,25 @@ def test_the_sampled_index_counts_what_an_outside_text_shares_with_each_document
         for q in queries:
             assert index.hits_of(q).tolist() == [len(np.intersect1d(h, q)) for h in held]
     assert sum(len(np.intersect1d(h, queries[3])) > 1 for h in held) == 4  # posting lists of many lengths
+
+
+@pytest.mark.parametrize("threshold", [0.8, 0.5, 0.85, 0.9, 0.95, 1.0, 1 / 3, 0.56, 0.01])
+def test_exact_min_hits_is_the_fewest_shared_shingles_the_verdict_accepts(threshold):
+    """The exhaustive search of short documents keeps a candidate only with this many shared
+    shingles: one fewer must fail ``hits / n >= threshold`` as the verdict computes it, this many
+    pass (0.56 * 25 is 14.000000000000002 in floating point, yet 14 of 25 is 0.56: ceil() alone
+    would ask for 15)."""
+    for n in range(1, 400):
+        least = exact_min_hits(n, threshold)
+        assert least / n >= threshold and (least - 1) / n < threshold, (n, least)
+    assert exact_min_hits(10, 0.8) == 8 and exact_min_hits(25, 0.56) == 14 and exact_min_hits(5, 1.0) == 5
+
+
+def test_member_finds_every_value_of_a_sorted_set_and_nothing_else():
+    s = np.array([16, 32, 160, 2**63 + 16], dtype=np.uint64)
+    values = np.array([2**63 + 16, 0, 16, 17, 160, 2**64 - 16, 32, 48], dtype=np.uint64)
+    got = member(values, s)
+    assert got.dtype == bool and got.tolist() == [True, False, True, False, True, False, True, False]
+    empty = member(values, np.empty(0, np.uint64))
+    assert empty.dtype == bool and empty.tolist() == [False] * len(values)
+    assert values[member(values, np.empty(0, np.uint64))].tolist() == []
