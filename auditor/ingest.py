@@ -510,6 +510,23 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
         return {"error": ("crash", f"extraction worker gave a malformed result ({type(e).__name__}: {e})")}
 
 
+def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None = None) -> dict[str, Any]:
+    """One file prepared as ingest prepares it (extracted, normalised and sampled in a sandbox
+    child, under ``limits``' memory and time), without storing anything: ``{"doc": ...}`` with
+    its text and parts, or ``{"error": (code, message)}``. For ``query``, which reads files
+    from anyone as ingest does."""
+    name, limits = os.fspath(path), limits or Limits()
+    try:
+        with open_regular(name) as (fd, st):
+            if st.st_size > limits.max_file_bytes:
+                return {"error": ("too_large", f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")}
+            digest = _hash_fd(fd)
+    except _Unreadable as e:
+        return {"error": (e.code, str(e))}
+    task = _Task(path=name, resolved=name, fs_path=name, sha256=digest)
+    return _prepare_one(task, limits, params, None, threading.Event())
+
+
 class _Preparer:
     """Prepares ``todo`` in sandbox children, ``n`` at a time, handing results back in order.
 

@@ -3,12 +3,16 @@ do two stored documents relate (``compare``). Neither changes the store."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
+from auditor.extract import Limits
+from auditor.ingest import prepare_file
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
 from auditor.shingle import WordHasher, combine, distinct, sample
@@ -72,6 +76,47 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
                 matches.append(Match(doc_id, direction, est, exact, spans))
     matches.sort(key=lambda m: (-m.exact, m.doc_id, m.direction))
     return QueryResult(n_words, len(all_q), n, matches)
+
+
+@dataclass
+class FileQuery:
+    """The answer for one file (or one EDGAR part of it, ``FILE#sequence``): a ``result``, or
+    ``error`` (code, reason) when it could not be read into text."""
+
+    name: str
+    result: QueryResult | None = None
+    error: tuple[str, str] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def query_files(store: Store, files: Sequence[str | os.PathLike], threshold: float = 0.8,
+                limits: Limits | None = None) -> list[FileQuery]:
+    """``query_text`` for files from anyone: each is read as ingest reads it, in a sandbox child
+    under ``limits`` (memory, time, parts), so a decompression bomb or a parser that hangs is an
+    ``error`` for that file and the others are still answered. Unreadable text (a PDF without a
+    text layer, glyph codes) and text of fewer than k words are errors too: a query that cannot
+    see the words must not say "no stored document contains it"."""
+    out = []
+    for f in files:
+        prepared = prepare_file(f, store.params, limits)
+        if "error" in prepared:
+            out.append(FileQuery(str(f), error=tuple(prepared["error"])))
+            continue
+        doc = prepared["doc"]
+        pieces = [(str(f), doc, None)] if doc["text"] or not doc["parts"] else []
+        pieces += [(f"{f}#{p['meta'].get('sequence')}", p["doc"], p) for p in doc["parts"]]
+        for name, d, part in pieces:
+            if part is not None and part["status"] != "ok":
+                out.append(FileQuery(name, error=(part["code"] or part["status"], part["message"] or "")))
+            elif d["unreadable"]:
+                out.append(FileQuery(name, error=("unreadable", d["unreadable"]), warnings=d["warnings"]))
+            else:
+                q = query_text(store, d["text"], threshold)
+                if q.n_shingles:
+                    out.append(FileQuery(name, q, warnings=d["warnings"]))
+                else:  # nothing to compare is not "contained nowhere"
+                    out.append(FileQuery(name, error=("too_short", q.note or "no shingle"), warnings=d["warnings"]))
+    return out
 
 
 def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sampled: np.ndarray,

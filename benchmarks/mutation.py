@@ -216,6 +216,13 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("corpus_controls", 'choice = ""',
      "the first draw always sets choice; before it the value is only read by `attempt == DRAWS and "
      "choice is not None`, which attempt 0 decides, and \"\" is not None like a draw"),
+    *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
+       "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
+       "at least 1 and a start of 1 is never above it") for line in (
+        "h = max(1, math.ceil(threshold * n) - 1)",
+        "h = max(0, math.ceil(threshold / n) - 1)",
+        "h = max(0, math.ceil(threshold * n) - 2)",
+    )),
     ("combine", "if n < 0:", "for n = 0 the general path returns the same empty uint64 array"),
     ("WordHasher.__call__", "if len(self._cache) >= _MAX_CACHED_WORDS:",
      "the cache only remembers hashes: starting it again one word earlier changes no hash"),
@@ -238,6 +245,11 @@ def _config(module: str, workers: int) -> str:
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:randomly"]\n'
         f"pytest_add_cli_args_test_selection = {tests}\n"
         'process_isolation = "forkserver"\n'
+        # mutmut's default CPU limit is 30x a mutant's tests (+30 s): a mutant that loops in
+        # test_audit.py then holds the one worker for 17 minutes. 6x (+30 s) still lets a
+        # mutant that only slows the tests finish, and counts one that does not as a timeout.
+        "timeout_multiplier = 3.0\n"
+        "timeout_constant = 5.0\n"
         "use_git_change_detection = false\n"
     )
 

@@ -85,3 +85,68 @@ def test_fewer_words_than_a_shingle_say_so(stored):
     with Store(db) as store:
         q = query_text(store, "three short words")
     assert not q.matches and q.n_shingles == 0 and "no shingle" in q.note
+
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory, stored):
+    """A good file, a .docx that inflates to 600 MB, an empty file, a PDF whose letters are spaced
+    too far apart to read as words, four words, and an unrelated contract."""
+    from fpdf import FPDF
+
+    from tests import hostile
+
+    _, contract, _ = stored
+    d = tmp_path_factory.mktemp("hostile-query")
+    (d / "good.txt").write_text(contract)
+    hostile.docx_bomb(d / "bomb.docx", 600 * 2**20)
+    (d / "empty.txt").write_bytes(b"")
+    (d / "short.txt").write_text("Four words, no shingle.")
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_char_spacing(6)
+    pdf.multi_cell(0, 5, contract[:3000])
+    (d / "spaced.pdf").write_bytes(bytes(pdf.output()))
+    (d / "unrelated.txt").write_text(synth.contract(717, 12_000, kind="lease"))
+    return [d / n for n in ("good.txt", "bomb.docx", "empty.txt", "spaced.pdf", "short.txt", "unrelated.txt")]
+
+
+def test_query_files_reads_each_file_in_a_sandbox_and_goes_on_past_a_bad_one(stored, hostile_files):
+    """The bomb fails on the child's memory limit (code "memory": only the sandbox says that), the
+    empty and the unreadable file say why, and the files around them are still answered."""
+    from auditor.extract import Limits
+    from auditor.query import query_files
+
+    db, _, ids = stored
+    with Store(db) as store:
+        got = query_files(store, hostile_files, limits=Limits(memory=384 * 2**20))
+    assert [g.name for g in got] == [str(f) for f in hostile_files]
+    good, bomb, empty, spaced, short, unrelated = got
+    assert good.error is None and (ids["lease.txt"], "contains-query") in {
+        (m.doc_id, m.direction) for m in good.result.matches if m.exact == 1.0}
+    assert bomb.result is None and bomb.error[0] == "memory"
+    assert empty.result is None and empty.error[0] == "empty"
+    assert spaced.result is None and spaced.error[0] == "unreadable" and "letter" in spaced.error[1]
+    assert short.result is None and short.error == ("too_short", "fewer than k=5 words: no shingle to query")
+    assert unrelated.error is None and not unrelated.result.matches
+
+
+def test_the_query_command_answers_the_other_files_and_exits_2_for_unreadable_ones(stored, hostile_files):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    db, _, ids = stored
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1"}
+    run = subprocess.run([sys.executable, "-m", "auditor", "query", "--db", str(db), "--json", "--memory-mb", "384",
+                          *map(str, hostile_files)], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2, run.stderr
+    out = {Path(r["file"]).name: r for r in json.loads(run.stdout)}
+    assert out["bomb.docx"]["error"]["code"] == "memory" and "matches" not in out["bomb.docx"]
+    assert ids["lease.txt"] in {m["document"]["doc_id"] for m in out["good.txt"]["matches"]}
+    assert "error" not in out["unrelated.txt"] and out["unrelated.txt"]["matches"] == []
+    good = subprocess.run([sys.executable, "-m", "auditor", "query", "--db", str(db), str(hostile_files[0])],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert good.returncode == 0 and "1.0000 contained in" in good.stdout

@@ -5,54 +5,80 @@ and ``compare`` (every measure for two stored documents).
 from __future__ import annotations
 
 import json
-import os
-import stat
+import sys
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from auditor.cli.common import check_threshold, db_option, doc_line, open_store, out, spans_line
+from auditor.cli.common import (
+    check_threshold,
+    db_option,
+    doc_line,
+    memory_option,
+    open_store,
+    out,
+    pdf_timeout_option,
+    spans_line,
+    timeout_option,
+)
 from auditor.console import clean, markup
-from auditor.errors import UsageError
 
 
 @click.command()
 @db_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold)
+@pdf_timeout_option
+@timeout_option
+@memory_option
 @click.option("--json", "as_json", is_flag=True)
-def query(db, files, threshold, as_json):
+def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     """Which stored documents contain FILE, and which FILE contains, without storing it:
     highest containment first, with where the contained text lies (character offsets into
-    the container's text; for a stored container, `auditor show --text` prints that text)."""
-    from auditor.audit import describe
-    from auditor.extract import extract
-    from auditor.index import build_index
-    from auditor.query import query_text
+    the container's text; for a stored container, `auditor show --text` prints that text).
 
+    Each FILE is read as `ingest` reads it, in a separate process with a memory and a time
+    limit. A file that cannot be read into words (a decompression bomb, a parser that hangs,
+    unreadable or empty text) is reported with the reason, the other files are still answered,
+    and the exit code is 2."""
+    from auditor.audit import describe
+    from auditor.extract import Limits
+    from auditor.index import build_index
+    from auditor.query import query_files
+
+    limits = Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20)
     results = []
     with open_store(db) as store:
         build_index(store)
-        for f in files:
-            if not stat.S_ISREG(os.stat(f).st_mode):  # a FIFO would block the read forever
-                raise UsageError(f"{f} is not a regular file")
-            ex = extract(f)
-            texts = [(str(f), ex.text)] if ex.text else []
-            texts += [(f"{f}#{p.meta.get('sequence')}", p.extracted.text) for p in ex.parts
-                      if p.extracted is not None and p.extracted.text]
-            for name, text in texts:
-                q = query_text(store, text, threshold)
-                results.append({"file": name, "n_words": q.n_words, "n_sampled": q.n_sampled, "note": q.note,
-                                "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
-                                             "exact": m.exact, "estimate": m.estimate.estimate,
-                                             "interval": [m.estimate.low, m.estimate.high],
-                                             "hits": m.estimate.hits, "sampled": m.estimate.sampled,
-                                             "spans": [s.as_dict() for s in m.spans]} for m in q.matches]})
+        for fq in query_files(store, files, threshold, limits):
+            r: dict = {"file": fq.name, "warnings": fq.warnings}
+            if fq.error is not None:
+                r["error"] = {"code": fq.error[0], "message": fq.error[1]}
+                results.append(r)
+                continue
+            q = fq.result
+            r.update({"n_words": q.n_words, "n_sampled": q.n_sampled, "note": q.note,
+                      "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
+                                   "exact": m.exact, "estimate": m.estimate.estimate,
+                                   "interval": [m.estimate.low, m.estimate.high],
+                                   "hits": m.estimate.hits, "sampled": m.estimate.sampled,
+                                   "spans": [s.as_dict() for s in m.spans]} for m in q.matches]})
+            results.append(r)
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
-        return
+    else:
+        _print_query(results)
+    if any("error" in r for r in results):
+        sys.exit(2)
+
+
+def _print_query(results: list[dict]) -> None:
     for r in results:
+        if "error" in r:
+            out.print(f"[bold]{markup(r['file'])}[/]: [bold red]not read[/] ({markup(r['error']['code'])}): "
+                      f"{markup(r['error']['message'])}", highlight=False, soft_wrap=True)
+            continue
         out.print(f"[bold]{markup(r['file'])}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
                   + (f" ({markup(r['note'])})" if r["note"] else ""), highlight=False)
         if not r["matches"]:
