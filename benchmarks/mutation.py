@@ -216,6 +216,34 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("corpus_controls", 'choice = ""',
      "the first draw always sets choice; before it the value is only read by `attempt == DRAWS and "
      "choice is not None`, which attempt 0 decides, and \"\" is not None like a draw"),
+    *(("_evaluate", f"found = set(zip(audit.containing.contained.tolist(), audit.containing.container.tolist(), {strict}))",
+       "Pairs holds parallel arrays of one length, so zip's strictness never matters")
+      for strict in ("strict=None", "", "strict=False")),
+    *(("_run_in_scratch", line, "names and labels inside the scratch directory and store, which are thrown "
+       "away when the controls are scored: no result or report carries them") for line in (
+        'with tempfile.TemporaryDirectory(prefix=None) as tmp:',
+        'with tempfile.TemporaryDirectory(prefix="XXauditor-controls-XX") as tmp:',
+        'with tempfile.TemporaryDirectory(prefix="AUDITOR-CONTROLS-") as tmp:',
+        'docs = Path(tmp) / "XXdocsXX"',
+        'docs = Path(tmp) / "DOCS"',
+        'with Store(Path(tmp) / "XXcontrols.dbXX") as scratch:',
+        'with Store(Path(tmp) / "CONTROLS.DB") as scratch:',
+        'r = ingest(scratch, [docs / n for n, _ in files], batch=None,',
+        'r = ingest(scratch, [docs / n for n, _ in files], source="controls", workers=1)',
+        'source=None, workers=1)',
+        'workers=1)',
+        'source="XXcontrolsXX", workers=1)',
+        'source="CONTROLS", workers=1)',
+    )),
+    *(("_run_in_scratch", line, "how many sandbox children extract the control files: the stored texts are "
+       "the same (tests/test_ingest.py compares one and two workers); only speed differs") for line in (
+        'source="controls", workers=None)',
+        'source="controls", )',
+        'source="controls", workers=2)',
+    )),
+    ("_run_in_scratch", 'dest.write_text(content, encoding="UTF-8")', "codec names are case-insensitive"),
+    *(("_run_in_scratch", f'scratch.set_meta("index_params", json.dumps(params.as_dict(), {arg}))', _KEY_ORDER)
+      for arg in ("sort_keys=None", "", "sort_keys=False")),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

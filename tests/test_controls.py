@@ -613,3 +613,99 @@ def test_the_embedded_control_is_the_container_with_the_drawn_document_inserted_
         assert controls[1]["note"] == f"doc {a_id} re-laid-out (seed {seed})"
         cuts.add(cut)
     assert len(cuts) > 1
+
+
+# -- how a control is scored -------------------------------------------------------------------
+
+def _scored_fixture(d):
+    """A manifest directory: a 400-word text, a filing holding it, a document holding 60% of its
+    words, an unrelated one and one with no word at all."""
+    from tests.textgen import prose
+
+    d.mkdir()
+    a = prose(901, 400)
+    words = a.split()
+    (d / "a.txt").write_text(a)
+    (d / "b.txt").write_text(prose(902, 600) + "\n\n" + a + "\n\n" + prose(903, 300))
+    (d / "part.txt").write_text(" ".join(words[: len(words) * 3 // 5]) + "\n\n" + prose(904, 300))
+    (d / "u.txt").write_text(prose(905, 500))
+    (d / "nowords.txt").write_text("\u2014 \u00a7 \u00b6 \u2014\n")
+    return d
+
+
+def _controls(d, controls):
+    (d / "manifest.json").write_text(json.dumps({"controls": controls}))
+    return d
+
+
+def test_a_control_result_reports_the_files_and_what_was_measured(store, tmp_path):
+    """Names, notes (none: ""), the exact score, the sampled estimate as hits / sampled over the
+    contained file's own samples; a contained file without a word scores 0."""
+    from auditor.shingle import shingle_text
+
+    d = _controls(_scored_fixture(tmp_path / "fx"), [
+        {"name": "emb", "kind": "embedded", "contained": "a.txt", "container": "b.txt", "note": "in the filing"},
+        {"name": "far", "kind": "unrelated", "contained": "a.txt", "container": "u.txt"},
+        {"name": "blank", "kind": "unrelated", "contained": "nowords.txt", "container": "u.txt"},
+    ])
+    r = {c.name: c for c in run_controls(store, 0.8, directory=d, corpus=False).results}
+    sampled = len(shingle_text((d / "a.txt").read_text()).sampled)
+    assert sampled > 10
+    emb, far, blank = r["emb"], r["far"], r["blank"]
+    assert (emb.contained, emb.container, emb.note, emb.score, emb.found) == ("a.txt", "b.txt", "in the filing", 1.0, True)
+    assert (emb.hits, emb.sampled, emb.estimate) == (sampled, sampled, 1.0)
+    assert (far.contained, far.container, far.note, far.found, far.sampled) == ("a.txt", "u.txt", "", False, sampled)
+    assert far.hits == 0 and far.estimate == 0.0 and far.passed
+    assert (blank.score, blank.hits, blank.sampled, blank.found, blank.passed) == (0.0, 0, 0, False, True)
+
+
+def test_a_score_equal_to_its_bound_passes_and_the_audit_runs_at_the_given_threshold(store, tmp_path):
+    """part.txt holds 60% of a.txt: at that very threshold the audit reports it (so it is found)
+    and a reformatted control bounded by the threshold passes; so does an unrelated one whose
+    score equals its max."""
+    part = {"name": "part", "kind": "reformatted", "contained": "a.txt", "container": "part.txt"}
+    d = _controls(_scored_fixture(tmp_path / "fx"), [part])
+    [first] = run_controls(store, 0.8, directory=d, corpus=False).results
+    s = first.score
+    assert 0.5 < s < 0.7 and not first.found and not first.passed
+    _controls(d, [part, {"name": "far", "kind": "unrelated", "contained": "a.txt", "container": "u.txt", "max": 0.0}])
+    second = {c.name: c for c in run_controls(store, s, directory=d, corpus=False).results}
+    assert second["part"].found and second["part"].expected == s and second["part"].passed
+    assert second["far"].score == second["far"].expected == 0.0 and second["far"].passed
+
+
+def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
+    from auditor.errors import UsageError
+
+    d = _manifest(tmp_path / "fx", [{"name": "e", "kind": "embedded", "contained": "a.txt", "container": "b.txt"}])
+    (d / "a.txt").write_bytes(b"")
+    with pytest.raises(UsageError, match=r"^control documents could not be ingested: .*a\.txt.*empty"):
+        run_controls(store, 0.8, directory=d, corpus=False)
+
+
+def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path):
+    """A CI container with LANG=C and UTF-8 mode off writes text files as ASCII by default: the
+    control files (curly quotes, accents) are written as UTF-8 all the same."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.textgen import prose
+
+    d = tmp_path / "docs"
+    d.mkdir()
+    for i in range(4):
+        (d / f"d{i}.txt").write_text("\u201cCaf\u00e9 r\u00e9sum\u00e9\u201d " + prose(990 + i, 400 + 50 * i), encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0", "PYTHONPATH": str(root)}
+    script = ("import locale, sys\n"
+              "from auditor.controls import run_controls\nfrom auditor.ingest import ingest\nfrom auditor.store import Store\n"
+              "assert locale.getpreferredencoding(False).lower() in ('ascii', 'ansi_x3.4-1968'), locale.getpreferredencoding(False)\n"
+              f"with Store({str(tmp_path / 'c.db')!r}) as s:\n"
+              f"    ingest(s, [{str(d)!r}], workers=1)\n"
+              "    r = run_controls(s, 0.8)\n"
+              "    print(r.passed, sorted({c.source for c in r.results}))\n")
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split("\n")[-2] == "True ['corpus', 'fixture']"

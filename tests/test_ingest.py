@@ -537,3 +537,20 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
         for p, s in (kids or {}).items():  # survivors of a failed test, reparented by now
             if hostile.alive(p, s):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_one_or_two_extraction_children_store_the_same(tmp_path, mixed):
+    """The number of sandbox children changes only speed: the same documents, ids, texts and
+    samples, in the same order."""
+    from auditor.store import Store
+
+    def stored(workers):
+        with Store(tmp_path / f"w{workers}.db") as s:
+            ingest(s, [mixed], batch="b", source="s", workers=workers)
+            return (s.conn.execute("SELECT id, path, sha256, format, n_words, duplicate_of FROM documents"
+                                   " ORDER BY id").fetchall(),
+                    s.conn.execute("SELECT doc_id, text FROM texts ORDER BY doc_id").fetchall(),
+                    s.conn.execute("SELECT doc_id, sampled FROM index_docs ORDER BY doc_id").fetchall())
+
+    one, two = stored(1), stored(2)
+    assert len(one[0]) >= 9 and one == two
