@@ -244,6 +244,8 @@ EQUIVALENT: list[tuple[str, str, str]] = [
     ("_run_in_scratch", 'dest.write_text(content, encoding="UTF-8")', "codec names are case-insensitive"),
     *(("_run_in_scratch", f'scratch.set_meta("index_params", json.dumps(params.as_dict(), {arg}))', _KEY_ORDER)
       for arg in ("sort_keys=None", "", "sort_keys=False")),
+    ("run_controls", 'results = _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",',
+     "results is still the empty list there, so = and += give the same list"),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

@@ -709,3 +709,33 @@ def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split("\n")[-2] == "True ['corpus', 'fixture']"
+
+
+def test_run_controls_defaults_to_threshold_0_8_and_seed_0(store, corpus_dir):
+    ingest(store, [corpus_dir], workers=1)
+    default = run_controls(store)
+    assert default.seed == 0 and default.passed
+    assert [c.as_dict() for c in default.results] == [c.as_dict() for c in run_controls(store, 0.8, seed=0).results]
+    assert {c.expected for c in default.results if c.kind == "reformatted" and c.source == "corpus"} == {0.8}
+
+
+def test_run_controls_draws_with_its_seed_from_the_documents_audited(store, corpus_dir):
+    ingest(store, [corpus_dir], workers=1)
+    every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+    for seed in (0, 3):
+        r = run_controls(store, 0.8, seed=seed)
+        drawn = [c["note"] for c in corpus_controls(store, seed)[1]]
+        assert [c.note for c in r.results if c.source == "corpus"] == drawn and f"(seed {seed})" in drawn[1]
+    one = run_controls(store, 0.8, documents=every[:1])
+    assert one.note.startswith("corpus has 1 document(s)") and {c.source for c in one.results} == {"fixture"}
+    assert run_controls(store, 0.8, corpus=False).note == ""
+
+
+def test_no_controls_directory_is_refused_with_what_to_do(store, monkeypatch):
+    from auditor import controls as controls_module
+    from auditor.errors import UsageError
+
+    monkeypatch.setattr(controls_module, "default_controls_dir", lambda: None)
+    with pytest.raises(UsageError, match=r"^no controls directory: this installation carries no fixture controls "
+                                         r"\(auditor/_data/controls\); set AUDITOR_CONTROLS or --controls-dir$"):
+        run_controls(store, 0.8)
