@@ -711,6 +711,9 @@ def _locate_chunk(args: tuple[str, Params, list[tuple[int, int]]]) -> list[list[
 
 
 PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more than it saves
+#: pairs to locate below which the pool is not used: locating a pair takes milliseconds, starting
+#: a spawned worker about a second (2.0 s of a 20-document audit's 2.04 s went to that)
+PARALLEL_MIN_LOCATE = 256
 PARALLEL_MIN_SHINGLES = 1_000_000  # shingles to read in a pass before worker processes pay
 
 
@@ -756,7 +759,7 @@ def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
             pool: ProcessPoolExecutor | None) -> list[list[Span]]:
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
     ordered = [pairs[i] for i in order]
-    if pool is None or len(ordered) < 2:
+    if pool is None or len(ordered) < PARALLEL_MIN_LOCATE:
         found = locate_pairs(store, params, ordered)
     else:
         container = np.array([b for _, b in ordered], dtype=np.int64)

@@ -246,6 +246,12 @@ EQUIVALENT: list[tuple[str, str, str]] = [
       for arg in ("sort_keys=None", "", "sort_keys=False")),
     ("run_controls", 'results = _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",',
      "results is still the empty list there, so = and += give the same list"),
+    ("mutual_mask", "base = int(max(containing.contained.max(), containing.container.max())) + 2",
+     "any base above the largest id makes a * base + b one key per pair; a larger one only while the "
+     "keys stay in int64, which ids of a SQLite store (far below 3 * 10^9) do"),
+    *(("SampledIndex.hits_of", f"known = np.isin(hashes, self.uniq, {arg})",
+       "both arrays are distinct (sampled hashes of one text; the index's distinct shingles): "
+       "assume_unique only saves np.isin a deduplication") for arg in ("assume_unique=None", "", "assume_unique=False")),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

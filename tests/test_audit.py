@@ -288,6 +288,7 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     one = run_audit(store, 0.8, workers=1)
     monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_PAIRS", 1)
     monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_SHINGLES", 1)
+    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_LOCATE", 2)
     two = run_audit(store, 0.8, workers=2)
 
     def key(r):
