@@ -299,9 +299,9 @@ def _run_in_scratch(
             scratch.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
             r = ingest(scratch, [docs / n for n, _ in files], batch=f"controls-{source}",
                        source="controls", workers=1)
-            bad = [p for p in r.problems]
-            if bad:
-                raise UsageError(f"control documents could not be ingested: {bad}")
+            bad = [f"{os.path.relpath(path, docs)} ({code}: {message})" for path, code, message in r.problems]
+            if bad:  # named as in the manifest: the scratch directory is gone once this is read
+                raise UsageError(f"{source} control documents could not be ingested: {'; '.join(bad)}")
             return _evaluate(scratch, controls, where, source, threshold, audit_fn)
 
 

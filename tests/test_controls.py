@@ -629,7 +629,7 @@ def _scored_fixture(d):
     (d / "b.txt").write_text(prose(902, 600) + "\n\n" + a + "\n\n" + prose(903, 300))
     (d / "part.txt").write_text(" ".join(words[: len(words) * 3 // 5]) + "\n\n" + prose(904, 300))
     (d / "u.txt").write_text(prose(905, 500))
-    (d / "nowords.txt").write_text("\u2014 \u00a7 \u00b6 \u2014\n")
+    (d / "nowords.txt").write_text("\u2014 \u00a7 \u00b6 \u2014\n", encoding="utf-8")
     return d
 
 
@@ -679,8 +679,9 @@ def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
 
     d = _manifest(tmp_path / "fx", [{"name": "e", "kind": "embedded", "contained": "a.txt", "container": "b.txt"}])
     (d / "a.txt").write_bytes(b"")
-    with pytest.raises(UsageError, match=r"^control documents could not be ingested: .*a\.txt.*empty"):
+    with pytest.raises(UsageError) as e:
         run_controls(store, 0.8, directory=d, corpus=False)
+    assert str(e.value).startswith("fixture control documents could not be ingested: a.txt (empty: ")
 
 
 def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path):
@@ -701,13 +702,17 @@ def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path
     env = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0", "PYTHONPATH": str(root)}
     script = ("import locale, sys\n"
               "from auditor.controls import run_controls\nfrom auditor.ingest import ingest\nfrom auditor.store import Store\n"
-              "assert locale.getpreferredencoding(False).lower() in ('ascii', 'ansi_x3.4-1968'), locale.getpreferredencoding(False)\n"
+              "import codecs\n"
+              "if codecs.lookup(locale.getpreferredencoding(False)).name != 'ascii':\n"
+              "    print('not ascii'); sys.exit(0)\n"
               f"with Store({str(tmp_path / 'c.db')!r}) as s:\n"
               f"    ingest(s, [{str(d)!r}], workers=1)\n"
               "    r = run_controls(s, 0.8)\n"
               "    print(r.passed, sorted({c.source for c in r.results}))\n")
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
+    if run.stdout.strip() == "not ascii":  # this C library's C locale is UTF-8 (musl)
+        pytest.skip("the C locale is not ASCII here")
     assert run.stdout.split("\n")[-2] == "True ['corpus', 'fixture']"
 
 
