@@ -516,14 +516,15 @@ def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None 
     its text and parts, or ``{"error": (code, message)}``. For ``query``, which reads files
     from anyone as ingest does."""
     name, limits = os.fspath(path), limits or Limits()
+    real = os.path.realpath(name)  # a link given by name is followed, as ingest follows it
     try:
-        with open_regular(name) as (fd, st):
+        with open_regular(real) as (fd, st):
             if st.st_size > limits.max_file_bytes:
                 return {"error": ("too_large", f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")}
             digest = _hash_fd(fd)
     except _Unreadable as e:
         return {"error": (e.code, str(e))}
-    task = _Task(path=name, resolved=name, fs_path=name, sha256=digest)
+    task = _Task(path=name, resolved=real, fs_path=real, sha256=digest)
     return _prepare_one(task, limits, params, None, threading.Event())
 
 

@@ -41,11 +41,12 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
     """Stored documents that contain ``text`` and stored documents that ``text`` contains,
     highest containment first, each with where the contained text lies in the container."""
     params = store.params
-    seq = combine(WordHasher(params.seed)(words_bytes(text)), params.k)
+    wb = words_bytes(text)
+    seq = combine(WordHasher(params.seed)(wb), params.k)
     all_q = distinct(seq)
     sampled = sample(all_q, params.modulus)
     n = len(sampled)
-    n_words = len(seq) + params.k - 1 if len(seq) else 0
+    n_words = len(wb)
     if len(all_q) == 0:
         return QueryResult(n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
     if len(all_q) <= SHORT_SHINGLES:
@@ -80,12 +81,15 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
 
 @dataclass
 class FileQuery:
-    """The answer for one file (or one EDGAR part of it, ``FILE#sequence``): a ``result``, or
-    ``error`` (code, reason) when it could not be read into text."""
+    """The answer for one file (or one EDGAR part of it, ``FILE#sequence``, named as ingest
+    names it): a ``result``; or ``error`` (code, reason) when it could not be read into text;
+    or ``skipped`` (the code) for a part extraction passes over, as ingest does (an image, an
+    empty document)."""
 
     name: str
     result: QueryResult | None = None
     error: tuple[str, str] | None = None
+    skipped: str | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -94,8 +98,8 @@ def query_files(store: Store, files: Sequence[str | os.PathLike], threshold: flo
     """``query_text`` for files from anyone: each is read as ingest reads it, in a sandbox child
     under ``limits`` (memory, time, parts), so a decompression bomb or a parser that hangs is an
     ``error`` for that file and the others are still answered. Unreadable text (a PDF without a
-    text layer, glyph codes) and text of fewer than k words are errors too: a query that cannot
-    see the words must not say "no stored document contains it"."""
+    text layer, glyph codes) is an error too: a query that cannot see the words must not say
+    "no stored document contains it"."""
     out = []
     for f in files:
         prepared = prepare_file(f, store.params, limits)
@@ -104,18 +108,16 @@ def query_files(store: Store, files: Sequence[str | os.PathLike], threshold: flo
             continue
         doc = prepared["doc"]
         pieces = [(str(f), doc, None)] if doc["text"] or not doc["parts"] else []
-        pieces += [(f"{f}#{p['meta'].get('sequence')}", p["doc"], p) for p in doc["parts"]]
+        pieces += [(f"{f}#{p['meta'].get('sequence') or i}", p["doc"], p) for i, p in enumerate(doc["parts"], 1)]
         for name, d, part in pieces:
-            if part is not None and part["status"] != "ok":
+            if part is not None and part["status"] == "skipped":
+                out.append(FileQuery(name, skipped=part["code"] or "skipped"))
+            elif part is not None and part["status"] != "ok":
                 out.append(FileQuery(name, error=(part["code"] or part["status"], part["message"] or "")))
             elif d["unreadable"]:
                 out.append(FileQuery(name, error=("unreadable", d["unreadable"]), warnings=d["warnings"]))
             else:
-                q = query_text(store, d["text"], threshold)
-                if q.n_shingles:
-                    out.append(FileQuery(name, q, warnings=d["warnings"]))
-                else:  # nothing to compare is not "contained nowhere"
-                    out.append(FileQuery(name, error=("too_short", q.note or "no shingle"), warnings=d["warnings"]))
+                out.append(FileQuery(name, query_text(store, d["text"], threshold), warnings=d["warnings"]))
     return out
 
 

@@ -127,7 +127,8 @@ def test_query_files_reads_each_file_in_a_sandbox_and_goes_on_past_a_bad_one(sto
     assert bomb.result is None and bomb.error[0] == "memory"
     assert empty.result is None and empty.error[0] == "empty"
     assert spaced.result is None and spaced.error[0] == "unreadable" and "letter" in spaced.error[1]
-    assert short.result is None and short.error == ("too_short", "fewer than k=5 words: no shingle to query")
+    assert short.error is None and (short.result.n_words, short.result.n_shingles) == (4, 0) and not short.result.matches
+    assert short.result.note == "fewer than k=5 words: no shingle to query"
     assert unrelated.error is None and not unrelated.result.matches
 
 
@@ -144,9 +145,47 @@ def test_the_query_command_answers_the_other_files_and_exits_2_for_unreadable_on
                           *map(str, hostile_files)], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2, run.stderr
     out = {Path(r["file"]).name: r for r in json.loads(run.stdout)}
-    assert out["bomb.docx"]["error"]["code"] == "memory" and "matches" not in out["bomb.docx"]
+    keys = {"file", "error", "skipped", "warnings", "n_words", "n_shingles", "n_sampled", "note", "matches"}
+    assert all(set(r) == keys for r in out.values())  # one shape for every file, read or not
+    bomb = out["bomb.docx"]
+    assert bomb["error"]["code"] == "memory" and bomb["matches"] == [] and bomb["n_words"] is None
     assert ids["lease.txt"] in {m["document"]["doc_id"] for m in out["good.txt"]["matches"]}
-    assert "error" not in out["unrelated.txt"] and out["unrelated.txt"]["matches"] == []
+    assert out["good.txt"]["error"] is None and out["unrelated.txt"]["error"] is None
+    assert out["unrelated.txt"]["matches"] == []
     good = subprocess.run([sys.executable, "-m", "auditor", "query", "--db", str(db), str(hostile_files[0])],
                           env=env, capture_output=True, text=True, timeout=300)
     assert good.returncode == 0 and "1.0000 contained in" in good.stdout
+
+
+def test_a_submission_is_queried_part_by_part_and_its_image_is_skipped_as_ingest_skips_it(stored, tmp_path):
+    """Parts are named as ingest names them (FILE#sequence, else FILE#position); a GRAPHIC part is
+    skipped, not an error (exit 0); a link to a file is followed, as ingest follows it."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.fixtures_build import make_edgar_submission
+
+    db, contract, ids = stored
+    sub = tmp_path / "0000950170-22-000796.txt"
+    sub.write_bytes(make_edgar_submission(
+        {"accession_number": "0000950170-22-000796", "form_type": "8-K", "filing_date": "20220207",
+         "company_name": "EXAMPLE HOLDINGS INC", "cik": "0001234567"},
+        [{"type": "8-K", "filename": "a.txt", "text": synth.contract(818, 6_000, kind="credit")},
+         {"type": "EX-10.1", "filename": "lease.txt", "text": contract},
+         {"type": "GRAPHIC", "filename": "logo.gif", "data": b"GIF89a" + bytes(range(200))}]))
+    link = tmp_path / "link.txt"
+    link.symlink_to(sub)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1"}
+    run = subprocess.run([sys.executable, "-m", "auditor", "query", "--db", str(db), "--json", str(sub), str(link)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert [Path(r["file"]).name for r in out] == [f"{n}#{i}" for n in (sub.name, link.name) for i in (1, 2, 3)]
+    part1, part2, image = out[:3]
+    assert part1["error"] is None and not any(m["document"]["doc_id"] == ids["lease.txt"] for m in part1["matches"])
+    assert {(m["document"]["doc_id"], m["exact"]) for m in part2["matches"]} >= {(ids["lease.txt"], 1.0)}
+    assert image["skipped"] == "binary:gif" and image["error"] is None and image["matches"] == []
+    assert [r["matches"] for r in out[3:]] == [r["matches"] for r in out[:3]]

@@ -52,36 +52,41 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     with open_store(db) as store:
         build_index(store)
         for fq in query_files(store, files, threshold, limits):
-            r: dict = {"file": fq.name, "warnings": fq.warnings}
-            if fq.error is not None:
-                r["error"] = {"code": fq.error[0], "message": fq.error[1]}
-                results.append(r)
-                continue
             q = fq.result
-            r.update({"n_words": q.n_words, "n_sampled": q.n_sampled, "note": q.note,
-                      "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
-                                   "exact": m.exact, "estimate": m.estimate.estimate,
-                                   "interval": [m.estimate.low, m.estimate.high],
-                                   "hits": m.estimate.hits, "sampled": m.estimate.sampled,
-                                   "spans": [s.as_dict() for s in m.spans]} for m in q.matches]})
-            results.append(r)
+            results.append({
+                "file": fq.name, "warnings": fq.warnings, "skipped": fq.skipped,
+                "error": {"code": fq.error[0], "message": fq.error[1]} if fq.error else None,
+                "n_words": q.n_words if q else None, "n_shingles": q.n_shingles if q else None,
+                "n_sampled": q.n_sampled if q else None,
+                "note": q.note if q else None,
+                "matches": [{"direction": m.direction, "document": describe(store, m.doc_id),
+                             "exact": m.exact, "estimate": m.estimate.estimate,
+                             "interval": [m.estimate.low, m.estimate.high],
+                             "hits": m.estimate.hits, "sampled": m.estimate.sampled,
+                             "spans": [s.as_dict() for s in m.spans]} for m in q.matches] if q else []})
     if as_json:
         click.echo(json.dumps(results, indent=2, sort_keys=True))
     else:
         _print_query(results)
-    if any("error" in r for r in results):
+    if any(r["error"] for r in results):
         sys.exit(2)
 
 
 def _print_query(results: list[dict]) -> None:
     for r in results:
-        if "error" in r:
-            out.print(f"[bold]{markup(r['file'])}[/]: [bold red]not read[/] ({markup(r['error']['code'])}): "
+        name = f"[bold]{markup(r['file'])}[/]"
+        if r["error"]:
+            out.print(f"{name}: [bold red]not read[/] ({markup(r['error']['code'])}): "
                       f"{markup(r['error']['message'])}", highlight=False, soft_wrap=True)
             continue
-        out.print(f"[bold]{markup(r['file'])}[/]: {r['n_words']} words, {r['n_sampled']} sampled shingles"
+        if r["skipped"]:
+            out.print(f"{name}: skipped ({markup(r['skipped'])}), as ingest skips it", highlight=False)
+            continue
+        out.print(f"{name}: {r['n_words']} words, {r['n_sampled']} sampled shingles"
                   + (f" ({markup(r['note'])})" if r["note"] else ""), highlight=False)
-        if not r["matches"]:
+        for w in r["warnings"]:
+            out.print(f"  warning: {markup(w)}", highlight=False, soft_wrap=True)
+        if not r["matches"] and r["n_shingles"]:  # no shingle: the note says there is nothing to compare
             out.print("  no stored document contains it or is contained in it", highlight=False)
         for m in r["matches"]:
             verb = "contained in" if m["direction"] == "contains-query" else "contains"
