@@ -418,7 +418,7 @@ class SampledIndex:
             hits = np.bincount(held, minlength=len(self.doc_ids))[cands]
         else:
             hits = np.zeros(len(cands), dtype=np.int64)
-            step = max(1, 4_000_000 // n)
+            step = max(1, CANDIDATE_BLOCK // n)
             for a in range(0, len(cands), step):
                 c = cands[a : a + step]
                 q = (c[:, None] * self.U + s[None, :]).ravel()
@@ -438,6 +438,9 @@ class SampledIndex:
         q = (doc_pos[:, None] * self.U + sid[None, :]).ravel()
         pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
         return (self.keys[pos] == q).reshape(len(doc_pos), len(sid)).sum(axis=1)
+
+
+CANDIDATE_BLOCK = 4_000_000  # (candidate, shingle) queries searched at a time: 32 MB of keys
 
 
 def exact_min_hits(n: int, threshold: float) -> int:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auditor.audit import SampledIndex, exact_min_hits, member, run_audit
+from auditor.audit import Pairs, SampledIndex, exact_min_hits, member, mutual_mask, run_audit
 from auditor.demo import synth
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
@@ -548,3 +548,148 @@ def test_member_finds_every_value_of_a_sorted_set_and_nothing_else():
     empty = member(values, np.empty(0, np.uint64))
     assert empty.dtype == bool and empty.tolist() == [False] * len(values)
     assert values[member(values, np.empty(0, np.uint64))].tolist() == []
+
+
+def _prefix_candidates(held, i, threshold, exact):
+    """What ``SampledIndex.candidates`` promises, by brute force: the documents holding one of the
+    ``n - least + 1`` rarest shingles of ``i`` (fewest holders first, ties in hash order), with
+    how many of its shingles each holds, kept from ``least`` of them (``exact``: from one)."""
+    from auditor.score import min_hits
+
+    s = held[i]
+    n = len(s)
+    if n == 0:
+        return {}
+    least = exact_min_hits(n, threshold) if exact else min_hits(n, threshold)
+    df = {h: sum(h in set(x.tolist()) for x in held) for h in s.tolist()}
+    rare = set(sorted(s.tolist(), key=lambda h: (df[h], h))[: n - least + 1])
+    out = {}
+    for j, x in enumerate(held):
+        shared = len(np.intersect1d(s, x))
+        if j != i and rare & set(x.tolist()) and shared >= (1 if exact else least):
+            out[j] = shared
+    return out
+
+
+def _index_of(held):
+    return SampledIndex(np.arange(100, 100 + len(held)), [np.asarray(h, np.uint64) for h in held])
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_candidates_are_the_prefix_principle_by_brute_force(exact):
+    """Random documents over a small vocabulary (many shared shingles, many ties in how many
+    documents hold one): for every document and three thresholds, the candidates and their hits
+    are exactly the brute-force answer, with integer hits."""
+    rng = np.random.default_rng(11)
+    held = [np.unique(rng.integers(0, 60, rng.integers(0, 40))) for _ in range(40)]
+    held[7] = np.array([], np.int64)
+    index = _index_of(held)
+    for threshold in (0.5, 0.8, 0.95):
+        for i in range(len(held)):
+            cands, hits = index.candidates(i, threshold, exact=exact)
+            assert cands.dtype == np.int64 and hits.dtype == np.int64 and cands.shape == hits.shape == (len(cands),)
+            assert dict(zip(cands.tolist(), hits.tolist(), strict=True)) == _prefix_candidates(held, i, threshold, exact)
+
+
+def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
+    """Two ways of counting a candidate's hits, chosen by cost: from the posting lists of all the
+    document's shingles (a family of variants), or by a binary search per (candidate, shingle)
+    in blocks of ``CANDIDATE_BLOCK`` queries (a document whose rare shingles few others hold,
+    beside common ones that many hold). Both give the brute-force counts."""
+    import auditor.audit
+
+    rare, common = np.arange(0, 9), np.arange(1000, 1011)
+    held = [np.concatenate((rare, common))] + [np.concatenate((rare, common[:k])) for k in (2, 5, 8)]
+    held += [np.concatenate((common, [5000 + k])) for k in range(300)]
+    variants = [np.arange(0, 30)] + [np.concatenate((np.arange(0, 30), [100 + k])) for k in range(10)]
+    calls = []
+    ranges = auditor.audit._ranges
+    monkeypatch.setattr(auditor.audit, "_ranges", lambda *a: calls.append(1) or ranges(*a))
+    monkeypatch.setattr(auditor.audit, "CANDIDATE_BLOCK", 20)  # one candidate a block for 20 shingles
+    ways = set()
+    for h in (held, variants):
+        index = _index_of(h)
+        for i, threshold, exact in ((0, 0.6, True), (0, 0.6, False), (0, 0.9, True), (2, 0.5, True), (4, 0.8, False)):
+            calls.clear()
+            cands, hits = index.candidates(i, threshold, exact=exact)
+            assert hits.dtype == np.int64
+            assert dict(zip(cands.tolist(), hits.tolist(), strict=True)) == _prefix_candidates(h, i, threshold, exact)
+            ways.add(("postings" if calls else "search", len(cands) > 1))
+    assert ways >= {("postings", True), ("search", True)}
+
+
+def test_a_one_shingle_document_has_its_containers_and_an_empty_one_none():
+    """Five words make one shingle: exactly, every document holding it contains it. A document
+    with no shingle has no candidate (two empty integer arrays)."""
+    index = _index_of([np.array([42]), np.array([1, 42, 77]), np.array([5, 6]), np.array([], np.int64)])
+    cands, hits = index.candidates(0, 0.8, exact=True)
+    assert (cands.tolist(), hits.tolist()) == ([1], [1])
+    for exact in (False, True):
+        cands, hits = index.candidates(3, 0.8, exact=exact)
+        assert cands.shape == hits.shape == (0,) and cands.dtype == hits.dtype == np.int64
+
+
+def test_mutual_mask_marks_pairs_whose_reverse_also_contains():
+    def pairs(ab):
+        a, b = (np.array(x, np.int64) for x in zip(*ab, strict=True))
+        z = np.zeros(len(a), np.int64)
+        return Pairs(a, b, z, z, z, z)
+
+    assert mutual_mask(pairs([(1, 2), (2, 1)])).tolist() == [True, True]  # the reverse is the largest key
+    assert mutual_mask(pairs([(3, 1), (1, 2), (2, 1), (5, 4)])).tolist() == [False, True, True, False]
+    assert mutual_mask(pairs([(9, 8)])).tolist() == [False]
+    assert mutual_mask(Pairs.empty()).tolist() == []
+
+
+def test_candidate_pairs_verify_what_may_reach_the_threshold_and_bin_the_rest():
+    """Long documents only (a short one, at most SHORT_SHINGLES shingles, is searched
+    exhaustively elsewhere): a candidate whose upper Wilson bound reaches the threshold is kept
+    for exact verification, with its hits; every other candidate's estimate is counted in the
+    histogram of unverified pairs (20 bins over [0, 1]), which the report shows."""
+    from auditor.audit import SHORT_SHINGLES, candidate_pairs
+    from auditor.score import Estimate
+
+    rng = np.random.default_rng(5)
+    held = [np.unique(rng.integers(0, 70, rng.integers(15, 50))) for _ in range(30)]
+    held[3], held[4] = held[5][: len(held[5]) * 3 // 4], held[6][1:]  # each inside another
+    shingles = np.full(len(held), 16 * 50)
+    shingles[3], shingles[4] = SHORT_SHINGLES, SHORT_SHINGLES + 1
+    ids = np.arange(100, 100 + len(held))
+    index = SampledIndex(ids, [h.astype(np.uint64) for h in held], shingles=shingles)
+    pairs, unverified, n_candidates = candidate_pairs(index, 0.8)
+    expected, bins, count = set(), np.zeros(20, np.int64), 0
+    for i, h in enumerate(held):
+        if shingles[i] <= SHORT_SHINGLES:
+            continue
+        for j, hits in _prefix_candidates(held, i, 0.8, False).items():
+            count += 1
+            if Estimate.of(hits, len(h)).needs_exact(0.8):
+                expected.add((int(ids[i]), int(ids[j]), hits, len(h)))
+            else:
+                bins[min(int(hits / len(h) * 20), 19)] += 1
+    got = set(zip(pairs.contained.tolist(), pairs.container.tolist(), pairs.hits.tolist(), pairs.sampled.tolist(),
+                  strict=True))
+    assert got == expected and len(expected) >= 5 and int(ids[3]) not in pairs.contained.tolist()
+    assert int(ids[4]) in pairs.contained.tolist()  # one shingle more than short: sampled
+    assert unverified.dtype == np.int64 and unverified.tolist() == bins.tolist() and n_candidates == count
+
+
+def test_a_candidate_whose_upper_bound_falls_short_is_binned_not_verified():
+    """A candidate has at least min_hits hits, whose upper bound reaches the threshold less
+    1e-12; one whose bound falls in that last 1e-12 is counted in the unverified histogram by
+    its estimate (the only candidates that are not verified), one hit more is verified."""
+    from auditor.audit import candidate_pairs
+    from auditor.score import wilson
+
+    n, h = 40, 26
+    threshold = wilson(h, n)[1] + 5e-13
+    a = np.arange(n)
+    held = [a, np.concatenate((a[:h], np.arange(100, 160))), np.concatenate((a[: h + 1], np.arange(200, 260))),
+            np.concatenate((a[:h], np.arange(300, 400)))]
+    index = SampledIndex(np.arange(1, 5), [x.astype(np.uint64) for x in held], shingles=np.full(4, 2000))
+    pairs, unverified, _ = candidate_pairs(index, threshold)
+    verified = set(zip(pairs.contained.tolist(), pairs.container.tolist(), pairs.hits.tolist(), strict=True))
+    assert (1, 3, h + 1) in verified and not {(1, 2), (1, 4)} & {v[:2] for v in verified}
+    expected = np.zeros(20, np.int64)
+    expected[int(h / n * 20)] = 2  # 26 of 40 = 0.65: the bin [0.65, 0.70)
+    assert unverified.tolist() == expected.tolist() and unverified.dtype == np.int64
