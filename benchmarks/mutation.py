@@ -280,6 +280,61 @@ EQUIVALENT: list[tuple[str, str, str]] = [
      "covers (time only)"),
     ("SampledIndex.candidates", 'rare = s[np.argsort(self.df[s], kind="STABLE")[: n - least + 1]]',
      "numpy reads the sort kind case-insensitively"),
+    *(("families_of", line, "the graph is the same: every member is a contained document of a mutual pair, so "
+       "the indices span all the nodes and the inferred shape is (nodes, nodes); any edge weight or dtype "
+       "makes the same edges; its edges come in both directions, so weak, strong and undirected components "
+       "are the same (scipy reads the connection name case-insensitively)") for line in (
+        "graph = coo_array((np.ones(len(ai), np.int8), (ai, bi)), shape=None)",
+        "graph = coo_array((np.ones(len(ai), np.int8), (ai, bi)), )",
+        "graph = coo_array((np.ones(len(ai), None), (ai, bi)), shape=(len(nodes), len(nodes)))",
+        "graph = coo_array((np.ones(len(ai), ), (ai, bi)), shape=(len(nodes), len(nodes)))",
+        'k, label = connected_components(graph, directed=None, connection="weak")',
+        'k, label = connected_components(graph, connection="weak")',
+        "k, label = connected_components(graph, directed=True, )",
+        'k, label = connected_components(graph, directed=False, connection="weak")',
+        'k, label = connected_components(graph, directed=True, connection="WEAK")',
+    )),
+    *(("families_of", line, "an int fill value gives an int64 array anyway") for line in (
+        "first = np.full(k, len(nodes), None)", "first = np.full(k, len(nodes), )")),
+    *(("families_of", line, "each family's smallest member is a different node, so ``first`` has no ties for "
+       "the sort to order (numpy reads the kind case-insensitively)") for line in (
+        'rank[np.argsort(first, kind=None)] = np.arange(k)', "rank[np.argsort(first, )] = np.arange(k)",
+        'rank[np.argsort(first, kind="STABLE")] = np.arange(k)')),
+    ("families_of", 'order = np.argsort(fam, kind="STABLE")  # members ascending within a family (nodes are sorted)',
+     "numpy reads the sort kind case-insensitively"),
+    ("families_of", "bounds = np.searchsorted(fam[order], np.arange(k + 2))",
+     "one more bound, past the last family, which no family reads"),
+    ("families_of", "pairs = np.bincount(of_pair, )",
+     "every family has a mutual pair (each member is the contained document of one), so the counts "
+     "reach the last family without minlength"),
+    *(("_Block.__init__", line, "the same values: sorted Python ints make an int64 array by default, and count "
+       "is only the size fromiter allocates up front") for line in (
+        "self.ids = np.array(sorted(sets), dtype=None)", "self.ids = np.array(sorted(sets), )",
+        "self.lens = np.fromiter(map(len, arrays), np.int64, )")),
+    *(("_Block.__init__", line, "a block without documents has no pair (``rows`` is empty), so ``count`` returns "
+       "before it reads the vocabulary") for line in (
+        "flat = np.concatenate(arrays) if arrays else np.empty(0, None)",
+        "flat = np.concatenate(arrays) if arrays else np.empty(0, )",
+        "flat = np.concatenate(arrays) if arrays else np.empty(1, np.uint64)")),
+    *(("_Block.__init__", line, "the marks are only 0 and 1: as floats their cumulative sums are the same whole "
+       "numbers (far below 2^53), written into the int64 counts; one slot more is never read") for line in (
+        'self.mark = np.zeros(len(self.vocab) + 1, None)  # the last slot: "not in the vocabulary"',
+        'self.mark = np.zeros(len(self.vocab) + 1, )  # the last slot: "not in the vocabulary"',
+        'self.mark = np.zeros(len(self.vocab) + 2, bool)  # the last slot: "not in the vocabulary"')),
+    *(("_Block.__init__", "self.of_container = {int(by[s]): (s, e) for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), "
+       + strict, "edges[:-1] and edges[1:] always have the same length") for strict in ("strict=None)", ")")),
+    *(("_Block.count", line, "the last slot (a container's shingle outside the vocabulary) is written but never "
+       "read: the contained documents' numbers all lie in the vocabulary; clearing it is hygiene") for line in (
+        "self.mark[len(self.vocab)] = None", "self.mark[len(self.vocab)] = True")),
+    ("exhaustive_pairs", "if b >= a}",
+     "the owners are sorted, so an empty run (b == a) only comes of an empty ``owner``, and every short "
+     "document holds its own shingles: with one short document ``owner`` is not empty"),
+    *(("exhaustive_pairs", line, "vocabulary numbers and document ids are whole numbers far below 2^53: the "
+       "same values in int64, uint64 or float64, and an empty array is empty in any type") for line in (
+        "doc_ids = np.array(docs, dtype=None)", "doc_ids = np.array(docs, )",
+        "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(None) for d in docs])",
+        "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, None)).astype(np.uint64) for d in docs])",
+        "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, )).astype(np.uint64) for d in docs])")),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

@@ -1,5 +1,7 @@
 """The containment engine end to end: stored documents in, findings with locations out."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -494,6 +496,7 @@ def test_the_small_corpus_locations_and_nearest_misses(small):
     misses = [(p.contained, p.container, p.exact) for p in r.nearest_misses]
     assert (ids["a2.txt"], ids["b2.txt"], containment(sets[ids["a2.txt"]], sets[ids["b2.txt"]])) in misses
     assert all(x < 0.8 for _, _, x in misses) and r.below == len(misses)
+    assert [x for a, b, x in misses] == [containment(sets[a], sets[b]) for a, b, _ in misses]  # exact, all
     assert [x for _, _, x in misses] == sorted((x for _, _, x in misses), reverse=True)
 
 
@@ -693,3 +696,44 @@ def test_a_candidate_whose_upper_bound_falls_short_is_binned_not_verified():
     expected = np.zeros(20, np.int64)
     expected[int(h / n * 20)] = 2  # 26 of 40 = 0.65: the bin [0.65, 0.70)
     assert unverified.tolist() == expected.tolist() and unverified.dtype == np.int64
+
+
+def test_holds_counts_the_given_values_each_indexed_document_holds():
+    """The sampled view of a short document's pairs: for each document position, how many of the
+    sorted values it holds (values no document holds, below or above every indexed one, count
+    for none); an empty index or no document gives zeros."""
+    rng = np.random.default_rng(3)
+    held = [np.unique(rng.integers(1, 300, rng.integers(0, 60))) for _ in range(12)]
+    index = _index_of(held)
+    for values in (np.unique(rng.integers(0, 320, 80)), np.array([held[2].max()]), np.array([0, 400]),
+                   np.unique(np.concatenate(held))):
+        for pos in (np.arange(12), np.array([5, 0, 11]), np.array([], np.int64)):
+            got = index.holds(pos, values.astype(np.uint64))
+            assert got.dtype == np.int64 and got.tolist() == [len(np.intersect1d(held[p], values)) for p in pos]
+    empty = _index_of([np.array([], np.int64), np.array([], np.int64)])
+    got = empty.holds(np.array([0, 1]), np.array([16, 32], np.uint64))
+    assert got.dtype == np.int64 and got.tolist() == [0, 0]
+
+
+def test_families_are_the_components_of_mutual_containment_in_order_of_their_smallest_member():
+    """Three families with interleaved ids (members ascending, families by their smallest
+    member), each with its number of mutual pairs and the range of their values; pairs that are
+    not mutual join nothing."""
+    from auditor.audit import families_of
+
+    big = list(range(3, 120, 3))  # 39 documents, each contained in the next and the next in it
+    small = [2, 50, 101]
+    pair = [1, 200]
+    edges = [(x, y) for f in (big, small, pair) for x, y in pairwise(f)]
+    mutual = [(a, b) for x, y in edges for a, b in ((x, y), (y, x))]
+    one_way = [(1, 2), (4, 2), (300, 3)]
+    ab = mutual + one_way
+    a, b = (np.array(x, np.int64) for x in zip(*ab, strict=True))
+    shingles = np.full(len(ab), 100, np.int64)
+    shared = np.array([81 + (x * 7 + y) % 19 for x, y in ab], np.int64)
+    p = Pairs(a, b, np.zeros(len(ab), np.int64), np.zeros(len(ab), np.int64), shared, shingles)
+    fams = families_of(p, mutual_mask(p))
+    assert [f.members for f in fams] == [pair, small, big]
+    by_family = [[s / 100 for (x, y), s in zip(ab, shared.tolist(), strict=True) if (x, y) in mutual and x in f]
+                 for f in (pair, small, big)]
+    assert [(f.pairs, f.low, f.high) for f in fams] == [(len(v), min(v), max(v)) for v in by_family]
