@@ -335,6 +335,24 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(None) for d in docs])",
         "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, None)).astype(np.uint64) for d in docs])",
         "full = SampledIndex(doc_ids, [held.get(d, np.empty(0, )).astype(np.uint64) for d in docs])")),
+    ("_Block.__init__", "self.of_container = {int(by[s]): (s, e) for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=False)",
+     "edges[:-1] and edges[1:] always have the same length"),
+    *(("exhaustive_pairs", "held = {int(owner[a]): number[a:b] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), "
+       + strict, "edges[:-1] and edges[1:] always have the same length") for strict in ("strict=None)", ")", "strict=False)")),
+    ("exhaustive_pairs", "full = SampledIndex(doc_ids, [held.get(d, np.empty(1, np.int64)).astype(np.uint64) for d in docs])",
+     "not equivalent but not deterministic: np.empty(1) holds whatever memory numpy is handed, so a document "
+     "holding none of the short documents' shingles gets one arbitrary number; it changes a result only when "
+     "that number falls inside the (small) vocabulary, and then the near misses' exact values stop matching "
+     "brute force (tests/test_audit.py). In this run it did not"),
+    ("exhaustive_pairs", "sampled = np.searchsorted(short.vocab, sample(short.sets[a], params.modulus)).astype(None)",
+     "vocabulary numbers are small whole numbers: as float64 they compare equal to the same uint64 numbers"),
+    ("_Block.count", "while a <= len(rows):  # pieces of at most GATHER_CHUNK shingles",
+     "one more, empty, piece at the end: it writes no count"),
+    *(("_Block.count", line, "only where the pieces of at most GATHER_CHUNK shingles are cut (a memory bound): "
+       "every pair is counted in some piece, with the same count") for line in (
+        'z = a + max(2, int(np.searchsorted(np.cumsum(self.lens[p[a:]]), GATHER_CHUNK, side="right")))',
+        "z = a + max(1, int(np.searchsorted(np.cumsum(self.lens[p[a:]]), GATHER_CHUNK, )))")),
+    ("_Block.count", "self.mark[b_ids] = None", "None stored in a bool array is False"),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

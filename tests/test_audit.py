@@ -236,6 +236,7 @@ def test_short_documents_are_searched_exhaustively(store, tmp_path, docs):
     most = (ids["most-of-it.txt"], filing)
     assert most in got and 0.8 <= got[most] < 1.0
     assert not [k for k in got if k[0] in (ids["half-of-it.txt"], ids["other-words.txt"])]
+    assert r.candidates >= len(r.containing) + r.below  # every scored pair was a candidate
     # only a text with no shingle at all is left out, with the reason
     assert set(na) == {ids["tiny.txt"]} and "too short" in na[ids["tiny.txt"]] and "k=5" in na[ids["tiny.txt"]]
 
@@ -737,3 +738,41 @@ def test_families_are_the_components_of_mutual_containment_in_order_of_their_sma
     by_family = [[s / 100 for (x, y), s in zip(ab, shared.tolist(), strict=True) if (x, y) in mutual and x in f]
                  for f in (pair, small, big)]
     assert [(f.pairs, f.low, f.high) for f in fams] == [(len(v), min(v), max(v)) for v in by_family]
+
+
+def _shingles(store, doc_id):
+    return all_shingles(store.text(doc_id))
+
+
+def test_a_short_document_is_scored_against_every_holder_of_its_rarest_shingles(store, tmp_path, docs):
+    """The exhaustive search takes, as candidates, every document holding one of the n - m + 1
+    rarest shingles of a short document (m: the fewest shared shingles that reach the threshold
+    exactly) and scores each exactly, however few it shares: 20 words of the contract beside a
+    20-word notice five other documents carry share 16 of 36 shingles with the filing, a near
+    miss at 0.44. (Sampled rules would want 25 shared shingles before scoring it.)"""
+    from tests.textgen import prose
+
+    notice = ("This notice is given under section twelve of the indenture and binds every holder of "
+              "the notes issued under it.")
+    for i in range(5):
+        (tmp_path / f"boiler{i}.txt").write_text(prose(620 + i, 200) + "\n\n" + notice)
+    (tmp_path / "mixed.txt").write_text(" ".join(docs["contract"].split()[1000:1020]) + " " + notice)
+    (tmp_path / "filing.txt").write_text(docs["filing"])
+    ingest(store, [tmp_path], workers=1)
+    ids = _ids(store)
+    mixed, filing = _shingles(store, ids["mixed.txt"]), _shingles(store, ids["filing.txt"])
+    assert (len(mixed), len(np.intersect1d(mixed, filing))) == (36, 16)
+    r = run_audit(store, 0.8)
+    misses = {(p.contained, p.container): p.exact for p in r.nearest_misses}
+    assert misses[(ids["mixed.txt"], ids["filing.txt"])] == 16 / 36
+    assert not [k for k in misses if k[0] == ids["mixed.txt"] and k[1] != ids["filing.txt"]]
+
+
+def test_without_short_documents_the_candidates_are_the_sampled_search_s(store, tmp_path, docs):
+    from auditor.audit import candidate_pairs
+
+    for name in ("contract", "filing", "unrelated", "half"):
+        (tmp_path / f"{name}.txt").write_text(docs[name])
+    ingest(store, [tmp_path], workers=1)
+    r = run_audit(store, 0.8)
+    assert r.candidates == candidate_pairs(SampledIndex.load(store), 0.8)[2] >= 2
