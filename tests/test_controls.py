@@ -1,6 +1,7 @@
 """Controls gate every result: they pass on a healthy detector and fail closed on a broken one."""
 
 import json
+import re
 import shutil
 
 import click
@@ -679,9 +680,11 @@ def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
 
     d = _manifest(tmp_path / "fx", [{"name": "e", "kind": "embedded", "contained": "a.txt", "container": "b.txt"}])
     (d / "a.txt").write_bytes(b"")
+    (d / "b.txt").write_bytes(b"")
     with pytest.raises(UsageError) as e:
         run_controls(store, 0.8, directory=d, corpus=False)
-    assert str(e.value).startswith("fixture control documents could not be ingested: a.txt (empty: ")
+    assert re.fullmatch(r"fixture control documents could not be ingested: a\.txt \(empty: [^;]+\); "
+                        r"b\.txt \(empty: [^;]+\)", str(e.value)), str(e.value)
 
 
 def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path):
