@@ -358,6 +358,19 @@ EQUIVALENT: list[tuple[str, str, str]] = [
        "subprocess (LC_ALL=C, UTF-8 mode off), and mutmut runs for a mutant only the tests that reach its "
        "function in-process") for line in (
         "dest.write_text(content, encoding=None)", "dest.write_text(content, )")),
+    *(("candidate_pairs", line, "a pair's exact counts start as -1 ('not verified'), and every pair "
+       "candidate_pairs returns is verified (verify_and_scan overwrites both), so the start value is never read")
+      for line in ("np.full(m, n), np.full(m, +1), np.full(m, -1)))", "np.full(m, n), np.full(m, -2), np.full(m, -1)))",
+                   "np.full(m, n), np.full(m, -1), np.full(m, +1)))", "np.full(m, n), np.full(m, -1), np.full(m, -2)))")),
+    *(("histogram", line, "every caller passes float arrays (ratios), which asarray leaves float64") for line in (
+        "return np.bincount(np.minimum((np.asarray(values, None) * bins).astype(np.int64), bins - 1),",
+        "return np.bincount(np.minimum((np.asarray(values, ) * bins).astype(np.int64), bins - 1),")),
+    ("group_by_contained", "cutoff = boilerplate_min(documents, )",
+     "its one caller (finish) passes no rule, so the rule is the default either way"),
+    *(("group_by_contained", f"for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), {strict}):",
+       "edges[:-1] and edges[1:] always have the same length") for strict in ("strict=None", "", "strict=False")),
+    ("group_by_contained", "break",
+     "an empty run (s == e) only comes of no pairs at all (edges [0, 0]), where the loop ends either way"),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

@@ -689,13 +689,14 @@ def test_a_candidate_whose_upper_bound_falls_short_is_binned_not_verified():
     threshold = wilson(h, n)[1] + 5e-13
     a = np.arange(n)
     held = [a, np.concatenate((a[:h], np.arange(100, 160))), np.concatenate((a[: h + 1], np.arange(200, 260))),
-            np.concatenate((a[:h], np.arange(300, 400)))]
-    index = SampledIndex(np.arange(1, 5), [x.astype(np.uint64) for x in held], shingles=np.full(4, 2000))
+            np.concatenate((a[:h], np.arange(300, 400))), a]  # the last: a second copy of the first
+    index = SampledIndex(np.arange(1, 6), [x.astype(np.uint64) for x in held], shingles=np.full(5, 2000))
     pairs, unverified, _ = candidate_pairs(index, threshold)
     verified = set(zip(pairs.contained.tolist(), pairs.container.tolist(), pairs.hits.tolist(), strict=True))
-    assert (1, 3, h + 1) in verified and not {(1, 2), (1, 4)} & {v[:2] for v in verified}
+    assert {(1, 3, h + 1), (5, 3, h + 1), (1, 5, n)} <= verified
+    assert not {(1, 2), (1, 4), (5, 2), (5, 4)} & {v[:2] for v in verified}
     expected = np.zeros(20, np.int64)
-    expected[int(h / n * 20)] = 2  # 26 of 40 = 0.65: the bin [0.65, 0.70)
+    expected[int(h / n * 20)] = 4  # 26 of 40 = 0.65, twice for each copy: the bin [0.65, 0.70)
     assert unverified.tolist() == expected.tolist() and unverified.dtype == np.int64
 
 
@@ -776,3 +777,14 @@ def test_without_short_documents_the_candidates_are_the_sampled_search_s(store, 
     ingest(store, [tmp_path], workers=1)
     r = run_audit(store, 0.8)
     assert r.candidates == candidate_pairs(SampledIndex.load(store), 0.8)[2] >= 2
+
+
+def test_histogram_bins_scores_in_twentieths_with_one_in_the_last():
+    from auditor.audit import histogram
+
+    got = histogram(np.array([0.0, 0.049, 0.05, 0.5, 0.949, 0.95, 0.97, 1.0]))
+    expected = [0] * 20
+    for b, k in ((0, 2), (1, 1), (10, 1), (18, 1), (19, 3)):
+        expected[b] = k
+    assert got.tolist() == expected and got.dtype == np.int64
+    assert histogram(np.array([], np.float64)).tolist() == [0] * 20
