@@ -371,6 +371,11 @@ EQUIVALENT: list[tuple[str, str, str]] = [
        "edges[:-1] and edges[1:] always have the same length") for strict in ("strict=None", "", "strict=False")),
     ("group_by_contained", "break",
      "an empty run (s == e) only comes of no pairs at all (edges [0, 0]), where the loop ends either way"),
+    *(("_ranges", line, "np.arange of an int total is int64 by default on this platform (64-bit Linux, where "
+       "the tool runs)") for line in ("return shift + np.arange(total, dtype=None)", "return shift + np.arange(total, )")),
+    ("SampledIndex.holds", "if not len(sid) and not len(doc_pos):",
+     "with no value held but some documents, the general path sums an empty (documents, 0) array to the "
+     "same int64 zeros; with no documents, the first test has returned"),
     *(("exact_min_hits", line, "a start at or below the answer: the loop climbs to the same fewest hits "
        "(a step per hit missing, time only); the threshold is in (0, 1], so for n >= 1 the answer is "
        "at least 1 and a start of 1 is never above it") for line in (

@@ -603,8 +603,8 @@ def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
     import auditor.audit
 
     rare, common = np.arange(0, 9), np.arange(1000, 1011)
-    held = [np.concatenate((rare, common))] + [np.concatenate((rare, common[:k])) for k in (2, 5, 8)]
-    held += [np.concatenate((common, [5000 + k])) for k in range(300)]
+    held = [np.concatenate((rare, common))] + [np.concatenate((common, [5000 + k])) for k in range(300)]
+    held += [np.concatenate((rare, common[:k])) for k in (2, 5, 8)]  # last: the keys' end is searched past
     variants = [np.arange(0, 30)] + [np.concatenate((np.arange(0, 30), [100 + k])) for k in range(10)]
     calls = []
     ranges = auditor.audit._ranges
@@ -613,7 +613,8 @@ def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
     ways = set()
     for h in (held, variants):
         index = _index_of(h)
-        for i, threshold, exact in ((0, 0.6, True), (0, 0.6, False), (0, 0.9, True), (2, 0.5, True), (4, 0.8, False)):
+        for i, threshold, exact in ((0, 0.6, True), (0, 0.6, False), (0, 0.9, True), (2, 0.5, True), (4, 0.8, False),
+                                    (len(h) - 2, 0.5, True)):
             calls.clear()
             cands, hits = index.candidates(i, threshold, exact=exact)
             assert hits.dtype == np.int64
@@ -788,3 +789,13 @@ def test_histogram_bins_scores_in_twentieths_with_one_in_the_last():
         expected[b] = k
     assert got.tolist() == expected and got.dtype == np.int64
     assert histogram(np.array([], np.float64)).tolist() == [0] * 20
+
+
+def test_ranges_concatenates_aranges_as_integers():
+    from auditor.audit import _ranges
+
+    got = _ranges(np.array([5, 0, 9, 2]), np.array([2, 0, 3, 1]))
+    assert got.dtype == np.int64 and got.tolist() == [5, 6, 9, 10, 11, 2]
+    for starts, lens in ((np.array([3]), np.array([0])), (np.empty(0, np.int64), np.empty(0, np.int64))):
+        empty = _ranges(starts, lens)
+        assert empty.dtype == np.int64 and empty.shape == (0,)
