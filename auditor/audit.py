@@ -424,7 +424,7 @@ class SampledIndex:
                 q = (c[:, None] * self.U + s[None, :]).ravel()
                 pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
                 hits[a : a + step] = (self.keys[pos] == q).reshape(len(c), n).sum(axis=1)
-        keep = hits >= (1 if exact else least)  # exact: every pair sharing one is scored
+        keep = hits >= (1 if exact else least)  # exact: every holder of a rare shingle is scored
         return cands[keep], hits[keep]
 
     def holds(self, doc_pos: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -811,7 +811,8 @@ def exhaustive_pairs(short: Short, docs: list[int], owner: np.ndarray, number: n
     every document's holdings of them are recorded in the same pass over the documents that
     verifies the sampled pairs (``owner``, ``number``: see ``one_pass``), and the containers of
     each short document come from that full index by the prefix principle on all its shingles,
-    with exact counts: every pair sharing a shingle is scored, none is estimated.
+    with exact counts: every document holding one of its ``n - m + 1`` rarest shingles (``m``:
+    ``exact_min_hits``) is scored, however few it shares, and none is estimated.
     ``hits``/``sampled`` still give the sampled view of each pair (what the index alone would
     have estimated).
     """
