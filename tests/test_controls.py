@@ -75,11 +75,19 @@ def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
 def test_text_that_normalises_to_nothing_fails_the_corpus_controls(store, tmp_path):
     d = tmp_path / "lost"
     d.mkdir()
-    (d / "a.txt").write_text("x " * 10 + "—·—" * 1500)
+    (d / "a.txt").write_text("x " * 10 + "—·—" * 1500, encoding="utf-8")
     (d / "b.txt").write_text("Section 2.")
     ingest(store, [d], workers=1)
-    r = run_controls(store, 0.8)
-    assert not r.passed and "normalise to almost no words" in r.failed[0].note
+    fixtures = default_controls_dir()
+    r = run_controls(store, 0.8, directory=fixtures)
+    assert not r.passed and r.note == "" and r.directory == str(fixtures)
+    [failed] = r.failed
+    a = store.scalar("SELECT id FROM documents WHERE path LIKE '%a.txt'")
+    assert failed.as_dict() == {
+        "name": "corpus-embedded", "kind": "embedded", "source": "corpus", "contained": "-", "container": "-",
+        "operator": ">=", "expected": 0.95, "score": 0.0, "estimate": 0.0, "hits": 0, "sampled": 0,
+        "found": False, "passed": False,
+        "note": f"1 document(s) of 2,000+ characters normalise to almost no words (doc {a} first)"}
 
 
 def _drop_every_word(monkeypatch):
@@ -580,7 +588,8 @@ def test_a_corpus_of_variants_stops_drawing_after_draws_documents(store, tmp_pat
     monkeypatch.setattr(SampledIndex, "hits_of", lambda self, h: calls.append(1) or hits_of(self, h))
     monkeypatch.setattr(controls_module, "DRAWS", 2)
     _, controls, note = corpus_controls(store, 0)
-    assert len(calls) == 2 and len(controls) == 2 and "corpus-unrelated not run" in note
+    assert len(calls) == 2 and len(controls) == 2
+    assert note == "no corpus document is unrelated to another; corpus-unrelated not run"
     calls.clear()
     monkeypatch.setattr(controls_module, "DRAWS", 25)
     _, controls, _ = corpus_controls(store, 0)
