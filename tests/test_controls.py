@@ -447,14 +447,14 @@ def _sampled_windows(text):
     return out
 
 
-def _text_with_samples(n, seed):
-    """Prose of 300-420 words with exactly ``n`` sampled shingles."""
+def _text_with_samples(n, seed, suffix=""):
+    """Prose of 300-420 words (then ``suffix``) with exactly ``n`` sampled shingles."""
     from tests.textgen import prose
 
     for s in range(seed, seed + 100):
         tokens = prose(s, 420).split()
         for m in range(300, 420):
-            text = " ".join(tokens[:m]) + "\n"
+            text = " ".join(tokens[:m]) + suffix + "\n"
             if len(_sampled_windows(text)) == n:
                 return text
     raise AssertionError(f"no prose with {n} sampled shingles")
@@ -756,3 +756,30 @@ def test_no_controls_directory_is_refused_with_what_to_do(store, monkeypatch):
     with pytest.raises(UsageError, match=r"^no controls directory: this installation carries no fixture controls "
                                          r"\(auditor/_data/controls\); set AUDITOR_CONTROLS or --controls-dir$"):
         run_controls(store, 0.8)
+
+
+def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path):
+    """The draw reads the stored 8-byte hashes as integers. Read as float64, the 1 in 2,048 whose
+    bits spell NaN would match nothing: a document holding half of the drawn one's samples, this
+    one among them, would look like it held less than half and could become the container."""
+    import numpy as np
+
+    from auditor.shingle import shingle_hashes
+    from tests.textgen import prose
+
+    nan_window = "zulabeci carahi bulehofo pozolufu kigiduka"
+    [h] = shingle_hashes(nan_window).tolist()
+    assert h % 16 == 0 and np.isnan(np.frombuffer(np.uint64(h).tobytes(), np.float64)[0])
+    a = _text_with_samples(20, 980, suffix=" " + nan_window)
+    win = _sampled_windows(a)
+    assert nan_window in win
+    half = [nan_window, *[w for w in win if w != nan_window][:9]]
+    ids = _write_and_ingest(store, tmp_path / "nan", {
+        "a.txt": a,
+        "half.txt": prose(891, 600) + "\n\n" + "\n\n".join(half) + "\n\n" + prose(892, 100),
+        "other.txt": prose(893, 700),
+    })
+    assert _shared_samples(store, ids["a.txt"], ids["half.txt"]) == (10, 20)
+    for seed in range(10):
+        _, controls, _ = corpus_controls(store, seed)
+        assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
