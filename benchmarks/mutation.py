@@ -614,6 +614,17 @@ def markdown(results: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _per_module(ap: argparse.ArgumentParser, items: list[str], flag: str, what: str) -> dict[str, str]:
+    """``MODULE=TEXT`` options as {module: text}; anything else is a usage error."""
+    out = {}
+    for item in items:
+        module, _, text = item.partition("=")
+        if module not in MODULES or not text:
+            ap.error(f"{flag} wants MODULE={what} with a core module: {item!r}")
+        out[module] = text
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"any of {', '.join(MODULES)} (default: all)")
@@ -644,20 +655,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"not a core module: {', '.join(unknown)}")
     previous = json.loads(args.json.read_text()) if args.json.exists() else {"modules": []}
     done = {r["module"]: r for r in previous.get("modules", [])}
-    args.not_run_reasons = dict(previous.get("not_run", {}))
-    for item in args.not_run:
-        module, _, why = item.partition("=")
-        if module not in MODULES or not why:
-            ap.error(f"--not-run wants MODULE=REASON with a core module: {item!r}")
-        args.not_run_reasons[module] = why
+    args.not_run_reasons = {**previous.get("not_run", {}), **_per_module(ap, args.not_run, "--not-run", "REASON")}
     for m in modules:
         args.not_run_reasons.pop(m, None)
-    args.notes = dict(previous.get("notes", {}))
-    for item in args.note:
-        module, _, text = item.partition("=")
-        if module not in MODULES or not text:
-            ap.error(f"--note wants MODULE=TEXT with a core module: {item!r}")
-        args.notes[module] = text
+    args.notes = {**previous.get("notes", {}), **_per_module(ap, args.note, "--note", "TEXT")}
     for m in modules:
         if not args.note:
             args.notes.pop(m, None)
