@@ -1,0 +1,99 @@
+"""Turn one input (the bytes of a file) into text, with the details needed to trust it later.
+
+Formats are recognised by content (magic bytes, envelopes, markup), the file name being only
+a hint (:mod:`.detect`). Each format has its own module: :mod:`.text` (plain text in any
+encoding), :mod:`.html`, :mod:`.pdf`, :mod:`.docx`, :mod:`.xml`, :mod:`.archive` and
+:mod:`.submission` (the parts of an EDGAR submission); :mod:`.common` holds what they return.
+
+Every result records which extractor and version produced it and, for decoded text, which
+encoding was used, so a stored text can be traced back to its bytes. Every text returned can
+be stored in SQLite: NULs and lone surrogates become U+FFFD (counted in ``warnings``) and line
+ends are ``\\n``.
+
+Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.pdfworker` children, which can
+be killed. HTML and .docx are parsed by lxml with network access and entity expansion off, and
+walked without recursion, so hostile nesting cannot exhaust the stack. Failures are raised as
+:class:`~auditor.errors.ExtractionError` with a stable ``code``.
+
+All functions are thread-safe; PDF extraction waits on a child process without holding the
+GIL, so threads are enough to keep several cores busy with PDFs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO
+
+from auditor.errors import ExtractionError
+from auditor.extract.common import Extracted, Limits, Part, Reading
+from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.pdf import extract_pdf_pages
+from auditor.extract.text import decode_text
+
+__all__ = [
+    "Extracted",
+    "Limits",
+    "Part",
+    "Reading",
+    "decode_text",
+    "detect_format",
+    "extract",
+    "extract_bytes",
+    "extract_format",
+    "extract_pdf_pages",
+]
+
+
+def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
+    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer)."""
+    if fmt == "pdf":
+        from auditor.extract.pdf import extract_pdf
+
+        return extract_pdf(data, limits)
+    if fmt == "docx":
+        from auditor.extract.docx import extract_docx
+
+        return extract_docx(data, limits)
+    if fmt == "html":
+        from auditor.extract.html import html_to_text
+
+        return html_to_text(data, limits)
+    if fmt == "edgar":
+        from auditor.extract.submission import extract_edgar
+
+        return extract_edgar(data, limits)
+    if fmt == "binary":
+        kind = binary_kind(data) or "zip"
+        raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
+    from auditor.extract.text import extract_text
+
+    return extract_text(data, limits)
+
+
+def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Extracted:
+    """Extract the text of one input. Raises ExtractionError with a stable ``code``."""
+    if len(data) > limits.max_file_bytes:
+        raise ExtractionError("too_large", f"{len(data)} bytes, more than the limit of {limits.max_file_bytes}")
+    if not data.strip():
+        raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
+    return extract_format(detect_format(data, name), data, limits)
+
+
+def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:
+    """Extract the text of a file given by path or as a binary file object.
+
+    Oversized inputs are refused before they are read whole.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        size = os.stat(name).st_size
+        if size > limits.max_file_bytes:
+            raise ExtractionError("too_large", f"{size} bytes, more than the limit of {limits.max_file_bytes}")
+        with open(name, "rb") as f:
+            data = f.read(limits.max_file_bytes + 1)
+    else:
+        name = str(getattr(source, "name", "") or "")
+        data = source.read(limits.max_file_bytes + 1)
+        if not isinstance(data, bytes):
+            raise TypeError("extract() needs a binary file object")
+    return extract_bytes(data, name, limits)

@@ -1,0 +1,80 @@
+"""Compressed parts (a uuencoded .gz or .zip exhibit): unpacked within one inflation limit,
+each member extracted by its own format."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+
+from auditor.errors import ExtractionError
+from auditor.extract import extract_format
+from auditor.extract.common import Extracted, Limits, auditor_version, check_text
+from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.docx import ZIP_ERRORS, read_member
+
+ARCHIVES = ("gz", "zip", "bz2", "xz")
+_MAX_ARCHIVE_DEPTH = 2
+
+
+def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` in total."""
+    import bz2
+    import gzip
+    import lzma
+
+    if kind == "zip":
+        out: list[tuple[str, bytes]] = []
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for info in sorted(z.infolist(), key=lambda i: i.filename):
+                    if info.is_dir():
+                        continue
+                    member = read_member(data, info.filename, limit)
+                    limit -= len(member)
+                    out.append((info.filename, member))
+        except ZIP_ERRORS as e:
+            raise ExtractionError("archive_error", f"unreadable zip: {type(e).__name__}: {e}") from e
+        return out
+    opener = {"gz": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+    try:
+        with opener(fileobj=io.BytesIO(data)) as f:  # type: ignore[operator]
+            out_bytes = f.read(limit + 1)
+    except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as e:
+        raise ExtractionError("archive_error", f"unreadable {kind}: {type(e).__name__}: {e}") from e
+    if len(out_bytes) > limit:
+        raise ExtractionError("too_large", f"{kind} data inflates to more than {limit} bytes")
+    return [("", out_bytes)]
+
+
+def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> Extracted:
+    """The text of every member of a compressed part (a uuencoded .gz or .zip exhibit), in name
+    order; members that cannot be read are named in ``unreadable``."""
+    kind = binary_kind(data) or ""
+    members = _unpack(data, kind, limits.max_file_bytes)
+    texts: list[str] = []
+    unreadable: list[str] = []
+    warnings = [f"decompressed {kind} {name!r}: {len(members)} member(s)"]
+    for member, raw in members:
+        label = member or (name[:-3] if name.lower().endswith(".gz") else name)
+        fmt = detect_format(raw, label)
+        inner = binary_kind(raw)
+        try:
+            if inner in ARCHIVES and depth < _MAX_ARCHIVE_DEPTH:
+                ex = extract_archive(raw, label, limits, depth + 1)
+            elif fmt in ("binary", "edgar"):
+                unreadable.append(f"{label}: {inner or fmt} content is not read")
+                continue
+            else:
+                ex = extract_format(fmt, raw, limits)
+        except ExtractionError as e:
+            if e.code != "empty":
+                unreadable.append(f"{label}: {e}")
+            continue
+        if ex.unreadable:
+            unreadable.append(f"{label}: {ex.unreadable}")
+        texts.append(ex.text)
+        warnings += ex.warnings
+    text = check_text("\n\n".join(t.strip("\n") for t in texts), f"{kind} archive", limits)
+    return Extracted(f"{kind}-archive", text, "auditor.archive", auditor_version(), warnings=warnings,
+                     unreadable="; ".join(unreadable) or None)

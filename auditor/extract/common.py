@@ -1,0 +1,110 @@
+"""What every format's extractor returns, the limits it works under, and the checks every
+stored text passes (storable in SQLite, not empty, not over the size limit)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+
+from auditor.errors import ExtractionError
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 100 * 2**20
+    max_text_chars: int = 20_000_000
+    pdf_timeout: float = 120.0
+    pdf_memory: int = 2 * 2**30
+    max_pdf_pages: int = 5000
+    #: EDGAR documents read from one submission; the rest are recorded as one failed part.
+    max_parts: int = 1000
+    # Enforced by ingest, which extracts every input in an auditor.sandbox child process:
+    #: seconds for one input file, all its parts and PDFs included;
+    timeout: float = 300.0
+    #: address-space limit of that child, in bytes;
+    memory: int = 2**30
+    #: seconds for a whole ingest batch (None: no limit); inputs left over are recorded for a re-run.
+    budget: float | None = None
+
+
+@dataclass
+class Extracted:
+    format: str
+    text: str
+    extractor: str
+    extractor_version: str
+    encoding: str | None = None
+    page_offsets: list[int] | None = None
+    meta: dict = field(default_factory=dict)
+    parts: list[Part] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    unreadable: str | None = None
+    """Why (part of) this document's text could not be read, so it cannot be audited; the
+    text that could be read is still returned and stored."""
+    readings: list[Reading] = field(default_factory=list)
+    """Other ways a reader could see this document than ``text`` (its visible reading, the one
+    stored and audited): the gate audits each of them too."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a document other than its visible text: every text node, the other side
+    of an alternative, the bytes as plain text, what an EDGAR envelope holds outside its
+    documents. A hostile submitter can hide a copy from one reading, not from all of them.
+
+    ``name`` is stable and short (``all-text``, ``docx:choice``, ``as-plain-text``...), ``why``
+    says in one sentence what the reading is.
+    """
+
+    name: str
+    text: str
+    why: str
+
+
+@dataclass
+class Part:
+    raw: bytes
+    meta: dict
+    status: str
+    extracted: Extracted | None
+    code: str | None = None
+    message: str | None = None
+
+
+@functools.cache
+def version_of(dist: str) -> str:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def auditor_version() -> str:
+    from auditor import __version__
+
+    return __version__
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(text: str, warnings: list[str]) -> str:
+    """Normalise line ends; replace NUL and lone surrogates, which SQLite text cannot hold."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text or not text.isascii():
+        text, n = _UNSTORABLE.subn("\ufffd", text)
+        if n:
+            warnings.append(f"replaced {n} NUL or lone surrogate characters with U+FFFD")
+    return text
+
+
+def check_text(text: str, what: str, limits: Limits) -> str:
+    if not text.strip():
+        raise ExtractionError("empty", f"{what} has no text")
+    if len(text) > limits.max_text_chars:
+        raise ExtractionError(
+            "text_too_long", f"{what} gives {len(text)} characters, more than the limit of {limits.max_text_chars}")
+    return text

@@ -1,0 +1,49 @@
+"""XML documents (EDGAR ``<XML>`` and ``<XBRL>`` parts): every text node, escaped HTML in an
+XBRL text block read as HTML."""
+
+from __future__ import annotations
+
+import re
+
+from auditor.errors import ExtractionError
+from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
+from auditor.extract.html import html_to_text
+
+_HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
+
+
+def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
+    """Every text node of an XML document (an EDGAR ``<XML>`` or ``<XBRL>`` part), one per line;
+    a node holding escaped HTML (an XBRL text block) gives that HTML's visible text."""
+    from lxml import etree
+
+    warnings: list[str] = []
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+                             remove_pis=True, remove_comments=True, recover=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except (etree.XMLSyntaxError, ValueError) as e:
+        raise ExtractionError("xml_error", f"unreadable XML: {e}") from e
+    if root is None:
+        raise ExtractionError("xml_error", "unreadable XML: no root element")
+    unreadable = None
+    fatal = [e for e in parser.error_log if e.level == etree.ErrorLevels.FATAL]
+    if fatal:  # recovery may have dropped text after the error
+        unreadable = f"XML not well-formed at line {fatal[0].line} ({fatal[0].message.strip()}): text may be missing"
+    elif len(parser.error_log):
+        warnings.append(f"XML read with recovery ({parser.error_log[0].message.strip()})")
+    out: list[str] = []
+    for node in root.iter():
+        for value in (node.text, node.tail if node is not root else None):
+            if value and value.strip():
+                if "<" in value and _HTML_IN_TEXT.search(value):
+                    try:
+                        value = html_to_text(value.encode("utf-8", "surrogatepass"), limits).text
+                    except ExtractionError:
+                        continue
+                out.append(value.strip())
+    text = check_text(storable("\n".join(out), warnings), "XML document", limits)
+    return Extracted("xml", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
+                     unreadable=unreadable)
+
+
