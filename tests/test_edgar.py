@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 
@@ -68,17 +69,21 @@ def test_submission_header_and_parts(submission, exhibit_pdf):
     assert ex.meta == {
         "accession_number": "0000950170-22-000796", "form_type": "10-K", "filing_date": "20220207",
         "period": "20211231", "company_name": "EXAMPLE HOLDINGS INC", "cik": "0001234567",
-        "ciks": ["0001234567", "0007654321"],
+        "ciks": ["0001234567", "0007654321"], "acceptance_datetime": "20220207160541",
+        "entities": [{"role": "filer", "name": "EXAMPLE HOLDINGS INC", "cik": "0001234567"},
+                     {"role": "filer", "name": "EXAMPLE OPERATING PARTNERSHIP LP", "cik": "0007654321"}],
     }
     assert [(p.meta["type"], p.meta["sequence"], p.status, p.code) for p in ex.parts] == [
         ("10-K", "1", "ok", None),
         ("EX-10.1", "2", "ok", None),
         ("EX-99.1", "3", "ok", None),
         ("GRAPHIC", "4", "skipped", "binary:gif"),
-        ("EX-101.INS", "5", "ok", None),
+        ("EX-101.INS", "5", "skipped", "xbrl:instance"),
         ("10-Q", "6", "ok", None),
     ]
-    assert ex.parts[0].meta == {"type": "10-K", "sequence": "1", "filename": "ex-10k.htm", "description": "ANNUAL REPORT"}
+    header = {k: v for k, v in ex.meta.items() if k != "entities"}
+    assert ex.parts[0].meta == {"type": "10-K", "sequence": "1", "filename": "ex-10k.htm",
+                                "description": "ANNUAL REPORT", "submission": header}
     for part in ex.parts:
         if part.extracted:
             assert part.extracted.meta["filename"] == part.meta["filename"]
@@ -286,13 +291,20 @@ def test_xml_and_xbrl_parts_give_their_text(wrapper):
     assert other.status == "ok" and not _has(other.extracted.text, LEASE)
 
 
-def test_xbrl_text_blocks_give_the_visible_text_of_their_html():
+def test_escaped_html_in_an_xml_part_gives_its_visible_text_and_an_xbrl_instance_is_skipped():
+    """Escaped HTML in a text node is read as HTML. An XBRL instance holding the same text
+    block is machine data (its text blocks repeat the filing's own notes): skipped with its
+    reason, by its root element whatever its TYPE, so the gate fails closed on it."""
     block = (f"&lt;div&gt;&lt;p style='x'&gt;{LEASE}&lt;/p&gt;&lt;/div&gt;")
+    form = f'<XML>\n<?xml version="1.0"?>\n<disclosure><note>{block}</note></disclosure>\n</XML>'
+    part = _part({"type": "EX-99.1", "filename": "note.xml", "text": form})
+    assert _has(part.extracted.text, LEASE) and "<p" not in part.extracted.text
     xml = ('<XBRL>\n<?xml version="1.0"?>\n<xbrli:xbrl xmlns:xbrli="http://www.xbrl.org/2003/instance" '
            'xmlns:us-gaap="http://fasb.org/us-gaap/2023"><us-gaap:LeasesOfLesseeDisclosureTextBlock '
            f'contextRef="c1">{block}</us-gaap:LeasesOfLesseeDisclosureTextBlock></xbrli:xbrl>\n</XBRL>')
-    part = _part({"type": "EX-101.INS", "filename": "x.xml", "text": xml})
-    assert _has(part.extracted.text, LEASE) and "<p" not in part.extracted.text
+    for type_ in ("EX-101.INS", "EX-99.1"):
+        part = _part({"type": type_, "filename": "x.xml", "text": xml})
+        assert (part.status, part.code, part.extracted) == ("skipped", "xbrl:instance", None)
 
 
 def _gz(data: bytes) -> bytes:
@@ -333,7 +345,7 @@ def test_compressed_parts_are_bounded_and_unread_members_are_named():
     gif = b"GIF89a" + bytes(range(200))
     part = _part({"type": "EX-10.1", "filename": "x.zip", "data": _zip({"lease.txt": LEASE.encode(), "logo.gif": gif})})
     assert part.status == "ok" and _has(part.extracted.text, LEASE)
-    assert "logo.gif: gif content is not read" in part.extracted.unreadable
+    assert "logo.gif: binary data (gif), not text (binary:gif), not read" in part.extracted.unreadable
 
 
 def test_text_with_control_characters_keeps_its_text():
@@ -380,3 +392,143 @@ def test_part_lines_point_at_each_documents_sequence_tag():
     # what is not a submission (or is cut short) has no parts to point at
     assert edgar.part_lines(b"<SEQUENCE>1\nplain text\n") == {}
     assert edgar.part_lines(data[: data.rfind(b"</DOCUMENT>")]) == {}
+
+
+# -- every layout of the SEC's archives ---------------------------------------------------------
+
+ROLES = {**HEADER, "filers": [("TARGET CORP", "0000011111", "SUBJECT COMPANY"),
+                              ("ACTIVIST FUND LP", "0000022222", "FILED BY"),
+                              ("JANE Q. INSIDER", "0000033333", "REPORTING-OWNER")]}
+ROLE_ENTITIES = [
+    {"role": "filer", "name": "EXAMPLE HOLDINGS INC", "cik": "0001234567"},
+    {"role": "subject-company", "name": "TARGET CORP", "cik": "0000011111"},
+    {"role": "filed-by", "name": "ACTIVIST FUND LP", "cik": "0000022222"},
+    {"role": "reporting-owner", "name": "JANE Q. INSIDER", "cik": "0000033333"},
+]
+TWO_PARTS = [
+    {"type": "SC 13D", "filename": "sc13d.htm", "description": "SCHEDULE 13D",
+     "text": "<html>\n<body>\n<p>Schedule 13D.</p>\n<p>Item 1. Security and Issuer.</p>\n</body>\n</html>"},
+    {"type": "EX-99.1", "sequence": "7", "filename": "ex99.txt", "text": "Joint filing agreement.\nSigned."},
+]
+
+
+@pytest.mark.parametrize("style", ["sec-document", "submission", "nc", "condensed", "pem"])
+def test_every_header_layout_gives_the_same_filing(style):
+    """Keyed SEC-HEADER lines, tagged <SUBMISSION> one tag a line, the feed's .nc with lone CR
+    line ends, tags run together on one line, the 1990s wrapper: the same header, entities and
+    parts, and the same bytes for each part."""
+    data = make_edgar_submission(ROLES, TWO_PARTS, style=style)
+    assert (b"\n" not in data) == (style == "nc")
+    ex = extract_bytes(data, "x.nc")
+    m = ex.meta
+    assert (m["accession_number"], m["form_type"], m["filing_date"], m["company_name"], m["cik"]) == (
+        "0000950170-22-000796", "10-K", "20220207", "EXAMPLE HOLDINGS INC", "0001234567")
+    assert m["entities"] == ROLE_ENTITIES and m["ciks"] == [e["cik"] for e in ROLE_ENTITIES]
+    assert "derived" not in m and not ex.warnings
+    assert [(p.meta["type"], p.meta["sequence"], p.meta["filename"]) for p in ex.parts] == [
+        ("SC 13D", "1", "sc13d.htm"), ("EX-99.1", "7", "ex99.txt")]
+    assert [p.extracted.text for p in ex.parts] == ["Schedule 13D.\n\nItem 1. Security and Issuer.",
+                                                    "Joint filing agreement.\nSigned."]
+    reference = extract_bytes(make_edgar_submission(ROLES, TWO_PARTS))
+    assert [p.raw for p in ex.parts] == [p.raw for p in reference.parts]
+    for p in ex.parts:
+        assert p.meta["submission"]["accession_number"] == "0000950170-22-000796"
+        assert p.meta["submission"]["filing_date"] == "20220207"
+
+
+def test_lone_cr_line_ends_keep_uuencoded_parts_and_sequence_lines():
+    data = make_edgar_submission(HEADER, [
+        {"type": "10-K", "filename": "a.txt", "text": "Annual report."},
+        {"type": "GRAPHIC", "sequence": "5", "filename": "logo.gif", "data": GIF},
+    ], style="nc")
+    ex = extract_bytes(data)
+    assert [(p.status, p.code) for p in ex.parts] == [("ok", None), ("skipped", "binary:gif")]
+    lines = data.split(b"\r")
+    assert edgar.part_lines(data) == {"1": lines.index(b"<SEQUENCE>1") + 1, "5": lines.index(b"<SEQUENCE>5") + 1}
+
+
+def test_a_header_without_a_field_does_not_borrow_it_from_an_entity():
+    """FORM-TYPE inside FILING-VALUES and a CONFORMED-NAME are an entity's, not the filing's."""
+    data = make_edgar_submission(ROLES, TWO_PARTS, style="condensed").replace(b"<TYPE>10-K<PUBLIC", b"<PUBLIC")
+    m = extract_bytes(data).meta
+    assert m["form_type"] == "SC 13D" and m["derived"] == {"form_type": "first document's TYPE"}
+    assert m["company_name"] == "EXAMPLE HOLDINGS INC" and len(m["entities"]) == 4
+
+
+def test_a_bare_document_file_is_a_submission_with_its_parts():
+    """Documents without an envelope (an old filing saved without its header, a document cut out
+    of a submission): each is a part, no tag in its text; the accession number comes from the
+    file name as the SEC names its files, and the form type from the main document, both said."""
+    data = make_edgar_submission(HEADER, TWO_PARTS, style="bare")
+    assert data.startswith(b"<DOCUMENT>\n<TYPE>SC 13D") and detect_format(data, "a.txt") == "edgar"
+    ex = extract_bytes(data, "filings/0000950170-22-000796.txt")
+    assert ex.meta["accession_number"] == "0000950170-22-000796" and ex.meta["form_type"] == "SC 13D"
+    assert ex.meta["derived"] == {"accession_number": "file name", "form_type": "first document's TYPE"}
+    assert ex.warnings and "no EDGAR header" in ex.warnings[0]
+    assert "filing_date" not in ex.meta and edgar.header_richness(ex.meta) == (0, 2, 0)
+    assert [p.extracted.text for p in ex.parts] == ["Schedule 13D.\n\nItem 1. Security and Issuer.",
+                                                    "Joint filing agreement.\nSigned."]
+    # an exhibit alone says nothing of its filing's form type; a file named otherwise, no accession
+    ex = extract_bytes(make_edgar_submission(HEADER, TWO_PARTS[1:], style="bare"), "ex99.txt")
+    assert "form_type" not in ex.meta and "accession_number" not in ex.meta
+    # a document cut out with its tags but without <DOCUMENT>
+    cut = data[len(b"<DOCUMENT>\n"): data.index(b"</DOCUMENT>")]
+    assert cut.startswith(b"<TYPE>SC 13D\n")
+    ex = extract_bytes(cut, "sc13d.htm")
+    assert ex.format == "edgar" and [p.extracted.text for p in ex.parts] == ["Schedule 13D.\n\nItem 1. Security and Issuer."]
+    # prose that merely mentions a tag is not EDGAR
+    assert detect_format(b"The <TYPE> tag names a document's type.\n", "notes.txt") == "text"
+
+
+def test_a_header_alone_is_not_a_document():
+    head = make_edgar_submission(HEADER, [])
+    head = head[head.index(b"<SEC-HEADER>"): head.index(b"</SEC-DOCUMENT>")]
+    for data in (head, head[head.index(b"<ACCEPTANCE-DATETIME>"):]):
+        assert detect_format(data, "x.hdr.sgml") == "edgar"
+        with pytest.raises(ExtractionError) as info:
+            extract_bytes(data)
+        assert info.value.code == "empty" and "header alone, of 0000950170-22-000796" in str(info.value)
+
+
+def test_header_richness_ranks_copies_of_a_filing():
+    full = extract_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="nc")).meta
+    bare = extract_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="bare"), "0000950170-22-000796.txt").meta
+    assert edgar.header_richness(full) == (5, 5, 4)
+    assert edgar.header_richness(full) > edgar.header_richness(bare) > edgar.header_richness({})
+
+
+OLD_FILING = """<PAGE>   1
+                          CONSOLIDATED BALANCE SHEET
+<table width="100%">
+<Caption>
+                                        1995        1994
+<s>                                   <C>         <c align=right>
+Cash                                  $ 100       $ 90<F1>
+</Table>
+<FN>
+<F1> Restated.
+</FN>
+  Receivables are shown net.<R>   <PAGE>   2
+"""
+
+
+def test_sgml_table_tags_become_layout_in_any_case_with_attributes():
+    text = _part({"type": "10-K405", "filename": "d.txt", "text": OLD_FILING}).extracted.text
+    assert not re.search(r"<[^>]*>", text)
+    lines = text.split("\n")
+    header = next(x for x in lines if "1995" in x)
+    cash = next(x for x in lines if x.startswith("Cash"))
+    assert cash.index("$ 100") == OLD_FILING.split("\n")[6].index("$ 100")  # columns stay put
+    assert header.index("1995") == OLD_FILING.split("\n")[4].index("1995")
+    assert "Receivables are shown net." in text and "Restated." in text
+    # prose in angle brackets that is not SGML layout stays
+    kept = _part({"type": "EX-99", "filename": "e.txt", "text": "See <Schedule A> and <SUBSIDIARIES>.\n"})
+    assert kept.extracted.text == "See <Schedule A> and <SUBSIDIARIES>."
+
+
+def test_a_bare_old_filing_keeps_no_tags():
+    data = make_edgar_submission(HEADER, [{"type": "10-K", "text": OLD_FILING, "filename": ""}], style="bare")
+    data = data.replace(b"<FILENAME>\n", b"")
+    ex = extract_bytes(data, "0000950170-95-000001.txt")
+    assert ex.meta["accession_number"] == "0000950170-95-000001" and ex.parts[0].meta["filename"] is None
+    assert not re.search(r"<[^>]*>", ex.parts[0].extracted.text)

@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 
-def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
-    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer)."""
+def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer); ``name`` is the
+    file's, which an EDGAR file without header takes its accession number from."""
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
 
@@ -61,7 +62,11 @@ def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
     if fmt == "edgar":
         from auditor.extract.submission import extract_edgar
 
-        return extract_edgar(data, limits)
+        return extract_edgar(data, limits, name)
+    if fmt == "xml":
+        from auditor.extract.xml import read_xml
+
+        return read_xml(data, limits, name)
     if fmt == "binary":
         kind = binary_kind(data) or "zip"
         raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
@@ -76,7 +81,7 @@ def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Ext
         raise ExtractionError("too_large", f"{len(data)} bytes, more than the limit of {limits.max_file_bytes}")
     if not data.strip():
         raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
-    return extract_format(detect_format(data, name), data, limits)
+    return extract_format(detect_format(data, name), data, limits, name)
 
 
 def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:
