@@ -828,3 +828,38 @@ def test_the_gate_fails_closed_on_every_skipped_part(tmp_path, filings):
     found = sorted((f.kind, f.rule, f.new["code"]) for f in g.findings)
     assert found == sorted(("not-auditable", "CONTAIN006", code) for code in SKIPPED_8K)
     assert {d["status"] for d in g.documents if d["path"].endswith(("#1", "#2"))} == {"passed"}
+
+
+def test_a_part_seen_in_several_copies_of_its_filing_is_one_document_shown_with_the_richest_header(tmp_path):
+    """The feed's .nc copy (lone CR line ends), the archive's .txt copy and a copy without its
+    header hold the same parts: one document each, one sighting per copy, each sighting with its
+    copy's header, and ``show`` names the filing from the copy whose header says most."""
+    from auditor.document import document_view, lines
+    from auditor.ingest import ingest
+    from auditor.store import Store
+
+    (tmp_path / "a-bare.txt").write_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="bare"))
+    (tmp_path / "b-feed.nc").write_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="nc"))
+    (tmp_path / "c-archive.txt").write_bytes(make_edgar_submission(ROLES, TWO_PARTS))
+    with Store(tmp_path / "c.db") as store:
+        ingest(store, [tmp_path], workers=1)
+        parts = store.rows("SELECT id, parent_id FROM documents WHERE format != 'edgar' ORDER BY id")
+        assert len(parts) == 2
+        bare = store.scalar("SELECT id FROM documents WHERE path LIKE '%a-bare.txt'")
+        archive = store.scalar("SELECT id FROM documents WHERE path LIKE '%c-archive.txt'")
+        for part in parts:
+            assert part["parent_id"] == bare  # stored from the first copy read
+            sightings = store.rows("SELECT path, meta FROM sightings WHERE doc_id = ? ORDER BY path", (part["id"],))
+            assert [s["path"].rsplit("/", 1)[1].split("#")[0] for s in sightings] == ["a-bare.txt", "b-feed.nc", "c-archive.txt"]
+            heads = [json.loads(s["meta"])["submission"] for s in sightings]
+            assert "filing_date" not in heads[0] and heads[0]["derived"] == {"form_type": "first document's TYPE"}
+            for head in heads[1:]:
+                assert (head["accession_number"], head["form_type"], head["filing_date"], head["cik"]) == (
+                    "0000950170-22-000796", "10-K", "20220207", "0001234567")
+            view = document_view(store, part["id"])
+            assert view["parent"]["id"] != bare and edgar.header_richness(view["parent"]["meta"])[0] == 5
+            shown = "\n".join(lines(view))
+            assert "0000950170-22-000796 10-K filed 2022-02-07 by EXAMPLE HOLDINGS INC" in shown
+            assert "None" not in shown.split("sightings")[0]
+        # a document seen in one copy only is shown with that copy, rich or not
+        assert document_view(store, archive)["parent"] is None
