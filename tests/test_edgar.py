@@ -613,10 +613,10 @@ def xbrl_8k(company: str, cik: str, accession: str, body: str, exhibit: str, pre
     """An 8-K as EDGAR disseminates it today: an inline-XBRL body, a press release, the
     XBRL exhibits, and everything the SEC's viewer adds (R pages, Financial_Report.xlsx,
     Show.js, report.css, FilingSummary.xml, MetaLinks.json, the -xbrl.zip, the instance)."""
-    inline = (f'<XBRL>\n<?xml version="1.0" encoding="ASCII"?>\n<html xmlns="http://www.w3.org/1999/xhtml" '
-              f'xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><head><title>8-K</title></head><body>'
-              f'<div style="display:none"><ix:header><ix:hidden><ix:nonNumeric name="dei:DocumentType">8-K'
-              f"</ix:nonNumeric></ix:hidden></ix:header></div>"
+    inline = ('<XBRL>\n<?xml version="1.0" encoding="ASCII"?>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+              'xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><head><title>8-K</title></head><body>'
+              '<div style="display:none"><ix:header><ix:hidden><ix:nonNumeric name="dei:DocumentType">8-K'
+              "</ix:nonNumeric></ix:hidden></ix:header></div>"
               + _html(body).split("<body>", 1)[1].rsplit("</body>", 1)[0] + "</body></html>\n</XBRL>")
     report = ('<html>\n<head>\n<title></title>\n<link rel="stylesheet" type="text/css" href="report.css">\n'
               '<script type="text/javascript" src="Show.js"></script>\n</head>\n<body><table class="report">'

@@ -205,12 +205,12 @@ def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:
         return f"binary:{ext or kind}", f"binary data ({kind}), not text"
     if b"%PDF-" in data[:1024]:
         return None
-    code = machine_xml(data)
-    if code is not None:
-        return code, {"xbrl:schema": "an XBRL taxonomy schema: element definitions, machine data",
+    machine = machine_xml(data)
+    if machine is not None:
+        return machine, {"xbrl:schema": "an XBRL taxonomy schema: element definitions, machine data",
                       "xbrl:linkbase": "an XBRL linkbase: labels and relations of XBRL elements, machine data",
                       "xbrl:instance": "an XBRL instance: the filing's tagged facts, machine data",
-                      "xbrl:viewer": "made by the SEC's XBRL viewer from the filing's own XBRL"}[code]
+                      "xbrl:viewer": "made by the SEC's XBRL viewer from the filing's own XBRL"}[machine]
     if ext == "xsd":
         return "xbrl:schema", "an XML schema (.xsd), machine data"
     if ext == "json" or _is_json(data):
