@@ -67,6 +67,10 @@ _NAME_KEYS = {b"COMPANY CONFORMED NAME", b"CONFORMED-NAME"}
 _CIK_KEYS = {b"CENTRAL INDEX KEY", b"CIK"}
 _ENTITY_DATA = {b"COMPANY DATA", b"OWNER DATA", b"COMPANY-DATA", b"OWNER-DATA"}
 _HEAD_SCAN = 4096
+# Bounds for what a header may make us hold: real headers are kilobytes (a fund family's with
+# every series and class, a few hundred), and name a handful of entities.
+_MAX_HEADER = 16 * 2**20
+_MAX_ENTITIES = 500
 SUBMISSION_FIELDS = ("accession_number", "form_type", "filing_date", "company_name", "cik")
 
 
@@ -171,7 +175,7 @@ def parse(data: bytes, max_documents: int | None = None, name: str = "") -> Subm
         _derive(sub, name)
         return sub
     first = data.find(b"<DOCUMENT>")
-    sub = Submission(_header(data[: first if first >= 0 else len(data)]))
+    sub = Submission(_header(data[: min(first if first >= 0 else _HEAD_SCAN * 16, _MAX_HEADER)]))
     pos = first
     while pos >= 0:
         if max_documents is not None and len(sub.documents) >= max_documents:
@@ -275,7 +279,7 @@ def _keyed(region: bytes, meta: dict, entities: list[dict]) -> None:
             if name and value and name not in meta:
                 meta[name] = _text(value)
             continue
-        if key in _ENTITY_DATA and role is not None and current is None:
+        if key in _ENTITY_DATA and role is not None and current is None and len(entities) < _MAX_ENTITIES:
             current = _entity(entities, role)
         elif current is not None and value:
             field_name = "name" if key in _NAME_KEYS else "cik" if key in _CIK_KEYS else None
@@ -284,15 +288,20 @@ def _keyed(region: bytes, meta: dict, entities: list[dict]) -> None:
 
 
 def _tagged(head: bytes, meta: dict, entities: list[dict]) -> None:
-    tokens = [(m.group(1) == b"/", m.group(2), m.group(3)) for m in _TAGGED.finditer(head)]
     open_roles: list[tuple[bytes, dict]] = []
-    for i, (closing, tag, value) in enumerate(tokens):
+    empty: bytes | None = None  # the last tag without a value: a role if <COMPANY-DATA> follows
+    for m in _TAGGED.finditer(head):
+        closing, tag, value = m.group(1) == b"/", m.group(2), m.group(3)
+        before, empty = empty, None
         if closing:
             if open_roles and open_roles[-1][0] == tag:
                 open_roles.pop()
             continue
-        if not value and i + 1 < len(tokens) and tokens[i + 1][1] in _ENTITY_DATA and not tokens[i + 1][0]:
-            open_roles.append((tag, _entity(entities, _role(tag))))
+        if tag in _ENTITY_DATA and before is not None and len(entities) < _MAX_ENTITIES:
+            open_roles.append((before, _entity(entities, _role(before))))
+            continue
+        if not value:
+            empty = tag
             continue
         if open_roles:
             current = open_roles[-1][1]

@@ -863,3 +863,13 @@ def test_a_part_seen_in_several_copies_of_its_filing_is_one_document_shown_with_
             assert "None" not in shown.split("sightings")[0]
         # a document seen in one copy only is shown with that copy, rich or not
         assert document_view(store, archive)["parent"] is None
+
+
+@pytest.mark.parametrize("style", ["submission", "sec-document"])
+def test_a_header_naming_twenty_thousand_entities_is_bounded(style):
+    """A hostile header cannot make the store hold an entity list the size of the file."""
+    head = {**HEADER, "filers": [(f"SHELL {i} LLC", f"{i:010d}") for i in range(20_000)]}
+    ex = extract_bytes(make_edgar_submission(head, [{"type": "10-K", "filename": "a.txt", "text": "Text."}], style=style))
+    assert len(ex.meta["entities"]) == 500 and len(ex.meta["ciks"]) == 500
+    assert ex.meta["entities"][1] == {"role": "filer", "name": "SHELL 0 LLC", "cik": "0000000000"}
+    assert ex.parts[0].extracted.text == "Text."

@@ -220,8 +220,11 @@ def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:
     return None
 
 
+_MAX_JSON_CHECK = 8 * 2**20  # parsing more to find out costs more memory than reading it as text
+
+
 def _is_json(data: bytes) -> bool:
-    if not re.match(rb"\s*[\[{]", data):
+    if len(data) > _MAX_JSON_CHECK or not re.match(rb"\s*[\[{]", data):
         return False
     try:
         json.loads(data)
