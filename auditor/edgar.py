@@ -35,7 +35,9 @@ _BARE = re.compile(rb"<DOCUMENT>\s*<(?:TYPE|SEQUENCE|FILENAME)>")
 # A document's tags without even <DOCUMENT> (a document cut out of a submission).
 _TAGS_ONLY = re.compile(rb"<TYPE>[^<\n]*\n(?:<(?:SEQUENCE|FILENAME|DESCRIPTION)>[^<\n]*\n)*<TEXT>")
 _HEADER_ONLY = re.compile(rb"<(?:SEC-HEADER|IMS-HEADER|ACCEPTANCE-DATETIME)>(?:[^\n]*\n){1,8}?[ \t]*ACCESSION NUMBER:")
-_KEYED = re.compile(rb"^([ \t]*)([A-Z][A-Z0-9 /&().,'-]*?):[ \t]*(.*?)[ \t]*$", re.M)
+# A header line: ``KEY:<tab>value`` (indented or not), or a tag alone (``<REPORTING-OWNER>``,
+# which opens an entity's block in some 1990s headers).
+_KEYED = re.compile(rb"^(?:<([A-Z][A-Z0-9_-]*)>[ \t]*|([ \t]*)([A-Z][A-Z0-9 /&().,'-]*?):[ \t]*(.*?)[ \t]*)$", re.M)
 # <TAG>value up to the next tag or the line end: one tag a line, or several on one line.
 _TAGGED = re.compile(rb"<(/?)([A-Z][A-Z0-9_-]*)>[ \t]*([^<\n]*?)[ \t]*(?=<|\n|$)")
 _DOC_TAG = re.compile(rb"<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*([^<\n]*?)[ \t]*(?=<|\n|$)")
@@ -66,6 +68,7 @@ _TAGGED_FIELDS = {
 _NAME_KEYS = {b"COMPANY CONFORMED NAME", b"CONFORMED-NAME"}
 _CIK_KEYS = {b"CENTRAL INDEX KEY", b"CIK"}
 _ENTITY_DATA = {b"COMPANY DATA", b"OWNER DATA", b"COMPANY-DATA", b"OWNER-DATA"}
+_ENTITY_BLOCKS = {b"FILING VALUES", b"BUSINESS ADDRESS", b"MAIL ADDRESS", b"FORMER COMPANY", b"FORMER NAME"}
 _HEAD_SCAN = 4096
 # Bounds for what a header may make us hold: real headers are kilobytes (a fund family's with
 # every series and class, a few hundred), and name a handful of entities.
@@ -266,25 +269,33 @@ def _entity(entities: list[dict], role: str) -> dict:
 
 
 def _keyed(region: bytes, meta: dict, entities: list[dict]) -> None:
+    """Keyed header lines, indented (modern) or flat (early 1990s): a block line without value
+    (``FILER:``, ``SUBJECT COMPANY:``, a ``<REPORTING-OWNER>`` tag) names the role of the
+    entities whose ``COMPANY DATA:``/``OWNER DATA:`` follow; their first name and CIK are kept."""
     role: str | None = None
     current: dict | None = None
     for m in _KEYED.finditer(region):
-        indent, key, value = m.group(1), m.group(2), m.group(3)
-        if not indent and not value:  # FILER:, SUBJECT COMPANY:, REPORTING-OWNER:... opens a block
-            role, current = _role(key), None
+        if m.group(1):
+            role, current = _role(m.group(1)), None
             continue
-        if not indent:
-            role, current = None, None
-            name = _KEYED_FIELDS.get(_text(key))
-            if name and value and name not in meta:
-                meta[name] = _text(value)
+        indent, key, value = m.group(2), m.group(3), m.group(4)
+        if not value:
+            if key in _ENTITY_DATA:
+                current = _entity(entities, role or "filer") if len(entities) < _MAX_ENTITIES else None
+            elif key not in _ENTITY_BLOCKS and not indent:
+                role, current = _role(key), None
             continue
-        if key in _ENTITY_DATA and role is not None and current is None and len(entities) < _MAX_ENTITIES:
-            current = _entity(entities, role)
-        elif current is not None and value:
-            field_name = "name" if key in _NAME_KEYS else "cik" if key in _CIK_KEYS else None
-            if field_name and field_name not in current:
-                current[field_name] = _text(value)
+        name = _KEYED_FIELDS.get(_text(key))
+        if name:
+            meta.setdefault(name, _text(value))
+            continue
+        field_name = "name" if key in _NAME_KEYS else "cik" if key in _CIK_KEYS else None
+        if field_name is None:
+            continue
+        if current is None and role is not None and len(entities) < _MAX_ENTITIES:
+            current = _entity(entities, role)  # a block whose fields come without COMPANY DATA:
+        if current is not None:
+            current.setdefault(field_name, _text(value))
 
 
 def _tagged(head: bytes, meta: dict, entities: list[dict]) -> None:

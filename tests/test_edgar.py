@@ -873,3 +873,65 @@ def test_a_header_naming_twenty_thousand_entities_is_bounded(style):
     assert len(ex.meta["entities"]) == 500 and len(ex.meta["ciks"]) == 500
     assert ex.meta["entities"][1] == {"role": "filer", "name": "SHELL 0 LLC", "cik": "0000000000"}
     assert ex.parts[0].extracted.text == "Text."
+
+
+HYBRID_1998 = """<SEC-DOCUMENT>0001012325-98-000004.txt : 19981123
+<SEC-HEADER>0001012325-98-000004.hdr.sgml : 19981123
+ACCESSION NUMBER:\t\t0001012325-98-000004
+CONFORMED SUBMISSION TYPE:\t4
+PUBLIC DOCUMENT COUNT:\t\t1
+FILED AS OF DATE:\t\t19981120
+
+SUBJECT COMPANY:
+
+\tCOMPANY DATA:
+\t\tCOMPANY CONFORMED NAME:\t\t\tWIDGET INTERNATIONAL INC /IN/
+\t\tCENTRAL INDEX KEY:\t\t\t0001035972
+
+\tFORMER COMPANY:
+\t\tFORMER CONFORMED NAME:\tNEW WIDGET INTERNATIONAL INC
+<REPORTING-OWNER>
+
+COMPANY DATA:
+\tCOMPANY CONFORMED NAME:\t\t\tDOE JOHN R
+\tCENTRAL INDEX KEY:\t\t\t0001012325
+<RELATIONSHIP>DIRECTOR
+
+FILING VALUES:
+\tFORM TYPE:\t\t4
+</SEC-HEADER>
+"""
+FLAT_1994 = """-----BEGIN PRIVACY-ENHANCED MESSAGE-----
+Proc-Type: 2001,MIC-CLEAR
+
+<IMS-DOCUMENT>0000049071-94-000003.txt : 19940301
+<IMS-HEADER>0000049071-94-000003.hdr.sgml : 19940301
+ACCESSION NUMBER:  0000049071-94-000003
+CONFORMED SUBMISSION TYPE:  10-K
+FILED AS OF DATE:  19940228
+FILER:
+COMPANY DATA:
+COMPANY CONFORMED NAME:  HOSPITALS OF AMERICA INC
+CENTRAL INDEX KEY:       0000049071
+STATE OF INCORPORATION:  DE
+FORMER COMPANY:  FORMER CONFORMED NAME: EXTENDED CARE INC          DATE OF NAME CHANGE: 19740404
+BUSINESS ADDRESS:
+STREET 1:  500 MAIN ST
+</IMS-HEADER>
+"""
+
+
+@pytest.mark.parametrize(("head", "entities"), [
+    (HYBRID_1998, [{"role": "subject-company", "name": "WIDGET INTERNATIONAL INC /IN/", "cik": "0001035972"},
+                   {"role": "reporting-owner", "name": "DOE JOHN R", "cik": "0001012325"}]),
+    (FLAT_1994, [{"role": "filer", "name": "HOSPITALS OF AMERICA INC", "cik": "0000049071"}]),
+])
+def test_1990s_headers_a_tag_opening_a_block_and_no_indentation(head, entities):
+    """A 1998 header whose reporting owner's block is opened by a tag and not indented, and a
+    1994 one with no indentation at all: every entity with its role, no former name taken."""
+    close = "</SEC-DOCUMENT>\n" if "<SEC-" in head else "</IMS-DOCUMENT>\n-----END PRIVACY-ENHANCED MESSAGE-----\n"
+    data = (head + "<DOCUMENT>\n<TYPE>4\n<SEQUENCE>1\n<TEXT>\nStatement of changes.\n</TEXT>\n</DOCUMENT>\n" + close).encode()
+    m = extract_bytes(data).meta
+    assert m["entities"] == entities
+    assert (m["company_name"], m["cik"]) == (entities[0]["name"], entities[0]["cik"])
+    assert m["accession_number"] in head and m["form_type"] in ("4", "10-K") and len(m["filing_date"]) == 8
