@@ -935,3 +935,17 @@ def test_1990s_headers_a_tag_opening_a_block_and_no_indentation(head, entities):
     assert m["entities"] == entities
     assert (m["company_name"], m["cik"]) == (entities[0]["name"], entities[0]["cik"])
     assert m["accession_number"] in head and m["form_type"] in ("4", "10-K") and len(m["filing_date"]) == 8
+
+
+@pytest.mark.parametrize(("type_", "filename", "text", "code"), [
+    ("EX-101.SCH", "x.xsd", _schema("x"), "xbrl:schema"),
+    ("EX-101.CAL", "x_cal.xml", _linkbase("calculation"), "xbrl:linkbase"),
+    ("EX-101.INS", "x.xml", _instance("X CORP", "0000000001"), "xbrl:instance"),
+    ("EX-100.SCH", "x.xsd", "<schema>element definitions</schema>", "xbrl:schema"),
+])
+def test_xbrl_given_as_a_plain_text_part_is_skipped(type_, filename, text, code):
+    """Older filings give XBRL exhibits as plain text parts, without the <XBRL> wrapper."""
+    part = _part({"type": type_, "filename": filename, "text": text})
+    assert (part.status, part.code) == ("skipped", code)
+    plain = _part({"type": "EX-99", "filename": "notes.txt", "text": "Labels and schemas are described here."})
+    assert plain.status == "ok"
