@@ -461,9 +461,10 @@ def test_a_header_without_a_field_does_not_borrow_it_from_an_entity():
 
 
 def test_a_bare_document_file_is_a_submission_with_its_parts():
-    """Documents without an envelope (an old filing saved without its header, a document cut out
-    of a submission): each is a part, no tag in its text; the accession number comes from the
-    file name as the SEC names its files, and the form type from the main document, both said."""
+    """Documents without an envelope (an old filing saved without its header): each is a part,
+    no tag in its text; the accession number comes from the file name as the SEC names its
+    files, and the form type from the main document, both said. A lone document cut out of a
+    submission (with or without its <DOCUMENT> tag) is that document, its tags in its meta."""
     data = make_edgar_submission(HEADER, TWO_PARTS, style="bare")
     assert data.startswith(b"<DOCUMENT>\n<TYPE>SC 13D") and detect_format(data, "a.txt") == "edgar"
     ex = extract_bytes(data, "filings/0000950170-22-000796.txt")
@@ -473,14 +474,21 @@ def test_a_bare_document_file_is_a_submission_with_its_parts():
     assert "filing_date" not in ex.meta and edgar.header_richness(ex.meta) == (0, 2, 0)
     assert [p.extracted.text for p in ex.parts] == ["Schedule 13D.\n\nItem 1. Security and Issuer.",
                                                     "Joint filing agreement.\nSigned."]
-    # an exhibit alone says nothing of its filing's form type; a file named otherwise, no accession
+    # an exhibit alone: the document itself, which says nothing of its filing's form type
     ex = extract_bytes(make_edgar_submission(HEADER, TWO_PARTS[1:], style="bare"), "ex99.txt")
-    assert "form_type" not in ex.meta and "accession_number" not in ex.meta
+    assert (ex.format, ex.text, ex.parts) == ("text", "Joint filing agreement.\nSigned.", [])
+    assert (ex.meta["type"], ex.meta["sequence"], ex.meta["filename"]) == ("EX-99.1", "7", "ex99.txt")
+    assert "submission" not in ex.meta and ex.meta["envelope"].startswith("none")
     # a document cut out with its tags but without <DOCUMENT>
     cut = data[len(b"<DOCUMENT>\n"): data.index(b"</DOCUMENT>")]
     assert cut.startswith(b"<TYPE>SC 13D\n")
     ex = extract_bytes(cut, "sc13d.htm")
-    assert ex.format == "edgar" and [p.extracted.text for p in ex.parts] == ["Schedule 13D.\n\nItem 1. Security and Issuer."]
+    assert (ex.format, ex.text) == ("html", "Schedule 13D.\n\nItem 1. Security and Issuer.")
+    assert ex.meta["submission"] == {"form_type": "SC 13D", "derived": {"form_type": "first document's TYPE"}}
+    # what the lone document cannot be read as is the file's reason
+    with pytest.raises(ExtractionError) as info:
+        extract_bytes(make_edgar_submission(HEADER, [{"type": "GRAPHIC", "filename": "a.gif", "data": GIF}], style="bare"))
+    assert info.value.code == "binary:gif"
     # prose that merely mentions a tag is not EDGAR
     assert detect_format(b"The <TYPE> tag names a document's type.\n", "notes.txt") == "text"
 
@@ -535,8 +543,8 @@ def test_a_bare_old_filing_keeps_no_tags():
     data = make_edgar_submission(HEADER, [{"type": "10-K", "text": OLD_FILING, "filename": ""}], style="bare")
     data = data.replace(b"<FILENAME>\n", b"")
     ex = extract_bytes(data, "0000950170-95-000001.txt")
-    assert ex.meta["accession_number"] == "0000950170-95-000001" and ex.parts[0].meta["filename"] is None
-    assert not re.search(r"<[^>]*>", ex.parts[0].extracted.text)
+    assert ex.meta["submission"]["accession_number"] == "0000950170-95-000001" and ex.meta["filename"] is None
+    assert ex.format == "text" and not re.search(r"<[^>]*>", ex.text) and "CONSOLIDATED BALANCE SHEET" in ex.text
 
 
 # -- a modern filing with its XBRL: what a reader reads, and nothing else -------------------------

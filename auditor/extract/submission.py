@@ -101,8 +101,11 @@ def _extract_part(doc: edgar.Document, limits: Limits, header: dict) -> Part:
 
 
 def extract_edgar(data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """A submission and its parts; a lone document without envelope is that document itself."""
     sub = edgar.parse(data, max_documents=limits.max_parts, name=name)
     header = {k: sub.meta[k] for k in HEADER_FIELDS if sub.meta.get(k)}
+    if len(sub.documents) == 1 and not sub.omitted and edgar.header_richness(sub.meta)[0] == 0:
+        return _lone_document(sub, limits, header)
     parts = [_extract_part(doc, limits, header) for doc in sub.documents]
     if sub.omitted:
         first, n = len(sub.documents) + 1, len(sub.documents) + sub.omitted
@@ -111,3 +114,17 @@ def extract_edgar(data: bytes, limits: Limits, name: str = "") -> Extracted:
                           f"{limits.max_parts}: documents {first} to {n} were not read"))
     return Extracted("edgar", "", "auditor.edgar", auditor_version(), meta=sub.meta, parts=parts,
                      warnings=sub.warnings)
+
+
+def _lone_document(sub: edgar.Submission, limits: Limits, header: dict) -> Extracted:
+    """One ``<DOCUMENT>`` saved without its submission's envelope (a document cut out of a
+    filing): no filing to link it to, so it is stored as the document it is, its tags in
+    ``meta`` and not in its text; what it cannot be read as is the file's error."""
+    part = _extract_part(sub.documents[0], limits, header)
+    if part.extracted is None:
+        raise ExtractionError(part.code or part.status, part.message or "")
+    ex = part.extracted
+    ex.meta = {k: v for k, v in ex.meta.items() if k != "submission" or v}
+    ex.meta["envelope"] = "none: a <DOCUMENT> without its submission"
+    ex.warnings[:0] = sub.warnings
+    return ex
