@@ -764,12 +764,15 @@ def test_xbrl_files_are_refused_with_their_reason_and_other_xml_gives_its_text(d
     assert (ex.format, ex.text) == ("xml", "ACME & CO\nSigned by attorney-in-fact.")
 
 
+@pytest.mark.slow
 def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, filings):
     """The issue's corpus: two companies' 8-Ks with their spreadsheets and XBRL packages. Only
-    the documents a reader reads are stored; the audit finds no body contained in its own
-    filing's XBRL and no family of spreadsheets, yet still finds a real copy."""
-    from auditor.audit import run_audit
+    the documents a reader reads are stored; the audit (controls first) finds no body contained
+    in its own filing's XBRL and no family of spreadsheets, yet still finds a real copy; the
+    assembled corpus keeps both bodies."""
+    from auditor.assemble import plan
     from auditor.ingest import ingest
+    from auditor.pipeline import audit_job
     from auditor.store import Store
 
     (tmp_path / "0001493152-25-001317.txt").write_bytes(filings[0])
@@ -786,12 +789,17 @@ def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, fi
         assert [r["format"] for r in rows] == ["html"] * 5  # two bodies, two press releases, the agreement
         for r in rows:
             assert not re.search(r"<[a-zA-Z/!?][^>]*>", r["text"]), r["path"]
-        r = run_audit(store, 0.8, workers=1)
+        outcome = audit_job(store, 0.8, out=tmp_path / "report", command="test")
+        r = outcome.audit
         got = {(a, b) for a, b in zip(r.containing.contained.tolist(), r.containing.container.tolist(), strict=True)}
         ids = {row["path"].rsplit("/", 1)[1]: row["id"] for row in rows}
         release, agreement = ids["0001493152-25-001317.txt#2"], ids["agreement.htm"]
         assert got == {(release, agreement), (agreement, release)}  # the licence and its adoption
         assert [f.members for f in r.families] == [[release, agreement]] and result.counts["ok"] == 3
+        # the assembled corpus keeps both 8-K bodies and ships no XML
+        kept = plan(store).kept
+        assert {ids["0001493152-25-001317.txt#1"], ids["0000943374-24-000509.txt#1"]} <= set(kept)
+        assert {d for d in kept if store.document(d)["format"] not in ("html", "edgar")} == set()
 
 
 NO_BODY_FORM = (
