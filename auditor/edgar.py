@@ -42,6 +42,9 @@ _KEYED = re.compile(rb"^(?:<([A-Z][A-Z0-9_-]*)>[ \t]*|([ \t]*)([A-Z][A-Z0-9 /&()
 _TAGGED = re.compile(rb"<(/?)([A-Z][A-Z0-9_-]*)>[ \t]*([^<\n]*?)[ \t]*(?=<|\n|$)")
 _DOC_TAG = re.compile(rb"<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*([^<\n]*?)[ \t]*(?=<|\n|$)")
 _BEGIN = re.compile(rb"^begin[ \t]+([0-7]{3,4})[ \t]+([^\r\n]*?)[ \t]*\r?$", re.M)
+# XML whose root element is html (inline XBRL), after its declaration, comments and DOCTYPE;
+# HTML in a CDATA text block of an XBRL instance does not make the instance HTML.
+_HTML_ROOT = re.compile(rb"\A\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(?:[\w.-]+:)?html\b", re.S | re.I)
 _HTML_TAG = re.compile(
     rb"<(?:!doctype\s+html|html|body|head|div|p|br|font|td|tr|th|center|span|a|b|i|u|hr|img|meta|title)\b",
     re.I,
@@ -371,7 +374,7 @@ def content(raw: bytes) -> Content:
     for wrapper, kind in ((b"<XBRL>", "xbrl"), (b"<XML>", "xml")):
         if upper.startswith(wrapper):
             inner = _unwrap(body, wrapper)
-            if re.search(rb"<html\b", inner[:_HEAD_SCAN * 4], re.I):
+            if _HTML_ROOT.match(inner[:_HEAD_SCAN * 16]):
                 return Content("html", inner)  # inline XBRL: an HTML document with tagged facts
             return Content(kind, inner.strip())
     if upper.startswith(b"<PDF>"):

@@ -965,3 +965,14 @@ def test_xbrl_given_as_a_plain_text_part_is_skipped(type_, filename, text, code)
     assert (part.status, part.code) == ("skipped", code)
     plain = _part({"type": "EX-99", "filename": "notes.txt", "text": "Labels and schemas are described here."})
     assert plain.status == "ok"
+
+
+def test_an_xbrl_instance_with_html_in_a_cdata_block_is_not_taken_for_inline_xbrl():
+    xml = ('<XBRL>\n<?xml version="1.0"?>\n<!-- generated -->\n<xbrli:xbrl xmlns:xbrli="http://www.xbrl.org/2003/instance">'
+           f"<us-gaap:LeaseTextBlock><![CDATA[<html><body><p>{LEASE}</p></body></html>]]></us-gaap:LeaseTextBlock>"
+           "</xbrli:xbrl>\n</XBRL>")
+    assert edgar.content(xml.encode()).kind == "xbrl"
+    assert _part({"type": "EX-99.1", "filename": "x.xml", "text": xml}).code == "xbrl:instance"
+    inline = ('<XBRL>\n<?xml version="1.0"?>\n<!-- Workiva -->\n<html xmlns="http://www.w3.org/1999/xhtml">'
+              f"<body><p>{LEASE}</p></body></html>\n</XBRL>")
+    assert edgar.content(inline.encode()).kind == "html"
