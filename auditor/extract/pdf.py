@@ -58,6 +58,24 @@ def _join_letter_spaced(page: str) -> tuple[str, int]:
     return "".join(p if not i % 2 or not p.startswith("  ") else " " for i, p in enumerate(out)), joined
 
 
+def _single_letters(text: str, minimum: int = 0) -> str | None:
+    """Why ``text`` cannot be read as words: more than 15% of its words (and at least
+    ``minimum``) are single letters, letter-spaced text that could not be rejoined."""
+    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
+    if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens) and singles >= minimum:
+        return (f"letter-spaced: {singles} of {len(tokens)} words are single letters: letter-spaced text "
+                "that cannot be rejoined")
+    return None
+
+
+def letter_spacing(text: str) -> tuple[str, int, str | None]:
+    """Letter-spaced words rejoined, how many, and why the text fails closed if single letters
+    remain (at least 10 of them): the one entry point other formats use for letter spacing."""
+    joined, n = _join_letter_spaced(text)
+    return joined, n, _single_letters(joined, 10)
+
+
 def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     """Why pdfminer's text is not a reading of the PDF, or None.
 
@@ -77,18 +95,18 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
         if n > 1 or before.isalnum() or after.isalnum():
             in_word += n
     if in_word > _MAX_CID_SHARE * (letters + in_word):
-        return (f"{in_word} glyphs without a Unicode mapping ((cid:N)) inside words: the PDF's "
+        return (f"pdf-cid: {in_word} glyphs without a Unicode mapping ((cid:N)) inside words: the PDF's "
                 "fonts do not say which letters they draw")
+    singles = _single_letters(text)
+    if singles:
+        return singles
     tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
-    singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
-    if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens):
-        return f"{singles} of {len(tokens)} words are single letters: letter-spaced text that cannot be rejoined"
     if letter_spaced > _MIN_SPACED_SHARE * len(tokens):
         blocks = [len(_TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
         blocks = [n for n in blocks if n]
         short = sum(1 for n in blocks if n <= _SHORT_BLOCK)
         if short >= 3 and short > len(blocks) / 3:
-            return (f"letter-spaced text broken into fragments ({short} of {len(blocks)} blocks hold "
+            return (f"letter-spaced: letter-spaced text broken into fragments ({short} of {len(blocks)} blocks hold "
                     f"{_SHORT_BLOCK} words or fewer): the word order cannot be trusted")
     return None
 
