@@ -131,9 +131,12 @@ class _Props:
 
     def over(self, other: _Props) -> _Props:
         """These properties with ``other``'s set ones on top."""
-        return _Props(*(o if o is not None else s for s, o in zip(
-            (self.vanish, self.colour, self.size, self.scale, self.background),
-            (other.vanish, other.colour, other.size, other.scale, other.background), strict=True)))
+        return _Props(
+            self.vanish if other.vanish is None else other.vanish,
+            self.colour if other.colour is None else other.colour,
+            self.size if other.size is None else other.size,
+            self.scale if other.scale is None else other.scale,
+            self.background if other.background is None else other.background)
 
     def hidden(self, page_background: bool) -> bool:
         if self.vanish:
