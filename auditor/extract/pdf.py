@@ -4,11 +4,12 @@ reading of the page (unmapped glyphs, shattered or fragmented letter-spaced text
 
 from __future__ import annotations
 
+import functools
 import re
 
 from auditor import pdfworker
 from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
+from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 
 
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
@@ -111,8 +112,80 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     return None
 
 
-def extract_pdf(data: bytes, limits: Limits) -> Extracted:
-    pages, result = _pdf(data, limits)
+# Limits beyond which a page's text layer is not what the page shows (see _layer_unreadable).
+_MIN_BACKWARD = 10
+_MAX_BACKWARD_SHARE = 0.02
+_IMAGE_PAGE = 0.5
+_MIN_TEXT_ON_IMAGE = 0.05
+_MIN_GLYPH_CURVES = 200
+_MIN_FONT_WORDS = 40
+_MIN_KNOWN_SHARE = 0.25
+# pyspellchecker's word lists of languages written in Latin or Cyrillic letters; English first.
+_LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "lv", "eu")
+
+
+def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
+    """Why the text layer cannot be trusted to read as the pages show, with a code each:
+
+    * ``pdf-order``: glyphs laid out on a line in an order that disagrees with their position
+      (words drawn shuffled, a word drawn backwards), at least 10 times and 2% of the words;
+    * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
+      5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
+    * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
+      of 40 or more words of four letters or more, fewer than a quarter are in the word list
+      of any language pyspellchecker knows.
+    """
+    out = []
+    backward = sum(int(s.get("backward", 0)) for s in result.signals)
+    if backward >= _MIN_BACKWARD and backward > _MAX_BACKWARD_SHARE * max(words, 1):
+        out.append(f"pdf-order: {backward} glyphs or lines drawn out of their visual order on the page "
+                   f"({words} words): the text cannot be read in the order a viewer shows it")
+    scans = [i + 1 for i, s in enumerate(result.signals)
+             if s.get("image_share", 0) >= _IMAGE_PAGE and s.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE]
+    if scans:
+        out.append(f"pdf-image-text: page(s) {_pages(scans)} are mostly images with little or no text "
+                   "layer over them (scanned text needs OCR)")
+    outlined = [i + 1 for i, s in enumerate(result.signals)
+                if s.get("glyph_curves", 0) >= _MIN_GLYPH_CURVES and s.get("glyph_curves", 0) > s.get("chars", 0)]
+    if outlined:
+        out.append(f"pdf-image-text: page(s) {_pages(outlined)} draw more glyph-sized outlines than text "
+                   "(text converted to vector shapes)")
+    bad = _gibberish_fonts(result.fonts)
+    if bad:
+        out.append(f"pdf-font-map: the words of font(s) {', '.join(bad[:3])} are not words of any known "
+                   "language: their Unicode map does not say which letters they draw")
+    return out
+
+
+def _pages(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
+
+
+def _gibberish_fonts(fonts: dict[str, list[str]]) -> list[str]:
+    bad = []
+    for name in sorted(fonts):
+        sample = [w for w in fonts[name] if len(w) >= 4]
+        if len(sample) < _MIN_FONT_WORDS:
+            continue
+        if not any(_known_share(sample, lang) >= _MIN_KNOWN_SHARE for lang in _LANGUAGES):
+            bad.append(name)
+    return bad
+
+
+def _known_share(words: list[str], lang: str) -> float:
+    known = _word_list(lang)
+    return sum(1 for w in words if w in known) / len(words)
+
+
+@functools.cache
+def _word_list(lang: str) -> frozenset[str]:
+    from spellchecker import SpellChecker
+
+    return frozenset(SpellChecker(language=lang, distance=1).word_frequency.dictionary)
+
+
+def _page_texts(pages: list[str]) -> tuple[str, list[int], int]:
+    """The pages joined (letter-spaced words rejoined), their offsets, and how many were rejoined."""
     offsets: list[int] = []
     chunks: list[str] = []
     pos = 0
@@ -125,10 +198,25 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
             page += "\n"
         chunks.append(page)
         pos += len(page)
-    text = "".join(chunks)
+    return "".join(chunks), offsets, letter_spaced
+
+
+def extract_pdf(data: bytes, limits: Limits) -> Extracted:
+    pages, result = _pdf(data, limits)
+    text, offsets, letter_spaced = _page_texts(pages)
+    every = None
+    if any(p is not None for p in result.all_pages):
+        every = _page_texts([storable(a if a is not None else p, [])
+                             for a, p in zip(result.all_pages, pages, strict=True)])[0]
     if not text.strip():
-        raise ExtractionError(
-            "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
+        if every and every.strip():
+            text = every
+            hidden_only = True
+        else:
+            raise ExtractionError(
+                "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
+    else:
+        hidden_only = False
     check_text(text, "PDF", limits)
     warnings = list(result.warnings)
     unmapped = text.count("(cid:")
@@ -136,5 +224,18 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"{unmapped} glyphs without a Unicode mapping appear as (cid:N)")
     if letter_spaced:
         warnings.append(f"rejoined {letter_spaced} letter-spaced words")
+    reasons = [r for r in [_pdf_unreadable(text, letter_spaced)] if r]
+    if hidden_only:
+        reasons.append("pdf-hidden: every glyph of the PDF is hidden from a viewer (invisible, white, "
+                       "tiny, clipped or covered)")
+    reasons += _layer_unreadable(result, len(_TOKEN.findall(text)))
+    readings = []
+    if every is not None and every != text:
+        readings.append(Reading("pdf:all-text", every, "every glyph, those a viewer does not show included"))
+    notes = "\n".join(storable(n, []) for n in result.annotations if n.strip())
+    if notes.strip():
+        readings.append(Reading("pdf:annotations", notes,
+                                "the strings of every annotation: notes, form field values, FreeText"))
     return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
-                     page_offsets=offsets, warnings=warnings, unreadable=_pdf_unreadable(text, letter_spaced))
+                     page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
+                     readings=readings)
