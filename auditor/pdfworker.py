@@ -337,9 +337,8 @@ def _classes():  # type: ignore[no-untyped-def]
                 on_image = bool(images) and any(_inside(cx, cy, im) for im in images)
                 if mode in _INVISIBLE_MODES:
                     hide = not on_image
-                elif not _inside(cx, cy, clip) or ch.size < _MIN_SIZE or squeezed:
-                    hide = True
-                elif white and not on_image and not dark_under.holds(ch, seq, before=True, centre=True):
+                elif (not _inside(cx, cy, clip) or ch.size < _MIN_SIZE or squeezed
+                      or (white and not on_image and not dark_under.holds(ch, seq, before=True, centre=True))):
                     hide = True
                 else:
                     hide = over.holds(ch, seq, before=False, centre=False)
@@ -531,21 +530,32 @@ def _render(page) -> str:  # type: ignore[no-untyped-def]
 
 
 def _font_words(visible, into: dict[str, list[str]]) -> None:  # type: ignore[no-untyped-def]
-    """Words of each font, glyph by glyph in drawing order, for the font-map check."""
+    """Words of each font, glyph by glyph in drawing order (a gap or a new line ends a word),
+    for the font-map check."""
     word: list[str] = []
     font = ""
+    prev = None
     for ch in [*visible, None]:
         t = ch.get_text() if ch is not None else " "
+        joined = (prev is not None and ch is not None and abs(ch.y0 - prev.y0) < 0.3 * prev.size
+                  and -0.3 * prev.size < ch.x0 - prev.x1 < 0.25 * prev.size)
+        if word and not joined:
+            if len(word) > 1:
+                bucket = into.setdefault(str(font), [])
+                if len(bucket) < _MAX_FONT_WORDS:
+                    bucket.append("".join(word))
+            word = []
         if len(t) == 1 and t.isalpha():
             if not word:
                 font = ch.fontname
             word.append(t.lower())
-            continue
-        if len(word) > 1:
-            bucket = into.setdefault(str(font), [])
-            if len(bucket) < _MAX_FONT_WORDS:
-                bucket.append("".join(word))
-        word = []
+            prev = ch
+        else:
+            if word and len(word) > 1:
+                bucket = into.setdefault(str(font), [])
+                if len(bucket) < _MAX_FONT_WORDS:
+                    bucket.append("".join(word))
+            word, prev = [], None
 
 
 def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
