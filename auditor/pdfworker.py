@@ -33,6 +33,7 @@ The answer for one PDF::
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -175,10 +176,29 @@ _WHITE = 0.95
 _MAX_FONT_WORDS = 400
 _HIDDEN_FLAGS = 2 | 32  # annotation flags Hidden and NoView
 _RTL = ("R", "AL")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+_WHITE_CACHE: dict[tuple, bool] = {}
 
 
 def _is_white(color: object, space: object) -> bool:
     """Whether a fill colour is white or nearly (gray 1, RGB all 1, CMYK all 0)."""
+    if color == 0:
+        return False  # the initial black, by far the most common
+    try:
+        key = (tuple(color) if isinstance(color, list) else color, getattr(space, "ncomponents", 0))
+        hit = _WHITE_CACHE.get(key)
+    except TypeError:
+        key, hit = None, None
+    if hit is None:
+        hit = _white_value(color, space)
+        if key is not None and len(_WHITE_CACHE) < 4096:
+            _WHITE_CACHE[key] = hit
+    return hit
+
+
+def _white_value(color: object, space: object) -> bool:
     try:
         values = [float(v) for v in color] if isinstance(color, (list, tuple)) else [float(color)]  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -256,6 +276,8 @@ def _classes():  # type: ignore[no-untyped-def]
             self.glyph_curves = 0
             self.extra: list[str] = []  # annotation text a viewer shows without an appearance stream
             self.notes: list[str] = []  # every annotation's strings
+            if not hasattr(self, "font_words"):
+                self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
 
         def render_string(self, textstate, seq, ncs, graphicstate) -> None:  # type: ignore[no-untyped-def]
             self.mode = textstate.render
@@ -265,11 +287,15 @@ def _classes():  # type: ignore[no-untyped-def]
             adv = super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate)
             item = self.cur_item._objs[-1]
             a, b, c, d = matrix[:4]
-            xs, ys = (a * a + b * b) ** 0.5 * abs(scaling), (c * c + d * d) ** 0.5
-            stroke_only = self.mode in (1, 5)
-            item.auditor = (self.mode, self.clip, self.seq, xs < _MIN_WIDTH_RATIO * ys,
-                            _is_white(graphicstate.scolor if stroke_only else graphicstate.ncolor,
-                                      graphicstate.scs if stroke_only else graphicstate.ncs))
+            if b == 0 and c == 0:
+                squeezed = abs(a * scaling) < _MIN_WIDTH_RATIO * abs(d)
+            else:
+                squeezed = (a * a + b * b) ** 0.5 * abs(scaling) < _MIN_WIDTH_RATIO * (c * c + d * d) ** 0.5
+            if self.mode in (1, 5):
+                white = _is_white(graphicstate.scolor, graphicstate.scs)
+            else:
+                white = _is_white(graphicstate.ncolor, graphicstate.ncs)
+            item.auditor = (self.mode, self.clip, self.seq, squeezed, white)
             self.seq += 1
             return adv
 
@@ -331,9 +357,13 @@ def _classes():  # type: ignore[no-untyped-def]
             dark_under = _Grid([s for s in self.shapes if s[5]])
             over = _Grid([s for s in self.shapes if s[3] - s[1] >= 1.5])
             out = []
+            plain = not images and not dark_under.bins and not over.bins
             for i, ch in enumerate(chars):
                 mode, clip, seq, squeezed, white = ch.auditor
                 cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
+                if (plain and not mode and not squeezed and not white and ch.size >= _MIN_SIZE
+                        and (clip is None or (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]))):
+                    continue
                 on_image = bool(images) and any(_inside(cx, cy, im) for im in images)
                 if mode in _INVISIBLE_MODES:
                     hide = not on_image
@@ -350,6 +380,7 @@ def _classes():  # type: ignore[no-untyped-def]
             from pdfminer.layout import LTTextBox, LTTextLineHorizontal
 
             backward = 0
+            fonts = self.font_words
             for box in shown:
                 if not isinstance(box, LTTextBox):
                     continue
@@ -358,6 +389,10 @@ def _classes():  # type: ignore[no-untyped-def]
                     if not isinstance(line, LTTextLineHorizontal):
                         continue
                     glyphs = [o for o in line if isinstance(o, LTChar) and o.get_text().strip()]
+                    if glyphs:
+                        bucket = fonts.setdefault(str(glyphs[0].fontname), [])
+                        if len(bucket) < _MAX_FONT_WORDS:
+                            bucket.extend(_WORDS.findall(line.get_text().lower()))
                     for a, b in itertools.pairwise(glyphs):
                         if ((b.x0 + b.x1) / 2 < (a.x0 + a.x1) / 2 - 0.25 * a.size
                                 and not _rtl(a) and not _rtl(b)):
@@ -371,7 +406,7 @@ def _classes():  # type: ignore[no-untyped-def]
             clipped = [_meet(im, (ltpage.x0, ltpage.y0, ltpage.x1, ltpage.y1)) for im in self.images]
             image_area = sum(max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]) for b in clipped if b)
             on_image = sum(ch.width * ch.height for ch in visible
-                           if any(_inside((ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2, im) for im in clipped))
+                           if any(_inside((ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2, im) for im in clipped)) if clipped else 0.0
             return {"backward": backward, "chars": len(visible),
                     "image_share": min(1.0, image_area / area),
                     "text_on_image": on_image / image_area if image_area else 0.0,
@@ -529,35 +564,6 @@ def _render(page) -> str:  # type: ignore[no-untyped-def]
     return "".join(out)
 
 
-def _font_words(visible, into: dict[str, list[str]]) -> None:  # type: ignore[no-untyped-def]
-    """Words of each font, glyph by glyph in drawing order (a gap or a new line ends a word),
-    for the font-map check."""
-    word: list[str] = []
-    font = ""
-    prev = None
-    for ch in [*visible, None]:
-        t = ch.get_text() if ch is not None else " "
-        joined = (prev is not None and ch is not None and abs(ch.y0 - prev.y0) < 0.3 * prev.size
-                  and -0.3 * prev.size < ch.x0 - prev.x1 < 0.25 * prev.size)
-        if word and not joined:
-            if len(word) > 1:
-                bucket = into.setdefault(str(font), [])
-                if len(bucket) < _MAX_FONT_WORDS:
-                    bucket.append("".join(word))
-            word = []
-        if len(t) == 1 and t.isalpha():
-            if not word:
-                font = ch.fontname
-            word.append(t.lower())
-            prev = ch
-        else:
-            if word and len(word) > 1:
-                bucket = into.setdefault(str(font), [])
-                if len(bucket) < _MAX_FONT_WORDS:
-                    bucket.append("".join(word))
-            word, prev = [], None
-
-
 def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
     import io
 
@@ -586,16 +592,16 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
         if len(out["pages"]) >= max_pages:
             raise Fail("too_many_pages", f"PDF has more than {max_pages} pages")
         interp.process_page(page)
-        text, all_text, notes, signals, visible = device.result
+        text, all_text, notes, signals, _ = device.result
         total += len(text) + len(all_text or "") + len(notes)
         if total > max_chars:
             raise Fail("text_too_long", f"PDF text exceeds the limit of {max_chars} characters")
-        _font_words(visible, out["fonts"])
         out["pages"].append(text)
         out["all_pages"].append(all_text)
         out["annotations"].append(notes)
         out["signals"].append(signals)
     device.close()
+    out["fonts"] = getattr(device, "font_words", {})
     return out
 
 

@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 import pytest
 
+from auditor import pdfworker
 from auditor.demo import synth
 from auditor.extract import extract_bytes
 from auditor.shingle import shingle_text
@@ -23,6 +24,14 @@ from tests.fixtures_build import serialize_pdf
 
 JUNK = ["zebra", "quartz", "mango", "violet", "ember", "tundra", "pixel", "walnut"]
 SIZE, ADV, LEAD = 10, 6.0, 12  # Courier: every glyph is 600/1000 em wide
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_idle_pdf_children():
+    """Stop this process's idle PDF children after the module: tests that kill the parent of
+    every PDF child they see (tests/test_ingest.py) must not find the test runner's."""
+    yield
+    pdfworker.shutdown()
 
 
 @pytest.fixture(scope="module")

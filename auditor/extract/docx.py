@@ -80,6 +80,11 @@ _UNDERSTOOD = frozenset({
 _MIN_HALF_POINTS = 6  # w:sz is in half-points: under 3 pt
 _MIN_SCALE = 20  # w:w, horizontal scale in percent
 _FALSE = ("0", "false", "off")
+_P, _R, _T = f"{_W}p", f"{_W}r", f"{_W}t"
+_PPR, _RPR, _PSTYLE, _RSTYLE, _SHD, _VAL = (f"{_W}pPr", f"{_W}rPr", f"{_W}pStyle", f"{_W}rStyle",
+                                             f"{_W}shd", f"{_W}val")
+_MC_CHOICE, _MC_FALLBACK = f"{_MC}Choice", f"{_MC}Fallback"
+_SKIP = frozenset({"rPr", "pPr", "sectPr", "tblPr", "trPr", "tcPr", "rPrChange", "pPrChange"})
 
 
 def read_member(data: bytes, member: str, limit: int) -> bytes:
@@ -369,78 +374,95 @@ class _DocxReader:
         stack: list[tuple[object, int, int]] = []
         flags, branches = 0, _EVERYWHERE
         para_props = [self.styles.defaults.over(self.styles.style("paragraph", self.styles.default_para))]
+        paragraph_base: dict[tuple[str | None, bool], _Props] = {}
         fields: list[bool] = []  # per open field: still in its code (before "separate")
         ignorable = _ignorable(root)
         walk = etree.iterwalk(root, events=("start", "end"))
+        background = self.page_background
         for event, el in walk:
             tag = el.tag
-            if not isinstance(tag, str):
-                continue
             if event == "end":
                 if stack and stack[-1][0] is el:
                     stack.pop()
                     flags, branches = _state(stack)
-                    if tag == f"{_W}p":
+                    if tag == _P:
                         para_props.pop()
                         out.append(("\n", branches | flags))
                 continue
-            ns = tag[1 : tag.index("}")] if tag.startswith("{") else ""
-            if ns != _W[1:-1]:
-                if tag in (f"{_MC}Choice", f"{_MC}Fallback"):
+            if tag == _T:
+                text = el.text or ""
+                if len(el):  # entity references (text after one is its tail)
+                    for child in el:
+                        entities += 1
+                        text += child.tail or ""
+                out.append((text, branches | flags | (HIDDEN if fields and any(fields) else 0)))
+            elif tag == _R:
+                rpr = el.find(_RPR)
+                if rpr is None:
+                    hide = para_props[-1].hidden(background)
+                else:
+                    rstyle = rpr.find(_RSTYLE)
+                    props = para_props[-1].over(self.styles.style(
+                        "character", rstyle.get(_VAL) if rstyle is not None else None)).over(_props(rpr))
+                    hide = props.hidden(background)
+                stack.append((el, HIDDEN if hide else 0, _EVERYWHERE))
+                flags, branches = _state(stack)
+            elif tag == _P:
+                ppr = el.find(_PPR)
+                pstyle = ppr.find(_PSTYLE) if ppr is not None else None
+                shd = ppr.find(_SHD) if ppr is not None else None
+                key = (pstyle.get(_VAL) if pstyle is not None else self.styles.default_para,
+                       shd is not None and _shaded(shd))
+                base = paragraph_base.get(key)
+                if base is None:
+                    base = self.styles.defaults.over(self.styles.style("paragraph", key[0]))
+                    if key[1]:
+                        base = base.over(_Props(background=True))
+                    paragraph_base[key] = base
+                para_props.append(base)
+                stack.append((el, 0, _EVERYWHERE))
+            elif not isinstance(tag, str):
+                continue
+            elif not tag.startswith(_W):
+                ns = tag[1 : tag.index("}")] if tag.startswith("{") else ""
+                if tag in (_MC_CHOICE, _MC_FALLBACK):
                     stack.append((el, 0, _branch_mask(el)))
                     flags, branches = _state(stack)
                 elif ns in ignorable and ns not in _UNDERSTOOD:
                     stack.append((el, HIDDEN, _EVERYWHERE))
                     flags, branches = _state(stack)
-                continue
-            local = tag[len(_W):]
-            if local == "p":
-                ppr = el.find(f"{_W}pPr")
-                pstyle = ppr.find(f"{_W}pStyle") if ppr is not None else None
-                base = self.styles.defaults.over(self.styles.style(
-                    "paragraph", pstyle.get(f"{_W}val") if pstyle is not None else self.styles.default_para))
-                if ppr is not None and ppr.find(f"{_W}shd") is not None and _shaded(ppr.find(f"{_W}shd")):
-                    base = base.over(_Props(background=True))
-                para_props.append(base)
-                stack.append((el, 0, _EVERYWHERE))
-            elif local == "r":
-                rpr = el.find(f"{_W}rPr")
-                rstyle = rpr.find(f"{_W}rStyle") if rpr is not None else None
-                props = para_props[-1].over(self.styles.style(
-                    "character", rstyle.get(f"{_W}val") if rstyle is not None else None)).over(_props(rpr))
-                stack.append((el, HIDDEN if props.hidden(self.page_background) else 0, _EVERYWHERE))
-                flags, branches = _state(stack)
-            elif local in ("del", "moveFrom"):
-                stack.append((el, DELETED, _EVERYWHERE))
-                flags, branches = _state(stack)
-            elif local in ("ins", "moveTo"):
-                stack.append((el, INSERTED, _EVERYWHERE))
-                flags, branches = _state(stack)
-            elif local in ("rPr", "pPr", "sectPr", "tblPr", "trPr", "tcPr", "rPrChange", "pPrChange"):
-                walk.skip_subtree()  # properties, and the formatting before a tracked change
-            elif local == "fldChar":
-                kind = el.get(f"{_W}fldCharType")
-                if kind == "begin":
-                    fields.append(True)
-                elif kind == "separate" and fields:
-                    fields[-1] = False
-                elif kind == "end" and fields:
-                    fields.pop()
-            elif local in ("t", "delText"):
-                text = el.text or ""
-                for child in el:  # entity references (text after one is its tail)
-                    entities += 1
-                    text += child.tail or ""
-                code = HIDDEN if any(fields) else 0
-                out.append((text, branches | flags | code))
-            elif local == "tab":
-                out.append(("\t", branches | flags))
-            elif local in ("br", "cr"):
-                out.append(("\n", branches | flags))
-            elif local == "noBreakHyphen":
-                out.append(("-", branches | flags))
-            elif local == "altChunk":
-                out.append(("\n" + self.alt_chunk(el.get(_R_ID) or "", rels) + "\n", branches | flags))
+            else:
+                local = tag[len(_W):]
+                if local in _SKIP:
+                    walk.skip_subtree()  # properties, and the formatting before a tracked change
+                elif local in ("del", "moveFrom"):
+                    stack.append((el, DELETED, _EVERYWHERE))
+                    flags, branches = _state(stack)
+                elif local in ("ins", "moveTo"):
+                    stack.append((el, INSERTED, _EVERYWHERE))
+                    flags, branches = _state(stack)
+                elif local == "fldChar":
+                    kind = el.get(f"{_W}fldCharType")
+                    if kind == "begin":
+                        fields.append(True)
+                    elif kind == "separate" and fields:
+                        fields[-1] = False
+                    elif kind == "end" and fields:
+                        fields.pop()
+                elif local == "delText":
+                    text = el.text or ""
+                    for child in el:
+                        entities += 1
+                        text += child.tail or ""
+                    out.append((text, branches | flags | (HIDDEN if any(fields) else 0)))
+                elif local == "tab":
+                    out.append(("\t", branches | flags))
+                elif local in ("br", "cr"):
+                    out.append(("\n", branches | flags))
+                elif local == "noBreakHyphen":
+                    out.append(("-", branches | flags))
+                elif local == "altChunk":
+                    out.append(("\n" + self.alt_chunk(el.get(_R_ID) or "", rels) + "\n", branches | flags))
         if entities:
             self.unreadable.append(
                 f"docx-entity: {name}: {entities} entity reference(s) not expanded (a DOCTYPE is not allowed in a .docx)")
