@@ -209,6 +209,9 @@ def _white_value(color: object, space: object) -> bool:
     return bool(values) and all(v >= _WHITE for v in values)
 
 
+_NOWHERE = (float("inf"), float("inf"), float("-inf"), float("-inf"))
+
+
 def _inside(x: float, y: float, box: tuple[float, float, float, float] | None) -> bool:
     return box is None or (box[0] <= x <= box[2] and box[1] <= y <= box[3])
 
@@ -273,9 +276,12 @@ def _classes():  # type: ignore[no-untyped-def]
             self.seq = 0
             self.shapes: list[tuple[float, float, float, float, int, int]] = []  # bbox, seq, dark
             self.images: list[tuple[float, float, float, float]] = []
+            self.image_seq: list[int] = []
             self.glyph_curves = 0
             self.extra: list[str] = []  # annotation text a viewer shows without an appearance stream
             self.notes: list[str] = []  # every annotation's strings
+            if not hasattr(self, "hidden_layers"):
+                self.hidden_layers: frozenset[int] = frozenset()
             if not hasattr(self, "font_words"):
                 self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
 
@@ -316,7 +322,13 @@ def _classes():  # type: ignore[no-untyped-def]
 
         def render_image(self, name, stream) -> None:  # type: ignore[no-untyped-def]
             fig = self.cur_item
-            self.images.append((fig.x0, fig.y0, fig.x1, fig.y1))
+            box = (fig.x0, fig.y0, fig.x1, fig.y1)
+            if self.clip is not None:
+                box = _meet(box, self.clip)  # type: ignore[assignment]
+            if box[2] > box[0] and box[3] > box[1]:
+                self.images.append(box)
+                self.image_seq.append(self.seq)
+            self.seq += 1
 
         def end_page(self, page) -> None:  # type: ignore[no-untyped-def]
             ltpage = self.cur_item
@@ -355,9 +367,10 @@ def _classes():  # type: ignore[no-untyped-def]
             Python: numpy's import alone would not fit the child's smallest memory limits."""
             images = self.images
             dark_under = _Grid([s for s in self.shapes if s[5]])
-            over = _Grid([s for s in self.shapes if s[3] - s[1] >= 1.5])
+            over = _Grid([s for s in self.shapes if s[3] - s[1] >= 1.5]
+                         + [(*im, k, 1) for im, k in zip(images, self.image_seq, strict=True)])
             out = []
-            plain = not images and not dark_under.bins and not over.bins
+            plain = not dark_under.bins and not over.bins
             for i, ch in enumerate(chars):
                 mode, clip, seq, squeezed, white = ch.auditor
                 cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
@@ -366,7 +379,7 @@ def _classes():  # type: ignore[no-untyped-def]
                     continue
                 on_image = bool(images) and any(_inside(cx, cy, im) for im in images)
                 if mode in _INVISIBLE_MODES:
-                    hide = not on_image
+                    hide = not on_image or not _inside(cx, cy, clip)
                 elif (not _inside(cx, cy, clip) or ch.size < _MIN_SIZE or squeezed
                       or (white and not on_image and not dark_under.holds(ch, seq, before=True, centre=True))):
                     hide = True
@@ -426,6 +439,33 @@ def _classes():  # type: ignore[no-untyped-def]
             super().init_state(ctm)
             self.saved: list[tuple] = []
             self.pending_clip = False
+            self.marked: list[tuple | None] = []
+
+        def do_BMC(self, tag) -> None:  # type: ignore[no-untyped-def]
+            self.marked.append(None)
+            super().do_BMC(tag)
+
+        def do_BDC(self, tag, props) -> None:  # type: ignore[no-untyped-def]
+            """Optional content a viewer hides (a layer that is off) is clipped away."""
+            saved = None
+            try:
+                if literal_name(tag) == "OC" and self.device.hidden_layers:
+                    names = dict_value(self.resources.get("Properties"))
+                    ref = names.get(literal_name(props)) if not isinstance(props, dict) else None
+                    if getattr(ref, "objid", None) in self.device.hidden_layers:
+                        saved = (self.device.clip,)
+                        self.device.clip = _NOWHERE
+            except Exception:
+                saved = None
+            self.marked.append(saved)
+            super().do_BDC(tag, props)
+
+        def do_EMC(self) -> None:
+            if self.marked:
+                saved = self.marked.pop()
+                if saved is not None:
+                    self.device.clip = saved[0]
+            super().do_EMC()
 
         def do_q(self) -> None:
             super().do_q()
@@ -545,6 +585,26 @@ def _classes():  # type: ignore[no-untyped-def]
     return Device, Interpreter
 
 
+def _hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
+    """Object numbers of the optional content groups a viewer hides by default (``/OCProperties
+    /D``: the ``/OFF`` list, or all but ``/ON`` when ``/BaseState`` is ``/OFF``)."""
+    from pdfminer.pdftypes import resolve1
+    from pdfminer.psparser import literal_name
+
+    try:
+        props = resolve1(doc.catalog.get("OCProperties"))
+        if not isinstance(props, dict):
+            return frozenset()
+        default = resolve1(props.get("D")) or {}
+        ids = lambda key: {getattr(r, "objid", None) for r in resolve1(default.get(key)) or []} - {None}  # noqa: E731
+        if literal_name(resolve1(default.get("BaseState")) or "ON") == "OFF":
+            every = {getattr(r, "objid", None) for r in resolve1(props.get("OCGs")) or []} - {None}
+            return frozenset(every - ids("ON"))
+        return frozenset(ids("OFF"))
+    except Exception:
+        return frozenset()
+
+
 def _render(page) -> str:  # type: ignore[no-untyped-def]
     """The page's text as pdfminer's TextConverter writes it."""
     from pdfminer.layout import LTContainer, LTText, LTTextBox
@@ -586,6 +646,7 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
     # boxes_flow=None skips pdfminer's quadratic text-box ordering but keeps word spacing.
     device = device_class(rsrc, laparams=LAParams(boxes_flow=None))
     interp = interpreter_class(rsrc, device)
+    device.hidden_layers = _hidden_layers(doc)
     out: dict = {"pages": [], "all_pages": [], "annotations": [], "signals": [], "fonts": {}}
     total = 0
     for page in PDFPage.create_pages(doc):

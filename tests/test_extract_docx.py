@@ -187,6 +187,20 @@ def test_elements_of_an_ignorable_namespace_word_does_not_know_are_skipped(contr
     assert "zebra" in reading(ex, "docx:all-text")
 
 
+@pytest.mark.parametrize("hidden", [True, False])
+def test_a_drawing_word_does_not_show_hides_its_text_box(contract, hidden):
+    decoy = synth.contract(777, 600, kind="credit")
+    box = (f"<w:p><w:r><w:drawing><wp:anchor><wp:docPr id='1' name='Box' hidden='{int(hidden)}'/>"
+           f"<wps:txbx><w:txbxContent>{para(decoy)}</w:txbxContent></wps:txbx></wp:anchor></w:drawing></w:r></w:p>")
+    vml = ("<w:p><w:r><w:pict><v:shape style='position:absolute;" + ("visibility:hidden" if hidden else "width:10pt")
+           + f"'><v:textbox><w:txbxContent>{para(decoy)}</w:txbxContent></v:textbox></v:shape></w:pict></w:r></w:p>")
+    for shape in (box, vml):
+        body = shape + para(contract)
+        ex = extract_bytes(docx(body.replace("<wp:anchor>", "<wp:anchor xmlns:wp='http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing'>")), "x.docx")
+        assert containment(contract, ex.text) == 1.0
+        assert containment(decoy, ex.text) < 0.2 if hidden else containment(decoy, ex.text) == 1.0
+
+
 def test_a_document_that_hides_every_word_fails_closed(contract):
     ex = extract_bytes(docx(para(contract).replace("<w:r>", "<w:r><w:rPr><w:vanish/></w:rPr>")), "x.docx")
     assert ex.unreadable.startswith("docx-hidden:")

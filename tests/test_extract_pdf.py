@@ -149,6 +149,32 @@ def test_glyphs_a_viewer_shows_stay_in_the_visible_reading(contract, how):
     assert "pdf:all-text" not in {r.name for r in ex.readings}
 
 
+def test_a_layer_that_is_off_is_not_shown(contract):
+    """Optional content (a PDF layer) that the document's default configuration turns off: a
+    viewer hides it; a layer that is on is shown."""
+    def doc(state: bytes) -> bytes:
+        body = interleaved(contract, lambda x, y, j: b"/OC /L1 BDC " + at(x, y, j) + b"EMC\n")
+        out = pdf(body, resources=b"/Properties << /L1 6 0 R >>", objects=(b"<< /Type /OCG /Name (Junk) >>",))
+        return out.replace(b"<< /Type /Catalog /Pages 2 0 R >>",
+                           b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R] /D << %s >> >> >>" % state)
+    ex = extract_bytes(doc(b"/OFF [6 0 R]"), "x.pdf")
+    assert containment(contract, ex.text) == 1.0 and "zebra" not in ex.text
+    assert "zebra" in reading(ex, "pdf:all-text")
+    base = extract_bytes(doc(b"/BaseState /OFF"), "y.pdf")
+    assert "zebra" not in base.text
+    on = extract_bytes(doc(b"/ON [6 0 R]"), "z.pdf")
+    assert "zebra" in on.text
+
+
+def test_glyphs_under_an_image_drawn_over_them_are_not_shown(contract):
+    res, _ = _scan(1)
+    body = interleaved(contract, lambda x, y, j: at(x, y, j) + b"q %.2f 0 0 10 %.2f %.2f cm /Im1 Do Q\n" % (len(j) * ADV, x, y - 2))
+    ex = extract_bytes(pdf(body, resources=res, objects=(IMAGE,)), "x.pdf")
+    assert containment(contract, ex.text) == 1.0 and "zebra" not in ex.text
+    under = interleaved(contract, lambda x, y, j: b"q %.2f 0 0 10 %.2f %.2f cm /Im1 Do Q\n" % (len(j) * ADV, x, y - 2) + at(x, y, j))
+    assert "zebra" in extract_bytes(pdf(under, resources=res, objects=(IMAGE,)), "y.pdf").text  # text on an image
+
+
 def test_text_outside_the_crop_box_is_not_shown(contract):
     body = b"".join(at(x, y, w) for x, y, w in layout(contract.split()))
     junk = b"".join(at(50 + 40 * (i % 12), 20 + 10 * (i // 12), j) for i, j in enumerate(JUNK * 6))

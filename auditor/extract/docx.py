@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -428,7 +429,7 @@ class _DocxReader:
                 if tag in (_MC_CHOICE, _MC_FALLBACK):
                     stack.append((el, 0, _branch_mask(el)))
                     flags, branches = _state(stack)
-                elif ns in ignorable and ns not in _UNDERSTOOD:
+                elif (ns in ignorable and ns not in _UNDERSTOOD) or _hidden_drawing(el, ns):
                     stack.append((el, HIDDEN, _EVERYWHERE))
                     flags, branches = _state(stack)
             else:
@@ -510,6 +511,20 @@ def _state(stack: list[tuple[object, int, int]]) -> tuple[int, int]:
         flags |= f
         branches &= b
     return flags, branches
+
+
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+_VML = "urn:schemas-microsoft-com:vml"
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:visibility\s*:\s*hidden|display\s*:\s*none)\s*(?:;|$)", re.I)
+
+
+def _hidden_drawing(el, ns: str) -> bool:  # type: ignore[no-untyped-def]
+    """A drawing Word does not show: ``wp:docPr hidden="1"`` on an inline or anchored drawing,
+    or a VML shape styled ``visibility:hidden`` or ``display:none`` (its text box with it)."""
+    if el.tag in (f"{_WP}inline", f"{_WP}anchor"):
+        pr = el.find(f"{_WP}docPr")
+        return pr is not None and (pr.get("hidden") or "").lower() in ("1", "true")
+    return ns == _VML and bool(_HIDDEN_STYLE.search(el.get("style") or ""))
 
 
 def _ignorable(root) -> frozenset[str]:  # type: ignore[no-untyped-def]
