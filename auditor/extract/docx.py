@@ -371,8 +371,9 @@ class _DocxReader:
             self.page_background = colour == "other"
         out: list[tuple[str, int]] = []
         entities = 0
-        # Per open element that changes what follows: (element, flags it adds, branch mask).
-        stack: list[tuple[object, int, int]] = []
+        # Per open element that changes what follows: (element, flags, branch mask), both
+        # accumulated over the elements below it on the stack.
+        stack: list[tuple[object, int, int]] = [(None, 0, _EVERYWHERE)]
         flags, branches = 0, _EVERYWHERE
         para_props = [self.styles.defaults.over(self.styles.style("paragraph", self.styles.default_para))]
         paragraph_base: dict[tuple[str | None, bool], _Props] = {}
@@ -383,12 +384,12 @@ class _DocxReader:
         for event, el in walk:
             tag = el.tag
             if event == "end":
-                if stack and stack[-1][0] is el:
+                if stack[-1][0] is el:
                     stack.pop()
-                    flags, branches = _state(stack)
-                    if tag == _P:
-                        para_props.pop()
-                        out.append(("\n", branches | flags))
+                    _, flags, branches = stack[-1]
+                if tag == _P:
+                    para_props.pop()
+                    out.append(("\n", branches | flags))
                 continue
             if tag == _T:
                 text = el.text or ""
@@ -406,14 +407,18 @@ class _DocxReader:
                     props = para_props[-1].over(self.styles.style(
                         "character", rstyle.get(_VAL) if rstyle is not None else None)).over(_props(rpr))
                     hide = props.hidden(background)
-                stack.append((el, HIDDEN if hide else 0, _EVERYWHERE))
-                flags, branches = _state(stack)
+                if hide and not flags & HIDDEN:
+                    flags |= HIDDEN
+                    stack.append((el, flags, branches))
             elif tag == _P:
                 ppr = el.find(_PPR)
-                pstyle = ppr.find(_PSTYLE) if ppr is not None else None
-                shd = ppr.find(_SHD) if ppr is not None else None
-                key = (pstyle.get(_VAL) if pstyle is not None else self.styles.default_para,
-                       shd is not None and _shaded(shd))
+                if ppr is None:
+                    key: tuple[str | None, bool] = (self.styles.default_para, False)
+                else:
+                    pstyle = ppr.find(_PSTYLE)
+                    shd = ppr.find(_SHD)
+                    key = (pstyle.get(_VAL) if pstyle is not None else self.styles.default_para,
+                           shd is not None and _shaded(shd))
                 base = paragraph_base.get(key)
                 if base is None:
                     base = self.styles.defaults.over(self.styles.style("paragraph", key[0]))
@@ -421,27 +426,26 @@ class _DocxReader:
                         base = base.over(_Props(background=True))
                     paragraph_base[key] = base
                 para_props.append(base)
-                stack.append((el, 0, _EVERYWHERE))
             elif not isinstance(tag, str):
                 continue
             elif not tag.startswith(_W):
                 ns = tag[1 : tag.index("}")] if tag.startswith("{") else ""
                 if tag in (_MC_CHOICE, _MC_FALLBACK):
-                    stack.append((el, 0, _branch_mask(el)))
-                    flags, branches = _state(stack)
+                    branches &= _branch_mask(el)
+                    stack.append((el, flags, branches))
                 elif (ns in ignorable and ns not in _UNDERSTOOD) or _hidden_drawing(el, ns):
-                    stack.append((el, HIDDEN, _EVERYWHERE))
-                    flags, branches = _state(stack)
+                    flags |= HIDDEN
+                    stack.append((el, flags, branches))
             else:
                 local = tag[len(_W):]
                 if local in _SKIP:
                     walk.skip_subtree()  # properties, and the formatting before a tracked change
                 elif local in ("del", "moveFrom"):
-                    stack.append((el, DELETED, _EVERYWHERE))
-                    flags, branches = _state(stack)
+                    flags |= DELETED
+                    stack.append((el, flags, branches))
                 elif local in ("ins", "moveTo"):
-                    stack.append((el, INSERTED, _EVERYWHERE))
-                    flags, branches = _state(stack)
+                    flags |= INSERTED
+                    stack.append((el, flags, branches))
                 elif local == "fldChar":
                     kind = el.get(f"{_W}fldCharType")
                     if kind == "begin":
@@ -505,14 +509,6 @@ class _DocxReader:
         return ex.text
 
 
-def _state(stack: list[tuple[object, int, int]]) -> tuple[int, int]:
-    flags, branches = 0, _EVERYWHERE
-    for _, f, b in stack:
-        flags |= f
-        branches &= b
-    return flags, branches
-
-
 _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
 _VML = "urn:schemas-microsoft-com:vml"
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:visibility\s*:\s*hidden|display\s*:\s*none)\s*(?:;|$)", re.I)
@@ -572,7 +568,14 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
     reader = _DocxReader(data, limits, depth)
     parts = reader.parts()
     warnings = reader.warnings
-    texts = {name: _reading(parts, need, avoid) for name, (need, avoid, _) in READINGS.items()}
+    seen = 0
+    for pieces in parts:
+        for _, f in pieces:
+            seen |= f ^ _EVERYWHERE
+    if seen:
+        texts = {name: _reading(parts, need, avoid) for name, (need, avoid, _) in READINGS.items()}
+    else:  # nothing hidden, changed or alternative: every reading is the visible one
+        texts = dict.fromkeys(READINGS, _reading(parts, IN_SHOWN, 0))
     visible, joined, spaced = letter_spacing(texts["text"])
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")

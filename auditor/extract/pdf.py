@@ -75,7 +75,8 @@ def letter_spacing(text: str) -> tuple[str, int, str | None]:
     remain (at least 10 of them): the one entry point other formats use for letter spacing."""
     joined, n = _join_letter_spaced(text)
     chunks = joined.split()
-    spaced = sum(1 for w in chunks if len(w) == 1 and w.isalpha() and w not in "aAiI")
+    ones = sum(map((1).__eq__, map(len, chunks)))
+    spaced = sum(1 for w in chunks if len(w) == 1 and w.isalpha() and w not in "aAiI") if ones >= 10 else 0
     if spaced < 10 or spaced <= _MAX_SINGLE_LETTERS * len(chunks) / 2:
         return joined, n, None  # far from the limit: the exact count is not needed
     return joined, n, _single_letters(joined, 10)
