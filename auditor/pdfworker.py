@@ -25,7 +25,8 @@ as vector outlines; and it samples the words of each font (``fonts``).
 The answer for one PDF::
 
     {"ok": true, "pages": [str, ...], "all_pages": [str | null, ...], "annotations": [str, ...],
-     "signals": [{...}, ...], "fonts": {"name": [word, ...]}, "version": "20260107",
+     "signals": [{...}, ...], "fonts": {"name": [word, ...]}, "font_maps": [[name, n, differ]],
+     "version": "20260107",
      "warnings": [...], "retire": false}
     {"ok": false, "code": "pdf_encrypted", "message": "..."}
 """
@@ -60,6 +61,8 @@ class PdfResult:
     signals: list[dict] = field(default_factory=list)
     #: font name -> a sample of the words drawn in it (lower-case)
     fonts: dict[str, list[str]] = field(default_factory=dict)
+    #: [font name, letters its encoding names, of which its ToUnicode map says otherwise]
+    font_maps: list[list] = field(default_factory=list)
 
 
 class _Worker(sandbox.Worker):
@@ -86,9 +89,11 @@ class _Worker(sandbox.Worker):
                 and all(isinstance(a, str) for a in annotations) and all(isinstance(x, dict) for x in signals)):
             self.close()
             raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
+        maps = [[str(m[0]), int(m[1]), int(m[2])] for m in msg.get("font_maps") or []
+                if isinstance(m, list) and len(m) == 3]
         return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])],
                          all_pages, annotations, signals,
-                         {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)})
+                         {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps)
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
@@ -282,6 +287,9 @@ def _classes():  # type: ignore[no-untyped-def]
             self.notes: list[str] = []  # every annotation's strings
             if not hasattr(self, "hidden_layers"):
                 self.hidden_layers: frozenset[int] = frozenset()
+            if not hasattr(self, "font_maps"):
+                # id(font) -> [name, comparable, codes seen, letters compared, letters that differ]
+                self.font_maps: dict[int, list] = {}
             if not hasattr(self, "font_words"):
                 self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
 
@@ -292,6 +300,16 @@ def _classes():  # type: ignore[no-untyped-def]
         def render_char(self, matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate) -> float:  # type: ignore[no-untyped-def]
             adv = super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate)
             item = self.cur_item._objs[-1]
+            stats = self.font_maps.get(id(font))
+            if stats is None:
+                stats = self.font_maps[id(font)] = [str(font.fontname), _comparable(font), set(), 0, 0]
+            if stats[1] and cid not in stats[2] and len(stats[2]) < 256:
+                stats[2].add(cid)
+                said = font.cid2unicode.get(cid)
+                if said and said.isalpha():
+                    stats[3] += 1
+                    if item.get_text() != said:
+                        stats[4] += 1
             a, b, c, d = matrix[:4]
             if b == 0 and c == 0:
                 squeezed = abs(a * scaling) < _MIN_WIDTH_RATIO * abs(d)
@@ -585,6 +603,13 @@ def _classes():  # type: ignore[no-untyped-def]
     return Device, Interpreter
 
 
+def _comparable(font) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a font's ToUnicode map can be checked against its encoding: a simple font with
+    both, not flagged symbolic (whose codes name no letters by the standard encodings)."""
+    return (getattr(font, "unicode_map", None) is not None and isinstance(getattr(font, "cid2unicode", None), dict)
+            and not getattr(font, "flags", 0) & 4)
+
+
 def _hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
     """Object numbers of the optional content groups a viewer hides by default (``/OCProperties
     /D``: the ``/OFF`` list, or all but ``/ON`` when ``/BaseState`` is ``/OFF``)."""
@@ -663,6 +688,8 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
         out["signals"].append(signals)
     device.close()
     out["fonts"] = getattr(device, "font_words", {})
+    out["font_maps"] = sorted([name, compared, differ] for name, _, _, compared, differ
+                              in getattr(device, "font_maps", {}).values() if compared)
     return out
 
 

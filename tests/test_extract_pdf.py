@@ -293,6 +293,19 @@ def test_a_font_whose_unicode_map_is_permuted_fails_closed(contract):
     assert same.unreadable is None and containment(contract, same.text) == 1.0
 
 
+def test_a_font_whose_unicode_map_leads_out_of_the_latin_script_fails_closed(contract):
+    """The words check judges Latin and Cyrillic words only; a ToUnicode map sending the letters
+    to CJK ideographs is caught by its disagreement with the font's own encoding."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    cjk = {c: chr(0x4E00 + i) for i, c in enumerate(letters + letters.upper())}
+    body = b"".join(at(x, y, w) for x, y, w in layout(contract.split()))
+    ex = extract_bytes(pdf(body, font_extra=b"/ToUnicode 6 0 R", objects=(_to_unicode(cjk),)), "x.pdf")
+    assert "pdf-font-map" in codes(ex), ex.unreadable
+    from auditor.extract.pdf import _gibberish_fonts
+
+    assert _gibberish_fonts({"F": ["\u5951\u7d04\u66f8\u306e\u6761\u9805"] * 60}) == []  # not judged
+
+
 def test_text_in_other_languages_is_not_taken_for_a_permuted_font():
     french = ("Le preneur s'engage a payer le loyer convenu le premier jour de chaque mois, sans "
               "qu'il soit besoin d'une demande prealable, et a entretenir les locaux en bon etat "

@@ -125,6 +125,9 @@ _MIN_TEXT_ON_IMAGE = 0.05
 _MIN_GLYPH_CURVES = 200
 _MIN_FONT_WORDS = 40
 _MIN_KNOWN_SHARE = 0.25
+_MIN_MAPPED_LETTERS = 20
+# Words the word lists can judge: Latin or Cyrillic letters only (other scripts are not checked).
+_CHECKABLE = re.compile(r"[a-z\u00df-\u024f]+|[\u0430-\u045f]+")
 # pyspellchecker's word lists of languages written in Latin or Cyrillic letters; English first.
 _LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "lv", "eu")
 
@@ -137,8 +140,9 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
       5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
     * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
-      of 40 or more words of four letters or more, fewer than a quarter are in the word list
-      of any language pyspellchecker knows.
+      of 40 or more words of four Latin or Cyrillic letters or more, fewer than a quarter are
+      in the word list of any language pyspellchecker knows; or a font whose ToUnicode map
+      gives other letters than its own encoding names for most of 20 letters or more.
     """
     out = []
     backward = sum(int(s.get("backward", 0)) for s in result.signals)
@@ -155,7 +159,9 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     if outlined:
         out.append(f"pdf-image-text: page(s) {_pages(outlined)} draw more glyph-sized outlines than text "
                    "(text converted to vector shapes)")
-    bad = _gibberish_fonts(result.fonts)
+    bad = _gibberish_fonts(result.fonts) + sorted(
+        {name for name, compared, differ in result.font_maps
+         if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(_gibberish_fonts(result.fonts)))
     if bad:
         out.append(f"pdf-font-map: the words of font(s) {', '.join(bad[:3])} are not words of any known "
                    "language: their Unicode map does not say which letters they draw")
@@ -169,7 +175,7 @@ def _pages(numbers: list[int]) -> str:
 def _gibberish_fonts(fonts: dict[str, list[str]]) -> list[str]:
     bad = []
     for name in sorted(fonts):
-        sample = [w for w in fonts[name] if len(w) >= 4]
+        sample = [w for w in fonts[name] if len(w) >= 4 and _CHECKABLE.fullmatch(w)]
         if len(sample) < _MIN_FONT_WORDS:
             continue
         if not any(_known_share(sample, lang) >= _MIN_KNOWN_SHARE for lang in _LANGUAGES):
