@@ -120,6 +120,7 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
 # Limits beyond which a page's text layer is not what the page shows (see _layer_unreadable).
 _MIN_BACKWARD = 10
 _MAX_BACKWARD_SHARE = 0.02
+_MAX_MISPLACED_SHARE = 0.2
 _IMAGE_PAGE = 0.5
 _MIN_TEXT_ON_IMAGE = 0.05
 _MIN_GLYPH_CURVES = 200
@@ -136,7 +137,9 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     """Why the text layer cannot be trusted to read as the pages show, with a code each:
 
     * ``pdf-order``: glyphs laid out on a line in an order that disagrees with their position
-      (words drawn shuffled, a word drawn backwards), at least 10 times and 2% of the words;
+      (a word drawn backwards), at least 10 times and 2% of the words; or lines read before a
+      line to their left on the same row (words drawn shuffled, which pdfminer lays out as
+      lines of a word each), at least 10 times and a fifth of the lines;
     * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
       5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
     * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
@@ -146,9 +149,14 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     """
     out = []
     backward = sum(int(s.get("backward", 0)) for s in result.signals)
+    misplaced = sum(int(s.get("misplaced", 0)) for s in result.signals)
+    lines = sum(int(s.get("lines", 0)) for s in result.signals)
     if backward >= _MIN_BACKWARD and backward > _MAX_BACKWARD_SHARE * max(words, 1):
-        out.append(f"pdf-order: {backward} glyphs or lines drawn out of their visual order on the page "
+        out.append(f"pdf-order: {backward} glyphs drawn out of their visual order on a line "
                    f"({words} words): the text cannot be read in the order a viewer shows it")
+    elif misplaced >= _MIN_BACKWARD and misplaced > _MAX_MISPLACED_SHARE * max(lines, 1):
+        out.append(f"pdf-order: {misplaced} of {lines} lines are read before a line to their left on "
+                   "the same row: the text cannot be read in the order a viewer shows it")
     scans = [i + 1 for i, s in enumerate(result.signals)
              if s.get("image_share", 0) >= _IMAGE_PAGE and s.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE]
     if scans:
