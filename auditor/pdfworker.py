@@ -37,6 +37,7 @@ import itertools
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from auditor import sandbox
 from auditor.errors import ExtractionError
@@ -259,7 +260,7 @@ class _Grid:
         return False
 
 
-def _classes():  # type: ignore[no-untyped-def]
+def _classes() -> tuple[Any, Any]:
     """The device and interpreter, built on pdfminer's classes (imported only in the child)."""
     from pdfminer.converter import PDFLayoutAnalyzer
     from pdfminer.layout import LTChar, LTContainer
@@ -268,7 +269,10 @@ def _classes():  # type: ignore[no-untyped-def]
     from pdfminer.psparser import literal_name
     from pdfminer.utils import apply_matrix_pt, apply_matrix_rect, mult_matrix
 
-    class Device(PDFLayoutAnalyzer):
+    analyzer: Any = PDFLayoutAnalyzer  # pdfminer's classes, extended with attributes of our own
+    interpreter: Any = PDFPageInterpreter
+
+    class Device(analyzer):
         """Collects glyphs with what decides whether a viewer shows them, and the images and
         filled shapes drawn around them; the page is laid out once the interpreter is done."""
 
@@ -350,7 +354,7 @@ def _classes():  # type: ignore[no-untyped-def]
 
         def end_page(self, page) -> None:  # type: ignore[no-untyped-def]
             ltpage = self.cur_item
-            chars: list[tuple[object, object]] = []  # (char, its container)
+            chars: list[tuple[Any, Any]] = []  # (char, its container)
             stack = [ltpage]
             while stack:
                 box = stack.pop()
@@ -462,7 +466,7 @@ def _classes():  # type: ignore[no-untyped-def]
         t = ch.get_text()
         return bool(t) and unicodedata.bidirectional(t[0]) in _RTL
 
-    class Interpreter(PDFPageInterpreter):
+    class Interpreter(interpreter):
         """pdfminer's interpreter, keeping the clip path (as a box), the opacity of fills and the
         Form XObject's BBox, which pdfminer does not track, and drawing annotations."""
 
@@ -545,7 +549,8 @@ def _classes():  # type: ignore[no-untyped-def]
                 box = [float(v) for v in resolve1(xobj.get("BBox"))] if xobj.get("BBox") else None
                 matrix = [float(v) for v in resolve1(xobj.get("Matrix", [1, 0, 0, 1, 0, 0]))]
                 if box and len(box) == 4 and len(matrix) == 6:
-                    self.device.clip = _meet(clip, apply_matrix_rect(mult_matrix(tuple(matrix), self.ctm), tuple(box)))
+                    where: Any = (mult_matrix(tuple(matrix), self.ctm), tuple(box))  # type: ignore[arg-type]
+                    self.device.clip = _meet(clip, apply_matrix_rect(*where))
             except Exception:
                 pass
             try:
@@ -597,9 +602,9 @@ def _classes():  # type: ignore[no-untyped-def]
 
         def draw(self, form, rect, page_ctm) -> None:  # type: ignore[no-untyped-def]
             """An appearance stream drawn in its annotation's rectangle (PDF 32000-1, 12.5.5)."""
-            box = [float(v) for v in resolve1(form.get("BBox", [0, 0, 1, 1]))]
-            matrix = tuple(float(v) for v in resolve1(form.get("Matrix", [1, 0, 0, 1, 0, 0])))
-            bx0, by0, bx1, by1 = apply_matrix_rect(matrix, tuple(box))
+            box: Any = tuple(float(v) for v in resolve1(form.get("BBox", [0, 0, 1, 1])))
+            matrix: Any = tuple(float(v) for v in resolve1(form.get("Matrix", [1, 0, 0, 1, 0, 0])))
+            bx0, by0, bx1, by1 = apply_matrix_rect(matrix, box)
             if bx1 - bx0 <= 0 or by1 - by0 <= 0:
                 return
             fit = ((rect[2] - rect[0]) / (bx1 - bx0), 0, 0, (rect[3] - rect[1]) / (by1 - by0),
@@ -634,11 +639,12 @@ def _hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
         if not isinstance(props, dict):
             return frozenset()
         default = resolve1(props.get("D")) or {}
-        ids = lambda key: {getattr(r, "objid", None) for r in resolve1(default.get(key)) or []} - {None}  # noqa: E731
+        def ids(refs: Any) -> set[int]:
+            return {r.objid for r in resolve1(refs) or [] if isinstance(getattr(r, "objid", None), int)}
+
         if literal_name(resolve1(default.get("BaseState")) or "ON") == "OFF":
-            every = {getattr(r, "objid", None) for r in resolve1(props.get("OCGs")) or []} - {None}
-            return frozenset(every - ids("ON"))
-        return frozenset(ids("OFF"))
+            return frozenset(ids(props.get("OCGs")) - ids(default.get("ON")))
+        return frozenset(ids(default.get("OFF")))
     except Exception:
         return frozenset()
 
