@@ -205,6 +205,8 @@ def test_a_document_that_hides_every_word_fails_closed(contract):
     ex = extract_bytes(docx(para(contract).replace("<w:r>", "<w:r><w:rPr><w:vanish/></w:rPr>")), "x.docx")
     assert ex.unreadable.startswith("docx-hidden:")
     assert containment(contract, ex.text) == 1.0  # the text stored is what the reader could not see
+    deleted = extract_bytes(docx(f"<w:p>{_deleted(contract)}</w:p>"), "y.docx")
+    assert deleted.unreadable.startswith("docx-hidden:") and containment(contract, deleted.text) == 1.0
 
 
 # -- tracked changes -----------------------------------------------------------------------------

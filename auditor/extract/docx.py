@@ -581,9 +581,14 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
         warnings.append(f"rejoined {joined} letter-spaced words")
     if spaced:
         reader.unreadable.append(spaced)
-    if not visible.strip() and texts["docx:all-text"].strip():
-        reader.unreadable.append("docx-hidden: every word of the document is hidden from a reader")
-    text = check_text(storable(visible if visible.strip() else texts["docx:all-text"], warnings), ".docx", limits)
+    if not visible.strip():
+        # Nothing shown (all hidden, deleted or in the branch Word does not pick): the first
+        # other reading with words is stored, and the document fails closed.
+        other = next((t for t in texts.values() if t.strip()), "")
+        if other:
+            reader.unreadable.append("docx-hidden: every word of the document is hidden from a reader")
+            visible = other
+    text = check_text(storable(visible, warnings), ".docx", limits)
     readings = [Reading(name, storable(t, []), why) for name, (_, _, why) in READINGS.items()
                 if name != "text" and (t := texts[name]).strip() and t != texts["text"]]
     return Extracted("docx", text, "auditor.docx", auditor_version(), encoding=None, warnings=warnings,
