@@ -246,12 +246,32 @@ def _run_xml(text: str) -> str:
     return "".join(out)
 
 
+_PART_TYPES = {"footnotes": "footnotes", "endnotes": "endnotes", "comments": "comments",
+               "header": "header", "footer": "footer", "styles": "styles"}
+
+
+def part_relationships(names: Sequence[str], more: str = "") -> bytes:
+    """word/_rels/document.xml.rels relating the notes, comments, headers, footers and styles
+    among ``names`` to the main part (Word shows only parts it is related to), plus ``more``."""
+    rels = []
+    for i, name in enumerate(sorted(names)):
+        folder, _, base = name.rpartition("/")
+        kind = base.split(".")[0].rstrip("0123456789")
+        if folder == "word" and base.endswith(".xml") and kind in _PART_TYPES:
+            rels.append(f'<Relationship Id="rIdPart{i}" Type="http://schemas.openxmlformats.org/'
+                        f'officeDocument/2006/relationships/{_PART_TYPES[kind]}" Target="{base}"/>')
+    return ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+            'relationships">' + "".join(rels) + more + "</Relationships>").encode()
+
+
 def make_docx(paragraphs: Sequence[str], *, document_xml: str | None = None,
               extra_files: dict[str, bytes] | None = None) -> bytes:
     """A minimal valid .docx (zipfile) with one ``w:p`` per paragraph.
 
     ``document_xml`` replaces the generated word/document.xml (for hostile XML);
-    ``extra_files`` adds zip members (for zip bombs).
+    ``extra_files`` adds zip members (for zip bombs); notes, comments, headers, footers and
+    styles among them are related to the main part unless ``extra_files`` has its own
+    word/_rels/document.xml.rels.
     """
     if document_xml is None:
         body = "".join(f"<w:p>{_run_xml(p)}</w:p>" for p in paragraphs)
@@ -264,6 +284,9 @@ def make_docx(paragraphs: Sequence[str], *, document_xml: str | None = None,
         z.writestr("[Content_Types].xml", _CONTENT_TYPES)
         z.writestr("_rels/.rels", _RELS)
         z.writestr("word/document.xml", document_xml)
-        for name, data in (extra_files or {}).items():
+        extra = dict(extra_files or {})
+        if extra and "word/_rels/document.xml.rels" not in extra:
+            extra["word/_rels/document.xml.rels"] = part_relationships(list(extra))
+        for name, data in extra.items():
             z.writestr(name, data)
     return buf.getvalue()
