@@ -57,6 +57,7 @@ from typing import Any
 from auditor import __version__, sandbox
 from auditor.errors import ExtractionError, StoreError
 from auditor.extract import Extracted, Limits, extract_bytes
+from auditor.extract.common import storable
 from auditor.index import prepare_text, write_index_rows
 from auditor.shingle import Params, WordHasher
 from auditor.store import Store, now
@@ -388,6 +389,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
     }
     doc.update(prepare_text(ex.text, params, hasher) if ex.text else
                {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""})
+    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher)
     doc["parts"] = []
     for part in ex.parts:
         p: dict[str, Any] = {
@@ -405,6 +407,23 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
     return doc
 
 
+def _prepared_readings(ex: Extracted, norm_sha256: str | None, params: Params,
+                       hasher: WordHasher) -> list[dict[str, Any]]:
+    """The document's other readings that a reader could tell from its text: at least one
+    shingle, and normalised words other than the document's (the first of a name wins)."""
+    out: list[dict[str, Any]] = []
+    seen = {norm_sha256}
+    for r in ex.readings:
+        text = storable(r.text, [])
+        p = prepare_text(text, params, hasher)
+        if not p["n_shingles"] or p["norm_sha256"] in seen or any(x["name"] == r.name for x in out):
+            continue
+        seen.add(p["norm_sha256"])
+        out.append({"name": r.name, "why": r.why, "text": text, "n_words": p["n_words"],
+                    "n_shingles": p["n_shingles"], "norm_sha256": p["norm_sha256"]})
+    return out
+
+
 def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     """The prepared document as JSON, its text and sampled hashes moved to binary attachments."""
     out = dict(doc)
@@ -412,6 +431,10 @@ def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     out["text"] = len(blobs) - 1
     blobs.append(doc["sampled"])
     out["sampled"] = len(blobs) - 1
+    out["readings"] = []
+    for r in doc.get("readings", []):
+        blobs.append(r["text"].encode("utf-8", "surrogatepass"))
+        out["readings"].append({**r, "text": len(blobs) - 1})
     out["parts"] = [{**p, "doc": _pack(p["doc"], blobs) if p["doc"] is not None else None}
                     for p in doc["parts"]]
     return out
@@ -422,6 +445,8 @@ def _unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     doc["sampled"] = blobs[doc["sampled"]]
     if len(doc["sampled"]) % 8:
         raise ValueError("sampled hashes are not whole 8-byte words")
+    for r in doc.get("readings", []):
+        r["text"] = blobs[r["text"]].decode("utf-8", "surrogatepass")
     for p in doc["parts"]:
         if p["doc"] is not None:
             _unpack(p["doc"], blobs)
@@ -610,6 +635,8 @@ def _store_doc(
         store.insert_text(doc_id, d["text"])
         if d["n_words"]:
             write_index_rows(store, doc_id, d)
+        for r in d.get("readings", []):
+            store.insert_reading(doc_id, r)
     else:
         doc_id = int(row[0])
     c.execute(

@@ -274,6 +274,26 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0010_readings")
+def _readings(db: Any) -> None:
+    """The other readings of a document (``auditor.extract.Reading``): what a reader could see
+    besides its stored text (every text node, the other side of an alternative, the bytes as
+    plain text...). Only readings whose normalised text differs from the document's are kept.
+    The gate audits each reading of a new document against the corpus."""
+    db.execute("""
+        CREATE TABLE readings (
+            doc_id INTEGER NOT NULL REFERENCES documents(id),
+            name TEXT NOT NULL,
+            why TEXT NOT NULL,
+            text TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            n_words INTEGER NOT NULL,
+            n_shingles INTEGER NOT NULL,
+            norm_sha256 TEXT,
+            PRIMARY KEY (doc_id, name)
+        ) WITHOUT ROWID""")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -580,6 +600,26 @@ class Store:
                               (doc_id, text, text_digest(text)))
         else:
             self.conn.execute("INSERT INTO texts (doc_id, text) VALUES (?, ?)", (doc_id, text))
+
+    @functools.cached_property
+    def has_readings(self) -> bool:
+        """Whether this store keeps the other readings of its documents (migration 0010)."""
+        return bool(self.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'readings'"))
+
+    def insert_reading(self, doc_id: int, r: dict[str, Any]) -> None:
+        """Store one other reading of a document (inside the caller's transaction)."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO readings (doc_id, name, why, text, sha256, n_words, n_shingles, norm_sha256)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (doc_id, r["name"], r["why"], r["text"], text_digest(r["text"]), r["n_words"], r["n_shingles"],
+             r["norm_sha256"]))
+
+    def readings(self, doc_id: int, *, with_text: bool = True) -> list[dict[str, Any]]:
+        """The other readings of a document, by name (none in a store without the table)."""
+        if not self.has_readings:
+            return []
+        cols = "name, why, sha256, n_words, n_shingles, norm_sha256" + (", text" if with_text else "")
+        return self.rows(f"SELECT {cols} FROM readings WHERE doc_id = ? ORDER BY name", (doc_id,))
 
     def text(self, doc_id: int) -> str:
         t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))

@@ -48,6 +48,7 @@ from auditor.gate.findings import (
 from auditor.gate.formats.junit import junit_xml
 from auditor.gate.formats.sarif import sarif
 from auditor.gate.formats.summary import append_step_summary, summary_markdown
+from auditor.gate.readings import reading_findings
 from auditor.ingest import ingest
 from auditor.store import Store
 
@@ -156,6 +157,7 @@ def run_gate(opts: GateOptions) -> GateResult:
             else:
                 assert outcome.audit is not None
                 findings += containment_findings(store, view, outcome.audit, loc)
+                findings += reading_findings(store, view, opts.threshold, loc, findings)
                 findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"

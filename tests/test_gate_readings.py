@@ -1,0 +1,76 @@
+"""The gate audits every other reading of a new document (``auditor.gate.readings``): a stored
+contract found under a reading is a finding that names the reading; an unrelated reading adds
+none; a reading never counts against its own document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from auditor.demo import synth
+from auditor.gate.batch import batch_view
+from auditor.gate.classify import Locator
+from auditor.gate.findings import Finding
+from auditor.gate.readings import reading_findings
+from auditor.index import prepare_text
+from auditor.ingest import ingest
+from auditor.shingle import WordHasher
+from auditor.store import Store
+
+
+def _reading(store: Store, doc_id: int, name: str, text: str) -> None:
+    p = prepare_text(text, store.params, WordHasher(store.params.seed))
+    with store.write():
+        store.insert_reading(doc_id, {"name": name, "why": "test", "text": text, **{
+            k: p[k] for k in ("n_words", "n_shingles", "norm_sha256")}})
+
+
+def _gate_view(tmp_path: Path, store: Store, files: dict[str, str]):
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name, text in files.items():
+        (batch / name).write_text(text)
+    result = ingest(store, sorted(batch.iterdir()), batch="new", gating=True, workers=1)
+    return batch_view(store, result)
+
+
+def test_a_contract_under_a_reading_is_a_finding_naming_the_reading(tmp_path, store):
+    lease, credit = synth.contract(11, 6_000, kind="lease"), synth.contract(12, 6_000, kind="credit")
+    (tmp_path / "lease.txt").write_text(lease)
+    ingest(store, [tmp_path / "lease.txt"], batch="corpus", workers=1)
+    view = _gate_view(tmp_path, store, {"decoy.txt": synth.contract(13, 3_000, kind="supply"),
+                                        "other.txt": synth.contract(14, 3_000, kind="consulting")})
+    decoy, other = (s.doc_id for s in view.sightings)
+    _reading(store, decoy, "html:all-text", synth.contract(15, 4_000, kind="supply") + "\n\n" + lease)
+    _reading(store, other, "html:all-text", credit)
+    _reading(store, decoy, "html:logical-order", synth.contract(13, 3_000, kind="supply") + " extra words here")
+    found = reading_findings(store, view, 0.8, Locator(store, tmp_path), [])
+    assert [(f.kind, f.reading, f.new["doc_id"], f.other["path"]) for f in found] == [
+        ("corpus-in-new", "html:all-text", decoy, str(tmp_path / "lease.txt"))]
+    assert found[0].containment >= 0.99 and found[0].spans
+    assert "read as html:all-text" in found[0].sentence()
+    assert found[0].as_dict()["reading"] == "html:all-text"
+
+
+def test_a_reading_already_covered_by_the_visible_text_adds_nothing(tmp_path, store):
+    lease = synth.contract(21, 6_000, kind="lease")
+    (tmp_path / "lease.txt").write_text(lease)
+    ingest(store, [tmp_path / "lease.txt"], batch="corpus", workers=1)
+    view = _gate_view(tmp_path, store, {"copy.txt": lease + "\n\nSigned."})
+    (copy,) = (s.doc_id for s in view.sightings)
+    _reading(store, copy, "html:all-text", lease + " more hidden words that change nothing")
+    f = reading_findings(store, view, 0.8, Locator(store, tmp_path), [])
+    assert [(x.kind, x.new_is_contained) for x in f] == [("new-in-corpus", True)]  # mutual: one finding
+    visible = [Finding("new-in-corpus", {"doc_id": copy, "path": "x"}, {"path": "y"}, True, 1.0)]
+    assert reading_findings(store, view, 0.8, Locator(store, tmp_path), visible) == []
+
+
+def test_show_lists_the_other_readings(tmp_path, store):
+    from auditor.document import document_view, lines
+
+    (tmp_path / "a.txt").write_text(synth.contract(31, 3_000, kind="lease"))
+    ingest(store, [tmp_path / "a.txt"], workers=1)
+    _reading(store, 1, "docx:changes-rejected", synth.contract(32, 2_000, kind="credit"))
+    shown = "\n".join(lines(document_view(store, 1)))
+    assert "other reading docx:changes-rejected:" in shown and "(test)" in shown
+    assert document_view(store, 1, with_text=True)["readings"][0]["text"].startswith(
+        synth.contract(32, 2_000, kind="credit")[:40])
