@@ -210,6 +210,21 @@ def write(report: Report, directory: Path) -> list[Path]:
     return [directory / s.name for s in report.sidecars] + [directory / n for n in REPORT_FILES]
 
 
+def attach_gate(directory: Path, block: dict[str, Any]) -> dict[str, Any]:
+    """A gate's verdict joined to its report: report.json gains the ``gate`` block (outside the
+    content digest, which the audit alone determines; bound to it by ``run_digest``), and
+    report.md and report.html are rendered again, leading with the verdict."""
+    report = load(directory)
+    report["gate"] = block
+    report["run_digest"] = run_digest(report)
+    text = pretty(report)
+    written: dict[str, Any] = json.loads(text)
+    write_text_atomic(directory / "report.md", render.markdown(written))
+    write_text_atomic(directory / "report.html", render.html(written))
+    write_text_atomic(directory / "report.json", text)
+    return written
+
+
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
               directory: Path) -> None:
     """The run, every document it covered (status, duplicate group, family, containers, whether
@@ -266,6 +281,20 @@ def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
                        (spans.get(k) for k in zip(a_ids, b_ids, strict=True)))
 
 
+def _gate_agrees(report_dir: Path, report: dict[str, Any]) -> list[str]:
+    """A gate's gate.json and its report's verdict block say the same (status and counts)."""
+    path = report_dir / "gate.json"
+    block = report.get("gate")
+    if block is None or not path.is_file():
+        return [] if block is None else ["gate.json is missing beside a gate's report"]
+    try:
+        g = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"gate.json cannot be read: {e}"]
+    return [f"gate.json says {k} {g.get(k)!r}, the report's verdict block {block.get(k)!r}"
+            for k in ("status", "batch", "counts") if g.get(k) != block.get(k)]
+
+
 @dataclass
 class Verification:
     ok: bool
@@ -304,6 +333,7 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             problems.append(f"{name} is missing")
         elif path.read_text(encoding="utf-8") != fn(report):
             problems.append(f"{name} differs from what report.json renders to (edited?)")
+    problems += _gate_agrees(report_dir, report)
     files = report.get("files", {})
     for name in _unlisted(report_dir, files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")

@@ -52,7 +52,7 @@ def canonical(obj: Any) -> str:
     return json.dumps(_round(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-NOT_DIGESTED = ("run", "digest", "run_digest")
+NOT_DIGESTED = ("run", "gate", "digest", "run_digest")
 
 
 def digest(report: dict[str, Any]) -> str:
@@ -62,9 +62,12 @@ def digest(report: dict[str, Any]) -> str:
 
 
 def run_digest(report: dict[str, Any]) -> str:
-    """sha256 of the run block together with the core digest, so neither is edited alone."""
-    return hashlib.sha256(canonical({"digest": report.get("digest"), "run": report.get("run")})
-                          .encode("utf-8")).hexdigest()
+    """sha256 of the run block (and a gate's verdict block, which follows from the audit, the
+    baseline and --fail-on) together with the core digest, so none is edited alone."""
+    bound = {"digest": report.get("digest"), "run": report.get("run")}
+    if "gate" in report:
+        bound["gate"] = report["gate"]
+    return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
 
 
 def _fixtures_digest(directory: Path) -> str | None:

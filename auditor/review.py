@@ -35,16 +35,19 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
     """Every recorded run, newest first: audits, gates and near-duplicate runs, with their
     status, scope, headline counts and report directory.
 
-    A gate's ``outcome`` is its batch's status in the store (``gate-passed`` or
-    ``gate-failed``: the batch's latest gate).
+    A gate's ``status`` is its verdict (PASSED, FAILED, REFUSED; ``report_status`` keeps its
+    report's OK or REFUSED), and its ``outcome`` its batch's status in the store (``gate-passed``
+    or ``gate-failed``: the batch's latest gate).
     """
     batches = dict(store.conn.execute("SELECT name, status FROM batches").fetchall())
     out = []
     for r in store.rows("SELECT * FROM runs ORDER BY id DESC"):
         summary = _json(r.get("summary"), {})
         scope = _json(r.get("scope"), {})
+        verdict = r.get("verdict") if r["kind"] == "gate" else None
         row = {
-            "id": r["id"], "run_id": r["run_id"], "kind": r["kind"], "status": r["status"],
+            "id": r["id"], "run_id": r["run_id"], "kind": r["kind"], "status": verdict or r["status"],
+            "report_status": r["status"],
             "started": r["started"], "ended": r["ended"],
             "scope": scope.get("kind") or ("corpus" if r["kind"] == "audit" else None),
             "batch": scope.get("batch"),

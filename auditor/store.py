@@ -294,6 +294,13 @@ def _readings(db: Any) -> None:
         ) WITHOUT ROWID""")
 
 
+@migration("0012_gate_verdicts")
+def _gate_verdicts(db: Any) -> None:
+    """A gate run's verdict (PASSED, FAILED, REFUSED), which its report status (OK or REFUSED:
+    did the audit report findings) does not say."""
+    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -74,3 +74,40 @@ def test_show_lists_the_other_readings(tmp_path, store):
     assert "other reading docx:changes-rejected:" in shown and "(test)" in shown
     assert document_view(store, 1, with_text=True)["readings"][0]["text"].startswith(
         synth.contract(32, 2_000, kind="credit")[:40])
+
+
+def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
+    """report.html/md/json of a gate say FAILED, with gate.json's counts, and still verify."""
+    import json
+
+    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.pipeline import verify
+
+    lease = synth.contract(41, 12_000)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "lease.txt").write_text(lease)
+    (tmp_path / "corpus" / "credit.txt").write_text(synth.contract(42, 12_000))
+    (tmp_path / "corpus" / "f.txt").write_text(synth.filing(45, 40_000)[0])
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        ingest(store, [tmp_path / "corpus"], batch="corpus", workers=1)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "filing.txt").write_text(synth.filing(43, 30_000)[0] + "\n\n" + lease)
+    (tmp_path / "new" / "clean.txt").write_text(synth.contract(44, 12_000))
+    g = run_gate(GateOptions(db=db, inputs=[tmp_path / "new"], batch="new", out=tmp_path / "gate", workers=1))
+    assert g.status == "FAILED"
+    report = json.loads((tmp_path / "gate" / "report.json").read_text())
+    gate_json = json.loads((tmp_path / "gate" / "gate.json").read_text())
+    assert report["gate"]["status"] == gate_json["status"] == "FAILED"
+    assert report["gate"]["counts"] == gate_json["counts"] and gate_json["counts"]["failing"] == 1
+    html = (tmp_path / "gate" / "report.html").read_text()
+    assert "<title>CI gate: FAILED</title>" in html and "Containment audit: OK" not in html
+    assert html.index("Gate verdict") < html.index('id="contained"')
+    assert (tmp_path / "gate" / "report.md").read_text().startswith("# CI gate: **FAILED**")
+    with Store(db) as store:
+        assert verify(tmp_path / "gate", store).ok
+    gate_json["counts"]["failing"] = 0  # gate.json and the report must agree
+    (tmp_path / "gate" / "gate.json").write_text(json.dumps(gate_json))
+    with Store(db) as store:
+        v = verify(tmp_path / "gate", store)
+    assert not v.ok and any("gate.json says counts" in p for p in v.problems)

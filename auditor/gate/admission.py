@@ -109,7 +109,7 @@ def run_gate(opts: GateOptions) -> GateResult:
     an empty batch come back as a REFUSED or ERROR result, with the artefacts written, so CI
     shows why.
     """
-    from auditor.pipeline import audit_job
+    from auditor.pipeline import attach_gate, audit_job
 
     t0 = time.monotonic()
     started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -177,6 +177,9 @@ def run_gate(opts: GateOptions) -> GateResult:
             with store.write():
                 store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
                                    ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
+                if outcome is not None:
+                    store.conn.execute("UPDATE runs SET verdict = ? WHERE run_id = ?",
+                                       (status, outcome.report["run"]["run_id"]))
 
     g = GateResult(
         status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,
@@ -189,6 +192,8 @@ def run_gate(opts: GateOptions) -> GateResult:
     if outcome is not None:
         g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
     g.seconds = round(time.monotonic() - t0, 3)
+    if g.report_dir is not None and report is not None:
+        attach_gate(g.report_dir, g.report_block())
     write_artifacts(g, opts, cwd)
     return g
 

@@ -316,6 +316,23 @@ class GateResult:
             return NothingToGate("; ".join(self.notes[:1]) or "nothing was gated")
         return None
 
+    def report_block(self) -> dict[str, Any]:
+        """What the gate's report leads with (``report.json`` ``gate``): the verdict, its batch,
+        counts equal to gate.json's, findings by kind and level, and each finding in a line."""
+        by_kind = {k: {lv: sum(1 for f in self.findings if f.kind == k and f.level == lv)
+                       for lv in ("error", "warning", "baselined")} for k in KINDS}
+        return {
+            "status": self.status, "batch": self.batch, "dry_run": self.dry_run,
+            "threshold": self.threshold, "fail_on": sorted(self.fail_on), "counts": self.counts,
+            "by_kind": {k: v for k, v in by_kind.items() if any(v.values())},
+            "findings": [{"kind": f.kind, "rule": f.rule, "level": f.level, "new": f.new.get("path"),
+                          "other": (f.other or {}).get("path"), "containment": f.containment,
+                          "reading": f.reading, "message": f.sentence()} for f in self.findings],
+            "documents": [{"path": d.get("path"), "status": d.get("status"), "reason": d.get("reason")}
+                          for d in self.documents],
+            "refused_because": self.refused_because, "notes": self.notes,
+        }
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "format": GATE_FORMAT, "tool_version": __version__, "status": self.status,
