@@ -121,6 +121,7 @@ class _Task:
     mtime: str = ""
     sha256: str = ""
     meta: dict = field(default_factory=dict)
+    attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -660,12 +661,13 @@ def _record_failure(
         " sha256, size, mtime, source, meta, seen_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT (resolved, part, sha256) DO UPDATE SET batch_id = excluded.batch_id,"
         " status = excluded.status, code = excluded.code, message = excluded.message,"
-        " seen_at = excluded.seen_at",
+        " meta = excluded.meta, seen_at = excluded.seen_at",
         (
             batch_id, status, code, db_text(message), task.path, task.resolved, db_text(part), within_id,
             sha256 if sha256 is not None else task.sha256,
             size if size is not None else task.size, task.mtime, source,
-            json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
+            json.dumps({**(meta or {}), **task.meta, **({"attempt": task.attempt} if task.attempt else {})},
+                       sort_keys=True), now(),
         ),
     )
 
@@ -698,6 +700,8 @@ def _store_prepared(
             if p["doc"] is not None:
                 _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
                            within_id=doc_id, meta=p["meta"], source=source)
+                store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part = ?",
+                                   (task.resolved, doc_id, seq))  # a retry that succeeded
                 out.parts += 1
             else:
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
@@ -837,6 +841,23 @@ def _task_for(found: Found) -> _Task:
     return _Task(db_text(found.path), db_text(found.resolved), found.fs_path, meta=_name_meta(found.path))
 
 
+def attempt_of(limits: Limits) -> dict[str, Any]:
+    """What decides whether an input that failed could fare otherwise now: the tool's version
+    and the limits it ran under (not the batch's time budget)."""
+    return {"tool_version": __version__,
+            "limits": {k: v for k, v in sorted(asdict(limits).items()) if k != "budget"}}
+
+
+def _tried_alike(store: Store, attempt: dict[str, Any], where: str, args: tuple[Any, ...]) -> bool:
+    """Whether every failure matching ``where`` was recorded under ``attempt`` (failures recorded
+    before attempts were kept count as tried alike: the user can still ask for a retry)."""
+    for (meta,) in store.conn.execute(f"SELECT meta FROM failures WHERE {where}", args):
+        then = json.loads(meta or "{}").get("attempt")
+        if then is not None and then != attempt:
+            return False
+    return True
+
+
 def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, source: str | None,
          limits: Limits, params: Params, workers: int, retry_failed: bool, deadline: float | None,
          on_start: Callable[[int, int], None] | None,
@@ -851,6 +872,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         if on_file:
             on_file(o)
 
+    attempt = attempt_of(limits)
     plan: list[tuple[str, Any]] = []  # in input order: ("done", outcome), ("fail", ...), ("dup"|"todo", task)
     # the store's own files are never read here: another descriptor on them would drop this
     # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
@@ -859,6 +881,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         if found.status is None and found.resolved in own:
             continue
         task = _task_for(found)
+        task.attempt = attempt
         if found.status is not None:
             plan.append(("fail", (task, found.status, found.code, found.message)))
             continue
@@ -882,10 +905,18 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             " WHERE d.sha256 = ? AND s.resolved = ? AND s.part = '' LIMIT 1",
             (task.sha256, task.resolved),
         ).fetchone()
-        failed_before = not retry_failed and store.scalar(
-            "SELECT 1 FROM failures WHERE resolved = ? AND part = '' AND sha256 = ? AND code != ?",
-            (task.resolved, task.sha256, BUDGET),
-        )
+        where = "resolved = ? AND part = '' AND sha256 = ? AND code != ?"
+        failed_before = not retry_failed and store.scalar(f"SELECT 1 FROM failures WHERE {where}",
+                                                          (task.resolved, task.sha256, BUDGET)) \
+            and _tried_alike(store, attempt, where, (task.resolved, task.sha256, BUDGET))
+        if known and (task.sha256, task.resolved) not in seen_here:
+            parts = "resolved = ? AND within_id = ? AND part != '' AND status = 'failed'"
+            if store.scalar(f"SELECT 1 FROM failures WHERE {parts}", (task.resolved, known[0])) and (
+                    retry_failed or not _tried_alike(store, attempt, parts, (task.resolved, known[0]))):
+                plan.append(("todo", task))  # parts that failed are tried again
+                todo.append(task)
+                seen_here.add((task.sha256, task.resolved))
+                continue
         if known or failed_before or (task.sha256, task.resolved) in seen_here:
             plan.append(("done", FileOutcome(task.path, "unchanged", task.size,
                                              doc_id=int(known[0]) if known else None,

@@ -97,6 +97,7 @@ class GateOptions:
     summary: Path | None = None
     step_summary: Path | None = None  # $GITHUB_STEP_SUMMARY, appended to
     workers: int = 0
+    retry_failed: bool = False  # inputs that failed before with the same bytes are tried again
     limits: Limits | None = None
     command: str = ""
     cwd: Path | None = None
@@ -130,7 +131,8 @@ def run_gate(opts: GateOptions) -> GateResult:
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
-                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True)
+                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True,
+                        retry_failed=opts.retry_failed)
         view = batch_view(store, result)
         withdraw(store, view, opts.deleted)
         withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
