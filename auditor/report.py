@@ -29,7 +29,7 @@ from typing import Any
 from auditor import __version__
 from auditor.audit import AuditResult
 from auditor.controls import ControlsResult
-from auditor.errors import ReportError
+from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import Store
 
 FORMAT = "containment-auditor-report/2"
@@ -522,8 +522,11 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if is_disk_full(e):
+            raise DiskFull(f"no space left to write {path} ({e}); free some space and run the "
+                           "command again") from e
         raise
 
 

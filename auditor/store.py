@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
+from auditor.errors import DiskFull, IndexMismatch, NoDocument, StoreBusy, StoreError, is_disk_full
 from auditor.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
@@ -467,12 +467,15 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
         try:
             yield self.conn
-        except BaseException:
+            self.conn.execute("COMMIT")
+        except BaseException as e:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")
+            if is_disk_full(e):
+                raise DiskFull(f"{self.path}: no space left on its device ({e}); the transaction was "
+                               "rolled back, so the store holds what it held before: free some space "
+                               "and run the command again") from e
             raise
-        else:
-            self.conn.execute("COMMIT")
 
     # -- small helpers -------------------------------------------------------------------
     def meta(self, key: str) -> str | None:

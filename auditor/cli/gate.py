@@ -18,7 +18,7 @@ from auditor.cli.common import (
     with_controls_options,
 )
 from auditor.console import clean, json_safe, markup
-from auditor.errors import AuditorError
+from auditor.errors import AuditorError, DiskFull, is_disk_full
 from auditor.gate import (
     KINDS,
     GateCrashed,
@@ -95,6 +95,9 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
     except AuditorError:
         raise
     except Exception as e:  # a crash must exit 2, not 1 ("findings"), so CI never misreads it
+        if is_disk_full(e):
+            raise DiskFull(f"no space left on the device: {e}; the store is intact: free some space "
+                           "and run the gate again") from e
         traceback.print_exc()
         raise GateCrashed(f"internal error: {type(e).__name__}: {e}") from e
     if as_json:
