@@ -42,8 +42,6 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_array
-from scipy.sparse.csgraph import connected_components
 
 from auditor.normalize import word_offsets, words_bytes
 from auditor.score import Estimate, min_hits, needs_exact
@@ -255,6 +253,9 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
     a, b = containing.contained[mutual], containing.container[mutual]
     nodes = np.unique(a)  # the reverse of a mutual pair is mutual too: every member is an ``a``
     ai, bi = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
+    from scipy.sparse import coo_array  # imported here: 0.2 s that commands without families skip
+    from scipy.sparse.csgraph import connected_components
+
     graph = coo_array((np.ones(len(ai), np.int8), (ai, bi)), shape=(len(nodes), len(nodes)))
     k, label = connected_components(graph, directed=True, connection="weak")
     first = np.full(k, len(nodes), np.int64)

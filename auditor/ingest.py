@@ -56,8 +56,7 @@ from typing import Any
 
 from auditor import __version__, sandbox
 from auditor.errors import ExtractionError, StoreError
-from auditor.extract import Extracted, Limits, extract_bytes
-from auditor.extract.common import storable
+from auditor.extract.common import Extracted, Limits, storable
 from auditor.index import prepare_text, write_index_rows
 from auditor.shingle import Params, WordHasher
 from auditor.store import Store, now
@@ -122,6 +121,7 @@ class _Task:
     sha256: str = ""
     meta: dict = field(default_factory=dict)
     attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
+    retry: bool = False  # a stored file read again for the parts that failed
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -465,6 +465,8 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     params = Params(**request["params"])
     if _HASHER is None or _HASHER.seed != params.seed:
         _HASHER = WordHasher(params.seed)
+    from auditor.extract import extract_bytes  # the parsers: only in the sandbox child
+
     ex = extract_bytes(data, request["name"], limits)
     blobs: list[bytes] = []
     return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER), blobs)}, blobs
@@ -694,14 +696,15 @@ def _store_prepared(
         d = result["doc"]
         doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
         out.doc_id = doc_id
-        out.status = "ok" if created else "duplicate"
+        out.status = "ok" if created or task.retry else "duplicate"
+        if task.retry:  # its parts' failures are recorded again below, from this attempt
+            store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
+                               (task.resolved, doc_id))
         for i, p in enumerate(d["parts"], 1):
             seq = db_text(str(p["meta"].get("sequence") or i))
             if p["doc"] is not None:
                 _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
                            within_id=doc_id, meta=p["meta"], source=source)
-                store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part = ?",
-                                   (task.resolved, doc_id, seq))  # a retry that succeeded
                 out.parts += 1
             else:
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
@@ -913,7 +916,8 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             parts = "resolved = ? AND within_id = ? AND part != '' AND status = 'failed'"
             if store.scalar(f"SELECT 1 FROM failures WHERE {parts}", (task.resolved, known[0])) and (
                     retry_failed or not _tried_alike(store, attempt, parts, (task.resolved, known[0]))):
-                plan.append(("todo", task))  # parts that failed are tried again
+                task.retry = True  # parts that failed are tried again
+                plan.append(("todo", task))
                 todo.append(task)
                 seen_here.add((task.sha256, task.resolved))
                 continue

@@ -63,6 +63,7 @@ class Computed:
 
     report: Report
     audit: AuditResult | None
+    controls_cached: str | None = None  # the fixture controls' cache key, when read from the cache
 
 
 def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_empty: bool) -> list[str]:
@@ -94,6 +95,7 @@ def compute(
     engine: str = "sqlite",
     master: str = "local[*]",
     workdir: Path | None = None,
+    cache_controls: bool = False,
 ) -> Computed:
     """The report for the store as it is now (no files written).
 
@@ -121,14 +123,14 @@ def compute(
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
         controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn,
-                                documents=covered.members)
+                                documents=covered.members, cache=cache_controls)
         refusal = _refusal(store, controls, covered, allow_empty)
         audit = (audit_fn(store, threshold, only=only, documents=covered.members)
                  if controls.passed and not refusal else None)
         report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
-        return Computed(report, audit)
+        return Computed(report, audit, controls.cached)
     finally:
         store.conn.execute("COMMIT")
 
@@ -156,7 +158,7 @@ def audit_job(
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
-                       workdir=workdir)
+                       workdir=workdir, cache_controls=True)
     # the sidecars are written (and hashed) once, before the digest that names the run exists
     stage = Path(out) if out else reports_root / f".partial-{started:%Y%m%dT%H%M%S}-{os.getpid()}"
     stage.mkdir(parents=True, exist_ok=True)
@@ -170,6 +172,8 @@ def audit_job(
     directory = Path(out) if out else reports_root / run_id
     report["run"] = run_block(run_id, started, command)
     report["run"]["directory"] = str(directory.resolve())  # relative links to the sources start here
+    if computed.controls_cached:  # not in the digest: a fresh run gives the same results
+        report["run"]["controls_cache"] = f"fixture controls read from the cache (key {computed.controls_cached[:16]})"
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     report["run_digest"] = run_digest(report)

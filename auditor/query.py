@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
-from auditor.extract import Limits
+from auditor.extract.common import Limits
 from auditor.ingest import prepare_file
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits

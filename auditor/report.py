@@ -28,7 +28,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.audit import AuditResult
-from auditor.controls import ControlsResult
+from auditor.controls import ControlsResult, fixtures_digest
 from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import Store
 
@@ -68,19 +68,6 @@ def run_digest(report: dict[str, Any]) -> str:
     if "gate" in report:
         bound["gate"] = report["gate"]
     return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
-
-
-def _fixtures_digest(directory: Path) -> str | None:
-    """sha256 over the control manifest and every file it names, so a report says which controls."""
-    manifest = directory / "manifest.json"
-    if not manifest.is_file():
-        return None
-    names = sorted({n for c in json.loads(manifest.read_text())["controls"]
-                    for n in (c["contained"], c["container"])})
-    h = hashlib.sha256(manifest.read_bytes())
-    for n in names:
-        h.update(f"\n{n}\t".encode() + hashlib.sha256((directory / n).read_bytes()).hexdigest().encode())
-    return h.hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -132,7 +119,7 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
         "corpus": {"documents": n, "digest": cdig},
         "controls": {"seed": controls.seed if controls else None,
                      "directory": Path(controls.directory).name if controls and controls.directory else None,
-                     "fixtures_digest": _fixtures_digest(Path(controls.directory))
+                     "fixtures_digest": fixtures_digest(Path(controls.directory))
                      if controls and controls.directory else None,
                      "note": controls.note if controls else ""},
     }

@@ -362,6 +362,26 @@ def connect(path: str | os.PathLike, *, readonly: bool | None = None, timeout: f
                            isolation_level=None, check_same_thread=False)
 
 
+def _sqlite_utils() -> Any:
+    """sqlite-utils, imported without pandas: it imports pandas when installed only to accept
+    DataFrames, which the store never passes, and that costs most of a second in every command
+    that opens a new store (the controls' scratch stores, a gate's). ``None`` in ``sys.modules``
+    is how Python spells "not installed"; the entry is removed again, so later imports of pandas
+    (the Spark engine's) are unaffected."""
+    import sys
+
+    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
+        import sqlite_utils
+
+        return sqlite_utils
+    sys.modules["pandas"] = None  # type: ignore[assignment]
+    try:
+        import sqlite_utils
+    finally:
+        del sys.modules["pandas"]
+    return sqlite_utils
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -405,9 +425,7 @@ class Store:
         Imported on first use: sqlite-utils pulls in optional heavy modules (pandas, when
         installed), which the command line does not need to start.
         """
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
+        return _sqlite_utils().Database(self.conn)
 
     def _applied_migrations(self) -> list[str]:
         """Names of the applied schema migrations, read without importing sqlite-utils."""
@@ -432,9 +450,7 @@ class Store:
     def _migrate(self) -> None:
         with self.write():
             if self._pending_migrations():  # another process may have migrated meanwhile
-                from sqlite_utils.migrations import Migrations
-
-                steps = Migrations(MIGRATION_SET)
+                steps = _sqlite_utils().Migrations(MIGRATION_SET)
                 for name, fn in MIGRATIONS:
                     steps(name=name)(fn)
                 steps.apply(self.db)

@@ -783,3 +783,28 @@ def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path)
     for seed in range(10):
         _, controls, _ = corpus_controls(store, seed)
         assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
+
+
+def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, corpus_dir, tmp_path, monkeypatch):
+    """A second audit reads the fixture controls' result recorded by the first (same code,
+    parameters, threshold and fixtures): the same report digest, the run block says so, and
+    verify (which never reads the cache) agrees. Another threshold is another key."""
+    from auditor.controls import cache_dir, fixture_key
+    from auditor.pipeline import verify
+
+    monkeypatch.delenv("AUDITOR_NO_CACHE")
+    monkeypatch.setenv("AUDITOR_CACHE", str(tmp_path / "cache"))
+    ingest(store, [corpus_dir], workers=1)
+    first = audit_job(store, 0.8, out=tmp_path / "r1")
+    assert "controls_cache" not in first.report["run"]
+    key = fixture_key(store.params, 0.8, default_controls_dir())
+    assert (cache_dir() / "controls" / f"{key}.json").is_file()
+    second = audit_job(store, 0.8, out=tmp_path / "r2")
+    assert second.report["run"]["controls_cache"].endswith(f"(key {key[:16]})")
+    assert second.report["digest"] == first.report["digest"]
+    assert "fixture controls read from the cache" in (tmp_path / "r2" / "report.md").read_text()
+    assert verify(tmp_path / "r2", store).ok
+    third = audit_job(store, 0.85, out=tmp_path / "r3")
+    assert "controls_cache" not in third.report["run"]  # another key
+    (cache_dir() / "controls" / f"{key}.json").write_text("{not json")
+    assert "controls_cache" not in audit_job(store, 0.8, out=tmp_path / "r4").report["run"]  # unreadable: run again

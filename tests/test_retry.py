@@ -47,3 +47,27 @@ def test_failed_parts_of_a_stored_submission_are_tried_again(tmp_path, store):
     assert store.scalar("SELECT count(*) FROM failures WHERE part != ''") == 0
     assert store.scalar("SELECT count(*) FROM documents WHERE parent_id IS NOT NULL") == 2
     assert ingest(store, [sub], workers=1).outcomes[0].status == "unchanged"
+
+
+def test_a_gate_reads_and_gates_the_parts_a_stored_submission_failed_before(tmp_path, store):
+    """The corpus holds a submission whose exhibit was over a limit; a gate with a larger limit
+    reads the exhibit now and gates it (it is a copy of a stored contract: a finding)."""
+    from auditor.gate.admission import GateOptions, run_gate
+
+    lease = synth.contract(5, 12_000)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "lease.txt").write_text(lease)
+    (tmp_path / "corpus" / "credit.txt").write_text(synth.contract(6, 12_000))
+    (tmp_path / "corpus" / "f.txt").write_text(synth.filing(7, 40_000)[0])
+    sub = tmp_path / "corpus" / "8k.txt"
+    sub.write_bytes(make_edgar_submission(HEADER, [
+        {"type": "8-K", "filename": "8k.htm", "text": synth.contract(8, 3_000)},
+        {"type": "EX-10.1", "filename": "ex10.txt", "text": synth.contract(9, 8_000) + "\n\n" + lease}]))
+    r = ingest(store, [tmp_path / "corpus"], batch="corpus", limits=Limits(max_text_chars=16_000), workers=1)
+    assert [p[1] for o in r.outcomes for p in o.part_problems] == ["text_too_long"]
+    g = run_gate(GateOptions(db=store.path, inputs=[sub], batch="again", dry_run=True, out=tmp_path / "gate",
+                             workers=1))
+    assert g.status == "FAILED"
+    assert [(f.kind, f.new["path"].rsplit("#", 1)[1]) for f in g.findings if f.level == "error"] == [
+        ("corpus-in-new", "2")]
+    assert g.known == [str(sub)]

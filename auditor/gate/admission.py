@@ -14,7 +14,7 @@ from typing import Any
 from auditor.audit import AuditResult
 from auditor.check import require_intact
 from auditor.errors import UsageError
-from auditor.extract import Limits
+from auditor.extract.common import Limits
 from auditor.gate.baseline import (
     baseline_index,
     load_baseline,

@@ -164,18 +164,23 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
             f"SELECT {cols} FROM sightings WHERE doc_id = ? AND resolved = ? AND part = ''",
             (o.doc_id, resolved),
         ).fetchone()
-        if row is None or row[6] not in ungated:
-            known.append(o.path)
-            continue
-        sightings.append(sighting(row))
+        # a file the corpus already holds is not gated, except the parts this run read for the
+        # first time (a retry of parts that failed before)
+        only_this_run = row is None or row[6] not in ungated
+        this_run = " AND batch_id = ?" if only_this_run else ""
+        args = (resolved, o.doc_id, *((batch_id,) if only_this_run else ()))
         parts = [sighting(r) for r in store.conn.execute(
-            f"SELECT {cols} FROM sightings WHERE resolved = ? AND within_id = ? AND part != ''",
-            (resolved, o.doc_id))]
+            f"SELECT {cols} FROM sightings WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)]
+        failed_parts = store.rows("SELECT path, part, status, code, message, sha256 FROM failures"
+                                  f" WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)
+        if only_this_run:
+            known.append(o.path)
+            if not parts and not failed_parts:
+                continue
+        else:
+            sightings.append(sighting(row))
         sightings += sorted(parts, key=lambda s: seq_key(s.part))
-        for f in sorted(store.rows(
-            "SELECT path, part, status, code, message, sha256 FROM failures"
-            " WHERE resolved = ? AND within_id = ? AND part != ''", (resolved, o.doc_id),
-        ), key=lambda f: seq_key(f["part"])):
+        for f in sorted(failed_parts, key=lambda f: seq_key(f["part"])):
             entry = {"path": o.path, "part": f["part"], "code": f["code"], "message": f["message"],
                      "sha256": f["sha256"] or ""}
             (errors if f["status"] == "failed" else skipped).append(entry)
