@@ -987,7 +987,8 @@ def run_audit(
     del index  # the largest structure of the audit; verification reads texts, not samples
     sizes = dict(zip(docs, shingles, strict=True))
     short = short_documents(store, params, docs, shingles)
-    n_workers = workers or min(2, os.cpu_count() or 1)
+    # a private transaction's writes (a dry-run gate's batch) are invisible to other processes
+    n_workers = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
         verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)

@@ -117,8 +117,7 @@ def compute(
         raise UsageError(f"unknown engine {engine!r}; expected sqlite or spark")
     if allow_empty:
         scope = {**(scope or {"kind": "corpus"}), "allow_empty": True}
-    store.conn.execute("BEGIN")  # one read snapshot (WAL) for controls, audit and report
-    try:
+    with store.snapshot():  # one read snapshot (WAL) for controls, audit and report
         covered = universe(store, documents)
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
@@ -131,8 +130,6 @@ def compute(
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
         return Computed(report, audit, controls.cached)
-    finally:
-        store.conn.execute("COMMIT")
 
 
 def audit_job(

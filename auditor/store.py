@@ -402,6 +402,7 @@ class Store:
         elif readonly and not self.path.exists():
             raise StoreError(f"no store at {self.path}")
         self.writable = not readonly
+        self.private = False  # inside private_transaction(): other processes cannot see its writes
         try:
             self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -472,9 +473,57 @@ class Store:
                              f"but {why}")
 
     @contextmanager
+    def private_transaction(self) -> Iterator[None]:
+        """Everything done inside is rolled back at the end (a dry run): one ``BEGIN IMMEDIATE``
+        transaction, held for the duration (other writers wait), in which every :meth:`write`
+        is a savepoint. Only this connection sees the changes, so work that would open the store
+        from other processes runs in this one (``private`` is True)."""
+        self.require_writable("a dry run works in a transaction that is rolled back")
+        self._begin("BEGIN IMMEDIATE")
+        self.private = True
+        try:
+            yield
+        finally:
+            self.private = False
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read snapshot (WAL) for what reads the store several times; inside a transaction
+        already open, that transaction is the snapshot."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+    def _begin(self, statement: str) -> None:
+        try:
+            self.conn.execute(statement)
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise StoreBusy(f"{self.path} is locked by another process: {e}") from e
+            raise StoreError(f"{self.path}: {e}") from e
+
+    @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none."""
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none (a savepoint
+        inside a private transaction)."""
         self.require_writable("this needs to write to it")
+        if self.private:
+            self.conn.execute("SAVEPOINT write")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK TO write")
+                self.conn.execute("RELEASE write")
+                raise
+            self.conn.execute("RELEASE write")
+            return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:

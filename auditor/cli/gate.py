@@ -44,7 +44,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
               help="File of paths (one per line) this change deletes or renames away: corpus documents "
                    "seen only there are not compared.")
 @click.option("--dry-run", is_flag=True,
-              help="Ingest into a throwaway copy of the store (SQLite backup API): the store is unchanged.")
+              help="Gate in a transaction that is rolled back at the end: the store is unchanged.")
 @click.option("--fail-on", default="all", show_default=True, metavar="KINDS",
               help=f"Comma list of finding kinds that fail the gate ({', '.join(KINDS)}; or all, none); "
                    "the others are warnings.")

@@ -124,7 +124,8 @@ def run_gate(opts: GateOptions) -> GateResult:
     entries = load_baseline(opts.baseline, missing_ok=opts.update_baseline) if opts.baseline else []
     notes: list[str] = []
     if opts.dry_run:
-        notes.append("dry run: the batch was ingested into a throwaway copy; the store is unchanged")
+        notes.append("dry run: the batch was ingested in a transaction that was rolled back; the store "
+                     "is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
         require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2

@@ -1,4 +1,4 @@
-"""What a batch brought: the store the gate works on (a throwaway copy for a dry run), the new
+"""What a batch brought: the store the gate works on (rolled back after a dry run), the new
 documents, failed and skipped inputs, what was already known, and what the change withdraws.
 """
 
@@ -48,9 +48,15 @@ def copy_store(src: Path, dst: Path) -> None:
 
 @contextmanager
 def open_gate_store(db: Path, dry_run: bool) -> Iterator[Store]:
-    """The store itself, or with ``dry_run`` a throwaway copy of it."""
+    """The store itself; with ``dry_run``, the store inside a transaction that is rolled back at
+    the end (nothing is copied: the cost is the batch's, not the store's), or, for a store this
+    process cannot write, a throwaway copy of it."""
     if not dry_run:
         with Store(db, create=False) as store:
+            yield store
+        return
+    if Path(db).is_file() and writable_location(db):
+        with Store(db, create=False) as store, store.private_transaction():
             yield store
         return
     tmp = Path(tempfile.mkdtemp(prefix="auditor-gate-"))
@@ -191,7 +197,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
 
 def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
     """Withdraw (``auditor.withdraw``) corpus documents seen only at paths this change revises or
-    deletes; in the store the gate works on (a throwaway copy for a dry run)."""
+    deletes; in the store the gate works on (rolled back after a dry run)."""
     from auditor.withdraw import retire_places
 
     view.gone = {s.resolved for s in view.sightings if not s.part} | {_resolved(p) for p in deleted}
