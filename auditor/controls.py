@@ -260,10 +260,19 @@ def _paragraph_cut(text: str, at: float) -> int:
     return len(text)
 
 
+#: Corpus documents a gate's controls may also draw from, besides its batch (a seeded choice).
+GATE_EXTRA = 64
+
+
 def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
+                    draw_from: list[int] | None = None,
                     ) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
     """Files to write and the controls over them, from the corpus's own documents (those the
     audit covers: ``documents``, else every stored one).
+
+    ``draw_from``: where the audit looks (a gate's new documents): the controls are drawn from
+    those, with up to ``GATE_EXTRA`` covered documents chosen by the seed beside them, so their
+    cost is the batch's, not the corpus's; the same arguments draw the same controls.
 
     Returns (files as (name, text), controls, note). Documents of 300 words or more are drawn;
     a corpus of notices and clauses, which has fewer than two, draws from those of 40 words or
@@ -273,8 +282,15 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     must not pass by default).
     """
     covered = universe(store, documents)
+    pool = covered.representatives
+    looked_at: list[int] = []
+    if draw_from is not None:
+        looked_at = sorted({covered.representative[d] for d in draw_from if d in covered.representative})
+        rest = sorted(set(pool) - set(looked_at))
+        pick = random.Random(f"controls/{seed}/extra").sample(rest, min(GATE_EXTRA, len(rest)))
+        pool = sorted(set(looked_at) | set(pick))
     every = store.select_in("SELECT d.id, d.n_words, i.sampled, d.n_chars FROM documents d"
-                            " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", covered.representatives)
+                            " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", pool)
     lost = [r[0] for r in every if r[3] >= 2000 and r[1] * 60 < r[3]]
     if lost:
         return [], [], (f"FAIL: {len(lost)} document(s) of 2,000+ characters normalise to almost no words "
@@ -285,7 +301,9 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     if len(rows) < 2:
         return [], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2"
     rng = random.Random(f"controls/{seed}")
-    small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
+    # the contained document comes from where the audit looks, when it holds one to draw
+    first = [r for r in rows if r[0] in looked_at] if draw_from is not None else []
+    small = sorted(first or rows, key=lambda r: (r[1], r[0]))[: max(1, len(first or rows) // 2)]
     ids = [r[0] for r in rows]
     samples = [np.frombuffer(r[2], dtype=np.uint64) for r in rows]
     index = SampledIndex(np.array(ids, dtype=np.int64), samples)
@@ -411,10 +429,13 @@ def run_controls(
     audit: AuditFn = run_audit,
     documents: list[int] | None = None,
     cache: bool = False,
+    draw_from: list[int] | None = None,
 ) -> ControlsResult:
     """Run the fixture controls and the corpus-drawn controls with the store's parameters.
 
     :param documents: the documents the audit covers (corpus-drawn controls come from them).
+    :param draw_from: where the audit looks (a gate's batch): corpus-drawn controls are drawn
+        from these and a few covered documents beside them (:func:`corpus_controls`).
 
     :param audit: the engine's audit function (``run_audit``, or the Spark engine's), so the
         controls go through the same engine as the corpus.
@@ -442,7 +463,7 @@ def run_controls(
     results += fixtures
     note = ""
     if corpus:
-        files, controls, note = corpus_controls(store, seed, documents)
+        files, controls, note = corpus_controls(store, seed, documents, draw_from)
         if controls:
             results += _run_in_scratch(params, list(files), controls, "corpus", threshold, audit)
         elif note.startswith("FAIL"):

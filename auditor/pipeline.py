@@ -122,7 +122,8 @@ def compute(
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
         controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn,
-                                documents=covered.members, cache=cache_controls)
+                                documents=covered.members, cache=cache_controls,
+                                draw_from=sorted(only) if only is not None else None)
         refusal = _refusal(store, controls, covered, allow_empty)
         audit = (audit_fn(store, threshold, only=only, documents=covered.members)
                  if controls.passed and not refusal else None)

@@ -808,3 +808,19 @@ def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, 
     assert "controls_cache" not in third.report["run"]  # another key
     (cache_dir() / "controls" / f"{key}.json").write_text("{not json")
     assert "controls_cache" not in audit_job(store, 0.8, out=tmp_path / "r4").report["run"]  # unreadable: run again
+
+
+def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
+    """draw_from (a gate's new documents): the contained document is one of them, the rest of
+    the draw comes from at most GATE_EXTRA other documents, and the same call draws the same."""
+    from auditor.demo import synth
+
+    for i in range(12):
+        (tmp_path / f"c{i:02d}.txt").write_text(synth.contract(100 + i, 6_000))
+    ingest(store, [tmp_path], workers=1)
+    batch = [3, 7]
+    files, controls, note = corpus_controls(store, 0, None, draw_from=batch)
+    assert note == "" and controls[0]["note"].split(" inserted")[0] in ("doc 3", "doc 7")
+    assert corpus_controls(store, 0, None, draw_from=batch) == (files, controls, note)
+    whole = corpus_controls(store, 0, None)
+    assert whole[1][0]["note"].split(" inserted")[0] not in ("doc 3", "doc 7") or whole != (files, controls, note)
