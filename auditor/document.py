@@ -93,6 +93,10 @@ def lines(p: dict[str, Any]) -> list[str]:
         line += f", seen {s['seen_at']}"
         if s["mtime"]:
             line += f", modified {s['mtime']}"
+        filing = (s["meta"] or {}).get("submission")
+        if filing:
+            line += (f", in {filing.get('accession_number')} {filing.get('form_type')} filed "
+                     f"{iso_date(filing.get('filing_date'))}")
         if s.get("gone_at"):
             line += f"; GONE since {s['gone_at']}"
         out.append(line)

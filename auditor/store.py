@@ -645,7 +645,8 @@ class Store:
         return doc
 
     def provenance(self, doc_id: int) -> dict[str, Any]:
-        """A document with every sighting, its parent (EDGAR submission) and index counts."""
+        """A document with every sighting, its parent (of the EDGAR submissions it was seen in,
+        the one with the richest header) and index counts."""
         doc = self.document(doc_id)
         doc["sightings"] = self.rows(
             "SELECT s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source, s.meta, "
@@ -655,13 +656,24 @@ class Store:
         )
         for s in doc["sightings"]:
             s["meta"] = json.loads(s["meta"])
-        doc["parent"] = self.document(doc["parent_id"]) if doc["parent_id"] else None
+        doc["parent"] = self._richest_submission(doc)
         doc["index"] = (self.rows(
             "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
         ) or [None])[0]
         doc["withdrawals"] = self.rows(
             "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc
+
+    def _richest_submission(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """Of the EDGAR submissions a part was seen in, the one whose header says most (a feed
+        copy and an archive copy of one filing, a bare document and its full submission), then
+        the first stored."""
+        from auditor.edgar import header_richness
+
+        ids = {s["within_id"] for s in doc["sightings"] if s["within_id"]}
+        ids |= {doc["parent_id"]} if doc["parent_id"] else set()
+        found = [self.document(i) for i in sorted(ids)]
+        return max(found, key=lambda d: (header_richness(d["meta"]), -d["id"])) if found else None
 
     @functools.cached_property
     def text_digests(self) -> bool:

@@ -52,8 +52,9 @@ __all__ = [
 ]
 
 
-def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
-    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer)."""
+def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer); ``name`` is the
+    file's, which an EDGAR file without header takes its accession number from."""
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
 
@@ -69,7 +70,11 @@ def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
     if fmt == "edgar":
         from auditor.extract.submission import extract_edgar
 
-        return extract_edgar(data, limits)
+        return extract_edgar(data, limits, name)
+    if fmt == "xml":
+        from auditor.extract.xml import read_xml
+
+        return read_xml(data, limits, name)
     if fmt == "binary":
         from auditor.extract.detect import binary_kind
 
@@ -88,7 +93,7 @@ def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Ext
         raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
     from auditor.extract.detect import detect_format
 
-    return extract_format(detect_format(data, name), data, limits)
+    return extract_format(detect_format(data, name), data, limits, name)
 
 
 def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:
