@@ -122,6 +122,7 @@ class _Task:
     meta: dict = field(default_factory=dict)
     attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
     retry: bool = False  # a stored file read again for the parts that failed
+    readings: bool = False  # prepare its other readings too (a gate's batch)
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -373,7 +374,10 @@ def _iso_mtime(st: os.stat_result) -> str:
 # -- preparing (in sandbox children) --------------------------------------------------------------
 
 
-def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher) -> dict[str, Any]:
+def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
+                  readings: bool = False) -> dict[str, Any]:
+    """One extracted input, normalised, shingled and sampled; with ``readings``, its other
+    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them)."""
     doc: dict[str, Any] = {
         "sha256": hashlib.sha256(raw).hexdigest(),
         "size": len(raw),
@@ -390,7 +394,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
     }
     doc.update(prepare_text(ex.text, params, hasher) if ex.text else
                {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""})
-    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher)
+    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher) if readings else []
     doc["parts"] = []
     for part in ex.parts:
         p: dict[str, Any] = {
@@ -403,7 +407,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
             "doc": None,
         }
         if part.status == "ok" and part.extracted is not None:
-            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher)
+            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher, readings)
         doc["parts"].append(p)
     return doc
 
@@ -469,7 +473,7 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
 
     ex = extract_bytes(data, request["name"], limits)
     blobs: list[bytes] = []
-    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER), blobs)}, blobs
+    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER, bool(request.get("readings"))), blobs)}, blobs
 
 
 def classify(e: BaseException) -> tuple[str, str]:
@@ -520,7 +524,7 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
     file_deadline = time.monotonic() + limits.timeout
     until = min(file_deadline, deadline if deadline is not None else math.inf)
     request = {"name": task.path, "timeout": max(0.0, until - time.monotonic()),
-               "limits": asdict(limits), "params": params.as_dict()}
+               "limits": asdict(limits), "params": params.as_dict(), "readings": task.readings}
     try:
         msg, blobs = _POOL.run(request, data, memory=limits.memory, deadline=until, cancel=cancel)
     except ExtractionError as e:
@@ -826,7 +830,7 @@ def ingest(
     batch_id = _open_batch(store, name, source, db_text(command or " ".join(sys.argv)),
                            "gating" if gating else "running")
     try:
-        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed,
+        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed, gating,
                         deadline, on_start, on_file)
         restored = reinstate(  # a withdrawn file that comes back is restored
             store, [(o.doc_id, o.resolved) for o in outcomes if o.doc_id is not None], command=command)
@@ -862,7 +866,8 @@ def _tried_alike(store: Store, attempt: dict[str, Any], where: str, args: tuple[
 
 
 def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, source: str | None,
-         limits: Limits, params: Params, workers: int, retry_failed: bool, deadline: float | None,
+         limits: Limits, params: Params, workers: int, retry_failed: bool, readings: bool,
+         deadline: float | None,
          on_start: Callable[[int, int], None] | None,
          on_file: Callable[[FileOutcome], None] | None) -> list[FileOutcome]:
     outcomes: list[FileOutcome] = []
@@ -884,7 +889,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         if found.status is None and found.resolved in own:
             continue
         task = _task_for(found)
-        task.attempt = attempt
+        task.attempt, task.readings = attempt, readings
         if found.status is not None:
             plan.append(("fail", (task, found.status, found.code, found.message)))
             continue

@@ -111,3 +111,80 @@ def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
     with Store(db) as store:
         v = verify(tmp_path / "gate", store)
     assert not v.ok and any("gate.json says counts" in p for p in v.problems)
+
+
+# -- EDGAR: what lies outside the documents, and HTML parts as plain text ----------------------
+
+import pytest  # noqa: E402
+
+from tests.fixtures_build import make_edgar_submission  # noqa: E402
+
+EDGAR_HEADER = {"accession_number": "0000950123-24-000077", "form_type": "8-K", "filing_date": "20240301",
+                "company_name": "ACME CORP", "cik": "0000123456"}
+
+
+@pytest.fixture(scope="module")
+def edgar_corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("edgar-readings")
+    lease = synth.contract(51, 12_000)
+    (d / "corpus").mkdir()
+    (d / "corpus" / "lease.txt").write_text(lease)
+    (d / "corpus" / "credit.txt").write_text(synth.contract(52, 12_000))
+    (d / "corpus" / "f.txt").write_text(synth.filing(53, 40_000)[0])
+    with Store(d / "c.db") as store:
+        ingest(store, [d / "corpus"], batch="corpus", workers=1)
+    return d, lease
+
+
+def _submission(body: str, **where: str) -> bytes:
+    """An 8-K whose press release is ``body``; ``where`` puts extra text in the header, between
+    the documents, after the last, before <TEXT>, or after an early </DOCUMENT>."""
+    data = make_edgar_submission(EDGAR_HEADER, [
+        {"type": "8-K", "filename": "8k.txt", "text": synth.contract(54, 3_000)},
+        {"type": "EX-99.1", "filename": "ex99.htm", "text": body}])
+    if "header" in where:
+        data = data.replace(b"</SEC-HEADER>", where["header"].encode() + b"\n</SEC-HEADER>")
+    if "between" in where:
+        data = data.replace(b"</DOCUMENT>\n<DOCUMENT>", b"</DOCUMENT>\n" + where["between"].encode() + b"\n<DOCUMENT>")
+    if "after" in where:
+        data = data.replace(b"</SEC-DOCUMENT>", where["after"].encode() + b"\n</SEC-DOCUMENT>")
+    if "before_text" in where:
+        data = data.replace(b"<TEXT>", where["before_text"].encode() + b"\n<TEXT>", 1)
+    if "early_end" in where:
+        data = data.replace(b"<TEXT>\n", b"<TEXT>\nA short first part.\n</DOCUMENT>\n" + where["early_end"].encode() + b"\n", 1)
+    return data
+
+
+def _gate_file(d: Path, name: str, data: bytes):
+    from auditor.gate.admission import GateOptions, run_gate
+
+    (d / "new").mkdir(exist_ok=True)
+    f = d / "new" / name
+    f.write_bytes(data)
+    return run_gate(GateOptions(db=d / "c.db", inputs=[f], batch=name, dry_run=True, out=d / f"out-{name}",
+                                workers=1))
+
+
+@pytest.mark.parametrize("where", ["header", "between", "after", "before_text", "early_end"])
+def test_a_contract_outside_the_documents_of_a_submission_fails_the_gate(edgar_corpus, where):
+    d, lease = edgar_corpus
+    g = _gate_file(d, f"{where}.txt", _submission("<p>A short press release.</p>", **{where: lease}))
+    assert g.status == "FAILED"
+    failing = [f for f in g.findings if f.level == "error" and f.kind != "not-auditable"]
+    assert failing and all(f.other and f.other["path"].endswith("lease.txt") for f in failing), g.findings
+    assert any(f.reading == "edgar:outside-documents" for f in failing) or where == "early_end"
+
+
+def test_a_contract_an_html_part_hides_from_a_browser_is_read_as_plain_text(edgar_corpus):
+    d, lease = edgar_corpus
+    release = synth.contract(56, 5_000)
+    hidden = f"<html><body><p>{release}</p><!-- " + lease.replace("-->", "") + "</body></html>"
+    g = _gate_file(d, "comment.txt", _submission(hidden))
+    failing = [f for f in g.findings if f.level == "error"]
+    assert g.status == "FAILED" and [(f.kind, f.reading) for f in failing] == [("corpus-in-new", "edgar:as-plain-text")]
+
+
+def test_a_clean_submission_passes_with_its_readings(edgar_corpus):
+    d, _ = edgar_corpus
+    g = _gate_file(d, "clean.txt", _submission("<p>" + synth.contract(55, 4_000) + "</p>"))
+    assert g.status == "PASSED", [f.sentence() for f in g.findings]
