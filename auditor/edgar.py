@@ -116,6 +116,7 @@ class Document:
     raw: bytes
     offset: int = 0  # of its ``<DOCUMENT>`` tag in the submission (line ends as LF)
     sequence_at: int = -1  # of its ``<SEQUENCE>`` tag, if it has one
+    text_at: int = -1  # where ``raw`` starts in the submission (-1: no ``<TEXT>``)
 
 
 @dataclass
@@ -175,8 +176,9 @@ def parse(data: bytes, max_documents: int | None = None, name: str = "") -> Subm
         end = data.find(b"</DOCUMENT>", start)
         doc = _document(data[start : end if end >= 0 else len(data)], 1, [])
         doc.offset = start
-        if doc.sequence_at >= 0:
-            doc.sequence_at += start
+        for attr in ("sequence_at", "text_at"):
+            if getattr(doc, attr) >= 0:
+                setattr(doc, attr, getattr(doc, attr) + start)
         sub = Submission({"ciks": []}, [doc])
         _derive(sub, name)
         return sub
@@ -193,8 +195,9 @@ def parse(data: bytes, max_documents: int | None = None, name: str = "") -> Subm
                 "edgar_malformed", f"<DOCUMENT> at byte {pos} has no </DOCUMENT> (truncated submission?)")
         doc = _document(data[pos + len(b"<DOCUMENT>") : end], len(sub.documents) + 1, sub.warnings)
         doc.offset = pos
-        if doc.sequence_at >= 0:
-            doc.sequence_at += pos + len(b"<DOCUMENT>")
+        for attr in ("sequence_at", "text_at"):
+            if getattr(doc, attr) >= 0:
+                setattr(doc, attr, getattr(doc, attr) + pos + len(b"<DOCUMENT>"))
         sub.documents.append(doc)
         pos = data.find(b"<DOCUMENT>", end)
     if not sub.documents:
@@ -345,7 +348,21 @@ def _document(body: bytes, position: int, warnings: list[str]) -> Document:
             meta[key] = _text(m.group(2)) or None
             if key == "sequence":
                 sequence_at = m.start()
-    return Document(meta, raw, sequence_at=sequence_at)
+    return Document(meta, raw, sequence_at=sequence_at, text_at=start + len(b"<TEXT>") if start >= 0 else -1)
+
+
+def outside_documents(data: bytes, documents: list[Document]) -> bytes:
+    """Every byte of a submission (line ends as LF, as ``parse`` reads it) that is not the content
+    of one of its documents' ``<TEXT>``: the header, what lies between and after documents, before
+    ``<TEXT>`` and after an early ``</DOCUMENT>``. EDGAR shows none of it as a document, but a
+    submitter controls all of it, and anyone reading the file sees it."""
+    data = lf(data)
+    out, pos = [], 0
+    for doc in sorted((d for d in documents if d.text_at >= 0), key=lambda d: d.text_at):
+        out.append(data[pos : doc.text_at])
+        pos = max(pos, doc.text_at + len(doc.raw))
+    out.append(data[pos:])
+    return b"\n".join(out)
 
 
 def part_lines(data: bytes) -> dict[str, int]:

@@ -19,20 +19,28 @@ A part is decided in this order (the first rule that applies wins):
 
 Every part's ``meta`` carries its submission's header (``submission``), so each sighting of a
 part says which filing it was seen in, whichever copy of the filing was read first.
+
+Other readings (:class:`~auditor.extract.common.Reading`), which the gate audits too: the
+submission's bytes outside its documents' ``<TEXT>`` (``edgar:outside-documents``: the header,
+what lies between and after documents, before ``<TEXT>``, after an early ``</DOCUMENT>``), and
+each HTML part as the plain text anyone reading the submission file sees
+(``edgar:as-plain-text``: markup blanked, nothing hidden by a style, a title or an unclosed
+comment).
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from auditor import edgar
 from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.archive import ARCHIVES, extract_archive
-from auditor.extract.common import Extracted, Limits, Part, auditor_version
+from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
 from auditor.extract.detect import binary_kind, detect_format, extension, not_read
 from auditor.extract.html import html_to_text
-from auditor.extract.text import extract_text
+from auditor.extract.text import decode_text, extract_text
 from auditor.extract.xml import xml_to_text
 
 _SKIP_CODES = ("empty", "binary")
@@ -41,6 +49,14 @@ _XBRL_TYPE_CODE = {"SCH": "xbrl:schema", "INS": "xbrl:instance"}
 _VIEWER = "IDEA: XBRL DOCUMENT"
 _VIEWER_WHY = "made by the SEC's XBRL viewer from the filing's own XBRL (a rendering, not a filed document)"
 HEADER_FIELDS = (*edgar.SUBMISSION_FIELDS, "period", "acceptance_datetime", "ciks", "derived")
+_MARKUP = re.compile(rb"<[^<>]*>")
+
+
+def as_plain_text(raw: bytes) -> str:
+    """Bytes as a text editor shows them, markup blanked (what lies inside ``<...>``) and character
+    references decoded: every word a reader of the file sees, whatever a browser would hide."""
+    text, _ = decode_text(_MARKUP.sub(b" ", raw))
+    return storable(html.unescape(text), [])
 
 
 def _skipped(code: str) -> bool:
@@ -79,6 +95,8 @@ def _extract_part(doc: edgar.Document, limits: Limits, header: dict) -> Part:
             ex = xml_to_text(content.payload, limits)
         elif content.kind == "html":
             ex = html_to_text(content.payload, limits)
+            ex.readings.append(Reading("edgar:as-plain-text", as_plain_text(content.payload),
+                                       "the part as the submission file shows it: its HTML's markup blanked"))
         elif content.kind == "text":
             ex = extract_text(content.payload, limits)
         else:
@@ -112,8 +130,10 @@ def extract_edgar(data: bytes, limits: Limits, name: str = "") -> Extracted:
         parts.append(Part(b"", {"sequence": f"{first}-{n}", "submission": header}, "failed", None, "too_many_parts",
                           f"the submission holds {n} documents, more than the limit of "
                           f"{limits.max_parts}: documents {first} to {n} were not read"))
+    outside = Reading("edgar:outside-documents", as_plain_text(edgar.outside_documents(data, sub.documents)),
+                      "the submission's bytes outside its documents' <TEXT>: header, between and after documents")
     return Extracted("edgar", "", "auditor.edgar", auditor_version(), meta=sub.meta, parts=parts,
-                     warnings=sub.warnings)
+                     warnings=sub.warnings, readings=[outside])
 
 
 def _lone_document(sub: edgar.Submission, limits: Limits, header: dict) -> Extracted:
