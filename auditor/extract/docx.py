@@ -4,8 +4,9 @@ other ways to read it (hidden text in, changes rejected, the other branch) as re
 
 What a reader sees of a run depends on its properties, resolved as Word does (document
 defaults, paragraph style, character style, direct formatting; ``basedOn`` chains): a run that
-is ``w:vanish``/``w:specVanish``/``w:webHidden``, white without a background, under 3 pt or
-squeezed under 20% width is hidden; field codes (text between a field's ``begin`` and
+is ``w:vanish``/``w:specVanish``/``w:webHidden``, coloured as what lies under it (its shading or
+highlight, the paragraph's shading, the page colour, else white), under 3 pt or squeezed under
+20% width is hidden; field codes (text between a field's ``begin`` and
 ``separate``) are not shown, the field result is; elements of an ``mc:Ignorable`` namespace Word
 does not understand are skipped with their content. Every text is still in ``docx:all-text``.
 
@@ -130,10 +131,10 @@ class _Props:
     """The run properties that decide whether a reader sees a run."""
 
     vanish: bool | None = None
-    colour: str | None = None
+    colour: str | None = None  # RRGGBB, None for auto (black or white, whichever shows)
     size: int | None = None
     scale: int | None = None
-    background: bool | None = None
+    background: str | None = None  # RRGGBB of the run's or paragraph's shading or highlight
 
     def over(self, other: _Props) -> _Props:
         """These properties with ``other``'s set ones on top."""
@@ -144,14 +145,14 @@ class _Props:
             self.scale if other.scale is None else other.scale,
             self.background if other.background is None else other.background)
 
-    def hidden(self, page_background: bool) -> bool:
+    def hidden(self, page_background: str | None) -> bool:
         if self.vanish:
             return True
         if self.size is not None and self.size < _MIN_HALF_POINTS:
             return True
         if self.scale is not None and self.scale < _MIN_SCALE:
             return True
-        return bool(self.colour == "white" and not self.background and not page_background)
+        return self.colour is not None and _same_colour(self.colour, self.background or page_background or "FFFFFF")
 
 
 def _on(el) -> bool:  # type: ignore[no-untyped-def]
@@ -165,19 +166,28 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _white(el) -> str | None:  # type: ignore[no-untyped-def]
-    """``white`` for a w:color that is white or nearly, ``other`` for any other, None for auto."""
-    theme = (el.get(f"{_W}themeColor") or "").lower()
-    if theme in ("background1", "light1"):
-        return "white"
-    val = (el.get(f"{_W}val") or "auto").lower()
-    if val == "auto":
-        return None
-    try:
-        channels = [int(val[i : i + 2], 16) for i in (0, 2, 4)] if len(val) == 6 else None
-    except ValueError:
-        channels = None
-    return "white" if channels and min(channels) >= 0xF0 else "other"
+# Text whose colour is within this of its background's in every channel is not seen (white
+# text on white, #F0F0F0 on white, black on black shading, the page colour on the page).
+_SAME_COLOUR = 0x10
+_THEME = {"background1": "FFFFFF", "light1": "FFFFFF", "text1": "000000", "dark1": "000000"}
+_HIGHLIGHT = {"black": "000000", "blue": "0000FF", "cyan": "00FFFF", "green": "00FF00", "magenta": "FF00FF",
+              "red": "FF0000", "yellow": "FFFF00", "white": "FFFFFF", "darkblue": "000080", "darkcyan": "008080",
+              "darkgreen": "008000", "darkmagenta": "800080", "darkred": "800000", "darkyellow": "808000",
+              "darkgray": "808080", "lightgray": "C0C0C0"}
+
+
+def _colour(el, attr: str = "val") -> str | None:  # type: ignore[no-untyped-def]
+    """A colour attribute as RRGGBB (a theme's background or text colour as Word's default
+    theme has it), None for auto or a value that is no colour."""
+    theme = (el.get(f"{_W}themeColor") or "").lower() if attr == "val" else ""
+    if theme in _THEME:
+        return _THEME[theme]
+    val = (el.get(f"{_W}{attr}") or "auto").upper()
+    return val if len(val) == 6 and all(c in "0123456789ABCDEF" for c in val) else None
+
+
+def _same_colour(a: str, b: str) -> bool:
+    return all(abs(int(a[i : i + 2], 16) - int(b[i : i + 2], 16)) < _SAME_COLOUR for i in (0, 2, 4))
 
 
 def _props(rpr) -> _Props:  # type: ignore[no-untyped-def]
@@ -189,21 +199,28 @@ def _props(rpr) -> _Props:  # type: ignore[no-untyped-def]
         if tag in (f"{_W}vanish", f"{_W}specVanish", f"{_W}webHidden"):
             p.vanish = _on(child) or bool(p.vanish)
         elif tag == f"{_W}color":
-            p.colour = _white(child)
+            p.colour = _colour(child)
         elif tag == f"{_W}sz":
             p.size = _int(child.get(f"{_W}val"))
         elif tag == f"{_W}w":
             p.scale = _int(child.get(f"{_W}val"))
         elif tag == f"{_W}highlight":
-            p.background = (child.get(f"{_W}val") or "none").lower() not in ("none", "white")
+            p.background = _HIGHLIGHT.get((child.get(f"{_W}val") or "none").lower(), p.background)
         elif tag == f"{_W}shd":
-            p.background = _shaded(child)
+            p.background = _shading(child) or p.background
     return p
 
 
-def _shaded(shd) -> bool:  # type: ignore[no-untyped-def]
-    fill = (shd.get(f"{_W}fill") or "auto").lower()
-    return fill not in ("auto", "ffffff") or (shd.get(f"{_W}val") or "clear").lower() not in ("clear", "nil")
+def _shading(shd) -> str | None:  # type: ignore[no-untyped-def]
+    """The colour a shading shows: its pattern colour when solid, else its fill; a pattern over
+    an automatic fill as mid grey; None for none."""
+    pattern = (shd.get(f"{_W}val") or "clear").lower()
+    if pattern == "solid":
+        return _colour(shd, "color") or "000000"
+    fill = _colour(shd, "fill")
+    if fill is None and pattern not in ("clear", "nil"):
+        return "808080"
+    return fill
 
 
 class _Styles:
@@ -278,7 +295,7 @@ class _DocxReader:
                 f"docx-duplicate-entry: {len(twice)} part name(s) stored twice in the zip ({', '.join(twice[:3])}); "
                 "readers differ on which copy they show")
         self.styles = _Styles(None)
-        self.page_background = False
+        self.page_background: str | None = None
 
     def member(self, name: str) -> bytes:
         out = read_member(self.data, name, self.budget)
@@ -367,8 +384,7 @@ class _DocxReader:
 
         root = self.xml(name)
         if root.find(f"{_W}background") is not None:
-            colour = _white(root.find(f"{_W}background"))
-            self.page_background = colour == "other"
+            self.page_background = _colour(root.find(f"{_W}background"), "color")
         out: list[tuple[str, int]] = []
         entities = 0
         # Per open element that changes what follows: (element, flags, branch mask), both
@@ -376,7 +392,7 @@ class _DocxReader:
         stack: list[tuple[object, int, int]] = [(None, 0, _EVERYWHERE)]
         flags, branches = 0, _EVERYWHERE
         para_props = [self.styles.defaults.over(self.styles.style("paragraph", self.styles.default_para))]
-        paragraph_base: dict[tuple[str | None, bool], _Props] = {}
+        paragraph_base: dict[tuple[str | None, str | None], _Props] = {}
         fields: list[bool] = []  # per open field: still in its code (before "separate")
         ignorable = _ignorable(root)
         walk = etree.iterwalk(root, events=("start", "end"))
@@ -413,17 +429,17 @@ class _DocxReader:
             elif tag == _P:
                 ppr = el.find(_PPR)
                 if ppr is None:
-                    key: tuple[str | None, bool] = (self.styles.default_para, False)
+                    key: tuple[str | None, str | None] = (self.styles.default_para, None)
                 else:
                     pstyle = ppr.find(_PSTYLE)
                     shd = ppr.find(_SHD)
                     key = (pstyle.get(_VAL) if pstyle is not None else self.styles.default_para,
-                           shd is not None and _shaded(shd))
+                           _shading(shd) if shd is not None else None)
                 base = paragraph_base.get(key)
                 if base is None:
                     base = self.styles.defaults.over(self.styles.style("paragraph", key[0]))
                     if key[1]:
-                        base = base.over(_Props(background=True))
+                        base = base.over(_Props(background=key[1]))
                     paragraph_base[key] = base
                 para_props.append(base)
             elif not isinstance(tag, str):
