@@ -64,6 +64,8 @@ class PdfResult:
     fonts: dict[str, list[str]] = field(default_factory=dict)
     #: [font name, letters its encoding names, of which its ToUnicode map says otherwise]
     font_maps: list[list] = field(default_factory=list)
+    #: per page, its visible lines read row by row, left to right, when that reads otherwise
+    row_pages: list[str | None] = field(default_factory=list)
 
 
 class _Worker(sandbox.Worker):
@@ -85,8 +87,9 @@ class _Worker(sandbox.Worker):
         annotations = msg.get("annotations") or [""] * n
         signals = msg.get("signals") or [{} for _ in range(n)]
         fonts = msg.get("fonts") or {}
-        if not (len(all_pages) == len(annotations) == len(signals) == n and isinstance(fonts, dict)
-                and all(p is None or isinstance(p, str) for p in all_pages)
+        row_pages = msg.get("row_pages") or [None] * n
+        if not (len(all_pages) == len(annotations) == len(signals) == len(row_pages) == n and isinstance(fonts, dict)
+                and all(p is None or isinstance(p, str) for p in all_pages + row_pages)
                 and all(isinstance(a, str) for a in annotations) and all(isinstance(x, dict) for x in signals)):
             self.close()
             raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
@@ -94,7 +97,8 @@ class _Worker(sandbox.Worker):
                 if isinstance(m, list) and len(m) == 3]
         return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])],
                          all_pages, annotations, signals,
-                         {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps)
+                         {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps,
+                         row_pages)
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
@@ -174,11 +178,40 @@ def _guard_reference_cycles() -> None:
     PDFObjRef.resolve = resolve  # type: ignore[method-assign]
 
 
+def _widths_by_encoding() -> None:
+    """Make a glyph of a standard font as wide as the font draws it, whatever its ToUnicode map says.
+
+    pdfminer.six keys the widths of the 14 standard fonts by character and finds a glyph's
+    character through the ToUnicode map first: a map that names other characters (Cyrillic
+    look-alikes for Latin letters) leaves those glyphs without a width, so every glyph after
+    one is laid out where a viewer does not draw it and lines fall apart into fragments. The
+    width is the glyph's, so it is also looked up by the character the font's own encoding names.
+    """
+    from pdfminer.pdffont import PDFSimpleFont
+
+    if getattr(PDFSimpleFont.char_width, "_auditor_guarded", False):
+        return
+    by_unicode_map = PDFSimpleFont.char_width
+
+    def char_width(self: PDFSimpleFont, cid: int) -> float:
+        width = by_unicode_map(self, cid)
+        if width == self.default_width * self.hscale and self.unicode_map is not None:
+            own = self.widths.get(self.cid2unicode.get(cid, ""))
+            if isinstance(own, (int, float)) and own > 0:
+                return float(own) * self.hscale
+        return width
+
+    char_width._auditor_guarded = True  # type: ignore[attr-defined]
+    PDFSimpleFont.char_width = char_width  # type: ignore[method-assign]
+
+
 # What a viewer does not show, and the measures of a page (see the module docstring).
 _INVISIBLE_MODES = (3, 7)
 _MIN_SIZE = 2.0  # points, in device space
 _MIN_WIDTH_RATIO = 0.2  # horizontal over vertical scale of a glyph
 _WHITE = 0.95
+_SAME_COLOUR = 0.06  # a glyph within this of the colour under it in every channel is not seen
+_MIN_ALPHA = 0.05  # a glyph painted with less opacity is not seen
 _MAX_FONT_WORDS = 400
 _HIDDEN_FLAGS = 2 | 32  # annotation flags Hidden and NoView
 _RTL = ("R", "AL")
@@ -215,6 +248,34 @@ def _white_value(color: object, space: object) -> bool:
     return bool(values) and all(v >= _WHITE for v in values)
 
 
+_GRAY, _RGB = ("DeviceGray", "CalGray"), ("DeviceRGB", "CalRGB")
+
+
+def _rgb(color: object, space: object) -> tuple[float, float, float] | None:
+    """A colour of a device, calibrated or ICC-based space as RGB; None for other spaces
+    (indexed, separation, patterns), whose colours are not compared."""
+    try:
+        values = [float(v) for v in color] if isinstance(color, (list, tuple)) else [float(color)]  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    name = getattr(space, "name", "")
+    n = getattr(space, "ncomponents", 0)
+    if len(values) != n or (name not in (*_GRAY, *_RGB, "DeviceCMYK", "ICCBased")):
+        return None
+    if n == 1:
+        return (values[0],) * 3  # type: ignore[return-value]
+    if n == 3:
+        return values[0], values[1], values[2]
+    if n == 4:
+        c, m, y, k = values
+        return (1 - c) * (1 - k), (1 - m) * (1 - k), (1 - y) * (1 - k)
+    return None
+
+
+def _same_colour(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    return all(abs(x - y) < _SAME_COLOUR for x, y in zip(a, b, strict=True))
+
+
 _NOWHERE = (float("inf"), float("inf"), float("-inf"), float("-inf"))
 
 
@@ -230,14 +291,17 @@ def _meet(a: tuple | None, b: tuple | None) -> tuple | None:
     return (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
 
 
+_Shape = tuple[float, float, float, float, int, int, "tuple[float, float, float] | None"]
+
+
 class _Grid:
-    """Filled shapes (x0, y0, x1, y1, seq, dark) bucketed by height on the page, to find those
-    drawn under or over a glyph without comparing every glyph with every shape."""
+    """Filled shapes (x0, y0, x1, y1, seq, dark, rgb) bucketed by height on the page, to find
+    those drawn under or over a glyph without comparing every glyph with every shape."""
 
     STEP = 24.0
 
-    def __init__(self, shapes: list[tuple[float, float, float, float, int, int]]) -> None:
-        self.bins: dict[int, list[tuple[float, float, float, float, int, int]]] = {}
+    def __init__(self, shapes: list[_Shape]) -> None:
+        self.bins: dict[int, list[_Shape]] = {}
         for s in shapes:
             lo, hi = int(s[1] // self.STEP), int(s[3] // self.STEP)
             for k in range(lo, min(hi, lo + 400) + 1):
@@ -250,7 +314,7 @@ class _Grid:
             return False
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
         band = 0.3 * (ch.y1 - ch.y0)
-        for x0, y0, x1, y1, s, _ in self.bins.get(int(cy // self.STEP), ()):
+        for x0, y0, x1, y1, s, _, _ in self.bins.get(int(cy // self.STEP), ()):
             if (s < seq) if before else (s > seq):
                 if centre:
                     if x0 <= cx <= x1 and y0 <= cy <= y1:
@@ -258,6 +322,16 @@ class _Grid:
                 elif x0 <= ch.x0 + 0.5 and ch.x1 - 0.5 <= x1 and y0 <= cy - band and cy + band <= y1:
                     return True
         return False
+
+    def under(self, ch, seq: int) -> tuple[float, float, float] | None:  # type: ignore[no-untyped-def]
+        """The colour of the last shape drawn before the glyph under its centre (None: none, or
+        a colour that is not compared)."""
+        cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
+        best, rgb = -1, None
+        for x0, y0, x1, y1, s, _, colour in self.bins.get(int(cy // self.STEP), ()):
+            if best < s < seq and x0 <= cx <= x1 and y0 <= cy <= y1:
+                best, rgb = s, colour
+        return rgb
 
 
 def _classes() -> tuple[Any, Any]:
@@ -281,9 +355,10 @@ def _classes() -> tuple[Any, Any]:
             self.page_ctm = ctm
             self.clip = apply_matrix_rect(ctm, page.cropbox) if page.cropbox else None
             self.opaque = True
+            self.fill_alpha = self.stroke_alpha = 1.0
             self.mode = 0
             self.seq = 0
-            self.shapes: list[tuple[float, float, float, float, int, int]] = []  # bbox, seq, dark
+            self.shapes: list[_Shape] = []  # bbox, seq, dark, colour
             self.images: list[tuple[float, float, float, float]] = []
             self.image_seq: list[int] = []
             self.glyph_curves = 0
@@ -321,9 +396,12 @@ def _classes() -> tuple[Any, Any]:
                 squeezed = (a * a + b * b) ** 0.5 * abs(scaling) < _MIN_WIDTH_RATIO * (c * c + d * d) ** 0.5
             if self.mode in (1, 5):
                 white = _is_white(graphicstate.scolor, graphicstate.scs)
+                rgb, alpha = _rgb(graphicstate.scolor, graphicstate.scs), self.stroke_alpha
             else:
                 white = _is_white(graphicstate.ncolor, graphicstate.ncs)
-            item.auditor = (self.mode, self.clip, self.seq, squeezed, white)
+                rgb, alpha = _rgb(graphicstate.ncolor, graphicstate.ncs), self.fill_alpha
+            mode = 3 if alpha < _MIN_ALPHA and self.mode not in _INVISIBLE_MODES else self.mode  # transparent: not drawn
+            item.auditor = (mode, self.clip, self.seq, squeezed, white, rgb)
             self.seq += 1
             return adv
 
@@ -339,7 +417,8 @@ def _classes() -> tuple[Any, Any]:
             if any(str(p[0]) in "cvy" for p in path) and box[2] - box[0] < 60 and box[3] - box[1] < 60:
                 self.glyph_curves += 1
             if self.opaque and (box[2] - box[0]) * (box[3] - box[1]) >= 4:
-                self.shapes.append((*box, self.seq, int(not _is_white(gstate.ncolor, gstate.ncs))))
+                self.shapes.append((*box, self.seq, int(not _is_white(gstate.ncolor, gstate.ncs)),
+                                    _rgb(gstate.ncolor, gstate.ncs)))
             self.seq += 1
 
         def render_image(self, name, stream) -> None:  # type: ignore[no-untyped-def]
@@ -381,7 +460,8 @@ def _classes() -> tuple[Any, Any]:
             if self.extra:
                 text += "\n".join(self.extra) + "\n"
             visible = [ch for ch, _ in chars if id(ch) not in hidden]
-            self.result = (text, all_text, "\n".join(self.notes), self.signals(shown, visible, ltpage), visible)
+            self.result = (text, all_text, "\n".join(self.notes), self.signals(shown, visible, ltpage), visible,
+                           _rows(shown, text))
             self.pageno += 1
 
         def hidden(self, chars: list) -> list[int]:
@@ -389,12 +469,13 @@ def _classes() -> tuple[Any, Any]:
             Python: numpy's import alone would not fit the child's smallest memory limits."""
             images = self.images
             dark_under = _Grid([s for s in self.shapes if s[5]])
+            under = _Grid(self.shapes)
             over = _Grid([s for s in self.shapes if s[3] - s[1] >= 1.5]
-                         + [(*im, k, 1) for im, k in zip(images, self.image_seq, strict=True)])
+                         + [(*im, k, 1, None) for im, k in zip(images, self.image_seq, strict=True)])
             out = []
             plain = not dark_under.bins and not over.bins
             for i, ch in enumerate(chars):
-                mode, clip, seq, squeezed, white = ch.auditor
+                mode, clip, seq, squeezed, white, rgb = ch.auditor
                 cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
                 if (plain and not mode and not squeezed and not white and ch.size >= _MIN_SIZE
                         and (clip is None or (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]))):
@@ -407,6 +488,9 @@ def _classes() -> tuple[Any, Any]:
                     hide = True
                 else:
                     hide = over.holds(ch, seq, before=False, centre=False)
+                    if not hide and rgb is not None and under.bins:
+                        ground = under.under(ch, seq)  # the glyph in the colour of what lies under it
+                        hide = ground is not None and _same_colour(rgb, ground)
                 if hide:
                     out.append(i)
             return out
@@ -504,12 +588,14 @@ def _classes() -> tuple[Any, Any]:
 
         def do_q(self) -> None:
             super().do_q()
-            self.saved.append((self.device.clip, self.device.opaque))
+            d = self.device
+            self.saved.append((d.clip, d.opaque, d.fill_alpha, d.stroke_alpha))
 
         def do_Q(self) -> None:
             super().do_Q()
             if self.saved:
-                self.device.clip, self.device.opaque = self.saved.pop()
+                d = self.device
+                d.clip, d.opaque, d.fill_alpha, d.stroke_alpha = self.saved.pop()
 
         def do_W(self) -> None:
             self.pending_clip = True
@@ -534,11 +620,15 @@ def _classes() -> tuple[Any, Any]:
                 states = dict_value(self.resources.get("ExtGState"))
                 state = dict_value(states.get(literal_name(name)))
                 alpha = resolve1(state.get("ca", 1))
+                stroke = resolve1(state.get("CA", 1))
                 blend = resolve1(state.get("BM"))
             except Exception:
                 return
             if isinstance(alpha, (int, float)):
                 self.device.opaque = alpha >= 1
+                self.device.fill_alpha = float(alpha)
+            if isinstance(stroke, (int, float)):
+                self.device.stroke_alpha = float(stroke)
             if blend is not None and literal_name(blend if not isinstance(blend, list) else blend[0]) not in ("Normal", "Compatible"):
                 self.device.opaque = False
 
@@ -649,6 +739,29 @@ def _hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
         return frozenset()
 
 
+def _rows(page, text: str) -> str | None:  # type: ignore[no-untyped-def]
+    """The page's text lines row by row, top to bottom, each row left to right: the order a
+    reader reads a page in, which pdfminer's text boxes do not keep when the words of a row lie
+    far apart (wide gaps, or the places of glyphs left out as hidden) and it stacks words of
+    many rows into one box. None when that gives the words of ``text`` in the same order."""
+    from pdfminer.layout import LTTextBox, LTTextLineHorizontal
+
+    lines = [line for box in page if isinstance(box, LTTextBox)
+             for line in box if isinstance(line, LTTextLineHorizontal) and line.get_text().strip()]
+    if len(lines) < 2:
+        return None
+    lines.sort(key=lambda ln: (-(ln.y0 + ln.y1) / 2, ln.x0))
+    rows: list[list[Any]] = []
+    for line in lines:
+        top = rows[-1][0] if rows else None
+        if top is not None and min(top.y1, line.y1) - max(top.y0, line.y0) > 0.5 * min(top.height, line.height):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    out = "\n".join(" ".join(ln.get_text().strip() for ln in sorted(row, key=lambda ln: ln.x0)) for row in rows) + "\n"
+    return None if out.split() == text.split() else out
+
+
 def _render(page) -> str:  # type: ignore[no-untyped-def]
     """The page's text as pdfminer's TextConverter writes it."""
     from pdfminer.layout import LTContainer, LTText, LTTextBox
@@ -678,6 +791,7 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
     from pdfminer.pdfparser import PDFParser
 
     _guard_reference_cycles()
+    _widths_by_encoding()
     try:
         doc = PDFDocument(PDFParser(io.BytesIO(data)), password="")
     except PDFEncryptionError as e:
@@ -691,13 +805,13 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
     device = device_class(rsrc, laparams=LAParams(boxes_flow=None))
     interp = interpreter_class(rsrc, device)
     device.hidden_layers = _hidden_layers(doc)
-    out: dict = {"pages": [], "all_pages": [], "annotations": [], "signals": [], "fonts": {}}
+    out: dict = {"pages": [], "all_pages": [], "annotations": [], "signals": [], "fonts": {}, "row_pages": []}
     total = 0
     for page in PDFPage.create_pages(doc):
         if len(out["pages"]) >= max_pages:
             raise Fail("too_many_pages", f"PDF has more than {max_pages} pages")
         interp.process_page(page)
-        text, all_text, notes, signals, _ = device.result
+        text, all_text, notes, signals, _, rows = device.result
         total += len(text) + len(all_text or "") + len(notes)
         if total > max_chars:
             raise Fail("text_too_long", f"PDF text exceeds the limit of {max_chars} characters")
@@ -705,6 +819,7 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
         out["all_pages"].append(all_text)
         out["annotations"].append(notes)
         out["signals"].append(signals)
+        out["row_pages"].append(rows)
     device.close()
     out["fonts"] = getattr(device, "font_words", {})
     out["font_maps"] = sorted([name, compared, differ] for name, _, _, compared, differ

@@ -251,6 +251,9 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
     readings = []
     if every is not None and every != text:
         readings.append(Reading("pdf:all-text", every, "every glyph, those a viewer does not show included"))
+    if any(r is not None for r in result.row_pages):
+        rows = _page_texts([storable(r if r is not None else p, []) for r, p in zip(result.row_pages, pages, strict=True)])[0]
+        readings.append(Reading("pdf:rows", rows, "the visible lines row by row, left to right, as a reader reads a page"))
     notes = "\n".join(storable(n, []) for n in result.annotations if n.strip())
     if notes.strip():
         readings.append(Reading("pdf:annotations", notes,
