@@ -288,7 +288,7 @@ def containment(contract: str, text: str) -> float:
     return round(float(len(np.intersect1d(a, b)) / len(np.unique(a))), 3)
 
 
-def read_view(view: View, contract: str, cache: Path, render: bool = True) -> dict | None:
+def read_view(view: View, contract: str, cache: Path, rendering: bool = True) -> dict | None:
     """What a reader shows of one view: the contract's containment in its OCR reading (and in
     the text layer of the PDF the reader made, if any), and how many junk words it shows."""
     from benchmarks.redteam_build import JUNK
@@ -297,7 +297,7 @@ def read_view(view: View, contract: str, cache: Path, render: bool = True) -> di
     hit = cache / f"{key}.json"
     if hit.is_file():
         return json.loads(hit.read_text())
-    if not render:
+    if not rendering:
         return None
     with tempfile.TemporaryDirectory(prefix="redteam-view-") as t:
         tmp = Path(t)

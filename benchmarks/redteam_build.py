@@ -146,7 +146,7 @@ def docx_paras(text: str, rpr: str = "", ppr: str = "") -> str:
     return "".join(para(run(p, rpr), ppr) for p in paragraphs(text))
 
 
-def docx_junk(text: str, hidden: Callable[[str], str], every: int = 1) -> str:
+def docx_junk(text: str, hidden: Callable[[str], str], every: int = 1, ppr: str = "") -> str:
     """Paragraphs of the text, ``hidden(junk)`` (run markup) after the chosen words."""
     out = []
     words_all = [w for p in paragraphs(text) for w in p.split(" ")]
@@ -158,7 +158,7 @@ def docx_junk(text: str, hidden: Callable[[str], str], every: int = 1) -> str:
             j = next(junk)
             if j is not None:
                 pieces.append(hidden(j + " "))
-        out.append(para("".join(pieces)))
+        out.append(para("".join(pieces), ppr))
     return "".join(out)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -75,11 +76,13 @@ class Case:
 Texts = dict[str, str]
 
 
-def decoy(seed: int, words: int = 72) -> str:
-    """A short cover note that is in no stored document: what a naive extractor is left with."""
+def decoy(seed: int | str, words: int = 72) -> str:
+    """A short cover note that is in no stored document: what a naive extractor is left with
+    (each case its own, by name: two cases of one batch never share their visible text)."""
     from auditor.demo import synth
 
-    return " ".join(synth.contract(9000 + seed, 6_000, kind="services").split()[:words])
+    n = zlib.crc32(seed.encode()) % 100_000 if isinstance(seed, str) else seed
+    return " ".join(synth.contract(9000 + n, 6_000, kind="services").split()[:words])
 
 
 # Stored contracts the cases carry, in turn: licence texts by others and synthetic contracts.
@@ -116,9 +119,9 @@ HTML_HIDE: dict[str, tuple[str, Callable[[str], str], str]] = {
                     "a zero-width box with negative text-indent"),
     "transparent": ("", _span("color:transparent;position:absolute"), "colour transparent"),
     "rgba-alpha-0": ("", _span("color:rgba(10,10,10,0);position:absolute"), "an rgba colour of alpha 0"),
-    "white-on-white": ("", _span("color:#fff;position:absolute"), "white text on the white page"),
-    "font-color-white": ("", lambda j: f"<font color='white' style='position:absolute'>{j}</font>", "<font color=white>"),
-    "background-colour": ("<style>body{background:#f3ecd8}.j{color:#f3ecd8;position:absolute}</style>", _cls,
+    "white-on-white": ("", _span("color:#fff"), "white text on the white page"),
+    "font-color-white": ("", lambda j: f"<font color='white'>{j}</font>", "<font color=white>"),
+    "background-colour": ("<style>body{background:#f3ecd8}.j{color:#f3ecd8}</style>", _cls,
                           "the colour of the page's cream background"),
     "opacity-0": ("", _span("opacity:0;position:absolute"), "opacity 0"),
     "display-comment": ("", _span("display:/**/none"), "display:/**/none (a CSS comment in the value)"),
@@ -141,7 +144,8 @@ HTML_HIDE: dict[str, tuple[str, Callable[[str], str], str]] = {
     "scale-0": ("", _span("position:absolute;transform:scale(0)"), "transform:scale(0)"),
     "zero-box": ("", _span("display:inline-block;width:0;height:0;overflow:hidden"), "a 0x0 box, overflow hidden"),
     "content-visibility": ("", _span("display:inline-block;content-visibility:hidden"), "content-visibility:hidden"),
-    "hidden-until-found": ("", lambda j: f"<span hidden='until-found'>{j}</span>", "hidden=until-found"),
+    "hidden-until-found": ("", lambda j: f"<span hidden='until-found' style='display:inline-block'>{j}</span>",
+                           "hidden=until-found on an inline block"),
     "dialog-closed": ("", lambda j: f"<dialog>{j}</dialog>", "a closed <dialog>"),
     "template": ("", lambda j: f"<template>{j}</template>", "<template>"),
     "rp": ("", lambda j: f"<ruby><rp>{j}</rp></ruby>", "<rp> inside <ruby>"),
@@ -193,12 +197,16 @@ def hidden_junk_html(t: Texts) -> list[Case]:
 
 # -- hidden junk: .docx -------------------------------------------------------------------------
 
+# Word's "No Markup" view: tracked changes are not shown (their text as accepted).
+NO_MARKUP = '<w:revisionView w:markup="0" w:insDel="0" w:formatting="0"/>'
+
 DOCX_HIDE: dict[str, tuple[Callable[[str], str], str, dict]] = {
     "vanish": (lambda j: b.run(j, "<w:vanish/>"), "w:vanish runs", {}),
     "del-text": (lambda j: f'<w:del w:id="1" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:delText xml:space="preserve">'
-                           f"{j}</w:delText></w:r></w:del>", "tracked deletions (w:delText)", {}),
+                           f"{j}</w:delText></w:r></w:del>", "tracked deletions (w:delText), markup not shown",
+                 {"settings": NO_MARKUP}),
     "move-from": (lambda j: f'<w:moveFrom w:id="2" w:author="A" w:date="2024-01-01T00:00:00Z">{b.run(j)}</w:moveFrom>',
-                  "the sources of tracked moves (w:moveFrom)", {}),
+                  "the sources of tracked moves (w:moveFrom), markup not shown", {"settings": NO_MARKUP}),
     "white": (lambda j: b.run(j, '<w:color w:val="FFFFFF"/>'), "white text", {}),
     "tiny": (lambda j: b.run(j, '<w:sz w:val="2"/><w:szCs w:val="2"/>'), "1 pt text", {}),
     "char-style-vanish": (lambda j: b.run(j, '<w:rStyle w:val="Hid"/>'), "a character style with w:vanish",
@@ -211,8 +219,10 @@ DOCX_HIDE: dict[str, tuple[Callable[[str], str], str, dict]] = {
                              f'<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>',
                    "field codes (instrText) with an empty result", {}),
     "squeezed": (lambda j: b.run(j, '<w:w w:val="1"/><w:sz w:val="4"/>'), "1% width, 2 pt", {}),
-    "black-on-black-shading": (lambda j: b.run(j, '<w:color w:val="000000"/><w:shd w:val="clear" w:color="auto" w:fill="000000"/>'),
-                               "black text on black shading", {}),
+    "grey-on-grey-shading": (lambda j: b.run(j, '<w:color w:val="E7E6E6"/><w:shd w:val="clear" w:color="auto" w:fill="E7E6E6"/>'),
+                             "light grey text on the same grey shading", {}),
+    "paragraph-shading-colour": (lambda j: b.run(j, '<w:color w:val="DEEAF6"/>'), "the colour of the paragraph's blue shading",
+                                 {"ppr": '<w:shd w:val="clear" w:color="auto" w:fill="DEEAF6"/>'}),
     "theme-colour-background": (lambda j: b.run(j, '<w:color w:val="000000" w:themeColor="background1"/>'),
                                 "the theme's background colour (w:themeColor background1, white)", {}),
     "page-colour": (lambda j: b.run(j, '<w:color w:val="F3ECD8"/>'), "the colour of the page background (w:background)",
@@ -224,7 +234,8 @@ def hidden_junk_docx(t: Texts) -> list[Case]:
     out = []
     for i, (name, (hide, how, kw)) in enumerate(DOCX_HIDE.items()):
         key = rotate(i + 3)
-        body = b.docx_junk(t[key], hide)
+        kw = dict(kw)
+        body = b.docx_junk(t[key], hide, ppr=kw.pop("ppr", ""))
         out.append(Case("hidden-junk", f"docx-{name}", "docx", key,
                         f"the {key} text; a junk word after every word is hidden by {how}",
                         {"exhibit.docx": b.docx(body, **kw)}))
@@ -233,11 +244,11 @@ def hidden_junk_docx(t: Texts) -> list[Case]:
 
 # -- hidden junk: PDF ---------------------------------------------------------------------------
 
-def _pdf_hide_cases(t: Texts) -> list[Case]:
+def hidden_junk_pdf(t: Texts) -> list[Case]:
     at = b.at
     H: dict[str, tuple[Callable[[float, float, str], bytes], str, dict]] = {
         "render-mode-3": (lambda x, y, j: b"3 Tr " + at(x, y, j) + b"0 Tr\n", "render mode 3 (invisible)", {}),
-        "render-mode-7": (lambda x, y, j: b"7 Tr " + at(x, y, j) + b"0 Tr\n", "render mode 7 (clip only)", {}),
+        "render-mode-7": (lambda x, y, j: b"q 7 Tr " + at(x, y, j) + b"Q\n", "render mode 7 (clip only, inside q/Q)", {}),
         "white": (lambda x, y, j: b"1 g " + at(x, y, j) + b"0 g\n", "white fill", {}),
         "tiny": (lambda x, y, j: at(x, y, j, size=0.8), "0.8 pt glyphs", {}),
         "clipped": (lambda x, y, j: b"q 0 0 1 1 re W n " + at(x, y, j) + b"Q\n", "a 1x1 clip", {}),
@@ -284,8 +295,8 @@ def _pdf_hide_cases(t: Texts) -> list[Case]:
                         {"exhibit.pdf": b.pdf(ops, resources=resources, **extra)}))
     # junk drawn in the gaps, then covered by an annotation's opaque appearance
     key = "BSD"
-    layout = b.pdf_layout(t[key], gap=8)
-    junk = iter(b.junk_after([w for pg in layout for _, _, w in pg]))
+    layout = b.pdf_layout(t[key], gap=2)
+    junk = iter(j[0] if j else None for j in b.junk_after([w for pg in layout for _, _, w in pg]))
     pages, objects, annots = [], [], []
     base = b.first_object(len(layout))
     for pg in layout:
@@ -296,14 +307,14 @@ def _pdf_hide_cases(t: Texts) -> list[Case]:
             if j:
                 jx = x + (len(w) + 1) * b.ADV
                 ops.append(at(jx, y, j))
-                boxes.append(b"%.2f %.2f %.2f %.2f re f\n" % (jx - 1, y - 3, len(j) * b.ADV + 2, 12))
+                boxes.append(b"%.2f %.2f %.2f %.2f re f\n" % (jx - 0.5, y - 3, len(j) * b.ADV + 1, 12))
         pages.append(b"".join(ops))
         objects.append(b.stream(b"1 g\n" + b"".join(boxes), b" /Type /XObject /Subtype /Form /BBox [0 0 612 792]"))
         objects.append(b"<< /Type /Annot /Subtype /Square /Rect [0 0 612 792] /F 4 /C [1 1 1] /IC [1 1 1] "
                        b"/AP << /N %d 0 R >> >>" % (base + len(objects) - 1))
         annots.append([len(objects) - 1])
     out.append(Case("hidden-junk", "pdf-covered-by-annotation", "pdf", key,
-                    "the BSD licence with gaps between its words; the junk in the gaps is covered by a white "
+                    "the BSD licence, words two spaces apart; a junk letter in each gap is covered by a white "
                     "Square annotation's appearance",
                     {"exhibit.pdf": b.pdf(pages, objects=objects, annots=annots)}))
     return out
@@ -317,7 +328,7 @@ def _lines(text: str, n: int = 10) -> list[str]:
 
 
 def visible_html(t: Texts) -> list[Case]:
-    D = decoy(1)
+    D = decoy("html-object-fallback")
     cases: list[tuple[str, str, str, str, str]] = []  # name, payload, head, body, how
 
     def add(name: str, key: str, head: str, body: str, how: str) -> None:
@@ -388,7 +399,7 @@ def visible_html(t: Texts) -> list[Case]:
         "a stray <head> after 300 nested <div>")
     add("after-html-end", "BSD", "", f"</body></html><p>{esc(c)}</p>", "text after </html>")
     add("select-selected", "BSD", "<style>select{appearance:none;border:0;font:inherit;width:100%}</style>",
-        "".join(f"<p><select><option>{esc(D[:40])}</option><option selected>{esc(line)}</option></select></p>"
+        "".join(f"<p><select><option>{esc(decoy('select')[:40])}</option><option selected>{esc(line)}</option></select></p>"
                 for line in _lines(c)), "the selected <option> of each <select>")
     nested = page(f"<iframe style='width:100%;height:1500px;border:0' srcdoc=\"{esc(page(b.html_paras(c)).decode())}\"></iframe>")
     add("nested-data-srcdoc", "BSD", "", f"<iframe style='width:100%;height:1600px;border:0' src='{b.data_url('text/html', nested)}'>"
@@ -398,6 +409,7 @@ def visible_html(t: Texts) -> list[Case]:
         "</script>", "text written by a script (document.write of base64)")
     out = []
     for name, key, head, body, how in cases:
+        D = decoy(f"html-{name}")
         if name == "title-display-block":
             data = page(f"<p>{esc(D)}</p>", head, title=" ".join(b.paragraphs(t[key])))
         elif name == "frameset-data":
@@ -414,7 +426,7 @@ def visible_html(t: Texts) -> list[Case]:
     png = _png(pixels, w, h)
     out.append(Case("visible-not-read", "html-image-of-text", "html", "BSD",
                     "a scanned page of the BSD licence as an <img> (PNG); the text is a 72-word cover note",
-                    {"exhibit.html": page(f"<p>{esc(D)}</p><img src='data:image/png;base64,"
+                    {"exhibit.html": page(f"<p>{esc(decoy('html-image-of-text'))}</p><img src='data:image/png;base64,"
                                           f"{__import__('base64').b64encode(png).decode()}' width='612' alt='Exhibit'>")}))
     return out
 
@@ -430,7 +442,6 @@ def _png(pixels: bytes, w: int, h: int) -> bytes:
 # -- visible, not read: .docx -------------------------------------------------------------------
 
 def visible_docx(t: Texts) -> list[Case]:
-    D = decoy(2)
     out = []
 
     def add(name: str, key: str, data: bytes, how: str, note: str = "") -> None:
@@ -438,15 +449,15 @@ def visible_docx(t: Texts) -> list[Case]:
                         f"the {key} text, shown through {how}", {"exhibit.docx": data}, note=note))
 
     c = t["Artistic"]
-    alt = (f'<mc:AlternateContent><mc:Choice Requires="x1">{b.para(b.run(D))}</mc:Choice>'
+    alt = (f'<mc:AlternateContent><mc:Choice Requires="x1">{b.para(b.run(decoy("docx-alt")))}</mc:Choice>'
            f"<mc:Fallback>{b.docx_paras(c)}</mc:Fallback></mc:AlternateContent>")
     add("alternate-content-fallback", "Artistic", b.docx(alt),
         "the mc:Fallback Word shows (the mc:Choice, requiring an unknown namespace, holds the 72-word decoy)")
-    add("decoy-document-part", "BSD", b.docx(b.docx_paras(t["BSD"]), main="word/main.xml", decoy_main=b.para(b.run(D))),
+    add("decoy-document-part", "BSD", b.docx(b.docx_paras(t["BSD"]), main="word/main.xml", decoy_main=b.para(b.run(decoy("docx-decoy-part")))),
         "word/main.xml, the part _rels/.rels names (word/document.xml holds the decoy)")
-    add("duplicate-zip-entry", "lease", b.docx(b.para(b.run(D)), duplicate=b.docx_paras(t["lease"])),
+    add("duplicate-zip-entry", "lease", b.docx(b.para(b.run(decoy("docx-dup"))), duplicate=b.docx_paras(t["lease"])),
         "the second of two zip entries named word/document.xml (the first holds the decoy)")
-    add("duplicate-zip-entry-first", "lease", b.docx(b.docx_paras(t["lease"]), duplicate=b.para(b.run(D))),
+    add("duplicate-zip-entry-first", "lease", b.docx(b.docx_paras(t["lease"]), duplicate=b.para(b.run(decoy("docx-dup-first")))),
         "the first of two zip entries named word/document.xml (the second holds the decoy)")
     shapetype = ('<v:shapetype id="_x0000_t136" coordsize="21600,21600" o:spt="136" adj="10800" path="m@7,l@8,m@5,21600l@6,21600e">'
                  '<v:path textpathok="t" o:connecttype="custom"/><v:textpath on="t" fitshape="t"/></v:shapetype>')
@@ -455,7 +466,7 @@ def visible_docx(t: Texts) -> list[Case]:
         f'style="width:468pt;height:14pt" fillcolor="black" stroked="f">'
         f'<v:textpath style="font-family:&quot;Times New Roman&quot;;font-size:11pt;v-text-align:left" string="{esc(line)}"/>'
         f"</v:shape></w:pict></w:r></w:p>" for i, line in enumerate(_lines(t["BSD"], 12)))
-    add("vml-wordart", "BSD", b.docx(b.para(b.run(D)) + vml), "legacy WordArt (v:textpath string attributes)")
+    add("vml-wordart", "BSD", b.docx(b.para(b.run(decoy("docx-vml"))) + vml), "legacy WordArt (v:textpath string attributes)")
     add("paragraph-mark-vanish", "credit", b.docx(b.docx_paras(t["credit"], ppr="<w:rPr><w:vanish/></w:rPr>")),
         "paragraphs whose paragraph mark alone is hidden (pPr/rPr/w:vanish)")
     add("vanish-in-rpr-change", "consulting", b.docx(b.docx_paras(
@@ -472,7 +483,7 @@ def visible_docx(t: Texts) -> list[Case]:
     sdts = "".join(
         f'<w:sdt><w:sdtPr><w:dataBinding w:prefixMappings="xmlns:ns0=\'urn:redteam:exhibit\'" w:xpath="/ns0:root[1]/ns0:p{i}[1]" '
         f'w:storeItemID="{{6E1B2C3D-0000-4000-8000-000000000001}}"/><w:text/></w:sdtPr><w:sdtContent>{b.para(b.run(w))}</w:sdtContent></w:sdt>'
-        for i, w in enumerate([D] + [""] * (len(b.paragraphs(t["BSD"])) - 1)))
+        for i, w in enumerate([decoy("docx-data-bound")] + [""] * (len(b.paragraphs(t["BSD"])) - 1)))
     props = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<ds:datastoreItem ds:itemID="{6E1B2C3D-0000-4000-8000-000000000001}" '
              'xmlns:ds="http://schemas.openxmlformats.org/officeDocument/2006/customXml"><ds:schemaRefs/></ds:datastoreItem>')
     add("data-bound-content-controls", "BSD", b.docx(
@@ -490,7 +501,7 @@ def visible_docx(t: Texts) -> list[Case]:
                '<pic:nvPicPr><pic:cNvPr id="1" name="scan.png"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="rIdImg"/>'
                '<a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="5943600" cy="7690000"/>'
                '</a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>')
-    add("picture-of-text", "BSD", b.docx(b.para(b.run(D)) + drawing, parts={"word/media/scan.png": png},
+    add("picture-of-text", "BSD", b.docx(b.para(b.run(decoy("docx-picture"))) + drawing, parts={"word/media/scan.png": png},
                                          rels=f'<Relationship Id="rIdImg" Type="{b._REL_NS}/image" Target="media/scan.png"/>'),
         "a scanned page of it as a picture (the text is a 72-word cover note)")
     return out
@@ -504,9 +515,9 @@ def _appearance(text: str) -> bytes:
 
 
 def visible_pdf(t: Texts) -> list[Case]:
-    D = decoy(3)
+    D = decoy("pdf-layer")
     out = []
-    cover = b.at(50, 770, " ".join(D.split()[:8]))
+    cover = b.at(50, 770, " ".join(decoy("pdf-cover").split()[:8]))
     base = b.first_object(1)
 
     def add(name: str, key: str, data: bytes, how: str) -> None:
@@ -616,6 +627,9 @@ def order_cases(t: Texts) -> list[Case]:
                     {"exhibit.pdf": b.pdf([lines_shuffled])}))
     # each word drawn as its own text object at a position, letters of words kept, words of a line interleaved by halves
     inter = b"".join(b.at(*p) for y in sorted(rows, reverse=True) for p in rows[y][::2] + rows[y][1::2])
+    gaps = b"".join(b.at(x, y, w) for pg in b.pdf_layout(t["BSD"], gap=8) for x, y, w in pg)
+    out.append(Case("order", "pdf-wide-word-gaps", "pdf", "BSD",
+                    "the BSD licence drawn in order, its words nine spaces apart", {"exhibit.pdf": b.pdf([gaps])}))
     out.append(Case("order", "pdf-alternate-words", "pdf", "BSD",
                     "the BSD licence; on each line the odd-numbered words are drawn first, then the even ones",
                     {"exhibit.pdf": b.pdf([inter])}))
@@ -718,28 +732,27 @@ def look_alike(t: Texts) -> list[Case]:
 
 def sniffing(t: Texts) -> list[Case]:
     out = []
-    D = decoy(4)
 
     def add(name: str, key: str, fname: str, data: bytes, how: str) -> None:
         out.append(Case("sniffing", name, fname.rsplit(".", 1)[1], key,
                         f"a text file {fname} showing {how}", {fname: data}))
 
     c = t["lease"]
-    add("txt-html-style", "lease", "exhibit.txt", f"<html>\n<p>{D}</p>\n<style>\n{c}".encode(),
+    add("txt-html-style", "lease", "exhibit.txt", f"<html>\n<p>{decoy('txt-html-style')}</p>\n<style>\n{c}".encode(),
         "the lease after an <html> line, a note and an unclosed <style> line")
-    add("md-comment", "BSD", "exhibit.md", f"<p>{D}</p>\n\n<!--\n{t['BSD']}".encode(),
+    add("md-comment", "BSD", "exhibit.md", f"<p>{decoy('md-comment')}</p>\n\n<!--\n{t['BSD']}".encode(),
         "the BSD licence after a <p> note and an unclosed <!-- line")
-    add("txt-title", "Artistic", "exhibit.txt", f"<p>{D}</p>\n<title>\n{t['Artistic']}".encode(),
+    add("txt-title", "Artistic", "exhibit.txt", f"<p>{decoy('txt-title')}</p>\n<title>\n{t['Artistic']}".encode(),
         "the Artistic licence after a <p> note and an unclosed <title> line")
-    add("txt-script", "credit", "exhibit.txt", f"<html><body>\n<p>{D}</p>\n<script>\n{t['credit']}".encode(),
+    add("txt-script", "credit", "exhibit.txt", f"<html><body>\n<p>{decoy('txt-script')}</p>\n<script>\n{t['credit']}".encode(),
         "the credit agreement after an <html><body> line and an unclosed <script> line")
-    add("txt-head", "BSD", "exhibit.txt", f"<head>\n{t['BSD']}\n</head>\n<body><p>{D}</p></body>".encode(),
+    add("txt-head", "BSD", "exhibit.txt", f"<head>\n{t['BSD']}\n</head>\n<body><p>{decoy('txt-head')}</p></body>".encode(),
         "the BSD licence between <head> and </head> lines")
-    add("txt-doctype-comment", "BSD", "exhibit.txt", f"<!DOCTYPE html>\n<p>{D}</p>\n<!-- {t['BSD']} -->".encode(),
+    add("txt-doctype-comment", "BSD", "exhibit.txt", f"<!DOCTYPE html>\n<p>{decoy('txt-doctype-comment')}</p>\n<!-- {t['BSD']} -->".encode(),
         "the BSD licence inside <!-- --> after a DOCTYPE line")
-    add("log-style", "BSD", "exhibit.log", f"<div>{D}</div>\n<style>\n{t['BSD']}\n</style>".encode(),
+    add("log-style", "BSD", "exhibit.log", f"<div>{decoy('log-style')}</div>\n<style>\n{t['BSD']}\n</style>".encode(),
         "the BSD licence between <style> lines")
-    add("txt-utf16-html", "BSD", "exhibit.txt", f"<html>\n<p>{D}</p>\n<style>\n{t['BSD']}".encode("utf-16"),
+    add("txt-utf16-html", "BSD", "exhibit.txt", f"<html>\n<p>{decoy('txt-utf16-html')}</p>\n<style>\n{t['BSD']}".encode("utf-16"),
         "(UTF-16 with a BOM) the BSD licence after an unclosed <style> line")
     return out
 
@@ -919,13 +932,34 @@ def clean(t: Texts) -> list[Case]:
     return out
 
 
-FAMILIES: tuple[Callable[[Texts], list[Case]], ...] = (
-    hidden_junk_html, hidden_junk_docx, _pdf_hide_cases, visible_html, visible_docx, visible_pdf, order_cases,
-    look_alike, sniffing, edgar_outside, edgar_parts, containers, damaged, clean)
+BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
+    "hidden-junk": (hidden_junk_html, hidden_junk_docx, hidden_junk_pdf),
+    "visible-not-read": (visible_html, visible_docx, visible_pdf),
+    "order": (order_cases,),
+    "look-alike": (look_alike,),
+    "sniffing": (sniffing,),
+    "edgar-outside": (edgar_outside,),
+    "edgar-part": (edgar_parts,),
+    "container": (containers,),
+    "damaged-index": (damaged,),
+    "clean": (clean,),
+}
 
 
 def all_cases(texts: Texts) -> list[Case]:
-    out = [c for fam in FAMILIES for c in fam(texts)]
+    out = [c for builders in BUILDERS.values() for build in builders for c in build(texts)]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return out
+
+
+def build(case_ids: list[str], texts: Texts) -> dict[str, Case]:
+    """The named cases only (each builder of their families runs once)."""
+    out: dict[str, Case] = {}
+    for family in sorted({i.split("/")[0] for i in case_ids}):
+        for builder in BUILDERS[family]:
+            out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
+    missing = sorted(set(case_ids) - set(out))
+    if missing:
+        raise KeyError(f"no such cases: {missing}")
+    return {i: out[i] for i in case_ids}
