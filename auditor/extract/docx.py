@@ -9,6 +9,8 @@ highlight, the paragraph's shading, the page colour, else white), under 3 pt or 
 20% width is hidden; field codes (text between a field's ``begin`` and
 ``separate``) are not shown, the field result is; elements of an ``mc:Ignorable`` namespace Word
 does not understand are skipped with their content. Every text is still in ``docx:all-text``.
+Text that is no run is read where Word shows it: legacy WordArt's ``v:textpath`` string, and the
+value a content control bound to a custom XML part shows (``w:dataBinding``), not its cache.
 
 Readers differ where the package is ambiguous (two zip entries of one name, no main-part
 relationship, a main part of another content type): such a document fails closed
@@ -296,6 +298,7 @@ class _DocxReader:
                 "readers differ on which copy they show")
         self.styles = _Styles(None)
         self.page_background: str | None = None
+        self.custom_xml: dict[str, str] | None = None
 
     def member(self, name: str) -> bytes:
         out = read_member(self.data, name, self.budget)
@@ -446,6 +449,8 @@ class _DocxReader:
                 continue
             elif not tag.startswith(_W):
                 ns = tag[1 : tag.index("}")] if tag.startswith("{") else ""
+                if tag == _V_TEXTPATH and el.get("string"):  # WordArt: its text is an attribute
+                    out.append(("\n" + el.get("string") + "\n", branches | flags))
                 if tag in (_MC_CHOICE, _MC_FALLBACK):
                     branches &= _branch_mask(el)
                     stack.append((el, flags, branches))
@@ -484,9 +489,57 @@ class _DocxReader:
                     out.append(("-", branches | flags))
                 elif local == "altChunk":
                     out.append(("\n" + self.alt_chunk(el.get(_R_ID) or "", rels) + "\n", branches | flags))
+                elif local == "sdt":
+                    bound = self.bound_value(el)
+                    if bound is not None:  # Word shows the bound value, not the text cached in sdtContent
+                        block = el.find(f"{_W}sdtContent/{_P}") is not None
+                        out.append((bound + ("\n" if block else ""), branches | flags))
+                        walk.skip_subtree()
         if entities:
             self.unreadable.append(
                 f"docx-entity: {name}: {entities} entity reference(s) not expanded (a DOCTYPE is not allowed in a .docx)")
+        return out
+
+    def bound_value(self, sdt) -> str | None:  # type: ignore[no-untyped-def]
+        """The value a content control bound to a custom XML part shows (``w:dataBinding``):
+        Word fills the control from the part when it opens the document, so the text cached in
+        the control is not what a reader sees. None when the control is not bound, or its part
+        or node is not found (then the cached text is what Word keeps)."""
+        from lxml import etree
+
+        binding = sdt.find(f"{_W}sdtPr/{_W}dataBinding")
+        if binding is None:
+            return None
+        if self.custom_xml is None:
+            self.custom_xml = self._custom_xml_parts()
+        part = self.custom_xml.get((binding.get(f"{_W}storeItemID") or "").strip("{}").upper())
+        xpath = binding.get(f"{_W}xpath") or ""
+        if part is None or not xpath or len(xpath) > 2000:
+            return None
+        prefixes = dict(re.findall(r"""xmlns:([\w.-]+)\s*=\s*['"]([^'"]*)['"]""", binding.get(f"{_W}prefixMappings") or ""))
+        try:
+            found = self.xml(part).xpath(xpath, namespaces=prefixes)
+        except (etree.XPathError, ExtractionError, TypeError, ValueError):
+            return None
+        if isinstance(found, list):
+            if not found:
+                return None
+            found = found[0]
+        return "".join(found.itertext()) if isinstance(found, etree._Element) else str(found)
+
+    def _custom_xml_parts(self) -> dict[str, str]:
+        """Custom XML parts by the store item id their properties part gives them."""
+        out: dict[str, str] = {}
+        for name in self.names:
+            m = re.fullmatch(r"(.*)/_rels/([^/]+)\.rels", name)
+            if not m or not m.group(1).lower().endswith("customxml"):
+                continue
+            item = f"{m.group(1)}/{m.group(2)}"
+            for _, typ, target in self.rels(item):
+                if typ.endswith("/customXmlProps") and target in self.names:
+                    ident = self.xml(target).get("{http://schemas.openxmlformats.org/officeDocument/2006/customXml}itemID")
+                    if ident and item in self.names:
+                        out.setdefault(ident.strip("{}").upper(), item)
         return out
 
     def alt_chunk(self, rid: str, rels: dict[str, str]) -> str:
@@ -527,6 +580,7 @@ class _DocxReader:
 
 _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
 _VML = "urn:schemas-microsoft-com:vml"
+_V_TEXTPATH = "{" + _VML + "}textpath"
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:visibility\s*:\s*hidden|display\s*:\s*none)\s*(?:;|$)", re.I)
 
 
