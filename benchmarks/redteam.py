@@ -331,7 +331,7 @@ def readers(cases: list[Case], results: list[dict], stored: dict[str, str], cach
             if seen is None:
                 continue
             r.setdefault("readers", []).append(seen)
-            r["reader_valid"] = any((x["ocr"] or 0) >= THRESHOLD for x in r["readers"])
+            r["reader_valid"] = bool(r["by_eye"]) or any((x["ocr"] or 0) >= THRESHOLD for x in r["readers"])
             if render:
                 print(f"  reader [{n}/{len(todo)}] {r['id']} {seen['view']}: {seen['reader']} {seen['ocr']}"
                       f" junk {seen['junk_seen']}", flush=True)
@@ -348,13 +348,15 @@ def verdict(case: Case, gate: dict) -> str:
 
 
 def write_report(results: list[dict], notes: list[str], md: Path, js: Path, oracle: bool) -> None:
+    from benchmarks.redteam_cases import DROPPED
+
     js.write_text(json.dumps({"format": "containment-auditor-redteam/1", "threshold": THRESHOLD, "notes": notes,
-                              "cases": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    disguised = [r for r in results if r["family"] != "clean"]
+                              "dropped": DROPPED, "cases": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    invalid = [r for r in results if r.get("reader_valid") is False]
+    disguised = [r for r in results if r["family"] != "clean" and r.get("reader_valid") is not False]
     holes = [r for r in disguised if r["verdict"] != "caught"]
     clean = [r for r in results if r["family"] == "clean"]
     alarms = [r for r in clean if r["verdict"] != "ok"]
-    invalid = [r for r in results if r.get("reader_valid") is False]
     lines = [
         "# Red team: disguised batches through `auditor gate` (issue #25)",
         "",
@@ -372,6 +374,8 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
     for i, r in enumerate(results, 1):
         rd = "; ".join(f"{x['reader']} {x['ocr']:.2f}" + (f", junk {x['junk_seen']}" if x.get("junk_seen") else "")
                        for x in r.get("readers", []) if x.get("ocr") is not None) or "-"
+        if r.get("by_eye"):
+            rd += f"; by eye: {r['by_eye']}"
         if r.get("reader_valid") is False:
             rd += " *not shown*"
         how = "<br>".join(_md(c) for c in r["caught_by"]) or "-"
@@ -380,6 +384,10 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
         lines.append(f"| {i} | {r['family']} | {r['name']} | {_md(r['sees'])} | {rd} | {mark} | {how} |")
     lines += ["", "## Holes", ""]
     lines += [f"- `{r['id']}`: {_md(r['sees'])}" for r in holes] or ["None."]
+    lines += ["", "## Cases the reader does not show as claimed", ""]
+    lines += [f"- `{r['id']}`: {_md('; '.join(str(x) for x in r.get('readers', [])))}" for r in invalid] or ["None."]
+    lines += ["", "## Dropped after the readers were checked", ""]
+    lines += [f"- `{k}`: {_md(v)}" for k, v in sorted(DROPPED.items())]
     lines += ["", "## Clean batches that failed", ""]
     lines += [f"- `{r['id']}`: {'; '.join(r['caught_by'])}" for r in alarms] or ["None."]
     lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
@@ -440,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         for n, case in enumerate(cases, 1):
             gate = gate_case(case, db, work)
             r = {"id": case.id, "family": case.family, "name": case.name, "format": case.fmt, "payload": case.payload,
-                 "sees": case.sees, **gate, "note": case.note,
+                 "sees": case.sees, **gate, "note": case.note, "by_eye": case.by_eye,
                  "files": {k: hashlib.sha256(v).hexdigest() for k, v in sorted(case.files.items())}}
             r["verdict"] = verdict(case, gate)
             print(f"[{n}/{len(cases)}] {case.id}: {gate['status']} {'; '.join(gate['caught_by'])}", flush=True)
