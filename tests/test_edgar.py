@@ -96,7 +96,7 @@ def test_part_raw_is_the_text_element_content(submission):
 
 def test_html_body(submission):
     body = extract_bytes(submission).parts[0].extracted
-    assert (body.format, body.extractor) == ("html", "lxml")
+    assert (body.format, body.extractor) == ("html", "selectolax")
     assert body.text == (
         "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\n\n"
         "Item 1. Business. The Company leases office space & warehouses.\n\n"

@@ -1,0 +1,85 @@
+"""Letter-spaced text ("S U P P L Y   A G R E E M E N T"), which every format can carry: a
+reader sees words, an extractor single letters. Where word gaps are wider than letter gaps the
+words are rejoined; where they are not, the text cannot be read as words and fails closed."""
+
+from __future__ import annotations
+
+import re
+
+# One space (or no-break space) between the letters of a word, two or more between words.
+_SPACED_WORD = re.compile(r"(?<![^\s])(?:[^\s][ \xa0])+[^\s](?![^\s])")
+_WORD_GAP = re.compile(r"([ \xa0]{2,}|\t|\n)")
+#: A run of this many single-letter words in a row is letter-spaced text, not initials or a list.
+MIN_RUN = 8
+#: A run this long is a letter-spaced sentence, not a word ("W I T N E S S E T H" has 10).
+MAX_RUN = 40
+#: Letters in runs beyond this share of all letters make a document unreadable as words.
+MAX_SHARE = 0.02
+_RUN = re.compile(rb" a a a a a a a a(?: a)*(?= )")  # MIN_RUN single letters, on folded bytes
+
+
+def join_letter_spaced(text: str) -> tuple[str, int]:
+    """Rejoin letter-spaced words where word gaps are wider than letter gaps; (text, words)."""
+    if "  " not in text and "\t" not in text and "\xa0" not in text:
+        return text, 0
+    joined = 0
+
+    def segment(seg: str) -> str:
+        nonlocal joined
+        if _SPACED_WORD.fullmatch(seg):
+            joined += 1
+            return seg.replace(" ", "").replace("\xa0", "")
+        return seg
+
+    pieces = _WORD_GAP.split(text)
+    out = [p if i % 2 else segment(p) for i, p in enumerate(pieces)]
+    if not joined:
+        return text, 0
+    return "".join(p if not i % 2 or p[:1] not in (" ", "\xa0") else " " for i, p in enumerate(out)), joined
+
+
+def letter_spaced_runs(text: str) -> list[int]:
+    """Lengths of the runs of at least ``MIN_RUN`` single-letter words in a row (ASCII letters,
+    found on bytes for speed; digits and punctuation end a run)."""
+    return [len(m.group()) // 2 for m in _RUN.finditer(_folded(text))]
+
+
+def letter_spaced_reason(text: str) -> str | None:
+    """``letter-spaced: ...`` when ``text`` (already rejoined where it could be) still holds
+    letter-spaced words a reader sees as words, or None. A word such as "W I T N E S S E T H" or
+    an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
+    shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
+    runs = letter_spaced_runs(text)
+    if not runs:
+        return None
+    letters = sum(runs)
+    if max(runs) >= MAX_RUN or (letters >= MAX_RUN and letters > MAX_SHARE * _folded(text).count(b"a")):
+        return (f"letter-spaced: {letters} letters stand alone in runs of {MIN_RUN} or more single-letter "
+                f"words (the longest {max(runs)}), with no wider gaps to tell the words apart")
+    return None
+
+
+def has_spaced_letters(text: str, letters: int = 3) -> bool:
+    """Whether ``text`` holds ``letters`` single ASCII letters in a row (a fast test on bytes)."""
+    return b" a" * letters + b" " in _folded(text)
+
+
+def _folded(text: str) -> bytes:
+    """Every ASCII letter as ``a``, whitespace (no-break spaces too) as a space (runs of up to
+    eight as one), anything else as ``x``: runs of single letters are then found by byte search."""
+    folded = (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD)
+    for _ in range(3):
+        folded = folded.replace(b"  ", b" ")
+    return folded
+
+
+def _fold_table() -> bytes:
+    table = bytearray(b"x" * 256)
+    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz":
+        table[c] = ord("a")
+    for c in b" \t\n\r\f\v":
+        table[c] = ord(" ")
+    return bytes(table)
+
+
+_FOLD = _fold_table()
