@@ -200,7 +200,9 @@ def test_text_round_trips_through_utf8_and_utf16(text):
     [
         (b"%PDF-1.7\n...", "x.bin", "pdf"),
         (b"junk before\n%PDF-1.4\n", "", "pdf"),
-        (b"<!DOCTYPE html><p>x", "x.txt", "html"),
+        (b"<!DOCTYPE html><p>x", "x.txt", "text"),  # the name says text; HTML is a reading
+        (b"<!DOCTYPE html><p>x", "x.md", "text"),
+        (b"<!DOCTYPE html><p>x", "x.dat", "html"),
         (b"  <HTML><BODY>x", "", "html"),
         (b"<p>Para</p>", "page.htm", "html"),
         (b"<p>Para</p>", "", "html"),

@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Part, Reading
-from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.detect import binary_kind, detect_format, looks_like_html, says_html
 from auditor.extract.pdf import extract_pdf_pages
 from auditor.extract.text import decode_text
 
@@ -44,8 +44,41 @@ __all__ = [
 ]
 
 
-def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
-    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer)."""
+def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer).
+
+    When container and content disagree, both readings exist: text that looks like HTML gets
+    its HTML visible reading as ``text:as-html``; HTML that only content sniffing made HTML (the
+    name, if any, does not say so) gets its bytes as ``html:as-plain-text``.
+    """
+    if fmt == "html":
+        from auditor.extract.html import html_to_text
+
+        ex = html_to_text(data, limits)
+        if not says_html(name):
+            from auditor.extract.text import extract_text
+
+            plain = extract_text(data, limits)
+            ex.readings.append(Reading("html:as-plain-text", plain.text,
+                                       "the bytes as plain text, as a text editor or a text pipeline shows them"))
+        return ex
+    if fmt == "text":
+        from auditor.extract.text import extract_text
+
+        ex = extract_text(data, limits)
+        if looks_like_html(data):
+            from auditor.extract.html import html_to_text
+
+            try:
+                shown = html_to_text(data, limits)
+            except ExtractionError:
+                return ex
+            ex.readings.append(Reading("text:as-html", shown.text,
+                                       "the bytes read as HTML, as a browser or a sniffing extractor shows them"))
+            ex.readings.extend(shown.readings)
+            if shown.unreadable:
+                ex.unreadable = "; ".join(filter(None, [ex.unreadable, f"as HTML: {shown.unreadable}"]))
+        return ex
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
 
@@ -54,20 +87,12 @@ def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
         from auditor.extract.docx import extract_docx
 
         return extract_docx(data, limits)
-    if fmt == "html":
-        from auditor.extract.html import html_to_text
-
-        return html_to_text(data, limits)
     if fmt == "edgar":
         from auditor.extract.submission import extract_edgar
 
         return extract_edgar(data, limits)
-    if fmt == "binary":
-        kind = binary_kind(data) or "zip"
-        raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
-    from auditor.extract.text import extract_text
-
-    return extract_text(data, limits)
+    kind = binary_kind(data) or "zip"
+    raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
 
 
 def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Extracted:
@@ -76,7 +101,7 @@ def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Ext
         raise ExtractionError("too_large", f"{len(data)} bytes, more than the limit of {limits.max_file_bytes}")
     if not data.strip():
         raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
-    return extract_format(detect_format(data, name), data, limits)
+    return extract_format(detect_format(data, name), data, limits, name)
 
 
 def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:

@@ -78,7 +78,7 @@ template, title, noscript, dialog:not([open]), input[type=hidden i] { display: n
 [hidden=until-found i] { content-visibility: hidden }
 details:not([open]) > :not(summary:first-of-type) { display: none }
 pre, listing, xmp, plaintext, textarea { white-space: pre }
-[dir] { unicode-bidi: isolate } bdi { unicode-bidi: isolate } bdo { unicode-bidi: isolate-override }
+[dir] { unicode-bidi: isolate } bdi { unicode-bidi: isolate } bdo, bdo[dir] { unicode-bidi: isolate-override }
 [dir=rtl i] { direction: rtl } [dir=ltr i] { direction: ltr }
 """
 

@@ -38,7 +38,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
-from auditor.extract.letters import has_spaced_letters, join_letter_spaced, letter_spaced_reason
+from auditor.extract.letters import letter_spaced_reason
 from auditor.extract.text import (
     GUESSED,
     MAX_MESS,
@@ -46,6 +46,7 @@ from auditor.extract.text import (
     UTF8_MULTIBYTE,
     decode_text,
     detect_bom,
+    join_spaced,
     mess,
     nul_pattern,
 )
@@ -65,7 +66,7 @@ _BLOCK = frozenset({
     "select", "optgroup", "title", "head",
 })
 _CELL = frozenset({"td", "th"})
-_REPLACED = frozenset({"br", "img", "input", "textarea", "iframe", "frame", "embed", "object", "area"})
+_REPLACED = frozenset({"br", "img", "input", "textarea", "iframe", "frame", "embed", "object", "area", "image"})
 _HINTED = frozenset({"font", "body", "table", "td", "th", "tr"})
 # HTML's phrasing elements: between them the all-text reading does not break the line.
 _INLINE = frozenset({
@@ -93,6 +94,9 @@ _INPUT_TEXT = frozenset({"text", "search", "email", "url", "tel", "number", "dat
                          "time", "datetime-local", ""})
 _INPUT_BUTTON = {"submit": "Submit", "reset": "Reset", "button": ""}
 _ATTR_TEXT = ("alt", "title", "value", "placeholder", "aria-label", "label")
+# Pseudo-classes of interaction that match nothing on a page at rest (as a reader first sees it).
+_AT_REST = re.compile(r":(?:target|target-within|focus-within|focus-visible|visited|hover|focus|active)\b(?!-)", re.I)
+_ATTR_VALUE = re.compile(r"\[\s*([\w-]+)[^\]]*\]")
 _COMBINATOR = re.compile(r"\s*[\s>+~]\s*")
 _TAG_NAME = re.compile(r"<([a-zA-Z][\w:-]*)")
 _LEADING_TAG = re.compile(r"[a-zA-Z][\w-]*")
@@ -291,13 +295,7 @@ def _reading(visual: str) -> str:
     pieces = []
     for g in groups:
         kind, ws = g[0], g[1:]
-        if kind and not rtl:
-            ws = [w[::-1] for w in reversed(ws)]
-        elif rtl and not kind:
-            ws = list(reversed(ws))
-        elif rtl and kind:
-            ws = [w[::-1] for w in ws]
-        pieces.append(ws)
+        pieces.append([w[::-1] for w in reversed(ws)] if kind else ws)  # a right-to-left run read as such
     if rtl:
         pieces.reverse()
     return " ".join(w for ws in pieces for w in ws)
@@ -322,6 +320,7 @@ class _Frame:
     right_floats: int = 0
     late_floats: int = 0
     inline_text: bool = False
+    closed: bool = False  # a closed <details>: only its summary is shown
     moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
 
 
@@ -386,7 +385,7 @@ class _Reader:
                     cache[sel] = []
                 if sel not in cache:
                     try:
-                        cache[sel] = self.tree.css(sel)
+                        cache[sel] = self.tree.css(_AT_REST.sub(":not(*)", sel))
                     except SelectolaxError:
                         cache[sel] = []
                         if rule.origin:
@@ -412,9 +411,9 @@ class _Reader:
     def _may_match(self, sel: str) -> bool:
         """False when the selector's last compound names a tag, class, id or attribute that the
         document's source does not contain (a full scan of the tree saved)."""
-        last = _COMBINATOR.split(sel.strip())[-1]
-        if "(" in last or "\\" in last:
+        if "(" in sel or "\\" in sel:
             return True
+        last = _COMBINATOR.split(_ATTR_VALUE.sub(r"[\1]", sel.strip()))[-1]
         if self.tags is None:
             self.tags = {t.lower() for t in _TAG_NAME.findall(self.source)}
         m = _LEADING_TAG.match(last)
@@ -524,6 +523,8 @@ class _Reader:
 
     def _frame(self, node: Any, tag: str, style: css.Style, ns: str, b: _Builder) -> _Frame:
         f = _Frame(node, tag, style, None, ns, nxt=node.first_child)
+        if tag == "details" and "open" not in node.attributes:
+            f.closed = True
         if tag == "select" and not ("multiple" in node.attributes or _int(node.attributes.get("size")) > 1):
             options = [c for c in node.css("option")]
             chosen = next((o for o in options if "selected" in o.attributes), options[0] if options else None)
@@ -595,6 +596,9 @@ class _Reader:
             return
         words = text.strip()
         if words:
+            if f.closed:
+                self.hidden_text = True
+                return
             style = f.style
             if style.unsure:
                 self.unreadable.append(f"css-value: {style.unsure}: cannot be evaluated here")
@@ -619,14 +623,25 @@ class _Reader:
             b.br()
             return True
         if ns != "html":
+            if tag == "image":  # an SVG image: an SVG document in a data: URL shows its text
+                attrs = node.attributes
+                got = css.data_url_text((attrs.get("href") or attrs.get("xlink:href") or "").strip())
+                if got and got[0] == "image/svg+xml":
+                    self._nested(got[0], got[1], b, "SVG image data: URL")
+                return True
             return False
         attrs = None
         if tag in ("img", "input", "iframe", "frame", "embed", "object", "textarea", "area"):
             attrs = node.attributes
         if tag == "img" or (tag == "input" and (attrs.get("type") or "").lower() == "image"):
             alt = (attrs.get("alt") or "").strip()
-            if alt and not (attrs.get("src") or "").strip().lower().startswith("data:"):
-                self._attr_text(alt, style, b)
+            src = (attrs.get("src") or "").strip()
+            if src[:5].lower() == "data:":
+                got = css.data_url_text(src)  # the image is in the page: it is shown, not its alt
+                if got and got[0] == "image/svg+xml":
+                    self._nested(got[0], got[1], b, "image data: URL")
+            elif alt:
+                self._attr_text(alt, style, b)  # an image the page cannot load shows its alt
             return True
         if tag == "input":
             kind = (attrs.get("type") or "").strip().lower()
@@ -743,7 +758,8 @@ class _Reader:
             if s.display.startswith("inline") or s.display in ("contents", "ruby"):
                 f.inline_text = True
             return
-        if not (child.text(deep=True) or "").strip():
+        text = (child.text(deep=True) or "").strip()
+        if not text or s.text_hidden(len(text)):
             return
         if s.float in ("right", "inline-end"):
             f.right_floats += 1
@@ -786,8 +802,9 @@ class _Reader:
             if tag == "template":
                 inner = re.sub(r"^<template[^>]*>|</template>$", "", inner)
             if "<" in inner and self.depth + 1 < _MAX_DEPTH:
-                text = _Reader(inner, self.depth + 1, self.warnings).all_text()
-                node.insert_after(f"\n{text}\n")
+                inner = _Reader(inner, self.depth + 1, self.warnings).all_text()
+            if tag == "template" or "<" in inner:
+                node.insert_after(f"\n{inner}\n")
                 node.decompose()
         for node in tree.css(_ATTR_SELECTOR):
             attrs = node.attributes
@@ -984,16 +1001,3 @@ def _no_nbsp(text: str) -> str:
             out.append(" ")
         out.append(p.strip(" ") if p.strip(" ") else "")
     return "".join(out)
-
-
-#: Letter-spaced words rejoined only where there are this many (a stray spaced pair is left alone).
-_MIN_JOINED = 3
-
-
-def join_spaced(text: str) -> tuple[str, int]:
-    """Letter-spaced words rejoined where word gaps are wider than letter gaps and at least a
-    few words are spaced so (text and HTML)."""
-    if not has_spaced_letters(text):
-        return text, 0
-    joined, n = join_letter_spaced(text)
-    return (joined, n) if n >= _MIN_JOINED else (text, 0)

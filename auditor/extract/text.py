@@ -9,6 +9,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text, storable
+from auditor.extract.letters import has_spaced_letters, join_letter_spaced, letter_spaced_reason
 
 #: How much of the head of a file format sniffing and NUL-pattern detection look at.
 SNIFF = 4096
@@ -238,6 +239,25 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
+    text, joined = join_spaced(text)
+    if joined:
+        warnings.append(f"rejoined {joined} letter-spaced words")
+    spaced = letter_spaced_reason(text)
+    if spaced:
+        unreadable = "; ".join(filter(None, [unreadable, spaced]))
     text = check_text(storable(text, warnings), "text", limits)
     return Extracted("text", text, "auditor.text", auditor_version(), encoding=enc, warnings=warnings,
                      unreadable=unreadable)
+
+
+#: Letter-spaced words are rejoined only where there are this many (a stray spaced pair is left).
+_MIN_JOINED = 3
+
+
+def join_spaced(text: str) -> tuple[str, int]:
+    """Letter-spaced words rejoined where word gaps are wider than letter gaps and at least a
+    few words are spaced so (plain text and HTML)."""
+    if not has_spaced_letters(text):
+        return text, 0
+    joined, n = join_letter_spaced(text)
+    return (joined, n) if n >= _MIN_JOINED else (text, 0)
