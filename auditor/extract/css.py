@@ -337,6 +337,7 @@ class Style:
     content: tuple[Any, ...] | None = None  # of a ::before or ::after
     hidden: str | None = None  # why the element and all it holds are not shown
     unsure: str | None = None  # a value the reader's browser evaluates that this code cannot
+    moves: bool = False  # floated, positioned or shifted: it may change the order on the page
     _seen: tuple[str | None] | None = None
 
     def text_hidden(self, chars: int) -> str | None:
@@ -900,6 +901,7 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
             s.hidden = "off-screen (bottom)"
         if s.position == "fixed" and (s.x >= VIEW_W or s.y >= VIEW_H):
             s.hidden = "off-screen (fixed)"
+    s.moves = s.float != "none" or s.position != "static" or s.x != p.x or s.y != p.y
     if s.display == "none":
         s.hidden = "display:none"
     elif _ident(get("content-visibility") or ()) == "hidden":

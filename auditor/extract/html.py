@@ -105,7 +105,10 @@ _ATTR_SELECTOR = ", ".join(f"[{a}]" for a in _ATTR_TEXT)
 _BLANK = re.compile(r"[ \t\r\f]*\n\s*")
 _LRM, _RLM = "\u200e", "\u200f"
 _BIDI_CONTROLS = re.compile("[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
-_NEEDS_BIDI = regex.compile(r"[\p{Bidi_Class=R}\p{Bidi_Class=AL}\u200f\u061c\u202a-\u202e\u2066-\u2069]")
+# The blocks of right-to-left scripts (Bidi_Class R and AL) and the bidi controls: a fast test
+# with the stdlib's character classes before the exact one.
+_NEEDS_BIDI = re.compile("[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefe"
+                         "\U00010800-\U00010fff\U0001e800-\U0001efff]")
 _RTL = regex.compile(r"[\p{Bidi_Class=R}\p{Bidi_Class=AL}]")
 _LTR = regex.compile(r"\p{Bidi_Class=L}")
 _OPEN = {("embed", "ltr"): ("\u202a", "\u202c"), ("embed", "rtl"): ("\u202b", "\u202c"),
@@ -502,7 +505,8 @@ class _Reader:
                 continue
             if tag[:1] == "-":  # a comment or other node that is not an element
                 continue
-            tag = tag.lower()
+            if f.ns != "html":  # lexbor gives HTML names in lower case, SVG's in camel case
+                tag = tag.lower()
             ns = _child_ns(f.ns, tag) if f.ns != "html" or tag in ("svg", "math") else "html"
             if ns == "hidden":
                 self._hidden(child)
@@ -750,6 +754,10 @@ class _Reader:
 
     def _check_layout(self, f: _Frame, child: Any, s: css.Style) -> None:
         """Floats and positioned boxes that can put text in another order than the source's."""
+        if not s.moves:
+            if s.display.startswith("inline") or s.display in ("contents", "ruby"):
+                f.inline_text = True
+            return
         p = f.style
         floated = s.float in ("right", "inline-end", "left", "inline-start")
         moved = s.position in ("absolute", "fixed") and (s.left is not None or s.top is not None)

@@ -49,37 +49,56 @@ def letter_spaced_reason(text: str) -> str | None:
     letter-spaced words a reader sees as words, or None. A word such as "W I T N E S S E T H" or
     an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
     shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
-    runs = letter_spaced_runs(text)
+    folded = _folded(text)
+    runs = [len(m.group()) // 2 for m in _RUN.finditer(folded)]
     if not runs:
         return None
     letters = sum(runs)
-    if max(runs) >= MAX_RUN or (letters >= MAX_RUN and letters > MAX_SHARE * _folded(text).count(b"a")):
+    if max(runs) >= MAX_RUN or (letters >= MAX_RUN and letters > MAX_SHARE * folded.count(b"a")):
         return (f"letter-spaced: {letters} letters stand alone in runs of {MIN_RUN} or more single-letter "
                 f"words (the longest {max(runs)}), with no wider gaps to tell the words apart")
     return None
 
 
-def has_spaced_letters(text: str, letters: int = 3) -> bool:
-    """Whether ``text`` holds ``letters`` single ASCII letters in a row (a fast test on bytes)."""
-    return b" a" * letters + b" " in _folded(text)
+def join_spaced_lines(text: str, min_joined: int = 3) -> tuple[str, int]:
+    """:func:`join_letter_spaced` on the lines that hold three single letters in a row (found on
+    bytes), when at least ``min_joined`` words are rejoined: a stray spaced pair is left alone."""
+    folded = _folded(text, lines=True)
+    needle = b" a a a "
+    if needle not in folded:
+        return text, 0
+    lines = text.split("\n")
+    flines = folded.split(b"\n")
+    total = 0
+    for i, fl in enumerate(flines):
+        if needle in b" " + fl + b" ":
+            lines[i], n = join_letter_spaced(lines[i])
+            total += n
+    return ("\n".join(lines), total) if total >= min_joined else (text, 0)
 
 
-def _folded(text: str) -> bytes:
+def _folded(text: str, lines: bool = False) -> bytes:
     """Every ASCII letter as ``a``, whitespace (no-break spaces too) as a space (runs of up to
-    eight as one), anything else as ``x``: runs of single letters are then found by byte search."""
-    folded = (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD)
+    eight as one; line ends kept if ``lines``), anything else as ``x``: runs of single letters
+    are then found by byte search."""
+    folded = (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD_LINES if lines else _FOLD)
     for _ in range(3):
+        if b"  " not in folded:
+            break
         folded = folded.replace(b"  ", b" ")
     return folded
 
 
-def _fold_table() -> bytes:
+def _fold_table(lines: bool) -> bytes:
     table = bytearray(b"x" * 256)
     for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz":
         table[c] = ord("a")
     for c in b" \t\n\r\f\v":
         table[c] = ord(" ")
+    if lines:
+        table[ord("\n")] = ord("\n")
     return bytes(table)
 
 
-_FOLD = _fold_table()
+_FOLD = _fold_table(False)
+_FOLD_LINES = _fold_table(True)

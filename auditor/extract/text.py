@@ -9,7 +9,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text, storable
-from auditor.extract.letters import has_spaced_letters, join_letter_spaced, letter_spaced_reason
+from auditor.extract.letters import join_spaced_lines, letter_spaced_reason
 
 #: How much of the head of a file format sniffing and NUL-pattern detection look at.
 SNIFF = 4096
@@ -250,14 +250,7 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
                      unreadable=unreadable)
 
 
-#: Letter-spaced words are rejoined only where there are this many (a stray spaced pair is left).
-_MIN_JOINED = 3
-
-
 def join_spaced(text: str) -> tuple[str, int]:
-    """Letter-spaced words rejoined where word gaps are wider than letter gaps and at least a
-    few words are spaced so (plain text and HTML)."""
-    if not has_spaced_letters(text):
-        return text, 0
-    joined, n = join_letter_spaced(text)
-    return (joined, n) if n >= _MIN_JOINED else (text, 0)
+    """Letter-spaced words rejoined where word gaps are wider than letter gaps and at least
+    three words are spaced so (plain text and HTML)."""
+    return join_spaced_lines(text, 3)
