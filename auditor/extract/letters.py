@@ -39,9 +39,9 @@ def join_letter_spaced(text: str) -> tuple[str, int]:
 
 
 def letter_spaced_runs(text: str) -> list[int]:
-    """Lengths of the runs of at least ``MIN_RUN`` single-letter words in a row (ASCII letters,
-    found on bytes for speed; digits and punctuation end a run)."""
-    return [len(m.group()) // 2 for m in _RUN.finditer(_folded(text))]
+    """Lengths of the runs of at least ``MIN_RUN`` single-letter words in a row on a line (ASCII
+    letters, found on bytes for speed; digits, punctuation and line ends end a run)."""
+    return [len(m.group()) // 2 for m in _RUN.finditer(_folded(text, lines=True))]
 
 
 def letter_spaced_reason(text: str) -> str | None:
@@ -49,7 +49,7 @@ def letter_spaced_reason(text: str) -> str | None:
     letter-spaced words a reader sees as words, or None. A word such as "W I T N E S S E T H" or
     an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
     shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
-    folded = _folded(text)
+    folded = _folded(text, lines=True)
     runs = [len(m.group()) // 2 for m in _RUN.finditer(folded)]
     if not runs:
         return None

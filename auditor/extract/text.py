@@ -251,6 +251,6 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
 
 
 def join_spaced(text: str) -> tuple[str, int]:
-    """Letter-spaced words rejoined where word gaps are wider than letter gaps and at least
-    three words are spaced so (plain text and HTML)."""
-    return join_spaced_lines(text, 3)
+    """Letter-spaced words rejoined where word gaps are wider than letter gaps, on lines that
+    hold three single letters in a row, and at least two words are spaced so (text and HTML)."""
+    return join_spaced_lines(text, 2)
