@@ -15,7 +15,9 @@ MIN_RUN = 8
 MAX_RUN = 40
 #: Letters in runs beyond this share of all letters make a document unreadable as words.
 MAX_SHARE = 0.02
-_RUN = re.compile(rb" a a a a a a a a(?: a)*(?= )")  # MIN_RUN single letters, on folded bytes
+# MIN_RUN single letters one (or two) spaces apart, on folded bytes
+_RUN = re.compile(rb" a a a a a a a a(?: a)*(?= )")
+_RUN2 = re.compile(rb"  a  a  a  a  a  a  a  a(?:  a)*(?= )")
 
 
 def join_letter_spaced(text: str) -> tuple[str, int]:
@@ -39,9 +41,15 @@ def join_letter_spaced(text: str) -> tuple[str, int]:
 
 
 def letter_spaced_runs(text: str) -> list[int]:
-    """Lengths of the runs of at least ``MIN_RUN`` single-letter words in a row on a line (ASCII
-    letters, found on bytes for speed; digits, punctuation and line ends end a run)."""
-    return [len(m.group()) // 2 for m in _RUN.finditer(_folded(text, lines=True))]
+    """Lengths of the runs of at least ``MIN_RUN`` single-letter words in a row on a line, one or
+    two spaces apart (ASCII letters, found on bytes for speed; digits, punctuation and line ends
+    end a run)."""
+    return _runs(_folded(text))
+
+
+def _runs(folded: bytes) -> list[int]:
+    return [len(m.group()) // 2 for m in _RUN.finditer(folded)] + [
+        len(m.group()) // 3 for m in _RUN2.finditer(folded)]
 
 
 def letter_spaced_reason(text: str) -> str | None:
@@ -49,8 +57,8 @@ def letter_spaced_reason(text: str) -> str | None:
     letter-spaced words a reader sees as words, or None. A word such as "W I T N E S S E T H" or
     an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
     shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
-    folded = _folded(text, lines=True)
-    runs = [len(m.group()) // 2 for m in _RUN.finditer(folded)]
+    folded = _folded(text)
+    runs = _runs(folded)
     if not runs:
         return None
     letters = sum(runs)
@@ -63,42 +71,40 @@ def letter_spaced_reason(text: str) -> str | None:
 def join_spaced_lines(text: str, min_joined: int = 3) -> tuple[str, int]:
     """:func:`join_letter_spaced` on the lines that hold three single letters in a row (found on
     bytes), when at least ``min_joined`` words are rejoined: a stray spaced pair is left alone."""
-    folded = _folded(text, lines=True)
+    folded = _folded(text)
     needle = b" a a a "
-    if needle not in folded:
+    pos = folded.find(needle)
+    if pos < 0:
         return text, 0
+    hits = set()
+    while pos >= 0:
+        line = folded.count(b"\n", 0, pos)
+        hits.add(line)
+        end = folded.find(b"\n", pos)
+        pos = folded.find(needle, end) if end >= 0 else -1
     lines = text.split("\n")
-    flines = folded.split(b"\n")
     total = 0
-    for i, fl in enumerate(flines):
-        if needle in b" " + fl + b" ":
-            lines[i], n = join_letter_spaced(lines[i])
-            total += n
+    for i in sorted(hits):
+        lines[i], n = join_letter_spaced(lines[i])
+        total += n
     return ("\n".join(lines), total) if total >= min_joined else (text, 0)
 
 
-def _folded(text: str, lines: bool = False) -> bytes:
-    """Every ASCII letter as ``a``, whitespace (no-break spaces too) as a space (runs of up to
-    eight as one; line ends kept if ``lines``), anything else as ``x``: runs of single letters
-    are then found by byte search."""
-    folded = (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD_LINES if lines else _FOLD)
-    for _ in range(3):
-        if b"  " not in folded:
-            break
-        folded = folded.replace(b"  ", b" ")
-    return folded
+def _folded(text: str) -> bytes:
+    """Every ASCII letter as ``a``, whitespace (no-break spaces too) as a space, line ends kept,
+    anything else as ``x``: runs of single letters are then found by byte search. One byte per
+    character until the first non-ASCII one (a line's offset is its count of line ends)."""
+    return (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD)
 
 
-def _fold_table(lines: bool) -> bytes:
+def _fold_table() -> bytes:
     table = bytearray(b"x" * 256)
     for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz":
         table[c] = ord("a")
-    for c in b" \t\n\r\f\v":
+    for c in b" \t\r\f\v":
         table[c] = ord(" ")
-    if lines:
-        table[ord("\n")] = ord("\n")
+    table[ord("\n")] = ord("\n")
     return bytes(table)
 
 
-_FOLD = _fold_table(False)
-_FOLD_LINES = _fold_table(True)
+_FOLD = _fold_table()
