@@ -490,41 +490,51 @@ def _url(prelude: list[Any]) -> str | None:
 
 
 def media_applies(prelude: list[Any]) -> bool | None:
-    """Whether a media query list matches a desktop screen (1280 x 800); None when it tests
-    something this code does not know."""
+    """Whether a media query list matches a desktop screen (1280 x 800, one device pixel per CSS
+    pixel, light scheme, a mouse); None when it turns on a feature this code does not know."""
     text = tinycss2.serialize(prelude).strip().lower()
     if not text:
         return True
-    result = False
+    unknown = False
     for query in text.split(","):
         q = query.strip()
         neg = q.startswith("not ")
         q = re.sub(r"^(not|only)\s+", "", q)
         ok: bool | None = True
         for part in re.split(r"\s+and\s+", q):
-            part = part.strip()
-            if part in ("all", "screen"):
-                continue
-            if part in ("print", "speech", "tv", "handheld", "projection", "braille", "embossed", "aural", "tty"):
+            got = _media_part(part.strip())
+            if got is False:
                 ok = False
-                continue
-            m = re.fullmatch(r"\(\s*(min-|max-)?(width|height|device-width|device-height)\s*:\s*([\d.]+)(px|em|rem)?\s*\)", part)
-            if m:
-                v = float(m.group(3)) * (ROOT_FONT if m.group(4) in ("em", "rem") else 1.0)
-                have = VIEW_W if "width" in m.group(2) else VIEW_H
-                good = have >= v if m.group(1) == "min-" else have <= v if m.group(1) == "max-" else have == v
-                ok = ok and good if ok is not None else ok
-                continue
-            m = re.fullmatch(r"\(\s*(prefers-color-scheme|orientation|hover|pointer|prefers-reduced-motion)\s*:\s*([\w-]+)\s*\)", part)
-            if m:
-                good = m.group(2) in ("light", "landscape", "hover", "fine", "no-preference")
-                ok = ok and good if ok is not None else ok
-                continue
-            return None
+                break
+            if got is None:
+                ok = None
         if ok is None:
-            return None
-        result = result or (ok != neg)
-    return result
+            unknown = True
+        elif ok != neg:
+            return True
+    return None if unknown else False
+
+
+def _media_part(part: str) -> bool | None:
+    if part in ("all", "screen"):
+        return True
+    if part in ("print", "speech", "tv", "handheld", "projection", "braille", "embossed", "aural", "tty"):
+        return False
+    m = re.fullmatch(r"\(\s*(min-|max-)?(width|height|device-width|device-height)\s*:\s*([\d.]+)(px|em|rem)?\s*\)", part)
+    if m:
+        v = float(m.group(3)) * (ROOT_FONT if m.group(4) in ("em", "rem") else 1.0)
+        have = VIEW_W if "width" in m.group(2) else VIEW_H
+        return have >= v if m.group(1) == "min-" else have <= v if m.group(1) == "max-" else have == v
+    m = re.fullmatch(r"\(\s*(-webkit-)?(min-|max-)?(device-pixel-ratio|resolution)\s*:\s*([\d.]+)(dppx|dpi|x)?\s*\)", part)
+    if m:
+        v = float(m.group(4)) / (96.0 if m.group(5) == "dpi" else 1.0)
+        return 1.0 >= v if m.group(2) == "min-" else 1.0 <= v if m.group(2) == "max-" else v == 1.0
+    m = re.fullmatch(r"\(\s*(prefers-color-scheme|orientation|hover|pointer|any-hover|any-pointer|"
+                     r"prefers-reduced-motion|color|monochrome)\s*(?::\s*([\w-]+))?\s*\)", part)
+    if m:
+        return m.group(1) != "monochrome" and (m.group(2) is None or m.group(2) in (
+            "light", "landscape", "hover", "fine", "no-preference"))
+    return None
 
 
 def data_url_text(url: str) -> tuple[str, str] | None:
