@@ -11,8 +11,10 @@ be stored in SQLite: NULs and lone surrogates become U+FFFD (counted in ``warnin
 ends are ``\\n``.
 
 Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.pdfworker` children, which can
-be killed. HTML and .docx are parsed by lxml with network access and entity expansion off, and
-walked without recursion, so hostile nesting cannot exhaust the stack. Failures are raised as
+be killed. HTML is parsed by lexbor (:mod:`selectolax`, as browsers parse it, no network), .docx
+by lxml with network access and entity expansion off; both are walked without recursion, so
+hostile nesting cannot exhaust the stack. Besides its visible text, a result can carry other
+readings (``readings``) and the reason it cannot be read reliably (``unreadable``). Failures are raised as
 :class:`~auditor.errors.ExtractionError` with a stable ``code``.
 
 All functions are thread-safe; PDF extraction waits on a child process without holding the
