@@ -324,7 +324,7 @@ class Style:
     direction: str = "ltr"
     unicode_bidi: str = "normal"
     position: str = "static"
-    float: str = "none"
+    floating: str = "none"  # the float property
     order: int = 0
     flex_direction: str = "row"
     flex_wrap: str = "nowrap"
@@ -528,7 +528,7 @@ def _media_part(part: str) -> bool | None:
     m = re.fullmatch(r"\(\s*(-webkit-)?(min-|max-)?(device-pixel-ratio|resolution)\s*:\s*([\d.]+)(dppx|dpi|x)?\s*\)", part)
     if m:
         v = float(m.group(4)) / (96.0 if m.group(5) == "dpi" else 1.0)
-        return 1.0 >= v if m.group(2) == "min-" else 1.0 <= v if m.group(2) == "max-" else v == 1.0
+        return v <= 1.0 if m.group(2) == "min-" else v >= 1.0 if m.group(2) == "max-" else v == 1.0
     m = re.fullmatch(r"\(\s*(prefers-color-scheme|orientation|hover|pointer|any-hover|any-pointer|"
                      r"prefers-reduced-motion|color|monochrome)\s*(?::\s*([\w-]+))?\s*\)", part)
     if m:
@@ -826,9 +826,9 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     v = get("position")
     s.position = _ident(v) or "static" if v is not None else "static"
     v = get("float")
-    s.float = (_ident(v) or "none") if v is not None else "none"
+    s.floating = (_ident(v) or "none") if v is not None else "none"
     if s.position in ("absolute", "fixed"):
-        s.float = "none"
+        s.floating = "none"
     v = get("unicode-bidi")
     s.unicode_bidi = (_ident(v) or "normal") if v is not None else "normal"
     v = get("order")
@@ -911,7 +911,7 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
             s.hidden = "off-screen (bottom)"
         if s.position == "fixed" and (s.x >= VIEW_W or s.y >= VIEW_H):
             s.hidden = "off-screen (fixed)"
-    s.moves = s.float != "none" or s.position != "static" or s.x != p.x or s.y != p.y
+    s.moves = s.floating != "none" or s.position != "static" or s.x != p.x or s.y != p.y
     if s.display == "none":
         s.hidden = "display:none"
     elif _ident(get("content-visibility") or ()) == "hidden":
@@ -1013,7 +1013,7 @@ def _clip_path_empty(v: tuple[Any, ...] | None, em: float) -> bool:
 
 def _zero_box(s: Style, get: Any, em: float) -> bool:
     """A box of (nearly) no width or height whose overflow is hidden: inline boxes have no size."""
-    boxed = s.display not in ("inline", "contents") or s.position in ("absolute", "fixed") or s.float != "none"
+    boxed = s.display not in ("inline", "contents") or s.position in ("absolute", "fixed") or s.floating != "none"
     if not boxed:
         return False
     hidden = ("hidden", "clip")

@@ -283,22 +283,22 @@ def display_order(text: str) -> str:
 
 
 def _reading(visual: str) -> str:
+    """A line in display order as it is read: runs of right-to-left words right to left (a line
+    with more right-to-left letters read from the right), other runs left to right."""
     visual = _BIDI_CONTROLS.sub("", visual)
-    words = visual.split(" ")
     rtl = len(_RTL.findall(visual)) > len(_LTR.findall(visual))
-    groups: list[list[str]] = []
-    for w in words:
+    kinds: list[bool | None] = []
+    runs: list[list[str]] = []
+    for w in visual.split(" "):
         kind = bool(_RTL.search(w)) if w else None
-        if groups and (kind is None or groups[-1][0] == kind or groups[-1][0] is None):
-            if groups[-1][0] is None:
-                groups[-1][0] = kind
-            groups[-1].append(w)
+        if runs and (kind is None or kinds[-1] == kind or kinds[-1] is None):
+            if kinds[-1] is None:
+                kinds[-1] = kind
+            runs[-1].append(w)
         else:
-            groups.append([kind, w])
-    pieces = []
-    for g in groups:
-        kind, ws = g[0], g[1:]
-        pieces.append([w[::-1] for w in reversed(ws)] if kind else ws)  # a right-to-left run read as such
+            kinds.append(kind)
+            runs.append([w])
+    pieces = [[w[::-1] for w in reversed(ws)] if kind else ws for kind, ws in zip(kinds, runs, strict=True)]
     if rtl:
         pieces.reverse()
     return " ".join(w for ws in pieces for w in ws)
@@ -759,7 +759,7 @@ class _Reader:
                 f.inline_text = True
             return
         p = f.style
-        floated = s.float in ("right", "inline-end", "left", "inline-start")
+        floated = s.floating in ("right", "inline-end", "left", "inline-start")
         moved = s.position in ("absolute", "fixed") and (s.left is not None or s.top is not None)
         shifted = abs(s.x - p.x) > 20 or abs(s.y - p.y) > 40
         if not (floated or moved or shifted):
@@ -769,7 +769,7 @@ class _Reader:
         text = (child.text(deep=True) or "").strip()
         if not text or s.text_hidden(len(text)):
             return
-        if s.float in ("right", "inline-end"):
+        if s.floating in ("right", "inline-end"):
             f.right_floats += 1
         elif floated and f.inline_text:
             f.late_floats += 1
