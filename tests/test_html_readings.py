@@ -480,3 +480,26 @@ def test_chromium_agrees_order(tmp_path, how):
     data = page(ORDER[how](CONTRACT))
     shown = " ".join(_chromium_text(tmp_path, data).replace("\u00a0", " ").split())
     assert found(" ".join(CONTRACT.split(" ")[:8]), shown), shown[:300]
+
+
+def test_plain_text_is_read_in_display_order_too():
+    lines = "\n".join("\u202e" + reversed_chars(line) + "\u202c" for line in _lines(CONTRACT))
+    ex = extract_bytes(("Cover note.\n" + lines + "\n").encode(), "x.txt")
+    assert found(CONTRACT, ex.text) and ex.unreadable is None
+    assert not found(CONTRACT, reading(ex, "text:logical-order"))
+    hebrew = "\u05d4\u05e9\u05d5\u05db\u05e8 \u05d9\u05e9\u05dc\u05dd \u05d0\u05ea \u05d3\u05de\u05d9 \u05d4\u05e9\u05db\u05d9\u05e8\u05d5\u05ea"
+    ex = extract_bytes(f"{hebrew}\n{hebrew} 2024\n{CONTRACT}\n".encode(), "y.txt")
+    assert ex.text == f"{hebrew}\n{hebrew} 2024\n{CONTRACT}\n" and not ex.readings
+
+
+def test_one_letter_per_element_is_read_as_the_reader_sees_it():
+    def letters(text: str, sep: str) -> str:
+        return "&nbsp;&nbsp;".join(sep.join(f"<span>{html.escape(c)}</span>" for c in w) for w in text.split(" "))
+
+    ex = extract_bytes(page("<p>" + letters(CONTRACT, "") + "</p>"), "x.html")  # spans side by side: words
+    assert found(CONTRACT, ex.text) and ex.unreadable is None
+    ex = extract_bytes(page("<p style='letter-spacing:-0.3em'>" + letters(CONTRACT, " ") + "</p>"), "y.html")
+    assert found(CONTRACT, ex.text) and ex.unreadable is None  # wider gaps between words: rejoined
+    squeezed = " ".join(" ".join(f"<span>{c}</span>" for c in w) for w in CONTRACT.split(" "))
+    ex = extract_bytes(page(f"<p style='word-spacing:-0.25em'>{squeezed}</p>"), "z.html")
+    assert (ex.unreadable or "").startswith("letter-spaced:")

@@ -33,12 +33,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spaced_reason
+from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.extract.text import (
     GUESSED,
     MAX_MESS,
@@ -103,14 +103,7 @@ _LEADING_TAG = re.compile(r"[a-zA-Z][\w-]*")
 _NAMES = re.compile(r"[.#\[]([\w-]+)")
 _ATTR_SELECTOR = ", ".join(f"[{a}]" for a in _ATTR_TEXT)
 _BLANK = re.compile(r"[ \t\r\f]*\n\s*")
-_LRM, _RLM = "\u200e", "\u200f"
-_BIDI_CONTROLS = re.compile("[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
-# The blocks of right-to-left scripts (Bidi_Class R and AL) and the bidi controls: a fast test
-# with the stdlib's character classes before the exact one.
-_NEEDS_BIDI = re.compile("[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefe"
-                         "\U00010800-\U00010fff\U0001e800-\U0001efff]")
-_RTL = regex.compile(r"[\p{Bidi_Class=R}\p{Bidi_Class=AL}]")
-_LTR = regex.compile(r"\p{Bidi_Class=L}")
+_RLM = "\u200f"
 _OPEN = {("embed", "ltr"): ("\u202a", "\u202c"), ("embed", "rtl"): ("\u202b", "\u202c"),
          ("bidi-override", "ltr"): ("\u202d", "\u202c"), ("bidi-override", "rtl"): ("\u202e", "\u202c"),
          ("isolate", "ltr"): ("\u2066", "\u2069"), ("isolate", "rtl"): ("\u2067", "\u2069"),
@@ -262,46 +255,6 @@ class _Builder:
 
     def text(self) -> str:
         return "\n".join(line.rstrip(" \t") for line in "".join(self.out).split("\n")).strip("\n")
-
-
-def display_order(text: str) -> str:
-    """Each line of ``text`` as a reader reads it on screen: reordered by the Unicode
-    Bidirectional Algorithm (python-bidi), then read left to right, a run of right-to-left words
-    in its own direction (a line with more right-to-left letters is read right to left).
-    Lines without right-to-left text or bidi controls are returned as they are."""
-    if text.isascii() or not _NEEDS_BIDI.search(text):
-        return _BIDI_CONTROLS.sub("", text) if _LRM in text else text
-    from bidi import get_display
-
-    out = []
-    for line in text.split("\n"):
-        if _NEEDS_BIDI.search(line):
-            base = "R" if line.startswith(_RLM) else "L"
-            line = _reading(get_display(line, base_dir=base))
-        out.append(_BIDI_CONTROLS.sub("", line))
-    return "\n".join(out)
-
-
-def _reading(visual: str) -> str:
-    """A line in display order as it is read: runs of right-to-left words right to left (a line
-    with more right-to-left letters read from the right), other runs left to right."""
-    visual = _BIDI_CONTROLS.sub("", visual)
-    rtl = len(_RTL.findall(visual)) > len(_LTR.findall(visual))
-    kinds: list[bool | None] = []
-    runs: list[list[str]] = []
-    for w in visual.split(" "):
-        kind = bool(_RTL.search(w)) if w else None
-        if runs and (kind is None or kinds[-1] == kind or kinds[-1] is None):
-            if kinds[-1] is None:
-                kinds[-1] = kind
-            runs[-1].append(w)
-        else:
-            kinds.append(kind)
-            runs.append([w])
-    pieces = [[w[::-1] for w in reversed(ws)] if kind else ws for kind, ws in zip(kinds, runs, strict=True)]
-    if rtl:
-        pieces.reverse()
-    return " ".join(w for ws in pieces for w in ws)
 
 
 @dataclass
@@ -523,7 +476,7 @@ class _Reader:
         logical = b.text()
         if logical.isascii():
             return logical, logical
-        return display_order(logical), _BIDI_CONTROLS.sub("", logical)
+        return display_order(logical), BIDI_CONTROLS.sub("", logical)
 
     def _frame(self, node: Any, tag: str, style: css.Style, ns: str, b: _Builder) -> _Frame:
         f = _Frame(node, tag, style, None, ns, nxt=node.first_child)

@@ -8,8 +8,9 @@ import codecs
 import re
 
 from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, auditor_version, check_text, storable
+from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.letters import join_spaced_lines, letter_spaced_reason
+from auditor.extract.order import BIDI_CONTROLS, display_order
 
 #: How much of the head of a file format sniffing and NUL-pattern detection look at.
 SNIFF = 4096
@@ -246,8 +247,15 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
     if spaced:
         unreadable = "; ".join(filter(None, [unreadable, spaced]))
     text = check_text(storable(text, warnings), "text", limits)
+    readings = []
+    if not text.isascii():
+        shown = display_order(text, auto=True)  # a text editor shows bidi text reordered too
+        if shown != text:
+            readings.append(Reading("text:logical-order", BIDI_CONTROLS.sub("", text),
+                                    "the text in the order it is stored, before bidirectional reordering"))
+            text = shown
     return Extracted("text", text, "auditor.text", auditor_version(), encoding=enc, warnings=warnings,
-                     unreadable=unreadable)
+                     unreadable=unreadable, readings=readings)
 
 
 def join_spaced(text: str) -> tuple[str, int]:
