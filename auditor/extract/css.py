@@ -44,7 +44,7 @@ RELEVANT = frozenset({
     "overflow-x", "overflow-y", "content", "order", "flex-direction", "flex-flow", "flex-wrap",
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
-    "white-space", "zoom", "background-image",
+    "white-space", "zoom", "background-image", "padding", "padding-left",
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
@@ -338,6 +338,8 @@ class Style:
     hidden: str | None = None  # why the element and all it holds are not shown
     unsure: str | None = None  # a value the reader's browser evaluates that this code cannot
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
+    dx: float = 0.0  # how far it is shifted from where the flow puts it
+    dy: float = 0.0
     _seen: tuple[str | None] | None = None
 
     def text_hidden(self, chars: int) -> str | None:
@@ -622,7 +624,7 @@ def key_of(important: bool, origin: int, layer: int, spec: tuple[int, int, int],
     return (0, origin, layer, spec, order)
 
 
-_SHORTHANDS = frozenset({"font", "margin", "inset", "flex-flow", "background", "overflow",
+_SHORTHANDS = frozenset({"font", "margin", "padding", "inset", "flex-flow", "background", "overflow",
                          "-webkit-text-stroke", "grid-area", "grid-row", "grid-column"})
 
 
@@ -630,7 +632,7 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     """Longhands of the shorthands that matter; values as tokens."""
     w = _words(value)
     if _ident(value) in _KEYWORDS:
-        longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top"],
+        longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top"], "padding": ["padding-left"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
                  "background": ["background-color"], "overflow": ["overflow-x", "overflow-y"],
                  "-webkit-text-stroke": ["-webkit-text-stroke-width"]}.get(name, ["grid-placed"])
@@ -638,6 +640,10 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     if name == "font":
         size = _font_size_of(w)
         return [("font-size", (size,))] if size is not None else []
+    if name == "padding":
+        if not w:
+            return []
+        return [("padding-left", (w[3] if len(w) > 3 else w[1] if len(w) > 1 else w[0],))]
     if name in ("margin", "inset"):
         if not w:
             return []
@@ -890,12 +896,18 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
             ty += length(w[1], em, 100.0) or 0.0
     s.scale *= scale
     s.x, s.y = p.x + tx, p.y + ty
-    for name, axis in (("margin-left", "x"), ("margin-top", "y"), ("text-indent", "x")):
+    s.dx, s.dy = tx, ty  # moved off its place in the flow: by transforms and offsets (below)
+    indent = 0.0  # padding and margins that indent in the flow: they move nothing out of order
+    for name, axis in (("margin-left", "x"), ("margin-top", "y"), ("text-indent", "x"), ("padding-left", "x")):
         v = get(name)
         if v is not None and _words(v):
             d = length(_words(v)[0], em, VIEW_W)
-            if d is not None and d < 0:
+            if d is None:
+                continue
+            if d < 0 and name != "padding-left":
                 setattr(s, axis, getattr(s, axis) + d)
+            elif axis == "x":
+                indent += d
     if s.position != "static":
         lengths = {n: (length(_words(get(n))[0], em, VIEW_W if n in ("left", "right") else VIEW_H)
                        if get(n) is not None and _words(get(n)) and _ident(get(n)) != "auto" else None)
@@ -903,15 +915,18 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         s.left, s.top = lengths["left"], lengths["top"]
         if lengths["left"] is not None:
             s.x += lengths["left"]
+            s.dx += lengths["left"]
         elif lengths["right"] is not None and s.position in ("absolute", "fixed") and lengths["right"] >= VIEW_W:
             s.hidden = "off-screen (right)"
         if lengths["top"] is not None:
             s.y += lengths["top"]
+            s.dy += lengths["top"]
         elif lengths["bottom"] is not None and s.position in ("absolute", "fixed") and lengths["bottom"] >= VIEW_H:
             s.hidden = "off-screen (bottom)"
         if s.position == "fixed" and (s.x >= VIEW_W or s.y >= VIEW_H):
             s.hidden = "off-screen (fixed)"
-    s.moves = s.floating != "none" or s.position != "static" or s.x != p.x or s.y != p.y
+    s.moves = s.floating != "none" or s.position != "static" or s.dx != 0 or s.dy != 0
+    s.x += indent
     if s.display == "none":
         s.hidden = "display:none"
     elif _ident(get("content-visibility") or ()) == "hidden":
