@@ -281,7 +281,7 @@ def test_ordinary_layout_keeps_its_order_and_is_readable():
     clauses = "".join(f"<p style='padding-left:36pt;text-indent:-36pt'>({c})&nbsp;&nbsp;{html.escape(s)}.</p>"
                       for c, s in zip("abc", CONTRACT.split(". "), strict=False))
     ex = extract_bytes(page(clauses), "y.htm")
-    assert ex.unreadable is None and ex.text.startswith("Cover page.\n\n(a) The Lessee") and "(c) The Lessor" in ex.text
+    assert ex.unreadable is None and ex.text.startswith("Cover page.\n\n(a) The Lessee") and "(b) The Lessor" in ex.text
 
 
 # -- letter-spaced text ---------------------------------------------------------------------------
