@@ -508,3 +508,13 @@ def test_one_letter_per_element_is_read_as_the_reader_sees_it():
     squeezed = " ".join(" ".join(f"<span>{c}</span>" for c in w) for w in CONTRACT.split(" "))
     ex = extract_bytes(page(f"<p style='word-spacing:-0.25em'>{squeezed}</p>"), "z.html")
     assert (ex.unreadable or "").startswith("letter-spaced:")
+
+
+@pytest.mark.parametrize("css", [
+    "p{color:color-mix(in srgb, red, blue)}", "p{color:matrix(0,0,0,0,0,0)}", "p{font-size:clamp(1px, 2px)}",
+    "p{display:var(}", "p{clip:rect(auto)}", "p{transform:matrix(1)}", "p{--x:var(--x)}p{display:var(--x)}",
+    "@media print{p", "@layer{", "p::marker{content:'x'}", "p:is({display:none}",
+])
+def test_hostile_css_is_an_answer_not_a_crash(css):
+    ex = extract_bytes(page(f"<p class=j>{CONTRACT}</p>", f"<style>{css}</style>"), "x.html")
+    assert found(CONTRACT, ex.text) or (ex.unreadable or "").startswith("css-")

@@ -160,7 +160,10 @@ def _valid(name: str, value: tuple[Any, ...]) -> bool:
     if name in ("overflow", "overflow-x", "overflow-y"):
         return all(t.type == "ident" for t in _words(value))
     if name in ("color", "-webkit-text-fill-color", "background-color"):
-        return _color(value) is not None
+        try:
+            return _color(value) is not None
+        except Unsure:
+            return True  # a function this code does not know: evaluated (and failing closed) later
     if name == "opacity":
         w = _words(value)
         return len(w) == 1 and w[0].type in ("number", "percentage", "function")
