@@ -205,6 +205,8 @@ def test_text_round_trips_through_utf8_and_utf16(text):
         (b"<!DOCTYPE html><p>x", "x.dat", "html"),
         (b"  <HTML><BODY>x", "", "html"),
         (b"<p>Para</p>", "page.htm", "html"),
+        (b"<style>" + b"p{color:red}" * 400 + b"</style><p>Para</p>", "page.html", "html"),  # the name says HTML
+        (b"Plain words, no markup.", "page.htm", "html"),
         (b"<p>Para</p>", "", "html"),
         (b"Use <b>bold</b> here", "notes.txt", "text"),
         (b"<SEC-DOCUMENT>0000950170-22-000796.txt : 20220207\n", "x", "edgar"),

@@ -73,9 +73,10 @@ def detect_format(data: bytes, name: str = "") -> str:
     """"text", "html", "pdf", "docx", "edgar" or "binary" (a known non-text format).
 
     Content decides: ``%PDF-`` in the first KiB, a zip holding ``word/document.xml``, an
-    EDGAR envelope, HTML markup; the extension only settles weak HTML evidence, except that a
-    name saying text (``.txt``, ``.md``...) makes markup text: its HTML reading is then one of
-    the document's readings (:func:`auditor.extract.extract_format`).
+    EDGAR envelope, HTML markup. A name that says HTML (``.htm``...) or text (``.txt``,
+    ``.md``...) decides between those two: a browser renders an .htm file whatever it starts
+    with, a text editor shows a .txt file's bytes; the other reading is then one of the
+    document's readings (:func:`auditor.extract.extract_format`).
     """
     if b"%PDF-" in data[:1024]:
         return "pdf"
@@ -89,10 +90,12 @@ def detect_format(data: bytes, name: str = "") -> str:
     ext = os.path.splitext(name)[1].lower()
     if ext in TEXT_EXT:
         return "text"  # the container says text: a text editor shows the bytes (the HTML is a reading)
+    if ext in HTML_EXT:
+        return "html"  # the container says HTML: a browser renders it, whatever it starts with
     head = _sniff_head(data)
     if _STRONG_HTML.search(head):
         return "html"
-    if (ext in HTML_EXT or head.lstrip().startswith(b"<")) and _WEAK_HTML.search(head):
+    if head.lstrip().startswith(b"<") and _WEAK_HTML.search(head):
         return "html"
     return "text"
 

@@ -55,6 +55,7 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", 
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
 _WS = re.compile(r"[ \t\n\r\f]+")  # ASCII whitespace collapses; a no-break space does not
 _MAX_DEPTH = 4  # documents inside documents (srcdoc, data: URLs)
+_MAX_MATCHES = 5_000_000  # declarations matched to elements: beyond, the CSS is not evaluated
 _PARA = frozenset({
     "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "pre", "hr", "ul", "ol", "dl",
     "section", "article", "header", "footer", "aside", "nav", "main", "figure", "address",
@@ -335,6 +336,7 @@ class _Reader:
                     sheets.external.append(href[:200])
         self.sheets = sheets
         cache: dict[str, list[Any]] = {}
+        budget = _MAX_MATCHES
         for rule in css.ua_sheets().rules + sheets.rules:
             for sel, spec, pseudo in rule.selectors:
                 if sel not in cache and not self._may_match(sel):
@@ -349,11 +351,20 @@ class _Reader:
                 nodes = cache[sel]
                 if not nodes:
                     continue
+                budget -= len(nodes) * len(rule.decls)
+                if budget < 0:
+                    self.unreadable.append(f"css-value: style sheets match more than {_MAX_MATCHES:,} "
+                                           "declarations to elements: not evaluated further")
+                    return self._attributes(sheets)
                 entries = [(css.key_of(d.important, rule.origin, rule.layer, spec, rule.order), rule.origin, d)
                            for d in rule.decls]
                 target = self.matched if pseudo is None else self.before if pseudo == "before" else self.after
                 for n in nodes:
                     target.setdefault(n, []).extend(entries)
+        self._attributes(sheets)
+
+    def _attributes(self, sheets: css.Sheets) -> None:
+        """``style`` attributes, and what the style sheets could not say."""
         if "style" in self.lowered:
             for n in self.tree.css("[style]"):
                 self.styled[n] = n.attrs["style"] or ""
@@ -792,12 +803,14 @@ def _tokens(text: str) -> list[Any]:
     return tinycss2.parse_component_value_list(text)
 
 
-def _inside(node: Any, tags: tuple[str, ...]) -> bool:
+def _inside(node: Any, tags: tuple[str, ...], depth: int = 1000) -> bool:
+    """Whether an ancestor (up to ``depth`` levels up) is one of ``tags``."""
     p = node.parent
-    while p is not None:
+    while p is not None and depth:
         if (p.tag or "").lower() in tags:
             return True
         p = p.parent
+        depth -= 1
     return False
 
 
