@@ -18,6 +18,7 @@ MAX_SHARE = 0.02
 # MIN_RUN single letters one (or two) spaces apart, on folded bytes
 _RUN = re.compile(rb" a a a a a a a a(?: a)*(?= )")
 _RUN2 = re.compile(rb"  a  a  a  a  a  a  a  a(?:  a)*(?= )")
+_NEEDLE, _NEEDLE2 = b" a a a ", b"  a  a  a  "
 
 
 def join_letter_spaced(text: str) -> tuple[str, int]:
@@ -58,6 +59,8 @@ def letter_spaced_reason(text: str) -> str | None:
     an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
     shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
     folded = _folded(text)
+    if _NEEDLE not in folded and _NEEDLE2 not in folded:  # no three single letters in a row
+        return None
     runs = _runs(folded)
     if not runs:
         return None
@@ -72,7 +75,7 @@ def join_spaced_lines(text: str, min_joined: int = 3) -> tuple[str, int]:
     """:func:`join_letter_spaced` on the lines that hold three single letters in a row (found on
     bytes), when at least ``min_joined`` words are rejoined: a stray spaced pair is left alone."""
     folded = _folded(text)
-    needle = b" a a a "
+    needle = _NEEDLE
     pos = folded.find(needle)
     if pos < 0:
         return text, 0
