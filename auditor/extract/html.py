@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
-from auditor.extract.letters import letter_spaced_reason
+from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.extract.text import (
     GUESSED,
@@ -46,7 +46,6 @@ from auditor.extract.text import (
     UTF8_MULTIBYTE,
     decode_text,
     detect_bom,
-    join_spaced,
     mess,
     nul_pattern,
 )
@@ -949,11 +948,10 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         unreadable.append(f"HTML decoded as {enc} is gibberish (mess ratio {mess(text):.2f})")
     text = storable(text, warnings)
     got = read_html(text, warnings)
-    visible, joined = join_spaced(got.visible)
+    visible, joined, spaced = letter_spacing(got.visible)
     visible = _no_nbsp(visible)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")
-    spaced = letter_spaced_reason(visible)
     out = check_text(storable(visible, warnings), "HTML document", limits)
     readings = []
     if got.logical != got.visible:

@@ -53,12 +53,22 @@ def _runs(folded: bytes) -> list[int]:
         len(m.group()) // 3 for m in _RUN2.finditer(folded)]
 
 
-def letter_spaced_reason(text: str) -> str | None:
+def letter_spacing(text: str, min_joined: int = 2) -> tuple[str, int, str | None]:
+    """(text with letter-spaced words rejoined, how many, why what is left cannot be read as
+    words): :func:`join_spaced_lines`, then :func:`letter_spaced_reason`, folding the text once
+    when there is nothing to rejoin (as in most documents)."""
+    folded = _folded(text)
+    joined, n = join_spaced_lines(text, min_joined, folded)
+    return joined, n, letter_spaced_reason(joined, None if n else folded)
+
+
+def letter_spaced_reason(text: str, folded: bytes | None = None) -> str | None:
     """``letter-spaced: ...`` when ``text`` (already rejoined where it could be) still holds
     letter-spaced words a reader sees as words, or None. A word such as "W I T N E S S E T H" or
     an alphabet of links is not enough: a run of ``MAX_RUN`` letters is, or as many letters in
     shorter runs when they are more than ``MAX_SHARE`` of the text's letters."""
-    folded = _folded(text)
+    if folded is None:
+        folded = _folded(text)
     if _NEEDLE not in folded and _NEEDLE2 not in folded:  # no three single letters in a row
         return None
     runs = _runs(folded)
@@ -71,23 +81,28 @@ def letter_spaced_reason(text: str) -> str | None:
     return None
 
 
-def join_spaced_lines(text: str, min_joined: int = 3) -> tuple[str, int]:
+def join_spaced_lines(text: str, min_joined: int = 3, folded: bytes | None = None) -> tuple[str, int]:
     """:func:`join_letter_spaced` on the lines that hold three single letters in a row (found on
     bytes), when at least ``min_joined`` words are rejoined: a stray spaced pair is left alone."""
-    folded = _folded(text)
-    needle = _NEEDLE
-    pos = folded.find(needle)
+    if folded is None:
+        folded = _folded(text)
+    pos = folded.find(_NEEDLE)
     if pos < 0:
         return text, 0
-    hits = set()
+    hits = []
+    line = last = 0
     while pos >= 0:
-        line = folded.count(b"\n", 0, pos)
-        hits.add(line)
+        line += folded.count(b"\n", last, pos)
+        hits.append(line)
         end = folded.find(b"\n", pos)
-        pos = folded.find(needle, end) if end >= 0 else -1
+        if end < 0:
+            break
+        line += 1
+        last = end + 1
+        pos = folded.find(_NEEDLE, end)
     lines = text.split("\n")
     total = 0
-    for i in sorted(hits):
+    for i in hits:
         lines[i], n = join_letter_spaced(lines[i])
         total += n
     return ("\n".join(lines), total) if total >= min_joined else (text, 0)
@@ -95,9 +110,11 @@ def join_spaced_lines(text: str, min_joined: int = 3) -> tuple[str, int]:
 
 def _folded(text: str) -> bytes:
     """Every ASCII letter as ``a``, whitespace (no-break spaces too) as a space, line ends kept,
-    anything else as ``x``: runs of single letters are then found by byte search. One byte per
-    character until the first non-ASCII one (a line's offset is its count of line ends)."""
-    return (" " + text.replace("\xa0", " ") + " ").encode("utf-8", "replace").translate(_FOLD)
+    anything else as ``x``, between two spaces: runs of single letters are then found by byte
+    search (a line's number is its count of line ends before it)."""
+    if "\xa0" in text:
+        text = text.replace("\xa0", " ")
+    return b" " + text.encode("utf-8", "replace").translate(_FOLD) + b" "
 
 
 def _fold_table() -> bytes:

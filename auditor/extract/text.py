@@ -9,7 +9,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
-from auditor.extract.letters import join_spaced_lines, letter_spaced_reason
+from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
 
 #: How much of the head of a file format sniffing and NUL-pattern detection look at.
@@ -240,10 +240,9 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
-    text, joined = join_spaced(text)
+    text, joined, spaced = letter_spacing(text)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")
-    spaced = letter_spaced_reason(text)
     if spaced:
         unreadable = "; ".join(filter(None, [unreadable, spaced]))
     text = check_text(storable(text, warnings), "text", limits)
@@ -256,9 +255,3 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
             text = shown
     return Extracted("text", text, "auditor.text", auditor_version(), encoding=enc, warnings=warnings,
                      unreadable=unreadable, readings=readings)
-
-
-def join_spaced(text: str) -> tuple[str, int]:
-    """Letter-spaced words rejoined where word gaps are wider than letter gaps, on lines that
-    hold three single letters in a row, and at least two words are spaced so (text and HTML)."""
-    return join_spaced_lines(text, 2)
