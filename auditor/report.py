@@ -34,7 +34,8 @@ from auditor.store import Store
 
 FORMAT = "containment-auditor-report/2"
 INTERVAL = "wilson-95"
-KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich", "rapidfuzz")
+KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "selectolax", "tinycss2", "cssselect2",
+                "python-bidi", "click", "rich", "rapidfuzz")
 EXCERPT_CHARS = 400
 
 
