@@ -974,7 +974,7 @@ def run_audit(
         (a new batch against the corpus and itself); a document in it that duplicates another
         is represented by the first of its group, as everywhere in the audit.
     :param documents: audit exactly these documents (an old report's), else every stored one.
-    :param workers: processes for exact verification of large audits (0: one per core).
+    :param workers: processes for exact verification of large audits (0: one per core, at most 2).
     """
     params = store.params
     scope = universe(store, documents)

@@ -406,6 +406,7 @@ def build_report(
     """
     from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
     from auditor.render import DETAIL_LIMIT
+    from auditor.render.model import RENDERER
 
     reasons = list(refusal or []) + [c.failure() for c in controls.failed]
     if not controls.results:
@@ -413,6 +414,7 @@ def build_report(
     refused = audit is None or bool(reasons)
     report: dict[str, Any] = {
         "format": FORMAT,
+        "renderer": RENDERER,
         "status": "REFUSED" if refused else "OK",
         "manifest": manifest(store, threshold, controls, engine, covered),
         "controls": [c.as_dict() for c in controls.results],

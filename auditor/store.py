@@ -301,6 +301,17 @@ def _gate_verdicts(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")
 
 
+@migration("0013_near_duplicate_sketches")
+def _near_duplicate_sketches(db: Any) -> None:
+    """The near-duplicate measures' cached values (MinHash sketches, simhashes, exact
+    fingerprints), by document, kind and parameters (:mod:`auditor.neardup`). Stores that made
+    it before it was a migration already have it."""
+    db.execute("CREATE TABLE IF NOT EXISTS sketches (doc_id INTEGER NOT NULL REFERENCES documents(id),"
+               " kind TEXT NOT NULL, params_key TEXT NOT NULL, value BLOB NOT NULL,"
+               " PRIMARY KEY (doc_id, kind, params_key))")
+    db.execute("CREATE INDEX IF NOT EXISTS sketches_key ON sketches (kind, params_key)")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -13,9 +13,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from auditor.cli.common import (
+    WORKERS_HELP,
     db_option,
     err,
     memory_option,
+    new_db_option,
     open_store,
     out,
     pdf_timeout_option,
@@ -37,11 +39,11 @@ def progress_bar(quiet: bool) -> Progress:
 
 
 @click.command()
-@db_option
+@new_db_option
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
 @click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
-@click.option("--workers", type=int, default=0, show_default=True, help="Worker processes (0: one per core).")
+@click.option("--workers", type=int, default=0, show_default=True, help=WORKERS_HELP)
 @click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
 @click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
 @pdf_timeout_option
@@ -246,7 +248,7 @@ def withdraw(db, refs, reason, as_json):
 @click.option("--k", type=int, help="Words per shingle (default: the stored value, 5).")
 @click.option("--modulus", type=int, help="Keep a shingle when hash %% modulus == 0 (default 16).")
 @click.option("--seed", type=int, help="Word hash seed.")
-@click.option("--workers", type=int, default=0)
+@click.option("--workers", type=int, default=0, show_default=True, help=WORKERS_HELP)
 @click.option("--json", "as_json", is_flag=True)
 def index(db, rebuild, k, modulus, seed, workers, as_json):
     """Bring the sampled shingle index up to date (audit and query do this themselves)."""
