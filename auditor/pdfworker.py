@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from auditor import sandbox
+from auditor import dates, sandbox
 from auditor.errors import ExtractionError
 from auditor.sandbox import MEMORY_EXIT, Fail
 
@@ -37,6 +37,7 @@ class PdfResult:
     pages: list[str]
     version: str
     warnings: list[str] = field(default_factory=list)
+    dates: dict[str, str] = field(default_factory=dict)  # /ModDate, /CreationDate, XMP, as found
 
 
 class _Worker(sandbox.Worker):
@@ -53,7 +54,9 @@ class _Worker(sandbox.Worker):
         if not isinstance(pages, list) or not all(isinstance(p, str) for p in pages):
             self.close()
             raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
-        return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])])
+        found = msg.get("dates")
+        return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])],
+                         {str(k)[:64]: str(v)[:200] for k, v in found.items()} if isinstance(found, dict) else {})
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
@@ -148,6 +151,7 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> list[str]:
         doc = PDFDocument(PDFParser(io.BytesIO(data)), password="")
     except PDFEncryptionError as e:
         raise Fail("pdf_encrypted", f"PDF is encrypted and needs a password ({type(e).__name__}: {e})") from e
+    _DATES.update(dates.pdf_document(doc))
     count = _page_count(doc)
     if count is not None and count > max_pages:
         raise Fail("too_many_pages", f"PDF declares {count} pages, more than the limit of {max_pages}")
@@ -209,12 +213,16 @@ def _collect_warnings() -> list[str]:
     return into
 
 
+_DATES: dict[str, str] = {}  # the dates of the PDF being extracted (its metadata), as found
+
+
 def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     """The ``pdf`` job, in the child: one PDF's pages."""
     warnings = _collect_warnings()
     warnings.clear()
+    _DATES.clear()
     pages = _extract(data, int(request["max_pages"]), int(request["max_chars"]))
-    return {"pages": pages, "version": _pdfminer_version(), "warnings": list(warnings)}, []
+    return {"pages": pages, "version": _pdfminer_version(), "warnings": list(warnings), "dates": dict(_DATES)}, []
 
 
 def classify(e: BaseException) -> tuple[str, str]:

@@ -9,6 +9,7 @@ import re
 import zipfile
 import zlib
 
+from auditor import dates
 from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text, storable
@@ -177,4 +178,12 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
     warnings = reader.warnings
     text = check_text(storable(reader.text(), warnings), ".docx", limits)
     return Extracted("docx", text, "auditor.docx", auditor_version(), encoding=None, warnings=warnings,
-                     unreadable="; ".join(reader.unreadable) or None)
+                     unreadable="; ".join(reader.unreadable) or None, meta=dates.recorded(_core_dates(reader)))
+
+
+def _core_dates(reader: _DocxReader) -> dict[str, str]:
+    """``dcterms:modified`` and ``created`` of ``docProps/core.xml``; metadata never fails a file."""
+    try:
+        return dates.docx_core(reader.member("docProps/core.xml")) if "docProps/core.xml" in reader.names else {}
+    except ExtractionError:
+        return {}

@@ -9,6 +9,7 @@ import html.parser
 import re
 from collections.abc import Callable
 
+from auditor import dates
 from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
 from auditor.extract.text import (
     GUESSED,
@@ -302,4 +303,5 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     out = "\n".join(line.rstrip(" \t") for line in builder.text().split("\n")).strip("\n")
     out = check_text(storable(out, warnings), "HTML document", limits)
     return Extracted("html", out, "lxml", version_of("lxml"), encoding=enc, warnings=warnings,
-                     unreadable="; ".join(unreadable + builder.unreadable) or None)
+                     unreadable="; ".join(unreadable + builder.unreadable) or None,
+                     meta=dates.recorded(dates.html_meta(text)))

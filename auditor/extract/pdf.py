@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from auditor import pdfworker
+from auditor import dates, pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
 
@@ -119,4 +119,5 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
     if letter_spaced:
         warnings.append(f"rejoined {letter_spaced} letter-spaced words")
     return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
-                     page_offsets=offsets, warnings=warnings, unreadable=_pdf_unreadable(text, letter_spaced))
+                     page_offsets=offsets, warnings=warnings, unreadable=_pdf_unreadable(text, letter_spaced),
+                     meta=dates.recorded(result.dates))
