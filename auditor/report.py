@@ -277,17 +277,23 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
 
 
 def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> Iterator[bytes]:
-    """Every document the audit covered, with its provenance and its part in the audit."""
+    """Every document the audit covered, with its provenance (its date and the date's source
+    included, :mod:`auditor.dating`) and its part in the audit."""
     from auditor.audit import describe_many
 
+    dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
     rep: dict[int, int] = {}
     for g in audit.duplicate_groups if audit else []:
         rep.update({m: g[0] for m in g})
     unauditable = {x["doc_id"] for x in audit.not_auditable} if audit else set()
     for a in range(0, len(ids), 2000):
         described = describe_many(store, ids[a : a + 2000])
+        dates = {r[0]: r[1:] for r in store.select_in(
+            "SELECT id, date, date_source FROM documents WHERE id IN ({})", ids[a : a + 2000])} if dated else {}
         for doc_id in ids[a : a + 2000]:
             d = dict(described[doc_id])
+            if dated:
+                d["date"], d["date_source"] = dates.get(doc_id, (None, None))
             if audit is None:
                 d["status"] = "covered"
             elif rep.get(doc_id, doc_id) != doc_id:

@@ -27,7 +27,7 @@ def cli() -> None:
 
 
 for _command in (
-    corpus.ingest, corpus.stats, corpus.show, corpus.withdraw, corpus.index, corpus.check,
+    corpus.ingest, corpus.dates, corpus.stats, corpus.show, corpus.withdraw, corpus.index, corpus.check,
     audit.controls, audit.audit, audit.verify, audit.demo,
     query.query, query.compare,
     gate.gate,
