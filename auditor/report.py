@@ -109,8 +109,11 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
             "findings": "one entry per contained document, with its best containers (highest "
                         "containment, then smallest, then lowest id); every containing pair is "
                         "in findings.jsonl.gz",
-            "boilerplate": "a document contained in at least params.boilerplate.applied others "
-                           "(outside its family) is listed under boilerplate",
+            "boilerplate": "a document contained in at least params.boilerplate.applied unrelated "
+                           "documents is listed under boilerplate: containers outside its family, "
+                           "where containers of one family or containing one another (versions, "
+                           "variants) count once (container_groups); the plan of `auditor assemble` "
+                           "uses the same flag",
             "families": "documents that contain one another at the threshold, connected; pairs "
                         "inside a family are not findings",
             "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
@@ -450,7 +453,8 @@ def build_report(
         shown = {c.doc for c in detailed}
         entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
         report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
-        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents)}
+        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents),
+                                  "container_groups": c.groups}
                                  for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
         report["families"] = [
             {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
