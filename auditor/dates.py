@@ -197,11 +197,9 @@ def parse(value: Any) -> str | None:
         return _clock(m["y"], m["m"], m["d"], m["H"], m["M"], m["S"], m["zone"])
     if re.match(r"[A-Za-z]{3},?\s+\d", s) or re.fullmatch(r"\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d.*", s):
         try:
-            dt = email.utils.parsedate_to_datetime(s)
+            return _at(email.utils.parsedate_to_datetime(s))
         except (TypeError, ValueError, IndexError, OverflowError):
-            dt = None
-        if dt is not None:
-            return _at(dt)
+            pass
     return words(s, whole=True) or _numeric(s)
 
 
