@@ -802,3 +802,22 @@ def test_survivor_lists_apply_in_order_and_are_checked(versions, tmp_path):
     assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["policy"]["survivor"] == "newest,source"
     r = CliRunner().invoke(cli, ["assemble", "--db", str(v["db"]), "--out", str(tmp_path / "bad"), "--survivor", "oldest"])
     assert r.exit_code == 2 and "survivor" in r.stderr
+
+
+def test_newest_breaks_ties_by_richer_provenance_then_by_the_latest_ingested(built, tmp_path):
+    # every file of the built corpus has the same time: the EDGAR copy of the exhibit carries its
+    # filing date as well, so it is preferred; two identical files of one date and provenance go
+    # to the later ingested (vendor after data-room)
+    i = built["ids"]
+    _, p = made(built, tmp_path, policy=Policy(survivor="newest"))
+    assert _says(p, i, "exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
+    assert p[i["0000123456-24-000001.txt#3"]]["provenance"]["date_source"] == "edgar:filing_date"
+    assert _says(p, i, "group.txt") == ("drop", "duplicate-of", i["group-copy.txt"])
+    assert p[i["group.txt"]]["evidence"]["survivor"] == {"policy": "newest", "decided_by": "ingest order"}
+    _, q = made(built, tmp_path, "largest", policy=Policy(survivor="largest"))
+    assert _says(q, i, "group-copy.txt") == ("drop", "duplicate-of", i["group.txt"])
+    assert q[i["group-copy.txt"]]["evidence"]["survivor"]["decided_by"] == "ingest order"
+    # the same words: the EDGAR part's accession number, form type and filing date outrank a
+    # data-room file ingested before it
+    assert _says(q, i, "exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
+    assert q[i["exhibit.txt"]]["evidence"]["survivor"]["decided_by"] == "provenance"

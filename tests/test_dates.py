@@ -351,3 +351,19 @@ def test_a_store_without_dates_is_dated_when_migrated(tmp_path):
         assert store.conn.execute("SELECT date, date_source, dates FROM documents").fetchone() == (
             "2019-03-29T16:37:30Z", "mtime", json.dumps([{"date": "2019-05-01", "found": "Effective date: May 1, 2019",
                                                          "source": "text"}]))
+
+
+def test_an_edgar_submission_dates_itself_and_its_parts_by_its_filing_date(tmp_path):
+    from tests.test_assemble import submission
+
+    src = tmp_path / "edgar"
+    src.mkdir()
+    raw = submission("0000123456-24-000001", [("10-K", "Annual report of the company. " * 40),
+                                              ("EX-10.1", "Lease between the parties. " * 40)])
+    (src / "0000123456-24-000001.txt").write_bytes(raw)
+    os.utime(src / "0000123456-24-000001.txt", (1_000_000_000, 1_000_000_000))  # 2001: an old copy's time
+    with Store(tmp_path / "e.db") as store:
+        ingest(store, [src], workers=1)
+        rows = store.conn.execute("SELECT parent_id IS NOT NULL, date, date_source FROM documents ORDER BY id").fetchall()
+    assert rows == [(0, "2024-03-01", "edgar:filing_date"), (1, "2024-03-01", "edgar:filing_date"),
+                    (1, "2024-03-01", "edgar:filing_date")]
