@@ -87,9 +87,9 @@ DECISION_TABLE = {
                    "(policy exhibits=separate)",
         "contained-kept": "contained in a kept document; the policy keeps contained documents "
                           "(policy contained=keep)",
-        "newer": "contained (one way) only in kept documents that are older; the survivor policy "
-                 "newest never drops a version in favour of an older one (the older holds text this "
-                 "one no longer has)",
+        "newer": "contained only in kept documents that are older; the survivor policy newest "
+                 "never drops a version in favour of an older one (an older version that holds text "
+                 "this one cut, or an older copy kept for another reason)",
     },
     "drop": {
         "duplicate-of": "identical normalised text to the kept document (an exact duplicate)",
@@ -261,9 +261,10 @@ def resolve(
     :param exempt: document -> the keep reason for which it is not dropped as ``contained-in``
         (boilerplate, exhibit, contained-kept); it may still be a duplicate or near-duplicate.
     :param newer: ``newer(d, k)``: whether document ``d`` is strictly newer than ``k`` (the
-        survivor policy ``newest``). Then a document is never dropped as ``contained-in`` an
-        older one (it is kept, ``newer``), and the members of a family are decided strictly in
-        ``rank`` order, the newest first, even where an older member contains a newer one.
+        survivor policy ``newest``). Then no document is dropped in favour of an older one (one
+        held only by older kept documents is kept, ``newer``), and the members of a family are
+        decided strictly in ``rank`` order, the newest first, even where an older member
+        contains a newer one.
     """
     exempt = exempt or {}
     ids = sorted(u for u, m in units.items() if m)
@@ -321,24 +322,19 @@ def resolve(
 
     def decide(p: int) -> None:
         u = ids[p]
-        best_m: tuple[float, int, int] | None = None  # (-containment, kept doc, container position)
-        held: list[tuple[float, int, int]] = []  # one way, in kept documents
+        both: list[tuple[float, int, int]] = []  # (-containment, kept doc, container position)
+        held: list[tuple[float, int, int]] = []  # one way
         for i in range(ptr[p], ptr[p + 1]):
             q = out_b[i]
             k = kept_doc[q]
-            if k is None:
-                continue
-            cand = (-out_x[i], k, q)
-            if out_m[i]:
-                if best_m is None or cand < best_m:
-                    best_m = cand
-            else:
-                held.append(cand)
-        best_any = min(held) if held else None
+            if k is not None:
+                (both if out_m[i] else held).append((-out_x[i], k, q))
         containers = n_containers.get(u, 0)
         for d in members[u]:
-            best_c = best_any
-            if newer is not None and held:
+            if newer is None:
+                best_m, best_c = min(both, default=None), min(held, default=None)
+            else:  # never in favour of an older document
+                best_m = min((c for c in both if not newer(d, c[1])), default=None)
                 best_c = min((c for c in held if not newer(d, c[1])), default=None)
             if kept_doc[p] is not None:
                 result[d] = Decision(False, "duplicate-of", kept_doc[p], None, containers)
@@ -347,14 +343,17 @@ def resolve(
             elif best_c is not None and d not in exempt:
                 result[d] = Decision(False, "contained-in", best_c[1], (u, ids[best_c[2]]), containers)
             else:
-                if best_any is not None:
-                    why, measured = exempt.get(d, "newer"), (u, ids[best_any[2]])
+                older = None
+                if held and d in exempt:
+                    why, measured = exempt[d], (u, ids[min(held)[2]])
+                elif held or both:  # held only by older kept documents
+                    c = min(held or both)
+                    why, measured, older = "newer", (u, ids[c[2]]), c[1]
                 elif containers:
                     why, measured = "containers-dropped", None
                 else:
                     why, measured = "not-contained", None
-                result[d] = Decision(True, why, None, measured, containers,
-                                     best_any[1] if why == "newer" and best_any is not None else None)
+                result[d] = Decision(True, why, None, measured, containers, older)
                 kept_doc[p] = d
 
     for block in blocks:
