@@ -62,7 +62,10 @@ from auditor.store import Store
 if TYPE_CHECKING:
     from auditor.pipeline import Verification
 
-FORMAT = "containment-auditor-assembly/1"
+# 2: dates in every plan line, superseded-by, newer and skipped, the boilerplate rule of report
+# format 2 with unrelated containers. A plan of format 1 cannot be recomputed the same.
+FORMAT = "containment-auditor-assembly/2"
+EARLIER = ("containment-auditor-assembly/1",)
 MANIFEST = "manifest.json"
 PLAN = "plan.jsonl"
 CHANGES = "changes.jsonl"
@@ -1037,7 +1040,7 @@ def read_previous(path: str | os.PathLike) -> Previous:
     except (OSError, ValueError, TypeError) as e:
         raise UsageError(f"{p} is not a plan: {e}") from e
     info: dict[str, Any] = {"plan": {"sha256": h.hexdigest(), "lines": n}}
-    if manifest and manifest.get("format") == FORMAT:
+    if manifest and manifest.get("format") in (FORMAT, *EARLIER):
         info["digest"] = manifest.get("digest")
         info["run_id"] = (manifest.get("run") or {}).get("run_id")
         info["policy"] = manifest.get("policy")
@@ -1162,7 +1165,7 @@ def is_assembly(directory: str | os.PathLike) -> bool:
     if not path.is_file() or (Path(directory) / "report.json").exists():
         return False
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+        return json.loads(path.read_text(encoding="utf-8")).get("format") in (FORMAT, *EARLIER)
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -1180,6 +1183,11 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ReportError(f"cannot read {path}: {e}") from e
+    if manifest.get("format") in EARLIER:
+        return Verification(False, str(manifest.get("digest")), digest(manifest), "", [
+            f"{directory} was assembled by an earlier containment-auditor ({manifest['format']}); this one "
+            f"writes {FORMAT} (dates in every plan line, new reasons), so it cannot recompute that plan: "
+            "assemble again"])
     if manifest.get("format") != FORMAT:
         raise ReportError(f"{path} is not a {FORMAT} manifest")
     problems = []

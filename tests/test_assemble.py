@@ -821,3 +821,17 @@ def test_newest_breaks_ties_by_richer_provenance_then_by_the_latest_ingested(bui
     # data-room file ingested before it
     assert _says(q, i, "exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
     assert q[i["exhibit.txt"]]["evidence"]["survivor"]["decided_by"] == "provenance"
+
+
+def test_an_assembly_of_the_previous_format_is_recognised_and_told_to_assemble_again(built, tmp_path):
+    a, _ = made(built, tmp_path)
+    m = json.loads((a.directory / "manifest.json").read_text())
+    m["format"] = "containment-auditor-assembly/1"
+    (a.directory / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+    assert is_assembly(a.directory)
+    with Store(built["db"]) as store:
+        v = verify(a.directory, store)
+    assert not v.ok and "assemble again" in v.problems[0]
+    with Store(built["db"]) as store:  # still a previous plan for changes.jsonl
+        b = assemble(store, tmp_path / "next", previous=a.directory)
+    assert b.manifest["changes"]["counts"] == {} and b.manifest["changes"]["previous"]["digest"] == m["digest"]

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from auditor.cli.common import db_option, err, open_store
-from auditor.cli.corpus import report_dates
+from auditor.cli.common import db_option, err, exit_if_bad_dates, open_store, report_dates
 from auditor.console import clean, json_safe, markup
 
 
@@ -79,3 +78,4 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
               f"{markup(a.directory / a.manifest['corpus']['file'])}; digest {a.manifest['digest']}\n"
               f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}", highlight=False)
     sys.stdout.flush()
+    exit_if_bad_dates(a.dates)

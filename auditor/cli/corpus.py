@@ -15,10 +15,12 @@ from rich.table import Table
 from auditor.cli.common import (
     db_option,
     err,
+    exit_if_bad_dates,
     memory_option,
     open_store,
     out,
     pdf_timeout_option,
+    report_dates,
     timeout_option,
 )
 from auditor.console import clean, markup, text
@@ -111,7 +113,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
                               indent=2, sort_keys=True))
         _exit_if_missing(result.missing)
         _exit_if_incomplete(result, budget)
-        _exit_if_bad_dates(result.dates)
+        exit_if_bad_dates(result.dates)
         return
     c = result.counts
     if not quiet:
@@ -138,27 +140,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
         report_dates(result.dates)
     _exit_if_missing(result.missing)
     _exit_if_incomplete(result, budget)
-    _exit_if_bad_dates(result.dates)
-
-
-def report_dates(applied) -> None:
-    """What a dates file did, on stderr: copies dated, keys that matched nothing, bad lines."""
-    err.print(f"dates from {markup(applied.file)}: {applied.copies} copies of {applied.documents} documents "
-              f"dated ({len(applied.changed)} documents' dates changed)", highlight=False)
-    for line, key in applied.unmatched[:20]:
-        err.print(f"  line {line}: {markup(key)} matches no stored copy", highlight=False)
-    if len(applied.unmatched) > 20:
-        err.print(f"  ... {len(applied.unmatched) - 20} more lines match no stored copy", highlight=False)
-    for line, code, message in applied.problems:
-        err.print(f"  [bold red]error[/]: line {line}: {code}: {markup(message)}", highlight=False)
-
-
-def _exit_if_bad_dates(applied) -> None:
-    """Lines of a dates file that could not be read: exit 2 once the others are recorded."""
-    if applied is not None and applied.problems:
-        err.print(f"{len(applied.problems)} line(s) of {markup(applied.file)} could not be read; the "
-                  "others were recorded", highlight=False)
-        sys.exit(2)
+    exit_if_bad_dates(result.dates)
 
 
 @click.command("dates")
@@ -187,7 +169,7 @@ def dates(db, dates_file, as_json):
         report_dates(applied)
         click.echo(f"copies={applied.copies} documents={applied.documents} changed={len(applied.changed)} "
                    f"unmatched={len(applied.unmatched)} errors={len(applied.problems)}")
-    _exit_if_bad_dates(applied)
+    exit_if_bad_dates(applied)
 
 
 def _present(result) -> list[tuple[int, str]]:
