@@ -170,8 +170,9 @@ def _clock(y: str, m: str | None, d: str | None, hh: str | None, mm: str | None,
 def parse(value: Any) -> str | None:
     """An ISO 8601 date from one metadata or user value: ISO 8601 (``2023-10-01``,
     ``2023-10-01T12:00:00+02:00``), compact ``20231001`` (EDGAR), PDF ``D:20231001120000+02'00'``,
-    RFC 2822 / HTTP (``Sun, 01 Oct 2023 12:00:00 GMT``), or a date in words (``October 1, 2023``,
-    ``1st October 2023``, ``December 2025``). None for anything else or ambiguous."""
+    RFC 2822 / HTTP (``Sun, 01 Oct 2023 12:00:00 GMT``), seconds since 1970 (9 or 10 digits), or
+    a date in words (``October 1, 2023``, ``1st October 2023``, ``December 2025``). None for
+    anything else or ambiguous."""
     if value is None:
         return None
     s = str(value).strip()[:MAX_RAW]
@@ -191,6 +192,8 @@ def parse(value: Any) -> str | None:
         if m["zone"] and tz is None:
             return None
         return _at(dt.replace(tzinfo=tz) if tz else dt)
+    if re.fullmatch(r"\d{9,10}(?:\.\d+)?", s):  # seconds since 1970 (2001-09-09 to 2286)
+        return _at(datetime.fromtimestamp(float(s), UTC))
     if m := _COMPACT.fullmatch(s):
         return _clock(m["y"], m["m"], m["d"], m["H"], m["M"], m["S"], None)
     if m := _PDF.fullmatch(s):

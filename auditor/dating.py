@@ -200,7 +200,7 @@ def read_dates_file(path: str | os.PathLike) -> DatesFile:
         date = D.parse(value)
         if date is None:
             problems.append((n, "bad_date", f"{value!r} is not a date this tool reads (ISO 8601 such as "
-                             "2023-10-01 or 2023-10-01T12:00:00Z, RFC 2822, or October 1, 2023)"))
+                             "2023-10-01 or 2023-10-01T12:00:00Z, RFC 2822, seconds since 1970, or October 1, 2023)"))
             continue
         entries.append(Supplied(n, key.lower() if _SHA.fullmatch(key) else key, value, date))
     if not entries:
