@@ -32,8 +32,8 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--contained", type=click.Choice(["drop", "keep"]), default="drop", show_default=True,
               help="Drop a document contained in a kept one, or keep it.")
 @click.option("--boilerplate", type=click.Choice(["keep-once", "drop"]), default="keep-once", show_default=True,
-              help="Boilerplate documents (contained in many): keep one canonical copy, or drop like any "
-                   "contained document.")
+              help="Boilerplate documents (contained in many unrelated documents): keep one canonical copy, "
+                   "or drop like any contained document.")
 @click.option("--exhibits", type=click.Choice(["dedupe", "separate"]), default="dedupe", show_default=True,
               help="EDGAR exhibits: like any document, or kept as separate documents even when contained "
                    "in a kept one (their copies are still dropped).")
@@ -55,9 +55,11 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
     auditor assemble --db corpus.db --out corpus/ --survivor newest
     auditor verify corpus/ --db corpus.db
 
-    Every document dropped as contained-in, duplicate-of or near-duplicate-of names the document
-    kept in its place. Exit 2 when the audit run was REFUSED, is not an audit run, or did not
-    cover every stored document (audit again).
+    Every document dropped as contained-in, duplicate-of, near-duplicate-of or superseded-by (an
+    older version) names the document kept in its place, and every plan line shows the dates
+    behind it. Exit 2 when the audit run was REFUSED, is not an audit run, or did not cover
+    every stored document (audit again), or when a line of --dates FILE cannot be read (after
+    writing).
     """
     from auditor.assemble import Policy, summary_lines
     from auditor.assemble import assemble as run
