@@ -383,6 +383,29 @@ def read_documents(path: Path) -> list[dict[str, Any]]:
         raise ReportError(f"cannot read {path}: {e}") from e
 
 
+def documents_changed(path: Path, fresh: Iterable[bytes], limit: int = 10) -> list[str]:
+    """What changed in the covered documents' provenance since the report was written (dates
+    supplied, copies seen since): one sentence per document, up to ``limit``, from its
+    ``documents.jsonl.gz`` and the lines recomputed now."""
+    before = {d["doc_id"]: d for d in read_documents(path)}
+    out = []
+    changed = 0
+    for line in fresh:
+        now = json.loads(line)
+        was = before.get(now["doc_id"])
+        if was is None or was == now:
+            continue
+        changed += 1
+        if len(out) < limit:
+            fields = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+            out.append(f"document {now['doc_id']}: " + "; ".join(
+                f"{k} {was.get(k)!r} in the report, {now.get(k)!r} now" for k in fields))
+    if changed:
+        out.insert(0, f"the provenance of {changed} covered document(s) changed in the store since the report "
+                      "was written (dates supplied, copies seen since): audit again for a report of it")
+    return out
+
+
 # -- the report ------------------------------------------------------------------------------
 
 @dataclass

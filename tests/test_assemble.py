@@ -29,6 +29,7 @@ from auditor.assemble import (
     verify,
 )
 from auditor.cli import cli
+from auditor.dating import apply_dates
 from auditor.demo import synth
 from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.ingest import ingest
@@ -835,3 +836,24 @@ def test_an_assembly_of_the_previous_format_is_recognised_and_told_to_assemble_a
     with Store(built["db"]) as store:  # still a previous plan for changes.jsonl
         b = assemble(store, tmp_path / "next", previous=a.directory)
     assert b.manifest["changes"]["counts"] == {} and b.manifest["changes"]["previous"]["digest"] == m["digest"]
+
+
+def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_verifies(versions, tmp_path):
+    from auditor.pipeline import verify as verify_report
+
+    v = versions["mtime"]
+    db = copy_store(v["db"], tmp_path / "copy.db")
+    dates = tmp_path / "later.csv"
+    dates.write_text(f"sha256,date\n{'0' * 64},2020-01-01\n")  # matches nothing: no change
+    with Store(db) as store:
+        sha = store.scalar("SELECT sha256 FROM documents WHERE id = ?", (v["ids"]["a/2019-01-01.txt"],))
+        apply_dates(store, dates)
+        assert verify_report(v["dir"] / "report", store).ok
+        dates.write_text(f"sha256,date\n{sha},2018-12-24\n")
+        apply_dates(store, dates)
+        r = verify_report(v["dir"] / "report", store)
+        assert not r.ok and "provenance of 1 covered document(s) changed" in r.problems[0]
+        assert f"document {v['ids']['a/2019-01-01.txt']}: date '2019-01-01T00:00:00Z' in the report, " \
+               "'2018-12-24' now" in r.problems[1]
+        o = audit_job(store, 0.8, out=tmp_path / "again", command="test")
+        assert verify_report(o.directory, store).ok
