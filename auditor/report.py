@@ -388,7 +388,7 @@ def documents_changed(path: Path, fresh: Iterable[bytes], limit: int = 10) -> li
     supplied, copies seen since): one sentence per document, up to ``limit``, from its
     ``documents.jsonl.gz`` and the lines recomputed now."""
     before = {d["doc_id"]: d for d in read_documents(path)}
-    out = []
+    out: list[str] = []
     changed = 0
     for line in fresh:
         now = json.loads(line)
