@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor import sandbox
+from auditor import dates, sandbox
 from auditor.errors import ExtractionError
 from auditor.sandbox import MEMORY_EXIT, Fail
 
@@ -64,6 +64,7 @@ class PdfResult:
     fonts: dict[str, list[str]] = field(default_factory=dict)
     #: [font name, letters its encoding names, of which its ToUnicode map says otherwise]
     font_maps: list[list] = field(default_factory=list)
+    dates: dict[str, str] = field(default_factory=dict)  # /ModDate, /CreationDate, XMP, as found
 
 
 class _Worker(sandbox.Worker):
@@ -99,9 +100,11 @@ def _result(msg: dict) -> PdfResult:
         raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
     maps = [[str(m[0]), int(m[1]), int(m[2])] for m in msg.get("font_maps") or []
             if isinstance(m, list) and len(m) == 3]
+    found = msg.get("dates")
     return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])],
                      all_pages, annotations, signals,
-                     {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps)
+                     {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps,
+                     {str(k)[:64]: str(v)[:200] for k, v in found.items()} if isinstance(found, dict) else {})
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
@@ -673,6 +676,7 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
         doc = PDFDocument(PDFParser(io.BytesIO(data)), password="")
     except PDFEncryptionError as e:
         raise Fail("pdf_encrypted", f"PDF is encrypted and needs a password ({type(e).__name__}: {e})") from e
+    _DATES.update(dates.pdf_document(doc))
     count = _page_count(doc)
     if count is not None and count > max_pages:
         raise Fail("too_many_pages", f"PDF declares {count} pages, more than the limit of {max_pages}")
@@ -737,12 +741,16 @@ def _collect_warnings() -> list[str]:
     return into
 
 
+_DATES: dict[str, str] = {}  # the dates of the PDF being extracted (its metadata), as found
+
+
 def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     """The ``pdf`` job, in the child: one PDF's pages."""
     warnings = _collect_warnings()
     warnings.clear()
+    _DATES.clear()
     out = _extract(data, int(request["max_pages"]), int(request["max_chars"]))
-    return {**out, "version": _pdfminer_version(), "warnings": list(warnings)}, []
+    return {**out, "version": _pdfminer_version(), "warnings": list(warnings), "dates": dict(_DATES)}, []
 
 
 def classify(e: BaseException) -> tuple[str, str]:

@@ -274,6 +274,25 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0008_document_dates")
+def _document_dates(db: Any) -> None:
+    """A date for every document, with its source (:mod:`auditor.dating`): ``documents.dates``
+    (the dates it carries itself, as JSON), ``documents.date`` and ``date_source`` (the one
+    chosen); ``sightings.supplied_date`` and ``supplied_from``: a date the user supplied for
+    that copy (``--dates FILE``). Documents already stored are dated from what the store holds."""
+    for stmt in (
+        "ALTER TABLE documents ADD COLUMN date TEXT",
+        "ALTER TABLE documents ADD COLUMN date_source TEXT",
+        "ALTER TABLE documents ADD COLUMN dates TEXT",
+        "ALTER TABLE sightings ADD COLUMN supplied_date TEXT",
+        "ALTER TABLE sightings ADD COLUMN supplied_from TEXT",
+    ):
+        db.execute(stmt)
+    from auditor.dating import backfill
+
+    backfill(db.conn)
+
+
 @migration("0010_readings")
 def _readings(db: Any) -> None:
     """The other readings of a document (``auditor.extract.Reading``): what a reader could see

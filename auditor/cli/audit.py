@@ -127,7 +127,7 @@ def out_console_report(r: dict, threshold: float) -> None:
     if r["boilerplate"]:
         top = sorted(r["boilerplate"], key=lambda e: (-e["containers"], e["doc_id"]))[:3]
         out.print(f"boilerplate: {_n(len(r['boilerplate']), 'document')} contained in >= "
-                  f"{p['boilerplate']['applied']} others, e.g. "
+                  f"{p['boilerplate']['applied']} unrelated documents, e.g. "
                   + "; ".join(f"{_path(r, e['doc_id'])} ({e['containers']})" for e in top),
                   highlight=False, soft_wrap=True)
     if s["not_auditable"]:

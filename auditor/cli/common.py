@@ -165,3 +165,23 @@ def spans_line(spans: list[dict]) -> str:
     from auditor.review import spans_text
 
     return "characters " + spans_text(spans).replace("; ", ", ")
+
+
+def report_dates(applied: Any) -> None:
+    """What a dates file did, on stderr: copies dated, keys that matched nothing, bad lines."""
+    err.print(f"dates from {markup(applied.file)}: {applied.copies} copies of {applied.documents} documents "
+              f"dated ({len(applied.changed)} documents' dates changed)", highlight=False)
+    for line, key in applied.unmatched[:20]:
+        err.print(f"  line {line}: {markup(key)} matches no stored copy", highlight=False)
+    if len(applied.unmatched) > 20:
+        err.print(f"  ... {len(applied.unmatched) - 20} more lines match no stored copy", highlight=False)
+    for line, code, message in applied.problems:
+        err.print(f"  [bold red]error[/]: line {line}: {code}: {markup(message)}", highlight=False)
+
+
+def exit_if_bad_dates(applied: Any) -> None:
+    """Lines of a dates file that could not be read: exit 2 once the others are recorded."""
+    if applied is not None and applied.problems:
+        err.print(f"{len(applied.problems)} line(s) of {markup(applied.file)} could not be read; the "
+                  "others were recorded", highlight=False)
+        sys.exit(2)

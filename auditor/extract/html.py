@@ -35,6 +35,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
+from auditor import dates
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spacing
@@ -962,7 +963,8 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
                                 "every text node and attribute text, hidden or not, in source order"))
     reasons = unreadable + got.unreadable + ([spaced] if spaced else [])
     return Extracted("html", out, "selectolax", version_of("selectolax"), encoding=enc, warnings=warnings,
-                     unreadable="; ".join(dict.fromkeys(reasons)) or None, readings=readings)
+                     unreadable="; ".join(dict.fromkeys(reasons)) or None, readings=readings,
+                     meta=dates.recorded(dates.html_meta(text)))
 
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor import pdfworker
+from auditor import dates, pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
@@ -234,4 +234,4 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
                                 "the strings of every annotation: notes, form field values, FreeText"))
     return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
                      page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
-                     readings=readings)
+                     readings=readings, meta=dates.recorded(result.dates))

@@ -318,8 +318,9 @@ def _html_boilerplate(report: dict[str, Any]) -> str:
              f"{100 * float(e.get('share') or 0):.1f}%",
              _html_named(report, (e.get("best") or [{}])[0].get("container")),
              _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
-    body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} others (notices, "
-            "certifications, standard terms), each listed once with one container.</p>\n"
+    body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} unrelated documents (notices, "
+            "certifications, standard terms; containers that are versions or variants of one another count "
+            "once), each listed once with one container.</p>\n"
             + _table(["document", "containers", "of audited", "best container", "containment"], rows,
                      numeric=(1, 2, 4))
             + _more_html(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents"))

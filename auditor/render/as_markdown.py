@@ -237,8 +237,9 @@ def _md_boilerplate(report: dict[str, Any]) -> list[str]:
     out = [f"## Boilerplate ({_count(len(bp))})", ""]
     if not bp:
         return [*out, "None.", ""]
-    out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} others (notices, "
-            "certifications, standard terms), each listed once with one container.", ""]
+    out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} unrelated documents (notices, "
+            "certifications, standard terms; containers that are versions or variants of one another count "
+            "once), each listed once with one container.", ""]
     rows = [[_cell_code(_name(report, e.get("doc_id"))), _count(e.get("containers")),
              f"{100 * float(e.get('share') or 0):.1f}%",
              _cell_code(_name(report, (e.get("best") or [{}])[0].get("container"))),
