@@ -9,7 +9,7 @@ import pytest
 from auditor.demo import synth
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job, verify
-from auditor.report import digest
+from auditor.report import digest, pretty, run_digest
 from tests.textgen import write_contract_in_filing
 
 
@@ -52,7 +52,8 @@ def test_report_contents(audited):
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
-    assert m["versions"]["pdfminer.six"] and m["versions"]["python"]
+    assert m["versions"]["pdfminer.six"] and m["versions"]["unicode"] and r["run"]["python"]
+    assert not {"rich", "click", "sqlite-utils", "python"} & set(m["versions"])  # nothing cosmetic in the digest
     assert m["corpus"]["documents"] == 5 and len(m["corpus"]["digest"]) == 64
     assert all({"name", "kind", "expected", "score", "passed"} <= set(c) for c in r["controls"])
     [f] = r["findings"]  # one entry per contained document
@@ -113,7 +114,7 @@ def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "e")
     assert verify(tmp / "e", store).ok
-    for name, edit in (("report.md", lambda t: t.replace("1 contained documents", "0 contained documents")),
+    for name, edit in (("report.md", lambda t: t.replace("1 contained document", "0 contained document")),
                        ("report.html", lambda t: t.replace("Containment audit", "Audit")),
                        ("report.json", lambda t: t.replace('"host": "', '"host": "x'))):
         path = tmp / "e" / name
@@ -277,3 +278,39 @@ def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_pa
     docs = [json.loads(x) for x in gzip.decompress((tmp_path / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
     assert {x["edgar"]["submission"]["filing_date"] for x in docs if "edgar" in x} == {"2024-03-01"}
     assert "filed 2024-03-01" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_report_renders_by_the_rules_it_records(audited):
+    """Renderer 2 writes '1 contained document' and says a pair no sampled shingle speaks for was
+    searched exhaustively; a report that records no renderer (written before) renders as it was
+    written, '1 contained documents', so it still verifies byte for byte."""
+    from auditor import render
+    from auditor.render.model import RENDERER, _estimate_text, rendering
+
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "plural").report
+    assert r["renderer"] == RENDERER == 2
+    md = render.markdown(r)
+    assert "1 contained document at" in md and "1 contained documents" not in md
+    old = {k: v for k, v in r.items() if k != "renderer"}
+    assert "1 contained documents at" in render.markdown(old) and "1 contained documents" in render.html(old)
+    exhaustive = {"estimate": 0.0, "interval": [0.0, 1.0], "hits": 0, "sampled": 0}
+    with rendering(r):
+        assert _estimate_text(exhaustive).startswith("none: no sampled shingle")
+    with rendering(old):
+        assert _estimate_text(exhaustive) == "0.0000, 95% interval [0.0000, 1.0000], 0/0 sampled shingles hit"
+
+
+def test_verify_names_the_package_version_a_report_was_computed_with(audited):
+    """A report recorded under another version of a package that shapes results: verify says
+    which, instead of only that the digest differs."""
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "ver")
+    p = tmp / "ver" / "report.json"
+    r = json.loads(p.read_text())
+    r["manifest"]["versions"]["lxml"] = "0.0.1"
+    r["digest"] = digest(r)
+    r["run_digest"] = run_digest(r)
+    p.write_text(pretty(r))
+    v = verify(tmp / "ver", store)
+    assert not v.ok and any("computed with lxml 0.0.1" in x for x in v.problems), v.problems
