@@ -207,7 +207,7 @@ def hidden_junk_html(t: Texts) -> list[Case]:
     out.append(Case("hidden-junk", "html-first-60-percent", "html", "lease",
                     "the lease; hidden junk (class display:none) after every word of its first 60% only",
                     {"exhibit.html": page(b.html_junk(t["lease"], _cls, upto=0.6), "<style>.j{display:none}</style>")}))
-    hides = [h for _, h, _ in HTML_HIDE.values()][1:9]
+    hides = [h for head, h, _ in HTML_HIDE.values() if not head][:8]  # inline: no style sheet needed
     mixed = b.html_junk(t["credit"], lambda j: hides[sum(map(ord, j)) % len(hides)](j))
     out.append(Case("hidden-junk", "html-mixed-techniques", "html", "credit",
                     "the credit agreement; junk after every word hidden by eight techniques in turn",

@@ -32,6 +32,7 @@ from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.order import BIDI_CONTROLS, display_order
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
@@ -647,6 +648,13 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
         texts = {name: _reading(parts, need, avoid) for name, (need, avoid, _) in READINGS.items()}
     else:  # nothing hidden, changed or alternative: every reading is the visible one
         texts = dict.fromkeys(READINGS, _reading(parts, IN_SHOWN, 0))
+    logical = None
+    if not texts["text"].isascii():  # Word lays out bidi text (overrides, right-to-left runs) for display
+        stored = texts["text"]
+        shown = {t: display_order(t) for t in set(texts.values())}
+        texts = {name: shown[t] for name, t in texts.items()}
+        if texts["text"] != stored:
+            logical = BIDI_CONTROLS.sub("", stored)
     visible, joined, spaced = letter_spacing(texts["text"])
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")
@@ -662,6 +670,9 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
     text = check_text(storable(visible, warnings), ".docx", limits)
     readings = [Reading(name, storable(t, []), why) for name, (_, _, why) in READINGS.items()
                 if name != "text" and (t := texts[name]).strip() and t != texts["text"]]
+    if logical is not None:
+        readings.append(Reading("docx:logical-order", storable(logical, []),
+                                "the visible text in the order it is stored, before bidirectional reordering"))
     return Extracted("docx", text, "auditor.docx", auditor_version(), encoding=None, warnings=warnings,
                      unreadable="; ".join(reader.unreadable) or None, readings=readings,
                      meta=dates.recorded(_core_dates(reader)))
