@@ -196,7 +196,7 @@ def _widths_by_encoding() -> None:
         return width
 
     char_width._auditor_guarded = True  # type: ignore[attr-defined]
-    PDFSimpleFont.char_width = char_width  # type: ignore[method-assign]
+    PDFSimpleFont.char_width = char_width  # type: ignore[method-assign,assignment]
 
 
 # What a viewer does not show, and the measures of a page (see the module docstring).
