@@ -182,6 +182,25 @@ def gate_case(case: Case, db: Path, work: Path) -> dict:
     return {"status": g.status, "exit": exit_code, "caught_by": sorted(set(caught)), "names_payload": names_payload}
 
 
+def stored_readings(case: Case) -> list[dict]:
+    """What the extractor makes of each file of a batch that passed: the start of its visible
+    text, its other readings and why it is unreadable, if it is (for the hole's report)."""
+    from auditor.errors import ExtractionError
+    from auditor.extract import extract_bytes
+
+    out = []
+    for name, data in sorted(case.files.items()):
+        try:
+            ex = extract_bytes(data, name)
+        except ExtractionError as e:
+            out.append({"file": name, "error": e.code})
+            continue
+        for label, part in [(name, ex)] + [(f"{name}#{i + 1}", p.extracted) for i, p in enumerate(ex.parts) if p.extracted]:
+            out.append({"file": label, "format": part.format, "text": _short(part.text, 120),
+                        "readings": sorted({r.name for r in part.readings}), "unreadable": part.unreadable})
+    return out
+
+
 def _short(text: str, n: int = 160) -> str:
     text = " ".join(text.split())
     text = re.sub(r"/[^ ]*/", "…/", text)  # no machine paths in the results
@@ -383,7 +402,16 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
                 "FALSE ALARM": "**FAILED (clean!)**"}[r["verdict"]]
         lines.append(f"| {i} | {r['family']} | {r['name']} | {_md(r['sees'])} | {rd} | {mark} | {how} |")
     lines += ["", "## Holes", ""]
-    lines += [f"- `{r['id']}`: {_md(r['sees'])}" for r in holes] or ["None."]
+    for r in holes:
+        lines.append(f"- `{r['id']}`: a reader sees {_md(r['sees'])}.")
+        for x in r.get("stored", []):
+            if x.get("error"):
+                lines.append(f"  - `{x['file']}`: not read ({x['error']})")
+                continue
+            lines.append(f"  - `{x['file']}` ({x['format']}) stored: \"{_md(x['text'])}\"; other readings: "
+                         f"{', '.join(x['readings']) or 'none'}; unreadable: {_md(str(x['unreadable']))}")
+    if not holes:
+        lines.append("None.")
     lines += ["", "## Cases the reader does not show as claimed", ""]
     lines += [f"- `{r['id']}`: {_md('; '.join(str(x) for x in r.get('readers', [])))}" for r in invalid] or ["None."]
     lines += ["", "## Dropped after the readers were checked", ""]
@@ -451,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
                  "sees": case.sees, **gate, "note": case.note, "by_eye": case.by_eye,
                  "files": {k: hashlib.sha256(v).hexdigest() for k, v in sorted(case.files.items())}}
             r["verdict"] = verdict(case, gate)
+            if r["verdict"] != "caught" and case.family != "clean":
+                r["stored"] = stored_readings(case)
             print(f"[{n}/{len(cases)}] {case.id}: {gate['status']} {'; '.join(gate['caught_by'])}", flush=True)
             results.append(r)
     finally:

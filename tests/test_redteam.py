@@ -46,6 +46,7 @@ POSITIVE = [
 ]
 # Disguises that fail closed whatever they carry: their negative is a clean document of the format.
 FAIL_CLOSED = {"visible-not-read/docx-duplicate-zip-entry", "visible-not-read/pdf-scan-decoy-short",
+               "visible-not-read/docx-picture-of-text",
                "order/pdf-shuffled-words", "look-alike/pdf-permuted-tounicode", "look-alike/txt-letter-spaced",
                "container/rtf"}
 CLEAN = ["clean/txt-unrelated-contract", "clean/html-ordinary-page", "clean/docx-with-changes", "clean/pdf-unrelated",
@@ -55,7 +56,6 @@ HOLES = {
     "visible-not-read/html-marker-content": "HTML (extract/html.py): ::marker content is not read",
     "order/html-flex-order": "HTML (extract/html.py): flex items are joined without a space, so the words they show apart run together",
     "look-alike/html-small-capitals": "normalisation: small capital letters (U+1D00 block) are not folded to their letters",
-    "visible-not-read/docx-picture-of-text": "docx: a page-sized picture of text beside a few words does not fail closed",
     "visible-not-read/pdf-scan-decoy-ocr-layer": "PDF: an invisible OCR layer over a scan is trusted without OCR to check it",
 }
 
@@ -178,3 +178,35 @@ def test_a_damaged_index_does_not_pass_a_copy(corpus, tmp_path):
     except AuditorError:
         return  # refused: a damaged store cannot vouch for a batch
     assert g.status != "PASSED"
+
+
+def test_a_page_sized_picture_fails_closed_only_beside_little_text():
+    """docx-image-text: a scanned page in a .docx is text no reading holds; a logo, a picture
+    behind the text (a watermark) or a picture beside pages of text is an ordinary document."""
+    from auditor.extract import extract_bytes
+
+    scan = rc.build(["visible-not-read/docx-picture-of-text"], _Same("The Lessee shall pay the rent."))
+    data = scan["visible-not-read/docx-picture-of-text"].files["exhibit.docx"]
+    assert (extract_bytes(data, "x.docx").unreadable or "").startswith("docx-image-text:")
+    import re
+    import zipfile
+    from io import BytesIO
+
+    def variant(body_extra: str = "", extent: str | None = None, behind: bool = False) -> bytes:
+        out = BytesIO()
+        with zipfile.ZipFile(BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+            for item in src.infolist():
+                raw = src.read(item)
+                if item.filename == "word/document.xml":
+                    xml = raw.decode()
+                    if extent:
+                        xml = re.sub(r'<wp:extent cx="\d+" cy="\d+"/>', extent, xml)
+                    if behind:
+                        xml = xml.replace("<wp:inline>", '<wp:inline behindDoc="1">')
+                    raw = xml.replace("<w:sectPr>", body_extra + "<w:sectPr>").encode()
+                dst.writestr(item, raw)
+        return out.getvalue()
+
+    prose = "".join(f"<w:p><w:r><w:t>{synth.contract(8200, 3_000, kind='lease')}</w:t></w:r></w:p>" for _ in range(1))
+    for ok in (variant(prose), variant(extent='<wp:extent cx="1500000" cy="600000"/>'), variant(behind=True)):
+        assert extract_bytes(ok, "y.docx").unreadable is None

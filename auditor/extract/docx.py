@@ -12,6 +12,9 @@ does not understand are skipped with their content. Every text is still in ``doc
 Text that is no run is read where Word shows it: legacy WordArt's ``v:textpath`` string, and the
 value a content control bound to a custom XML part shows (``w:dataBinding``), not its cache.
 
+A page-sized picture beside little text (a scanned page) fails closed (``docx-image-text``):
+what it shows no reading holds.
+
 Readers differ where the package is ambiguous (two zip entries of one name, no main-part
 relationship, a main part of another content type): such a document fails closed
 (``Extracted.unreadable`` with a ``docx-...:`` code) and its text is still read as
@@ -301,6 +304,9 @@ class _DocxReader:
         self.styles = _Styles(None)
         self.page_background: str | None = None
         self.custom_xml: dict[str, str] | None = None
+        self.main = ""
+        self.big_pictures = 0
+        self.page_area = 12240 * 15840 * _EMU_PER_TWIP**2  # US Letter, until the section says otherwise
 
     def member(self, name: str) -> bytes:
         out = read_member(self.data, name, self.budget)
@@ -373,6 +379,7 @@ class _DocxReader:
         styles = next((t for _, typ, t in rels if typ.endswith("/styles") and t in self.names), None)
         if styles is not None:
             self.styles = _Styles(self.xml(styles))
+        self.main = main
         out = [self.part_pieces(main, by_id)]
         extra = []
         for _, typ, target in rels:
@@ -388,6 +395,11 @@ class _DocxReader:
         from lxml import etree
 
         root = self.xml(name)
+        if name == self.main:
+            size = root.find(f"{_W}body/{_W}sectPr/{_W}pgSz")
+            w, h = (_int(size.get(f"{_W}w")), _int(size.get(f"{_W}h"))) if size is not None else (None, None)
+            if w and h and w > 0 and h > 0:
+                self.page_area = w * h * _EMU_PER_TWIP**2
         if root.find(f"{_W}background") is not None:
             self.page_background = _colour(root.find(f"{_W}background"), "color")
         out: list[tuple[str, int]] = []
@@ -453,6 +465,8 @@ class _DocxReader:
                 ns = tag[1 : tag.index("}")] if tag.startswith("{") else ""
                 if tag == _V_TEXTPATH and el.get("string"):  # WordArt: its text is an attribute
                     out.append(("\n" + el.get("string") + "\n", branches | flags))
+                elif tag == f"{_WP}extent" and not flags & HIDDEN and branches & IN_SHOWN and name == self.main:
+                    self.picture(el)
                 if tag in (_MC_CHOICE, _MC_FALLBACK):
                     branches &= _branch_mask(el)
                     stack.append((el, flags, branches))
@@ -501,6 +515,16 @@ class _DocxReader:
             self.unreadable.append(
                 f"docx-entity: {name}: {entities} entity reference(s) not expanded (a DOCTYPE is not allowed in a .docx)")
         return out
+
+    def picture(self, extent) -> None:  # type: ignore[no-untyped-def]
+        """Count a drawing of at least 40% of the page's area (not one behind the text, as a
+        watermark is): a scanned page is text a reader sees that no reading holds."""
+        frame = extent.getparent()
+        if frame is None or (frame.get("behindDoc") or "").lower() in ("1", "true"):
+            return
+        cx, cy = _int(extent.get("cx")), _int(extent.get("cy"))
+        if cx and cy and cx * cy >= _PAGE_SHARE * self.page_area:
+            self.big_pictures += 1
 
     def bound_value(self, sdt) -> str | None:  # type: ignore[no-untyped-def]
         """The value a content control bound to a custom XML part shows (``w:dataBinding``):
@@ -581,6 +605,9 @@ class _DocxReader:
 
 
 _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+_EMU_PER_TWIP = 635
+_PAGE_SHARE = 0.4  # a drawing this share of a page's area or more is a page-sized picture
+_WORDS_PER_PICTURE = 150  # fewer words of text than this per page-sized picture: the text is in the pictures
 _VML = "urn:schemas-microsoft-com:vml"
 _V_TEXTPATH = "{" + _VML + "}textpath"
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:visibility\s*:\s*hidden|display\s*:\s*none)\s*(?:;|$)", re.I)
@@ -660,6 +687,10 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
         warnings.append(f"rejoined {joined} letter-spaced words")
     if spaced:
         reader.unreadable.append(spaced)
+    if reader.big_pictures and len(visible.split()) < _WORDS_PER_PICTURE * reader.big_pictures:
+        reader.unreadable.append(
+            f"docx-image-text: {reader.big_pictures} page-sized picture(s) beside {len(visible.split())} words of "
+            "text: text shown as a picture (a scanned page) needs OCR")
     if not visible.strip():
         # Nothing shown (all hidden, deleted or in the branch Word does not pick): the first
         # other reading with words is stored, and the document fails closed.
