@@ -203,7 +203,7 @@ def stored_readings(case: Case) -> list[dict]:
 
 def _short(text: str, n: int = 160) -> str:
     text = " ".join(text.split())
-    text = re.sub(r"/[^ ]*/", "…/", text)  # no machine paths in the results
+    text = re.sub(r"(?<![\w:/])/[^ ]*/", "…/", text)  # no machine paths in the results
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     readers(cases, results, stored, work / "oracle-cache", render=args.oracle, jobs=args.jobs)
     if not args.no_write and not args.only:
         write_report(results, notes, ROOT / "benchmarks" / "REDTEAM.md", ROOT / "benchmarks" / "results-redteam.json",
-                     args.oracle)
+                     any(r.get("readers") for r in results))
     holes = [r["id"] for r in results if r["verdict"] in ("PASSED = hole", "FALSE ALARM")]
     print(f"holes and false alarms: {len(holes)}", *holes, sep="\n  ")
     return 0

@@ -10,7 +10,7 @@ by its own findings; findings between documents of one batch do not count.
 A disguise the gate still passes is marked ``xfail(strict=True)`` with the owner of the fix, so
 the mark has to go when the hole is closed. The stored contract is the BSD licence that Debian
 ships (/usr/share/common-licenses, written by others) or, where it is absent, a synthetic one.
-benchmarks/redteam.py runs all ~215 cases and checks them against real readers.
+benchmarks/redteam.py runs all ~200 cases and checks them against real readers.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ POSITIVE = [
 # Disguises that fail closed whatever they carry: their negative is a clean document of the format.
 FAIL_CLOSED = {"visible-not-read/docx-duplicate-zip-entry", "visible-not-read/pdf-scan-decoy-short",
                "visible-not-read/docx-picture-of-text",
-               "order/pdf-shuffled-words", "look-alike/pdf-permuted-tounicode", "look-alike/txt-letter-spaced",
+               "order/pdf-shuffled-words", "look-alike/pdf-permuted-tounicode",
                "container/rtf"}
 CLEAN = ["clean/txt-unrelated-contract", "clean/html-ordinary-page", "clean/docx-with-changes", "clean/pdf-unrelated",
          "clean/edgar-unrelated"]
