@@ -386,8 +386,18 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
         "",
     ]
     if oracle:
-        lines += [f"Readers: every case rendered by a real reader and read back by OCR (see below); "
+        lines += [f"Readers: the documents of each case rendered by a real reader and read back by OCR (see below; "
+                  "an archive or RTF is not rendered); "
                   f"{len(invalid)} case(s) where the reader does not show the contract are marked *not shown*.", ""]
+    lines += ["| family | batches | caught | passed (holes) |", "|---|---|---|---|"]
+    for fam in dict.fromkeys(r["family"] for r in results):
+        rows = [r for r in results if r["family"] == fam and r.get("reader_valid") is not False]
+        good = sum(r["verdict"] in ("caught", "ok") for r in rows)
+        lines.append(f"| {fam} | {len(rows)} | {good if fam != 'clean' else '-'} | "
+                     f"{len(rows) - good if fam != 'clean' else f'{good} passed, as they must'} |")
+    lines += ["", "*Caught*: the gate did not pass (exit 1 or 2): a finding naming the stored contract (its kind, the "
+              "containment and the reading it was found under: `text` is the visible reading), a fail-closed "
+              "code (`not-auditable: CODE`), an input it could not read (`ingest-error`) or a refusal.", ""]
     lines += ["| # | family | case | what a reader sees | reader (OCR containment) | gate | how it was caught |",
               "|---|---|---|---|---|---|---|"]
     for i, r in enumerate(results, 1):
@@ -418,7 +428,8 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
     lines += [f"- `{k}`: {_md(v)}" for k, v in sorted(DROPPED.items())]
     lines += ["", "## Clean batches that failed", ""]
     lines += [f"- `{r['id']}`: {'; '.join(r['caught_by'])}" for r in alarms] or ["None."]
-    lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
     md.write_text("\n".join(lines) + "\n" + METHOD)
 
 
@@ -428,6 +439,11 @@ def _md(text: str) -> str:
 
 METHOD = """
 ## How the readers were checked
+
+On this machine (Debian bookworm packages): Chromium 156, LibreOffice 7.4.7, poppler 22.12,
+Tesseract 5.3 (`apt-get install tesseract-ocr`). The readings are cached by the bytes rendered
+(`benchmarks/redteam-work/oracle-cache`), so a run without `--oracle` reports what the cache
+holds.
 
 - **HTML** pages: headless Chromium (`--screenshot` of a 1280 px wide window, so screen style
   sheets apply, not print ones), the screenshot read by Tesseract OCR. An EDGAR part is rendered
