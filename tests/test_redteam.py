@@ -34,8 +34,10 @@ POSITIVE = [
     "visible-not-read/docx-duplicate-zip-entry", "visible-not-read/docx-vml-wordart",
     "visible-not-read/docx-data-bound-content-controls",
     "visible-not-read/pdf-freetext-appearance", "visible-not-read/pdf-scan-decoy-short",
-    "visible-not-read/html-marker-content", "visible-not-read/docx-picture-of-text", "visible-not-read/pdf-scan-decoy-ocr-layer",
-    "order/html-bdo-rtl", "order/html-flex-order", "order/txt-u202e", "order/docx-u202e", "order/pdf-shuffled-words",
+    "visible-not-read/html-marker-content", "visible-not-read/html-list-style-string", "visible-not-read/html-quotes",
+    "visible-not-read/html-script-document-write", "visible-not-read/html-image-of-text",
+    "visible-not-read/docx-picture-of-text", "visible-not-read/pdf-scan-decoy-ocr-layer",
+    "order/html-bdo-rtl", "order/html-flex-order", "order/html-flex-row-reverse", "order/txt-u202e", "order/docx-u202e", "order/pdf-shuffled-words",
     "order/pdf-wide-word-gaps",
     "look-alike/txt-underline-u0332", "look-alike/txt-letter-spaced", "look-alike/pdf-permuted-tounicode",
     "look-alike/pdf-cyrillic-tounicode-no-widths", "look-alike/html-small-capitals",
@@ -54,7 +56,12 @@ CLEAN = ["clean/txt-unrelated-contract", "clean/html-ordinary-page", "clean/docx
 # Holes the gate still passes on this branch, and who closes them.
 HOLES = {
     "visible-not-read/html-marker-content": "HTML (extract/html.py): ::marker content is not read",
+    "visible-not-read/html-list-style-string": "HTML (extract/html.py): a list-style-type string marker is not read",
+    "visible-not-read/html-quotes": "HTML (extract/html.py): the quotes property of <q> is not read",
+    "visible-not-read/html-script-document-write": "HTML (extract/html.py): text a script writes neither read nor failing closed",
+    "visible-not-read/html-image-of-text": "HTML (extract/html.py): a page-sized picture of text beside little text does not fail closed",
     "order/html-flex-order": "HTML (extract/html.py): flex items are joined without a space, so the words they show apart run together",
+    "order/html-flex-row-reverse": "HTML (extract/html.py): flex items are joined without a space (row-reverse)",
     "look-alike/html-small-capitals": "normalisation: small capital letters (U+1D00 block) are not folded to their letters",
     "visible-not-read/pdf-scan-decoy-ocr-layer": "PDF: an invisible OCR layer over a scan is trusted without OCR to check it",
 }
