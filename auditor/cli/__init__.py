@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from auditor import __version__
-from auditor.cli import assemble, audit, corpus, export, gate, neardup, query, review
+from auditor.cli import assemble, audit, corpus, export, gate, gather, neardup, query, review
 from auditor.cli.common import AuditorGroup
 
 
@@ -29,7 +29,7 @@ def cli() -> None:
 for _command in (
     corpus.ingest, corpus.stats, corpus.show, corpus.withdraw, corpus.index, corpus.check,
     audit.controls, audit.audit, audit.verify, audit.demo,
-    query.query, query.compare,
+    query.query, query.compare, gather.gather,
     gate.gate,
     neardup.near_dups, neardup.lsh_curve,
     export.export,
