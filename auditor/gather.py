@@ -126,7 +126,7 @@ def greedy_cover(
             return c.size > 0 and len(c.held) / c.size >= part_at
         if c.sampled_size <= 0:
             return True
-        return bool(wilson_high(len(c.sampled_held), c.sampled_size, z) >= part_at)
+        return bool(wilson_high(min(len(c.sampled_held), c.sampled_size), c.sampled_size, z) >= part_at)
 
     def bound(c: Candidate) -> int:
         if c.held is not None:
