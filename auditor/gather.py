@@ -44,14 +44,15 @@ import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
 from auditor.normalize import word_offsets, words_bytes
-from auditor.score import Z95, wilson_high
+from auditor.score import Z95, wilson
 from auditor.shingle import WordHasher, combine, distinct
 from auditor.store import Store
 
-FLOOR = {"share": 0.01, "shingles": 25}
+FLOOR_SHARE, FLOOR_SHINGLES = 0.01, 25
+FLOOR = {"share": FLOOR_SHARE, "shingles": FLOOR_SHINGLES}  # recorded with every cover
 
 
-def floor_of(n: int, share: float = FLOOR["share"], shingles: int = FLOOR["shingles"]) -> int:
+def floor_of(n: int, share: float = FLOOR_SHARE, shingles: int = FLOOR_SHINGLES) -> int:
     """Fewest shingles a component must explain: ``share`` of the query and ``shingles``; for a
     text shorter than twice ``shingles``, half of it (so a short clause still has a cover, and
     a few stray shared phrases are never one)."""
@@ -111,8 +112,8 @@ def greedy_cover(
     before any that is not, then the one explaining the most shingles not yet explained, then
     the smallest, then the lowest key; it stops when no candidate explains ``floor`` more.
 
-    A candidate without ``held`` is ranked by an upper bound, ``ceil(wilson_high(r,
-    n_sampled) * n)`` with ``r`` its sampled shingles not yet explained (and is dropped when
+    A candidate without ``held`` is ranked by an upper bound, ``ceil(n * (upper Wilson
+    bound of r / n_sampled))`` with ``r`` its sampled shingles not yet explained (and is dropped when
     ``r`` is 0), and measured by ``measure(key) -> (held, size)`` when it reaches the top: lazy
     greedy, since what a candidate can explain only shrinks as the cover grows.
     """
@@ -126,7 +127,7 @@ def greedy_cover(
             return c.size > 0 and len(c.held) / c.size >= part_at
         if c.sampled_size <= 0:
             return True
-        return bool(wilson_high(min(len(c.sampled_held), c.sampled_size), c.sampled_size, z) >= part_at)
+        return wilson(min(len(c.sampled_held), c.sampled_size), c.sampled_size, z)[1] >= part_at
 
     def bound(c: Candidate) -> int:
         if c.held is not None:
@@ -134,7 +135,7 @@ def greedy_cover(
         r = int(np.count_nonzero(remaining[c.sampled_held]))
         if r == 0 or n_sampled <= 0:
             return 0
-        return min(n, math.ceil(float(wilson_high(r, n_sampled, z)) * n))
+        return min(n, math.ceil(wilson(r, n_sampled, z)[1] * n))
 
     def push(c: Candidate, gain: int) -> None:
         if gain >= floor:

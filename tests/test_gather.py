@@ -19,7 +19,6 @@ from auditor.gather import (
     Candidate,
     CoverStats,
     floor_of,
-    gather,
     gather_document,
     gather_text,
     greedy_cover,
@@ -46,7 +45,7 @@ def brute_greedy(n, cands, floor, part_at=0.8):
     left = {c.key: c for c in cands}
     steps = []
     while left:
-        def rank(c):
+        def rank(c, remaining=remaining):
             part = len(c.held) / c.size >= part_at
             return (0 if part else 1, -len(remaining & set(c.held.tolist())), c.size, c.key)
         best = min(left.values(), key=rank)
