@@ -37,6 +37,7 @@ from auditor.gate.classify import (
     ingest_error_findings,
     not_auditable_findings,
 )
+from auditor.gate.cover import covered_by_batch_findings
 from auditor.gate.findings import (
     KINDS,
     Finding,
@@ -156,6 +157,7 @@ def run_gate(opts: GateOptions) -> GateResult:
             else:
                 assert outcome.audit is not None
                 findings += containment_findings(store, view, outcome.audit, loc)
+                findings += covered_by_batch_findings(store, view, outcome.audit, loc)
                 findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"

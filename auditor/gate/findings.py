@@ -16,7 +16,8 @@ from auditor.render.model import _visible
 
 # -- rules ------------------------------------------------------------------------------------
 
-KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable")
+KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable",
+         "covered-by-batch")
 INPUT_KINDS = ("ingest-error", "not-auditable")  # about one input alone: no other document
 RULES: dict[str, dict[str, str]] = {
     "new-in-corpus": {
@@ -56,6 +57,14 @@ RULES: dict[str, dict[str, str]] = {
                 "after decoding, content after a DOCTYPE entity), or an EDGAR part the ingest "
                 "skipped (an image, a spreadsheet). The gate fails closed: what it cannot read "
                 "it cannot vouch for.",
+    },
+    "covered-by-batch": {
+        "id": "CONTAIN007", "name": "DocumentSplitOverBatch",
+        "short": "A document is covered by several new documents together",
+        "full": "At least the threshold share of a document's 5-word shingles occur in the new "
+                "documents of the batch taken together, though no one of them reaches the "
+                "threshold: a corpus document (or a new one) split into pieces, each padded so "
+                "that no pair is contained. Every piece is named with the share it explains.",
     },
 }
 RULE_IDS = {k: v["id"] for k, v in RULES.items()}
@@ -115,6 +124,8 @@ class Finding:
     region: dict[str, int] = field(default_factory=lambda: {"startLine": 1})
     level: str = "error"  # error | warning | baselined
     baseline_reason: str | None = None
+    pieces: list[dict[str, Any]] = field(default_factory=list)  # covered-by-batch: each piece, its share
+    covered_is_new: bool = False  # covered-by-batch: the covered document is in the batch too
 
     @property
     def rule(self) -> str:
@@ -154,6 +165,11 @@ class Finding:
         assert self.other is not None
         other = doc_label(self.other, full_sha)
         pct = f"{self.containment:.4f}" if self.containment is not None else "?"
+        if self.kind == "covered-by-batch":
+            shares = ", ".join(f"{_visible(p['path'])} {p['covered']:.4f}" for p in self.pieces)
+            return (f"{new} is one of {len(self.pieces)} new documents that together cover {other}, "
+                    f"{'also in this batch' if self.covered_is_new else 'in the corpus'} ({pct} of it, "
+                    f"none of them alone at the threshold); the pieces and their shares: {shares}")
         where = "also in this batch" if self.kind == "within-batch" else "in the corpus"
         if self.match != "containment":
             return f"{new} has the {self.match.removeprefix('identical ')} of {other}, {where}"
@@ -173,6 +189,7 @@ class Finding:
             "fingerprint": self.fingerprint, "baseline_reason": self.baseline_reason,
             "also": self.also, "also_named": self.other_members,
             "message": self.sentence(full_sha=True),
+            **({"pieces": self.pieces, "covered_is_new": self.covered_is_new} if self.pieces else {}),
         }
 
 
