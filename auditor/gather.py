@@ -371,6 +371,36 @@ def _exhaustive(store: Store, params: Any, index: SampledIndex, keep: np.ndarray
             for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True) if b > a]
 
 
+# -- for reports: novelty, and which documents get a composition ----------------------------
+
+COMPOSITIONS = 20  # containers a report shows the composition of (a cover each)
+
+
+def sampled_novelty(index: SampledIndex) -> dict[int, tuple[int, int]]:
+    """Each indexed document -> (its sampled shingles held by no other indexed document, its
+    sampled shingles): the novel share's estimate, ``novel / sampled``, unbiased as every sampled
+    estimate here is. Exact duplicates count once when the index holds one of each group."""
+    if not len(index.doc_ids):
+        return {}
+    owner = np.repeat(np.arange(len(index.doc_ids), dtype=np.int64), index.n)
+    alone = index.df[index.keys - owner * index.U] == 1
+    novel = np.bincount(owner[alone], minlength=len(index.doc_ids))
+    return {int(d): (int(k), int(n)) for d, k, n in zip(index.doc_ids.tolist(), novel.tolist(), index.n.tolist(),
+                                                         strict=True)}
+
+
+def composition_targets(contained: Iterable[Any], limit: int = COMPOSITIONS) -> list[int]:
+    """The documents whose composition a report shows: those containing the most documents
+    (``AuditResult.contained``: outside their families, boilerplate not counted, which would make
+    every filing a target), then the lowest id."""
+    counts: dict[int, int] = {}
+    for c in contained:
+        if not c.boilerplate:
+            for b in c.containers.tolist():
+                counts[int(b)] = counts.get(int(b), 0) + 1
+    return [d for d, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:limit]]
+
+
 # -- files and references --------------------------------------------------------------------
 
 @dataclass

@@ -32,7 +32,7 @@ from auditor.controls import ControlsResult
 from auditor.errors import ReportError
 from auditor.store import Store
 
-FORMAT = "containment-auditor-report/2"
+FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
 INTERVAL = "wilson-95"
 KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich", "rapidfuzz")
 EXCERPT_CHARS = 400
@@ -121,6 +121,13 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                          "RapidFuzz); words counts that alignment, hunks show the differences with "
                          "context in each side's own text, [kind, contained, container] pieces, "
                          "offsets as spans; the full texts are in texts/<doc_id>.txt",
+            "compositions": "for the params.composition.limit documents containing the most others: "
+                            "the greedy cover of their shingles by the covered documents (auditor "
+                            "gather: parts first, then the most newly explained, each explaining at "
+                            "least params.composition.floor), covered counts and novel adding up to "
+                            "shingles",
+            "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
+                     "covered document (an exact-duplicate group counts once), with its Wilson interval",
             "files": "sha256 and line count of the content of every file beside report.json (of "
                      "the uncompressed content for .gz files); report.md and report.html are "
                      "rendered from report.json",
@@ -276,9 +283,12 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
                + f',"search":"{search}","shared":{shared},"shingles":{shingles}}}\n').encode()
 
 
-def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> Iterator[bytes]:
-    """Every document the audit covered, with its provenance and its part in the audit."""
+def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
+                    novelty: dict[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
+    """Every document the audit covered, with its provenance, its part in the audit and, from
+    ``novelty`` (``gather.sampled_novelty``, by group representative), its novel share."""
     from auditor.audit import describe_many
+    from auditor.score import Estimate
 
     rep: dict[int, int] = {}
     for g in audit.duplicate_groups if audit else []:
@@ -294,6 +304,11 @@ def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> 
                 d["status"], d["duplicate_of"] = "duplicate", rep[doc_id]
             else:
                 d["status"] = "not-auditable" if doc_id in unauditable else "audited"
+            held = (novelty or {}).get(rep.get(doc_id, doc_id))
+            if held is not None and d["status"] != "not-auditable":
+                e = Estimate.of(*held)
+                d["novel"] = {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits,
+                              "sampled": e.sampled}
             yield (canonical(d) + "\n").encode("utf-8")
 
 
@@ -414,6 +429,7 @@ def build_report(
     the report lists (so the report can be verified after more inputs failed).
     """
     from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+    from auditor.gather import COMPOSITIONS, FLOOR
     from auditor.render import DETAIL_LIMIT
 
     reasons = list(refusal or []) + [c.failure() for c in controls.failed]
@@ -427,7 +443,8 @@ def build_report(
         "controls": [c.as_dict() for c in controls.results],
         "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
     }
-    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered))]
+    novelty: dict[int, tuple[int, int]] = {}  # filled below for an audit that reports
+    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered, novelty))]
     named: set[int] = set()
     if refused:
         report["refused_because"] = reasons or ["the audit was not run"]
@@ -461,6 +478,11 @@ def build_report(
                 " ORDER BY path, part, sha256, id", (failures_through,))
         ]
         report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
+        report["compositions"] = compositions(store, threshold, audit, covered, novelty)
+        report["manifest"]["params"]["composition"] = {"floor": FLOOR, "limit": COMPOSITIONS}
+        for comp in report["compositions"]:
+            named.add(comp["doc_id"])
+            named.update(c["doc_id"] for c in comp["components"])
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
@@ -483,6 +505,7 @@ def build_report(
             "duplicate_groups": len(audit.duplicate_groups),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
+            "compositions": len(report["compositions"]),
             "controls_passed": sum(c.passed for c in controls.results),
             "controls": len(controls.results),
         }
@@ -492,6 +515,31 @@ def build_report(
     report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
     report["run"] = run
     return Report(report, sidecars)
+
+
+def compositions(store: Store, threshold: float, audit: AuditResult, covered: list[int],
+                 novelty: dict[int, tuple[int, int]]) -> list[dict[str, Any]]:
+    """What the documents containing the most others are made of (``gather.composition_targets``),
+    each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
+    from auditor.audit import ShingleCache, universe
+    from auditor.gather import composition_targets, gather_document, load_index, sampled_novelty
+
+    scope = universe(store, covered)
+    index = load_index(store, scope.representatives)
+    novelty.update(sampled_novelty(index))
+    cache = ShingleCache(store, store.params)
+    out = []
+    for doc_id in composition_targets(audit.contained):
+        g = gather_document(store, doc_id, threshold=threshold, index=index, cache=cache, within=scope.members)
+        d = g.as_dict()
+        for c in d["components"]:
+            c["spans_total"] = len(c["spans"])
+            c["spans"] = sorted(sorted(c["spans"], key=lambda s: (-s["shingles"], s["start"]))[:SPANS_SHOWN],
+                                key=lambda s: s["start"])
+        out.append({"doc_id": doc_id, **{k: d[k] for k in ("shingles", "novel", "novel_shingles", "components",
+                                                            "search", "candidates", "measured")},
+                    "floor": d["floor"]["applied"]})
+    return out
 
 
 def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:

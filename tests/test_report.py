@@ -48,7 +48,7 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
-    assert r["format"] == "containment-auditor-report/2"
+    assert r["format"] == "containment-auditor-report/3"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
@@ -277,3 +277,39 @@ def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_pa
     docs = [json.loads(x) for x in gzip.decompress((tmp_path / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
     assert {x["edgar"]["submission"]["filing_date"] for x in docs if "edgar" in x} == {"2024-03-01"}
     assert "filed 2024-03-01" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
+    """The filing's composition is gather's cover over the covered documents (the contract and its
+    upper-case copy one component); documents.jsonl.gz gives each document's novel share."""
+    from auditor.gather import gather_document
+
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "comp").report
+    assert r["format"] == "containment-auditor-report/3"
+    assert r["manifest"]["params"]["composition"] == {"floor": {"share": 0.01, "shingles": 25}, "limit": 20}
+    [comp] = r["compositions"]
+    path = lambda i: r["documents"][str(i)]["path"]  # noqa: E731
+    assert path(comp["doc_id"]).endswith("filing.txt") and r["summary"]["compositions"] == 1
+    g = gather_document(store, comp["doc_id"])
+    assert [c["doc_id"] for c in comp["components"]] == [c.doc_id for c in g.components]
+    assert comp["novel_shingles"] == g.novel_shingles and comp["novel"] == pytest.approx(g.novel)
+    first = comp["components"][0]
+    assert first["part"] and first["containment"] == 1.0 and len(first["duplicates"]) == 1
+    assert {path(first["doc_id"]), path(first["duplicates"][0])} == {
+        p for p in (path(i) for i in r["documents"]) if p.endswith("contract.txt")}
+    assert comp["novel_shingles"] + sum(c["covered_shingles"] for c in comp["components"]) == comp["shingles"]
+    html = (tmp / "comp" / "report.html").read_text()
+    assert '<section id="composition">' in html and 'href="#comp-1-1"' in html
+    docs = {d["path"].rsplit("/", 1)[1]: d for d in (
+        json.loads(x) for x in gzip.decompress((tmp / "comp" / "documents.jsonl.gz").read_bytes()).splitlines())}
+    assert docs["contract.txt"]["novel"]["estimate"] == 0.0 == docs["upper-case-contract.txt"]["novel"]["estimate"]
+    assert 0.3 < docs["filing.txt"]["novel"]["estimate"] < 1.0
+    assert docs["filing.txt"]["novel"]["sampled"] > 100 and "novel" not in docs["tiny.txt"]
+    assert docs["other-1.txt"]["novel"]["estimate"] > 0.7  # an unrelated contract (some shared boilerplate)
+    assert verify(tmp / "comp", store).ok
+    # a composition edited by hand no longer verifies
+    data = json.loads((tmp / "comp" / "report.json").read_text())
+    data["compositions"][0]["components"][0]["covered"] = 0.99
+    (tmp / "comp" / "report.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    assert not verify(tmp / "comp", store).ok
