@@ -248,58 +248,100 @@ def same_text(store: Store, doc_id: int) -> list[int]:
         "SELECT id FROM documents WHERE norm_sha256 = ?", (row[0],))})
 
 
+@dataclass
+class Query:
+    """A text to gather: its shingles (in order, and sorted distinct), and what may not or need not
+    be drawn from the index: the query itself when stored (``exclude``), its stored copies
+    (``twins``: the index holds the first of each duplicate group, so when that is the query the
+    next copy stands in for it), and the documents that may be components (``scope``)."""
+
+    seq: np.ndarray
+    every: np.ndarray
+    text: str
+    n_words: int
+    exclude: set[int] = field(default_factory=set)
+    twins: list[int] = field(default_factory=list)
+    scope: set[int] | None = None
+    page_offsets: list[int] | None = None
+
+    @property
+    def short(self) -> bool:
+        return 0 < len(self.every) <= SHORT_SHINGLES
+
+
+def document_query(store: Store, doc_id: int, cache: ShingleCache, within: Sequence[int] | None = None) -> Query:
+    seq, every = cache.get(doc_id, keep=False)
+    d = store.document(doc_id)
+    scope = None if within is None else set(within)
+    twins = [t for t in same_text(store, doc_id) if t != doc_id and not _withdrawn(store, t)
+             and (scope is None or t in scope)]
+    return Query(seq, every, store.text(doc_id), int(d["n_words"] or 0), {doc_id}, twins, scope, d["page_offsets"])
+
+
+def text_query(store: Store, text: str, page_offsets: list[int] | None = None) -> Query:
+    params = store.params
+    wb = words_bytes(text)
+    seq = combine(WordHasher(params.seed)(wb), params.k)
+    return Query(seq, distinct(seq), text, len(wb), page_offsets=page_offsets)
+
+
 def gather_document(store: Store, doc_id: int, *, threshold: float = 0.8, index: SampledIndex | None = None,
                     cache: ShingleCache | None = None, within: Sequence[int] | None = None) -> Gathered:
     """The cover of a stored document. It is never its own component; a copy of it (the same
     normalised text, stored elsewhere) is, whole, and says so by its ``covered`` of 1.
 
     ``within``: the documents that may be components (an audit's universe), else every stored
-    one; ``index`` must then be ``load_index(store, within)``.
+    one; ``index`` must then be ``load_index(store, <their representatives>)``.
     """
     cache = cache or ShingleCache(store, store.params)
-    seq, every = cache.get(doc_id, keep=False)
-    d = store.document(doc_id)
-    scope = None if within is None else set(within)
-    twins = [t for t in same_text(store, doc_id) if t != doc_id and not _withdrawn(store, t)
-             and (scope is None or t in scope)]
-    return _gather(store, seq, every, store.text(doc_id), int(d["n_words"] or 0), threshold=threshold,
-                   exclude={doc_id}, twins=twins, index=index, cache=cache, page_offsets=d["page_offsets"],
-                   scope=scope)
+    return gather_many(store, [document_query(store, doc_id, cache, within)], threshold=threshold, index=index,
+                       cache=cache)[0]
 
 
 def gather_text(store: Store, text: str, *, threshold: float = 0.8, index: SampledIndex | None = None,
                 cache: ShingleCache | None = None, page_offsets: list[int] | None = None) -> Gathered:
     """The cover of a text that is not stored (a file read as ``query`` reads it)."""
-    params = store.params
-    wb = words_bytes(text)
-    seq = combine(WordHasher(params.seed)(wb), params.k)
-    return _gather(store, seq, distinct(seq), text, len(wb), threshold=threshold, exclude=set(), twins=[],
-                   index=index, cache=cache, page_offsets=page_offsets, scope=None)
+    return gather_many(store, [text_query(store, text, page_offsets)], threshold=threshold, index=index,
+                       cache=cache)[0]
 
 
-def _gather(store: Store, seq: np.ndarray, every: np.ndarray, text: str, n_words: int, *, threshold: float,
-            exclude: set[int], twins: list[int], index: SampledIndex | None, cache: ShingleCache | None,
-            page_offsets: list[int] | None, scope: set[int] | None) -> Gathered:
-    """``twins``: the query's copies (same normalised text) that may be components. The index holds
-    the first of each duplicate group; when that is the query, the next copy stands in for it."""
+def gather_many(store: Store, queries: Sequence[Query], *, threshold: float = 0.8,
+                index: SampledIndex | None = None, cache: ShingleCache | None = None) -> list[Gathered]:
+    """The cover of each query. The short ones are searched exactly in one pass over the stored
+    texts together (a filing's certifications cost one pass, not one each)."""
+    index = index if index is not None else load_index(store)
+    cache = cache or ShingleCache(store, store.params)
+    held = _exhaustive(store, index, [q for q in queries if q.short or (len(q.every) and not _sampled_of(store, q).size)])
+    return [_gather(store, q, threshold=threshold, index=index, cache=cache, held=held.get(id(q))) for q in queries]
+
+
+def _sampled_of(store: Store, q: Query) -> np.ndarray:
+    return np.flatnonzero(q.every % np.uint64(store.params.modulus) == 0)
+
+
+def _gather(store: Store, q: Query, *, threshold: float, index: SampledIndex, cache: ShingleCache,
+            held: dict[int, np.ndarray] | None) -> Gathered:
+    """``held``: for a query searched exhaustively, each document -> positions of the query's
+    shingles it holds; else candidates come from ``index``."""
     params = store.params
+    every = q.every
     n = len(every)
-    sampled_pos = np.flatnonzero(every % np.uint64(params.modulus) == 0)
+    sampled_pos = _sampled_of(store, q)
     floor = floor_of(n)
     if n == 0:
-        return Gathered(n_words, 0, 0, [], floor, threshold, "exhaustive",
+        return Gathered(q.n_words, 0, 0, [], floor, threshold, "exhaustive",
                         note=f"fewer than k={params.k} words: no shingle, nothing to gather")
-    index = index if index is not None else load_index(store)
-    cache = cache or ShingleCache(store, params)
-    keep = ~np.isin(index.doc_ids, sorted(exclude)) if exclude else np.ones(len(index.doc_ids), bool)
+    keep = ~np.isin(index.doc_ids, sorted(q.exclude)) if q.exclude else np.ones(len(index.doc_ids), bool)
     stand_in = []
-    if twins and not np.isin(index.doc_ids[keep], twins).any():
-        stand_in = [Candidate(twins[0], n, np.arange(n, dtype=np.int64))]
+    if q.twins and not np.isin(index.doc_ids[keep], q.twins).any():
+        stand_in = [Candidate(q.twins[0], n, np.arange(n, dtype=np.int64))]
     stats = CoverStats()
     note = None
-    if n <= SHORT_SHINGLES or not len(sampled_pos):
+    if held is not None:
         search = "exhaustive"
-        candidates = _exhaustive(store, params, index, keep, every) + stand_in
+        allowed = set(index.doc_ids[keep].tolist())
+        size = dict(zip(index.doc_ids.tolist(), index.shingles.tolist(), strict=True))
+        candidates = [Candidate(d, int(size[d]), h) for d, h in sorted(held.items()) if d in allowed] + stand_in
         note = f"short text ({n} shingles): searched exactly in every stored text"
         steps = greedy_cover(n, candidates, floor, part_at=threshold, stats=stats)
     else:
@@ -313,13 +355,13 @@ def _gather(store: Store, seq: np.ndarray, every: np.ndarray, text: str, n_words
         steps = greedy_cover(n, candidates, floor, part_at=threshold, n_sampled=len(sampled_pos),
                              measure=measure, stats=stats)
     components = []
-    offsets = word_offsets(text) if steps else None  # once for every component's spans
+    offsets = word_offsets(q.text) if steps else None  # once for every component's spans
     for s in steps:
-        spans = locate(seq, every[s.explained], text, params.k, page_offsets, offsets=offsets)
-        dups = [d for d in same_text(store, s.key) if d != s.key and d not in exclude
-                and (scope is None or d in scope) and not _withdrawn(store, d)]
+        spans = locate(q.seq, every[s.explained], q.text, params.k, q.page_offsets, offsets=offsets)
+        dups = [d for d in same_text(store, s.key) if d != s.key and d not in q.exclude
+                and (q.scope is None or d in q.scope) and not _withdrawn(store, d)]
         components.append(Component(s.key, len(s.explained), s.held, s.size, s.part, spans, dups))
-    return Gathered(n_words, n, len(sampled_pos), components, floor, threshold, search,
+    return Gathered(q.n_words, n, len(sampled_pos), components, floor, threshold, search,
                     stats.candidates, stats.measured, note)
 
 
@@ -356,19 +398,29 @@ def _sampled(index: SampledIndex, keep: np.ndarray, every: np.ndarray, sampled_p
     return out
 
 
-def _exhaustive(store: Store, params: Any, index: SampledIndex, keep: np.ndarray,
-                every: np.ndarray) -> list[Candidate]:
-    """Every indexed document holding a shingle of the query, measured exactly: one pass over
-    the stored texts (the audit's pass for its short documents)."""
-    docs = index.doc_ids[keep].tolist()
+def _exhaustive(store: Store, index: SampledIndex, queries: Sequence[Query]) -> dict[int, dict[int, np.ndarray]]:
+    """For each query (by ``id``): every indexed document -> the positions of the query's shingles
+    it holds, exactly, from one pass over the stored texts (the audit's pass for its short
+    documents) for all the queries at once."""
+    if not queries:
+        return {}
+    vocab = distinct(np.concatenate([q.every for q in queries]))
     none = np.empty(0, np.int64)
-    _, _, owner, number = one_pass(store, params, docs, every, none, none)
+    _, _, owner, number = one_pass(store, store.params, index.doc_ids.tolist(), vocab, none, none)
     order = np.lexsort((number, owner))
     owner, number = owner[order], number[order]
     edges = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1, [len(owner)]))
-    size = dict(zip(index.doc_ids.tolist(), index.shingles.tolist(), strict=True))
-    return [Candidate(int(owner[a]), int(size[int(owner[a])]), number[a:b].astype(np.int64))
-            for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True) if b > a]
+    out: dict[int, dict[int, np.ndarray]] = {id(q): {} for q in queries}
+    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+        if b == a:
+            continue
+        hashes = vocab[number[a:b]]
+        for q in queries:
+            at = np.minimum(np.searchsorted(q.every, hashes), len(q.every) - 1)
+            pos = at[q.every[at] == hashes]
+            if len(pos):
+                out[id(q)][int(owner[a])] = pos.astype(np.int64)
+    return out
 
 
 # -- for reports: novelty, and which documents get a composition ----------------------------
@@ -444,6 +496,7 @@ def gather(store: Store, refs: Sequence[str | os.PathLike], *, threshold: float 
     index = load_index(store)
     cache = ShingleCache(store, store.params)
     out: list[GatherQuery] = []
+    queries: list[tuple[GatherQuery, Query]] = []
     for ref in refs:
         name = os.fspath(ref)
         try:
@@ -453,16 +506,16 @@ def gather(store: Store, refs: Sequence[str | os.PathLike], *, threshold: float 
                 out.append(GatherQuery(name, error=("no_document", f"{e}, and no such file")))
                 continue
             for ft in read_files([name], store.params, limits):
-                if ft.doc is None:
-                    out.append(GatherQuery(ft.name, error=ft.error, skipped=ft.skipped, warnings=ft.warnings))
-                else:
-                    out.append(GatherQuery(ft.name, result=gather_text(
-                        store, ft.doc["text"], threshold=threshold, index=index, cache=cache,
-                        page_offsets=ft.doc.get("page_offsets")), warnings=ft.warnings))
+                out.append(GatherQuery(ft.name, error=ft.error, skipped=ft.skipped, warnings=ft.warnings))
+                if ft.doc is not None:
+                    queries.append((out[-1], text_query(store, ft.doc["text"], ft.doc.get("page_offsets"))))
             continue
         parts = stored_parts(store, doc_id)
         has_text = bool(store.scalar("SELECT n_words FROM documents WHERE id = ?", (doc_id,)))
         for shown, d in ([(name, doc_id)] if has_text or not parts else parts):
-            out.append(GatherQuery(shown, d, gather_document(store, d, threshold=threshold, index=index,
-                                                             cache=cache)))
+            out.append(GatherQuery(shown, d))
+            queries.append((out[-1], document_query(store, d, cache)))
+    for (gq, _), result in zip(queries, gather_many(store, [q for _, q in queries], threshold=threshold,
+                                                    index=index, cache=cache), strict=True):
+        gq.result = result
     return out

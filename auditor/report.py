@@ -522,15 +522,23 @@ def compositions(store: Store, threshold: float, audit: AuditResult, covered: li
     """What the documents containing the most others are made of (``gather.composition_targets``),
     each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
     from auditor.audit import ShingleCache, universe
-    from auditor.gather import composition_targets, gather_document, load_index, sampled_novelty
+    from auditor.gather import (
+        composition_targets,
+        document_query,
+        gather_many,
+        load_index,
+        sampled_novelty,
+    )
 
     scope = universe(store, covered)
     index = load_index(store, scope.representatives)
     novelty.update(sampled_novelty(index))
     cache = ShingleCache(store, store.params)
+    targets = composition_targets(audit.contained)
+    covers = gather_many(store, [document_query(store, d, cache, scope.members) for d in targets],
+                         threshold=threshold, index=index, cache=cache)
     out = []
-    for doc_id in composition_targets(audit.contained):
-        g = gather_document(store, doc_id, threshold=threshold, index=index, cache=cache, within=scope.members)
+    for doc_id, g in zip(targets, covers, strict=True):
         d = g.as_dict()
         for c in d["components"]:
             c["spans_total"] = len(c["spans"])

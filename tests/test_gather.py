@@ -295,3 +295,18 @@ def test_cli_stored_documents_files_and_submissions(corpus, tmp_path):
     text = run_cli("gather", "--db", str(corpus["db"]), str(ids["10-k.txt"]))
     assert text.returncode == 0, text.stderr
     assert "% novel" in text.stdout and "part, " in text.stdout and "floor: a component explains" in text.stdout
+
+
+def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
+    import auditor.gather as g
+
+    calls = []
+    real = g.one_pass
+    monkeypatch.setattr(g, "one_pass", lambda *a, **k: calls.append(1) or real(*a, **k))
+    words = corpus["texts"]["consulting"].split()
+    with Store(corpus["db"]) as store:
+        qs = [g.text_query(store, " ".join(words[a:a + 60])) for a in (100, 400)]
+        qs.append(g.text_query(store, corpus["filing"]))  # a long one: from the index
+        out = g.gather_many(store, qs)
+    assert len(calls) == 1 and [x.search for x in out] == ["exhaustive", "exhaustive", "sampled"]
+    assert all(x.components[0].doc_id == corpus["ids"]["consulting.txt"] for x in out[:2])
