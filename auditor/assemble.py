@@ -54,7 +54,7 @@ from auditor.store import Store
 if TYPE_CHECKING:
     from auditor.pipeline import Verification
 
-FORMAT = "containment-auditor-assembly/1"
+FORMAT = "containment-auditor-assembly/2"  # /2: novel shares, --min-novel
 MANIFEST = "manifest.json"
 PLAN = "plan.jsonl"
 CHANGES = "changes.jsonl"
@@ -62,7 +62,7 @@ CORPUS = {"jsonl": "corpus.jsonl.gz", "parquet": "corpus.parquet"}
 PARQUET_INSTALL = ("pip install 'containment-auditor[assemble-parquet]' (or the [spark] extra; from a "
                    "clone of the repository: pip install -e '.[assemble-parquet]')")
 
-REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of")
+REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of", "covered-by")
 OTHER_DROPS = ("withdrawn", "failed", "not-auditable")
 KEEPS = ("not-contained", "survivor", "containers-dropped", "boilerplate", "exhibit", "contained-kept")
 DECISION_TABLE = {
@@ -84,6 +84,9 @@ DECISION_TABLE = {
         "near-duplicate-of": "it contains the kept document and is contained in it, both at the "
                              "threshold (a family: a retyped, reformatted or lightly edited copy)",
         "contained-in": "contained in the kept document at the threshold (one way)",
+        "covered-by": "its novel share (shingles found in no other kept document) is below the "
+                      "policy's min_novel: the kept documents of its cover hold the rest; `kept` "
+                      "names the one explaining the most (policy min_novel)",
         "withdrawn": "withdrawn from the corpus (its files are gone or it was withdrawn by hand)",
         "failed": "an input that was not turned into text (failed or skipped at ingest)",
         "not-auditable": "stored, but the audit cannot speak for it (too short to sample, no "
@@ -112,6 +115,7 @@ class Policy:
     contained: str = "drop"
     boilerplate: str = "keep-once"
     exhibits: str = "dedupe"
+    min_novel: float | None = None  # drop a kept document whose novel share is below this (gather's cover)
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"survivor": ("earliest", "source", "largest"), "contained": ("drop", "keep"),
                "boilerplate": ("keep-once", "drop"), "exhibits": ("dedupe", "separate")}
@@ -122,15 +126,19 @@ class Policy:
                 raise UsageError(f"policy {name}={getattr(self, name)!r}; expected one of {', '.join(allowed)}")
         if self.survivor == "source" and not self.prefer_source:
             raise UsageError("survivor=source needs a preferred source order (--prefer-source edgar,data-room)")
+        if self.min_novel is not None and not 0 < self.min_novel <= 1:
+            raise UsageError(f"min_novel={self.min_novel}; expected a share in (0, 1]")
 
     def as_dict(self) -> dict[str, Any]:
         return {"survivor": self.survivor, "prefer_source": list(self.prefer_source),
-                "contained": self.contained, "boilerplate": self.boilerplate, "exhibits": self.exhibits}
+                "contained": self.contained, "boilerplate": self.boilerplate, "exhibits": self.exhibits,
+                "min_novel": self.min_novel}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Policy:
         return cls(survivor=d["survivor"], prefer_source=tuple(d.get("prefer_source") or ()),
-                   contained=d["contained"], boilerplate=d["boilerplate"], exhibits=d["exhibits"])
+                   contained=d["contained"], boilerplate=d["boilerplate"], exhibits=d["exhibits"],
+                   min_novel=d.get("min_novel"))
 
 
 # -- resolution (pure) -----------------------------------------------------------------------
@@ -500,6 +508,7 @@ class Assembly:
     format: str
     docs: dict[int, Doc]
     entries: list[Entry]
+    novel: dict[int, tuple[int, int]] = field(default_factory=dict)  # gather.novelty_among the kept
     _findings: dict[tuple[int, int], dict[str, Any] | None] = field(default_factory=dict)
 
     @property
@@ -562,6 +571,7 @@ class Assembly:
                 "doc_id": e.doc_id, "decision": "keep" if dec.keep else "drop", "reason": dec.reason,
                 "kept": dec.target, "evidence": self.evidence(e)}
             if e.doc_id is not None:
+                line["novel"] = _novel(self.novel.get(e.doc_id))
                 line["provenance"] = self.provenance(self.docs[e.doc_id])
                 if dec.keep:
                     line["stands_for"] = sorted(stands.get(e.doc_id, []))
@@ -710,13 +720,45 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
                 detail = {"norm_sha256": docs[m].norm_sha256, "group": sorted(members),
                           "note": "identical normalised text"}
             entries[m] = Entry(m, dec, detail)
+    novel = _novelty(store, entries, policy, float(json.loads(r["params"] or "{}").get("threshold", 0.8)))
     ordered = [entries[d] for d in sorted(entries)]
     ordered += _failed_inputs(store, {d.sha256 for d in docs.values()})
-    out = Assembly(store, r, policy, format, docs, ordered)
+    out = Assembly(store, r, policy, format, docs, ordered, novel)
     problems = check_plan(out.decisions)
     if problems:  # a bug, never an input: fail loudly rather than write a plan that breaks it
         raise AssertionError("plan invariant broken: " + "; ".join(problems[:5]))
     return out
+
+
+def _novelty(store: Store, entries: dict[int, Entry], policy: Policy, threshold: float) -> dict[int, tuple[int, int]]:
+    """``policy.min_novel``: drop the kept documents (kept for nothing the policy names: not
+    boilerplate, exhibits or contained documents it keeps) whose novel share among the other kept
+    documents is below it, as ``covered-by`` the document of their cover explaining the most,
+    with the cover as evidence (``gather.drop_low_novelty``). Returns every document's novel
+    share among the documents kept in the end (``gather.novelty_among``), for the plan."""
+    from auditor.gather import drop_low_novelty, novelty_among
+
+    kept = sorted(d for d, e in entries.items() if e.decision.keep)
+    if policy.min_novel is not None:
+        eligible = [d for d in kept if entries[d].decision.reason in ("not-contained", "survivor", "containers-dropped")]
+        for d, g in drop_low_novelty(store, kept, eligible, policy.min_novel, threshold=threshold):
+            cover = g.as_dict()
+            for c in cover["components"]:
+                c.pop("spans")
+            entries[d] = Entry(d, Decision(False, "covered-by", g.components[0].doc_id, None,
+                                           entries[d].decision.containers),
+                               {"min_novel": policy.min_novel, "cover": cover})
+        kept = sorted(d for d, e in entries.items() if e.decision.keep)
+    return novelty_among(store, kept, entries)
+
+
+def _novel(held: tuple[int, int] | None) -> dict[str, Any] | None:
+    if held is None:
+        return None
+    from auditor.score import Estimate
+
+    e = Estimate.of(*held)
+    return {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits, "sampled": e.sampled}
 
 
 def _edges(store: Store, run_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -453,6 +453,76 @@ def composition_targets(contained: Iterable[Any], limit: int = COMPOSITIONS) -> 
     return [d for d, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:limit]]
 
 
+# -- for assembled corpora: novelty among the kept documents, and dropping what has too little --
+
+def novelty_among(store: Store, kept: Iterable[int], of: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Each document of ``of`` -> (its sampled shingles held by no document of ``kept`` other than
+    itself, its sampled shingles): its novel share among the kept documents, estimated from the
+    sampled index (documents without an index entry are left out)."""
+    kept, of = sorted(set(kept)), sorted(set(of))
+    blobs = dict(store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", sorted(set(kept) | set(of))))
+    held = [np.frombuffer(blobs[d], np.uint64) for d in kept if d in blobs]
+    flat = np.sort(np.concatenate(held)) if held else np.empty(0, np.uint64)
+    first = np.concatenate(([True], flat[1:] != flat[:-1])) if len(flat) else np.zeros(0, bool)
+    uniq = flat[first]
+    counts = np.diff(np.concatenate((np.flatnonzero(first), [len(flat)])))
+    is_kept = set(kept)
+    out = {}
+    for d in of:
+        if d not in blobs:
+            continue
+        mine = np.frombuffer(blobs[d], np.uint64)
+        if len(uniq):
+            at = np.minimum(np.searchsorted(uniq, mine), len(uniq) - 1)
+            others = np.where(uniq[at] == mine, counts[at], 0) - (1 if d in is_kept else 0)
+        else:
+            others = np.zeros(len(mine), np.int64)
+        out[d] = (int(np.count_nonzero(others <= 0)), len(mine))
+    return out
+
+
+def drop_low_novelty(store: Store, kept: Sequence[int], eligible: Sequence[int], min_novel: float, *,
+                     threshold: float = 0.8) -> list[tuple[int, Gathered]]:
+    """The ``eligible`` kept documents whose novel share among the other kept documents is below
+    ``min_novel``, with the cover that shows it, in the order they are dropped.
+
+    Each is measured exactly (``gather``, its cover by the kept documents) only when its sampled
+    estimate's interval reaches below ``min_novel``. They are taken lowest estimate first (then
+    the highest id, the latest ingested); a document dropped is no component of a later cover,
+    and a document that is a component of an earlier one is not dropped, so every cover names
+    only documents that stay kept, and two documents holding the same text are never both
+    dropped for it.
+    """
+    from auditor.score import Estimate
+
+    estimates = novelty_among(store, kept, eligible)
+    order = [(Estimate.of(*estimates[d]), d) for d in eligible if d in estimates]
+    todo = [d for e, d in sorted(order, key=lambda x: (x[0].estimate, -x[1])) if e.low < min_novel]
+    if not todo:
+        return []
+    index = load_index(store, kept)
+    cache = ShingleCache(store, store.params)
+    covers = dict(zip(todo, gather_many(store, [document_query(store, d, cache, kept) for d in todo],
+                                        threshold=threshold, index=index, cache=cache), strict=True))
+    dropped: list[tuple[int, Gathered]] = []
+    gone: set[int] = set()
+    protected: set[int] = set()
+    for d in todo:
+        if d in protected:
+            continue
+        g = covers[d]
+        if any(c.doc_id in gone for c in g.components):  # measured with a document dropped since
+            q = document_query(store, d, cache, [k for k in kept if k not in gone])
+            q.exclude |= gone
+            g = gather_many(store, [q], threshold=threshold, index=index, cache=cache)[0]
+        if g.novel is None or g.novel >= min_novel or not g.components:
+            continue
+        dropped.append((d, g))
+        gone.add(d)
+        protected.update(c.doc_id for c in g.components)
+    return dropped
+
+
 # -- files and references --------------------------------------------------------------------
 
 @dataclass

@@ -353,7 +353,7 @@ def test_the_manifest_records_the_policy_and_the_summary_adds_up(built, tmp_path
     a, p = made(built, tmp_path, policy=Policy(survivor="largest"))
     m = a.manifest
     assert m["policy"] == {"survivor": "largest", "prefer_source": [], "contained": "drop",
-                           "boilerplate": "keep-once", "exhibits": "dedupe"}
+                           "boilerplate": "keep-once", "exhibits": "dedupe", "min_novel": None}
     s = m["summary"]
     docs = [x for x in p.values() if x["doc_id"] is not None]
     assert s["documents"] == len(docs) and s["failed_inputs"] == len(p) - len(docs)
@@ -560,3 +560,66 @@ def test_random_policies_on_the_generated_corpus_keep_the_invariant(built, tmp_p
             assert check_plan(a.decisions) == []
             lines = [json.loads(x) for x in a.plan_lines()]
             assert_invariant({x["doc_id"] if x["doc_id"] is not None else f"f{k}{n}": x for n, x in enumerate(lines)})
+
+
+# -- novelty and --min-novel ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def stitched(tmp_path_factory):
+    """A and B stored; X made of half of A and half of C, Y of the same half of C and half of B (C
+    itself is not stored), Z unrelated: no document contains X or Y at the threshold."""
+    d = tmp_path_factory.mktemp("novel")
+    a, b, c, z = (synth.contract(seed, 14_000) for seed in (801, 802, 803, 804))
+
+    def half(t, first=True):
+        paras = t.split("\n\n")
+        return "\n\n".join(paras[: len(paras) // 2] if first else paras[len(paras) // 2:])
+
+    texts = {"a.txt": a, "b.txt": b, "x.txt": half(a) + "\n\n" + half(c), "y.txt": half(c) + "\n\n" + half(b, False),
+             "z.txt": z}
+    for name, t in texts.items():
+        (d / name).write_text(t)
+    db = d / "n.db"
+    with Store(db) as store:
+        ingest(store, [d / n for n in texts], workers=1)
+        ids = {n: store.resolve(str(d / n)) for n in texts}
+        assert not audit_job(store, out=d / "report").refused
+    return db, ids
+
+
+def test_plan_lines_carry_each_documents_novel_share(stitched, tmp_path):
+    db, ids = stitched
+    with Store(db) as store:
+        a = assemble(store, tmp_path / "plain")
+    p = read_plan(a.directory)
+    assert all(p[i]["decision"] == "keep" for i in ids.values())  # nothing is contained in anything
+    novel = {n: p[i]["novel"] for n, i in ids.items()}
+    assert novel["z.txt"]["estimate"] > 0.9 and novel["x.txt"]["estimate"] < 0.1 and novel["y.txt"]["estimate"] < 0.1
+    assert 0.3 < novel["a.txt"]["estimate"] < 0.7  # half of A is in X
+    assert all(set(v) == {"estimate", "interval", "hits", "sampled"} for v in novel.values())
+    with Store(db) as store:
+        assert verify(tmp_path / "plain", store).ok
+
+
+def test_min_novel_drops_one_of_two_documents_that_hold_each_others_text(stitched, tmp_path):
+    """X and Y share C's half: the first dropped is covered by A and the other, which is then kept
+    (it is in the cover) and would otherwise have been covered by the dropped one."""
+    db, ids = stitched
+    with Store(db) as store:
+        a = assemble(store, tmp_path / "min", policy=Policy(min_novel=0.2))
+    p = read_plan(a.directory)
+    assert_invariant(p)
+    dropped = [n for n, i in ids.items() if p[i]["decision"] == "drop"]
+    assert dropped == ["y.txt"]  # the lower estimate, then the later id, goes first
+    y = p[ids["y.txt"]]
+    assert y["reason"] == "covered-by" and y["kept"] in (ids["b.txt"], ids["x.txt"])
+    cover = y["evidence"]["cover"]
+    assert {c["doc_id"] for c in cover["components"]} == {ids["b.txt"], ids["x.txt"]}
+    assert cover["novel"] < 0.2 and y["evidence"]["min_novel"] == 0.2
+    assert cover["novel_shingles"] + sum(c["covered_shingles"] for c in cover["components"]) == cover["shingles"]
+    assert p[ids["x.txt"]]["decision"] == "keep" and p[ids["x.txt"]]["novel"]["estimate"] > 0.3  # C's half is its own now
+    assert a.manifest["policy"]["min_novel"] == 0.2
+    with Store(db) as store:
+        assert verify(tmp_path / "min", store).ok
+    with pytest.raises(UsageError, match="min_novel"):
+        Policy(min_novel=1.5)

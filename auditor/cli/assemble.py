@@ -35,14 +35,17 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--exhibits", type=click.Choice(["dedupe", "separate"]), default="dedupe", show_default=True,
               help="EDGAR exhibits: like any document, or kept as separate documents even when contained "
                    "in a kept one (their copies are still dropped).")
+@click.option("--min-novel", type=click.FloatRange(0, 1, min_open=True),
+              help="Also drop a kept document whose novel share (shingles found in no other kept document) "
+                   "is below this, as covered-by the kept documents of its cover (auditor gather's).")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True,
               help="corpus.jsonl.gz, or corpus.parquet (needs pyarrow: the [assemble-parquet] extra).")
 @click.option("--previous", type=click.Path(exists=True, path_type=Path),
               help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
 @click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
 def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
-             contained: str, boilerplate: str, exhibits: str, fmt: str, previous: Path | None,
-             as_json: bool) -> None:
+             contained: str, boilerplate: str, exhibits: str, min_novel: float | None, fmt: str,
+             previous: Path | None, as_json: bool) -> None:
     """Keep or drop every stored document, with a reason, and write the kept documents' texts.
 
     \b
@@ -58,7 +61,7 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
 
     policy = Policy(survivor=survivor or ("source" if prefer_source else "earliest"),
                     prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,
-                    exhibits=exhibits)
+                    exhibits=exhibits, min_novel=min_novel)
     with open_store(db) as store:
         a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous)
     if as_json:
