@@ -19,13 +19,16 @@ Two rules make the cover say what a reader means by "made of":
   text are one component (the first of the group, which lists the others). Withdrawn documents
   are never components, and neither is the query itself nor its exact duplicates.
 
-Candidates come from the sampled index (documents sharing sampled shingles with the query);
-each is measured exactly, over all its shingles, only when it could still matter: its upper
-Wilson bound (from the sampled shingles it shares among those not yet explained) reaches the
-floor and the best exact gain found so far. So recall at the margin is statistical, as in the
-audit: a component must share at least one sampled shingle not yet explained. A query of at
-most ``SHORT_SHINGLES`` shingles is searched exactly in every stored text instead (its two or
-three dozen sampled shingles cannot speak for it), as ``auditor query`` does.
+Candidates come from the sampled index (documents sharing sampled shingles with the query),
+ranked by their estimate (the sampled shingles they share that are not yet explained); each is
+measured exactly, over all its shingles, only when its estimate reaches the top, and what a
+component explains is counted exactly. So the sample decides which documents are measured, as
+in the audit, and recall at the margin is statistical: a component must share sampled shingles
+not yet explained, and among documents sharing a few percent of boilerplate with the query the
+one named may differ from what measuring every candidate would give. A query of at most
+``SHORT_SHINGLES`` shingles is searched exactly in every stored text instead (its dozen sampled
+shingles cannot speak for it), as ``auditor query`` does; the short queries of one call share
+that pass over the texts.
 
 :func:`greedy_cover` is the pure part (integer positions in the query's shingles, no I/O);
 :func:`gather_text` and :func:`gather_document` are the store-facing part.
@@ -112,10 +115,15 @@ def greedy_cover(
     before any that is not, then the one explaining the most shingles not yet explained, then
     the smallest, then the lowest key; it stops when no candidate explains ``floor`` more.
 
-    A candidate without ``held`` is ranked by an upper bound, ``ceil(n * (upper Wilson
-    bound of r / n_sampled))`` with ``r`` its sampled shingles not yet explained (and is dropped when
-    ``r`` is 0), and measured by ``measure(key) -> (held, size)`` when it reaches the top: lazy
-    greedy, since what a candidate can explain only shrinks as the cover grows.
+    A candidate without ``held`` is ranked by its estimate, ``n * r // n_sampled`` with ``r`` its
+    sampled shingles not yet explained, and stays a candidate while that reaches the floor. It
+    is measured by ``measure(key) -> (held, size)`` when it reaches the top, and a measured
+    candidate is taken when its exact gain is still the best: lazy greedy, since what a
+    candidate can explain only shrinks as the cover grows. So the cover measures only what the
+    sample says could come next, and what it takes is counted exactly; but among documents
+    sharing a few percent of the query, which one the sample puts first may differ from what
+    measuring all of them would (sampling noise), and one explaining little more than the
+    floor may be missed, as a sketch-based gather misses it.
     """
     stats = stats if stats is not None else CoverStats()
     remaining = np.ones(n, bool)
@@ -129,40 +137,42 @@ def greedy_cover(
             return True
         return wilson(min(len(c.sampled_held), c.sampled_size), c.sampled_size, z)[1] >= part_at
 
-    def bound(c: Candidate) -> int:
+    def rank(c: Candidate) -> int | None:
+        """The exact gain, or the estimate of an unmeasured candidate's; None below the floor."""
         if c.held is not None:
-            return int(np.count_nonzero(remaining[c.held]))
+            gain = int(np.count_nonzero(remaining[c.held]))
+            return gain if gain >= floor else None
         r = int(np.count_nonzero(remaining[c.sampled_held]))
         if r == 0 or n_sampled <= 0:
-            return 0
-        return min(n, math.ceil(wilson(r, n_sampled, z)[1] * n))
+            return None
+        estimate = n * r // n_sampled
+        return estimate if estimate >= floor else None
 
-    def push(c: Candidate, gain: int) -> None:
-        if gain >= floor:
+    def push(c: Candidate, gain: int | None) -> None:
+        if gain is not None:
             heapq.heappush(heap, (0 if is_part(c) else 1, -gain, c.size, c.key))
 
     for c in candidates:
         by_key[c.key] = c
         stats.candidates += 1
-        push(c, bound(c))
+        push(c, rank(c))
     steps: list[Step] = []
     while heap:
         tier, neg, _, key = heapq.heappop(heap)
         c = by_key[key]
-        gain = bound(c)
+        gain = rank(c)
+        if gain is None:
+            continue  # it can no longer explain the floor
+        if gain < -neg:
+            push(c, gain)  # it fell since it was ranked
+            continue
         if c.held is None:
-            if gain < -neg:
-                push(c, gain)  # its bound fell since it was ranked
-                continue
             if measure is None:
                 raise ValueError(f"candidate {key} is not measured and no measure was given")
             held, c.size = measure(key)
             c.held = np.asarray(held, np.int64)
             stats.measured += 1
-            push(c, bound(c))
-            continue
-        if gain < -neg:
-            push(c, gain)
+            push(c, rank(c))
             continue
         explained = c.held[remaining[c.held]]
         remaining[explained] = False
