@@ -295,6 +295,8 @@ def test_cli_stored_documents_files_and_submissions(corpus, tmp_path):
     text = run_cli("gather", "--db", str(corpus["db"]), str(ids["10-k.txt"]))
     assert text.returncode == 0, text.stderr
     assert "% novel" in text.stdout and "part, " in text.stdout and "floor: a component explains" in text.stdout
+    missing = run_cli("gather", "--db", str(tmp_path / "nope.db"), "1")
+    assert missing.returncode == 2 and "no store" in missing.stderr and not (tmp_path / "nope.db").exists()
 
 
 def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
