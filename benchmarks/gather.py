@@ -13,6 +13,12 @@ cover of every part), ``auditor query`` of the same filing (the reference: it re
 again in a sandbox and looks its parts up), and the library (the index loaded once, then
 ``gather_document`` per part, each timed alone). Results go to ``WORK/results-gather.json``; the
 Markdown lines printed at the end are what RESULTS.md quotes.
+
+    .venv/bin/python benchmarks/gather.py report-cost --store S.db --baseline DIR [--repeat 3]
+
+What the report's compositions and novelty cost the audit job: ``auditor audit`` on two copies of
+a store, with this tree's code and with the source tree ``DIR`` (``git archive main | tar -x -C
+DIR``), alternating, each in its own process; medians and the per-repeat ratio.
 """
 
 from __future__ import annotations
@@ -151,8 +157,44 @@ def render(results: list[dict]) -> list[str]:
     return out
 
 
+def report_cost(store: Path, baseline: Path, repeat: int, work: Path) -> dict[str, Any]:
+    import shutil
+
+    runs: dict[str, list[tuple[float, float, float]]] = {"this": [], "baseline": []}
+    copies = {k: work / f"report-cost-{k}.db" for k in runs}
+    for c in copies.values():
+        shutil.copyfile(store, c)
+    for r in range(repeat):
+        for k in ("baseline", "this"):
+            src = baseline if k == "baseline" else HERE.parent
+            args = ["audit", "--db", str(copies[k]), "--out", str(work / f"report-cost-{k}-{r}")]
+            code = (f"import sys; sys.path.insert(0, {str(src)!r}); sys.argv = ['auditor', *{args!r}]; "
+                    "from auditor.cli import cli; cli()")
+            st = bench.measure(f"audit-{k}-{r}", [bench.PY, "-c", code], work / "logs-cost")
+            runs[k].append((st.wall, st.cpu, st.tree_rss_mb))
+    med = lambda xs: round(statistics.median(xs), 3)  # noqa: E731
+    return {k: {"wall_s": med([x[0] for x in v]), "cpu_s": med([x[1] for x in v]),
+                "peak_mb": med([x[2] for x in v])} for k, v in runs.items()} | {
+        "ratio_wall": med([a[0] / b[0] for a, b in zip(runs["this"], runs["baseline"], strict=True)]),
+        "ratio_cpu": med([a[1] / b[1] for a, b in zip(runs["this"], runs["baseline"], strict=True)]),
+        "repeat": repeat}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report-cost"]:
+        sp = argparse.ArgumentParser()
+        sp.add_argument("mode")
+        sp.add_argument("--store", type=Path, required=True)
+        sp.add_argument("--baseline", type=Path, required=True)
+        sp.add_argument("--repeat", type=int, default=3)
+        sp.add_argument("--work", type=Path, default=HERE / "out")
+        a = sp.parse_args(argv)
+        a.work.mkdir(parents=True, exist_ok=True)
+        res = report_cost(a.store, a.baseline, a.repeat, a.work)
+        (a.work / "results-report-cost.json").write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
+        print(json.dumps(res, indent=1, sort_keys=True))
+        return 0
     if argv[:1] == ["stage"]:
         sp = argparse.ArgumentParser()
         sp.add_argument("stage")
