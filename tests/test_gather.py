@@ -19,6 +19,7 @@ from auditor.gather import (
     Candidate,
     CoverStats,
     floor_of,
+    gather,
     gather_document,
     gather_text,
     greedy_cover,
@@ -312,3 +313,37 @@ def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
         out = g.gather_many(store, qs)
     assert len(calls) == 1 and [x.search for x in out] == ["exhaustive", "exhaustive", "sampled"]
     assert all(x.components[0].doc_id == corpus["ids"]["consulting.txt"] for x in out[:2])
+
+
+def test_every_filing_of_a_generated_benchmark_corpus_names_its_embedded_contracts(tmp_path):
+    """benchmarks/generate.py's corpus (filings in text, HTML and EDGAR submissions; contracts
+    verbatim, as exhibits, reformatted, 85/70/50% partial, and nowhere): each filing's cover names
+    every contract it must find, its shares add up, and no unplaced contract is a component."""
+    from benchmarks.generate import generate
+
+    corpus = tmp_path / "corpus"
+    truth = generate(corpus, 1.5, 7)
+    with Store(tmp_path / "b.db") as store:
+        ingest(store, [corpus], workers=1)
+        group = {int(d): int(g) for d, g in store.conn.execute("SELECT id, coalesce(duplicate_of, id) FROM documents")}
+
+        def ids(rel: str) -> set[int]:
+            return {group[int(r[0])] for r in store.conn.execute(
+                "SELECT doc_id FROM sightings WHERE resolved = ? AND part = ''", (str((corpus / rel).resolve()),))}
+
+        unplaced = set().union(*(ids(c) for c in truth["unplaced"]))
+        must = [(p, ids(p["contract"])) for p in truth["placements"] if p["must_find"]]
+        filings = sorted({p["container"] for p in truth["placements"]})
+        answers = gather(store, [str(corpus / f) for f in filings])
+    assert not any(a.error for a in answers)
+    by_filing: dict[str, set[int]] = {}
+    for a in answers:
+        g = a.result
+        assert g is not None and g.novel_shingles + sum(c.covered for c in g.components) == g.shingles
+        named = by_filing.setdefault(a.name.split("#")[0], set())
+        for c in g.components:
+            named |= {group[c.doc_id], *(group[d] for d in c.duplicates)}
+            assert group[c.doc_id] not in unplaced
+    assert len(must) >= 10 and {p["kind"] for p, _ in must} == {"verbatim", "exhibit", "reformatted", "partial85"}
+    missed = [p for p, contract in must if not contract & by_filing[str(corpus / p["container"])]]
+    assert missed == []
