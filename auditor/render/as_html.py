@@ -428,7 +428,8 @@ def _key(cls: str) -> str:
 def _html_composition_bar(report: dict[str, Any], n: int, comp: dict[str, Any]) -> str:
     """A stacked bar of the shares, each component linked to its row; novel text last, grey."""
     width, height = 640, 26
-    parts = [(f"comp-{n}-{j}", f"s{(j - 1) % _SEGMENT_COLOURS}", float(c.get("covered") or 0),
+    parts: list[tuple[str | None, str, float, str]] = [
+        (f"comp-{n}-{j}", f"s{(j - 1) % _SEGMENT_COLOURS}", float(c.get("covered") or 0),
               f"{_name(report, c.get('doc_id'))}: {_pct(c.get('covered'))}")
              for j, c in enumerate(comp.get("components") or [], 1)]
     parts.append((None, "novel", float(comp.get("novel") or 0), f"novel: {_pct(comp.get('novel'))}"))
