@@ -17,7 +17,7 @@ Two rules make the cover say what a reader means by "made of":
   contract and is named in its place.
 - **Ties** go to the smaller document, then the lower id; documents with the same normalised
   text are one component (the first of the group, which lists the others). Withdrawn documents
-  are never components, and neither is the query itself nor its exact duplicates.
+  are never components, nor is the query itself; a copy of it stored elsewhere is, whole.
 
 Candidates come from the sampled index (documents sharing sampled shingles with the query),
 ranked by their estimate (the sampled shingles they share that are not yet explained); each is
