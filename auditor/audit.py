@@ -42,8 +42,6 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_array
-from scipy.sparse.csgraph import connected_components
 
 from auditor.normalize import word_offsets, words_bytes
 from auditor.score import Estimate, min_hits, needs_exact
@@ -255,6 +253,9 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
     a, b = containing.contained[mutual], containing.container[mutual]
     nodes = np.unique(a)  # the reverse of a mutual pair is mutual too: every member is an ``a``
     ai, bi = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
+    from scipy.sparse import coo_array  # imported here: 0.2 s that commands without families skip
+    from scipy.sparse.csgraph import connected_components
+
     graph = coo_array((np.ones(len(ai), np.int8), (ai, bi)), shape=(len(nodes), len(nodes)))
     k, label = connected_components(graph, directed=True, connection="weak")
     first = np.full(k, len(nodes), np.int64)
@@ -986,7 +987,8 @@ def run_audit(
     del index  # the largest structure of the audit; verification reads texts, not samples
     sizes = dict(zip(docs, shingles, strict=True))
     short = short_documents(store, params, docs, shingles)
-    n_workers = workers or min(2, os.cpu_count() or 1)
+    # a private transaction's writes (a dry-run gate's batch) are invisible to other processes
+    n_workers = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
         verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)

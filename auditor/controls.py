@@ -19,6 +19,8 @@ into the corpus's findings.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.resources
 import json
 import os
@@ -84,6 +86,7 @@ class ControlsResult:
     seed: int
     directory: str | None
     note: str = ""  # why corpus-drawn controls were not run, if they were not
+    cached: str | None = None  # the cache key the fixture controls' results were read under
 
     @property
     def passed(self) -> bool:
@@ -121,6 +124,99 @@ def default_controls_dir() -> Path | None:
         if isinstance(where, Path) and (where / "manifest.json").is_file():
             return where
     return None
+
+
+def fixtures_digest(directory: Path) -> str | None:
+    """sha256 over the control manifest and every file it names, so a report says which controls."""
+    manifest = directory / "manifest.json"
+    if not manifest.is_file():
+        return None
+    names = sorted({n for c in json.loads(manifest.read_text())["controls"]
+                    for n in (c["contained"], c["container"])})
+    h = hashlib.sha256(manifest.read_bytes())
+    for n in names:
+        h.update(f"\n{n}\t".encode() + hashlib.sha256((directory / n).read_bytes()).hexdigest().encode())
+    return h.hexdigest()
+
+
+# -- the fixture controls' cache ---------------------------------------------------------------
+
+#: Packages whose versions can change what the fixture controls measure (extraction, words, hashes).
+SHAPING_PACKAGES = ("pdfminer.six", "lxml", "numpy", "xxhash", "regex", "confusable-homoglyphs",
+                    "charset-normalizer", "webencodings", "scipy")
+
+
+@functools.cache
+def code_digest() -> str:
+    """sha256 over the auditor's own source files: a development install changes its code
+    without changing its version."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def fixture_key(params: Params, threshold: float, directory: Path) -> str:
+    """What the fixture controls' result depends on: the code and its version, the packages
+    that shape text and numbers, Python's Unicode version, the index parameters, the threshold
+    and the fixtures themselves. The same key gives the same result (it is deterministic)."""
+    import platform
+    import unicodedata
+    from importlib.metadata import PackageNotFoundError, version
+
+    from auditor import __version__
+
+    def ver(p: str) -> str:
+        try:
+            return version(p)
+        except PackageNotFoundError:
+            return "not installed"
+
+    parts = {"tool": __version__, "code": code_digest(), "python": platform.python_version(),
+             "unicode": unicodedata.unidata_version, "params": params.as_dict(), "threshold": threshold,
+             "fixtures": fixtures_digest(directory), "packages": {p: ver(p) for p in SHAPING_PACKAGES}}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def cache_dir() -> Path | None:
+    """``$AUDITOR_CACHE``, else ``$XDG_CACHE_HOME/containment-auditor``, else
+    ``~/.cache/containment-auditor``; None with ``AUDITOR_NO_CACHE`` set."""
+    if os.environ.get("AUDITOR_NO_CACHE"):
+        return None
+    if os.environ.get("AUDITOR_CACHE"):
+        return Path(os.environ["AUDITOR_CACHE"])
+    base = Path(os.environ["XDG_CACHE_HOME"]) if os.environ.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "containment-auditor"
+
+
+def _cached(key: str) -> list[ControlResult] | None:
+    where = cache_dir()
+    path = where / "controls" / f"{key}.json" if where else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return [ControlResult(**r) for r in data["results"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # an unreadable entry is recomputed, never trusted
+
+
+def _remember(key: str, results: list[ControlResult]) -> None:
+    """Best effort: a cache that cannot be written costs the next run its controls, nothing else."""
+    where = cache_dir()
+    if where is None or not all(r.passed for r in results):
+        return  # failed controls are run again every time, never served from a cache
+    try:
+        (where / "controls").mkdir(parents=True, exist_ok=True)
+        tmp = where / "controls" / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
+                       encoding="utf-8")
+        os.replace(tmp, where / "controls" / f"{key}.json")
+    except OSError:
+        pass
 
 
 def load_manifest(directory: Path) -> list[dict[str, Any]]:
@@ -164,10 +260,19 @@ def _paragraph_cut(text: str, at: float) -> int:
     return len(text)
 
 
+#: Corpus documents a gate's controls may also draw from, besides its batch (a seeded choice).
+GATE_EXTRA = 64
+
+
 def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
+                    draw_from: list[int] | None = None,
                     ) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
     """Files to write and the controls over them, from the corpus's own documents (those the
     audit covers: ``documents``, else every stored one).
+
+    ``draw_from``: where the audit looks (a gate's new documents): the controls are drawn from
+    those, with up to ``GATE_EXTRA`` covered documents chosen by the seed beside them, so their
+    cost is the batch's, not the corpus's; the same arguments draw the same controls.
 
     Returns (files as (name, text), controls, note). Documents of 300 words or more are drawn;
     a corpus of notices and clauses, which has fewer than two, draws from those of 40 words or
@@ -177,8 +282,15 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     must not pass by default).
     """
     covered = universe(store, documents)
+    pool = covered.representatives
+    looked_at: list[int] = []
+    if draw_from is not None:
+        looked_at = sorted({covered.representative[d] for d in draw_from if d in covered.representative})
+        rest = sorted(set(pool) - set(looked_at))
+        pick = random.Random(f"controls/{seed}/extra").sample(rest, min(GATE_EXTRA, len(rest)))
+        pool = sorted(set(looked_at) | set(pick))
     every = store.select_in("SELECT d.id, d.n_words, i.sampled, d.n_chars FROM documents d"
-                            " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", covered.representatives)
+                            " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", pool)
     lost = [r[0] for r in every if r[3] >= 2000 and r[1] * 60 < r[3]]
     if lost:
         return [], [], (f"FAIL: {len(lost)} document(s) of 2,000+ characters normalise to almost no words "
@@ -189,7 +301,9 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     if len(rows) < 2:
         return [], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2"
     rng = random.Random(f"controls/{seed}")
-    small = sorted(rows, key=lambda r: (r[1], r[0]))[: max(1, len(rows) // 2)]
+    # the contained document comes from where the audit looks, when it holds one to draw
+    first = [r for r in rows if r[0] in looked_at] if draw_from is not None else []
+    small = sorted(first or rows, key=lambda r: (r[1], r[0]))[: max(1, len(first or rows) // 2)]
     ids = [r[0] for r in rows]
     samples = [np.frombuffer(r[2], dtype=np.uint64) for r in rows]
     index = SampledIndex(np.array(ids, dtype=np.int64), samples)
@@ -314,13 +428,21 @@ def run_controls(
     corpus: bool = True,
     audit: AuditFn = run_audit,
     documents: list[int] | None = None,
+    cache: bool = False,
+    draw_from: list[int] | None = None,
 ) -> ControlsResult:
     """Run the fixture controls and the corpus-drawn controls with the store's parameters.
 
     :param documents: the documents the audit covers (corpus-drawn controls come from them).
+    :param draw_from: where the audit looks (a gate's batch): corpus-drawn controls are drawn
+        from these and a few covered documents beside them (:func:`corpus_controls`).
 
     :param audit: the engine's audit function (``run_audit``, or the Spark engine's), so the
         controls go through the same engine as the corpus.
+    :param cache: read the fixture controls' passing result from the cache when one was recorded
+        under the same key (:func:`fixture_key`), and record it otherwise; the corpus-drawn
+        controls always run. (The fixtures do not depend on the corpus; a gate runs them on every
+        pull request.)
     """
     params = store.params
     directory = directory or default_controls_dir()
@@ -330,11 +452,18 @@ def run_controls(
                          "(auditor/_data/controls); set AUDITOR_CONTROLS or --controls-dir")
     manifest = load_manifest(directory)
     names = sorted({c["contained"] for c in manifest} | {c["container"] for c in manifest})
-    results += _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",
-                               threshold, audit)
+    key = fixture_key(params, threshold, directory) if cache and audit is run_audit else None
+    fixtures = _cached(key) if key else None
+    cached = key if fixtures is not None else None
+    if fixtures is None:
+        fixtures = _run_in_scratch(params, [(n, directory / n) for n in names], manifest, "fixture",
+                                   threshold, audit)
+        if key:
+            _remember(key, fixtures)
+    results += fixtures
     note = ""
     if corpus:
-        files, controls, note = corpus_controls(store, seed, documents)
+        files, controls, note = corpus_controls(store, seed, documents, draw_from)
         if controls:
             results += _run_in_scratch(params, list(files), controls, "corpus", threshold, audit)
         elif note.startswith("FAIL"):
@@ -343,4 +472,4 @@ def run_controls(
                 container="-", operator=">=", expected=EMBEDDED_MIN, score=0.0, estimate=0.0, hits=0,
                 sampled=0, found=False, passed=False, note=note[6:],
             ))
-    return ControlsResult(results, seed, str(directory), "" if note.startswith("FAIL") else note)
+    return ControlsResult(results, seed, str(directory), "" if note.startswith("FAIL") else note, cached)

@@ -36,6 +36,7 @@ def document_view(store: Store, doc_id: int, *, with_text: bool = False) -> dict
             other = f["container"] if f["contained"] == doc_id else f["contained"]
             f["other_path"] = store.scalar("SELECT path FROM documents WHERE id = ?", (other,))
     p["latest_findings"] = latest
+    p["readings"] = store.readings(doc_id, with_text=with_text)
     p["duplicates"] = [r[0] for r in store.conn.execute(
         "SELECT id FROM documents WHERE norm_sha256 = ? AND id != ? ORDER BY id", (p["norm_sha256"], doc_id)
     )] if p["norm_sha256"] else []
@@ -77,8 +78,12 @@ def lines(p: dict[str, Any]) -> list[str]:
         m = p["meta"]
         out.append(f"  EDGAR submission {m.get('accession_number')} {m.get('form_type')} filed "
                    f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
+    if p.get("unreadable"):
+        out.append(f"  NOT AUDITABLE: {p['unreadable']}")
     for w in p["warnings"]:
         out.append(f"  warning: {w}")
+    for r in p["readings"]:
+        out.append(f"  other reading {r['name']}: {r['n_words']} words, {r['n_shingles']} shingles ({r['why']})")
     out.append(f"sightings ({len(p['sightings'])}):")
     for s in p["sightings"]:
         where = s["path"] + (f"#{s['part']}" if s["part"] else "")
@@ -88,6 +93,10 @@ def lines(p: dict[str, Any]) -> list[str]:
         line += f", seen {s['seen_at']}"
         if s["mtime"]:
             line += f", modified {s['mtime']}"
+        filing = (s["meta"] or {}).get("submission")
+        if filing:
+            line += (f", in {filing.get('accession_number')} {filing.get('form_type')} filed "
+                     f"{iso_date(filing.get('filing_date'))}")
         if s.get("gone_at"):
             line += f"; GONE since {s['gone_at']}"
         out.append(line)

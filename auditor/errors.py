@@ -5,6 +5,7 @@
     ├── StoreError                      the SQLite store cannot be used
     │   ├── StoreBusy                   another process holds the write lock too long
     │   ├── StoreDamaged                stored texts or pages fail their integrity checks
+    │   ├── DiskFull                    no space left for the store or a report
     │   └── IndexMismatch (ValueError)  index built with other parameters
     ├── NoDocument (LookupError)        no stored document matches a reference
     ├── NoRun (LookupError)             no recorded run matches a reference
@@ -33,6 +34,21 @@ class StoreError(AuditorError):
 
 class StoreBusy(StoreError):
     "Another process held the store's write lock longer than the busy timeout"
+
+
+class DiskFull(StoreError):
+    """No space left on the device holding the store (or a report being written): the write in
+    progress was rolled back or not renamed into place, so what was stored before is intact"""
+
+
+def is_disk_full(e: BaseException) -> bool:
+    """SQLite's SQLITE_FULL or the operating system's ENOSPC/EDQUOT."""
+    import errno
+    import sqlite3
+
+    if isinstance(e, sqlite3.OperationalError):
+        return "disk is full" in str(e) or getattr(e, "sqlite_errorcode", None) == 13  # SQLITE_FULL
+    return isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
 class StoreDamaged(StoreError):

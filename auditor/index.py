@@ -69,7 +69,7 @@ def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
 def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = False,
               ) -> Iterator[tuple[int, dict]]:
     chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
-    n = workers or min(2, os.cpu_count() or 1)
+    n = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     if n <= 1 or len(ids) < 8:
         hasher = WordHasher(params.seed)
         for i in ids:

@@ -56,7 +56,7 @@ from typing import Any
 
 from auditor import __version__, sandbox
 from auditor.errors import ExtractionError, StoreError
-from auditor.extract import Extracted, Limits, extract_bytes
+from auditor.extract.common import Extracted, Limits, storable
 from auditor.index import prepare_text, write_index_rows
 from auditor.shingle import Params, WordHasher
 from auditor.store import Store, now
@@ -120,6 +120,9 @@ class _Task:
     mtime: str = ""
     sha256: str = ""
     meta: dict = field(default_factory=dict)
+    attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
+    retry: bool = False  # a stored file read again for the parts that failed
+    readings: bool = False  # prepare its other readings too (a gate's batch)
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -371,7 +374,10 @@ def _iso_mtime(st: os.stat_result) -> str:
 # -- preparing (in sandbox children) --------------------------------------------------------------
 
 
-def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher) -> dict[str, Any]:
+def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
+                  readings: bool = False) -> dict[str, Any]:
+    """One extracted input, normalised, shingled and sampled; with ``readings``, its other
+    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them)."""
     doc: dict[str, Any] = {
         "sha256": hashlib.sha256(raw).hexdigest(),
         "size": len(raw),
@@ -388,6 +394,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
     }
     doc.update(prepare_text(ex.text, params, hasher) if ex.text else
                {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""})
+    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher) if readings else []
     doc["parts"] = []
     for part in ex.parts:
         p: dict[str, Any] = {
@@ -400,9 +407,26 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher)
             "doc": None,
         }
         if part.status == "ok" and part.extracted is not None:
-            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher)
+            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher, readings)
         doc["parts"].append(p)
     return doc
+
+
+def _prepared_readings(ex: Extracted, norm_sha256: str | None, params: Params,
+                       hasher: WordHasher) -> list[dict[str, Any]]:
+    """The document's other readings that a reader could tell from its text: at least one
+    shingle, and normalised words other than the document's (the first of a name wins)."""
+    out: list[dict[str, Any]] = []
+    seen = {norm_sha256}
+    for r in ex.readings:
+        text = storable(r.text, [])
+        p = prepare_text(text, params, hasher)
+        if not p["n_shingles"] or p["norm_sha256"] in seen or any(x["name"] == r.name for x in out):
+            continue
+        seen.add(p["norm_sha256"])
+        out.append({"name": r.name, "why": r.why, "text": text, "n_words": p["n_words"],
+                    "n_shingles": p["n_shingles"], "norm_sha256": p["norm_sha256"]})
+    return out
 
 
 def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
@@ -412,6 +436,10 @@ def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     out["text"] = len(blobs) - 1
     blobs.append(doc["sampled"])
     out["sampled"] = len(blobs) - 1
+    out["readings"] = []
+    for r in doc.get("readings", []):
+        blobs.append(r["text"].encode("utf-8", "surrogatepass"))
+        out["readings"].append({**r, "text": len(blobs) - 1})
     out["parts"] = [{**p, "doc": _pack(p["doc"], blobs) if p["doc"] is not None else None}
                     for p in doc["parts"]]
     return out
@@ -422,6 +450,8 @@ def _unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     doc["sampled"] = blobs[doc["sampled"]]
     if len(doc["sampled"]) % 8:
         raise ValueError("sampled hashes are not whole 8-byte words")
+    for r in doc.get("readings", []):
+        r["text"] = blobs[r["text"]].decode("utf-8", "surrogatepass")
     for p in doc["parts"]:
         if p["doc"] is not None:
             _unpack(p["doc"], blobs)
@@ -439,9 +469,11 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     params = Params(**request["params"])
     if _HASHER is None or _HASHER.seed != params.seed:
         _HASHER = WordHasher(params.seed)
+    from auditor.extract import extract_bytes  # the parsers: only in the sandbox child
+
     ex = extract_bytes(data, request["name"], limits)
     blobs: list[bytes] = []
-    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER), blobs)}, blobs
+    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER, bool(request.get("readings"))), blobs)}, blobs
 
 
 def classify(e: BaseException) -> tuple[str, str]:
@@ -492,7 +524,7 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
     file_deadline = time.monotonic() + limits.timeout
     until = min(file_deadline, deadline if deadline is not None else math.inf)
     request = {"name": task.path, "timeout": max(0.0, until - time.monotonic()),
-               "limits": asdict(limits), "params": params.as_dict()}
+               "limits": asdict(limits), "params": params.as_dict(), "readings": task.readings}
     try:
         msg, blobs = _POOL.run(request, data, memory=limits.memory, deadline=until, cancel=cancel)
     except ExtractionError as e:
@@ -610,6 +642,8 @@ def _store_doc(
         store.insert_text(doc_id, d["text"])
         if d["n_words"]:
             write_index_rows(store, doc_id, d)
+        for r in d.get("readings", []):
+            store.insert_reading(doc_id, r)
     else:
         doc_id = int(row[0])
     c.execute(
@@ -633,12 +667,13 @@ def _record_failure(
         " sha256, size, mtime, source, meta, seen_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT (resolved, part, sha256) DO UPDATE SET batch_id = excluded.batch_id,"
         " status = excluded.status, code = excluded.code, message = excluded.message,"
-        " seen_at = excluded.seen_at",
+        " meta = excluded.meta, seen_at = excluded.seen_at",
         (
             batch_id, status, code, db_text(message), task.path, task.resolved, db_text(part), within_id,
             sha256 if sha256 is not None else task.sha256,
             size if size is not None else task.size, task.mtime, source,
-            json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
+            json.dumps({**(meta or {}), **task.meta, **({"attempt": task.attempt} if task.attempt else {})},
+                       sort_keys=True), now(),
         ),
     )
 
@@ -665,7 +700,10 @@ def _store_prepared(
         d = result["doc"]
         doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
         out.doc_id = doc_id
-        out.status = "ok" if created else "duplicate"
+        out.status = "ok" if created or task.retry else "duplicate"
+        if task.retry:  # its parts' failures are recorded again below, from this attempt
+            store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
+                               (task.resolved, doc_id))
         for i, p in enumerate(d["parts"], 1):
             seq = db_text(str(p["meta"].get("sequence") or i))
             if p["doc"] is not None:
@@ -792,7 +830,7 @@ def ingest(
     batch_id = _open_batch(store, name, source, db_text(command or " ".join(sys.argv)),
                            "gating" if gating else "running")
     try:
-        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed,
+        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed, gating,
                         deadline, on_start, on_file)
         restored = reinstate(  # a withdrawn file that comes back is restored
             store, [(o.doc_id, o.resolved) for o in outcomes if o.doc_id is not None], command=command)
@@ -810,8 +848,26 @@ def _task_for(found: Found) -> _Task:
     return _Task(db_text(found.path), db_text(found.resolved), found.fs_path, meta=_name_meta(found.path))
 
 
+def attempt_of(limits: Limits) -> dict[str, Any]:
+    """What decides whether an input that failed could fare otherwise now: the tool's version
+    and the limits it ran under (not the batch's time budget)."""
+    return {"tool_version": __version__,
+            "limits": {k: v for k, v in sorted(asdict(limits).items()) if k != "budget"}}
+
+
+def _tried_alike(store: Store, attempt: dict[str, Any], where: str, args: tuple[Any, ...]) -> bool:
+    """Whether every failure matching ``where`` was recorded under ``attempt`` (failures recorded
+    before attempts were kept count as tried alike: the user can still ask for a retry)."""
+    for (meta,) in store.conn.execute(f"SELECT meta FROM failures WHERE {where}", args):
+        then = json.loads(meta or "{}").get("attempt")
+        if then is not None and then != attempt:
+            return False
+    return True
+
+
 def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, source: str | None,
-         limits: Limits, params: Params, workers: int, retry_failed: bool, deadline: float | None,
+         limits: Limits, params: Params, workers: int, retry_failed: bool, readings: bool,
+         deadline: float | None,
          on_start: Callable[[int, int], None] | None,
          on_file: Callable[[FileOutcome], None] | None) -> list[FileOutcome]:
     outcomes: list[FileOutcome] = []
@@ -824,6 +880,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         if on_file:
             on_file(o)
 
+    attempt = attempt_of(limits)
     plan: list[tuple[str, Any]] = []  # in input order: ("done", outcome), ("fail", ...), ("dup"|"todo", task)
     # the store's own files are never read here: another descriptor on them would drop this
     # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
@@ -832,6 +889,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         if found.status is None and found.resolved in own:
             continue
         task = _task_for(found)
+        task.attempt, task.readings = attempt, readings
         if found.status is not None:
             plan.append(("fail", (task, found.status, found.code, found.message)))
             continue
@@ -855,10 +913,19 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             " WHERE d.sha256 = ? AND s.resolved = ? AND s.part = '' LIMIT 1",
             (task.sha256, task.resolved),
         ).fetchone()
-        failed_before = not retry_failed and store.scalar(
-            "SELECT 1 FROM failures WHERE resolved = ? AND part = '' AND sha256 = ? AND code != ?",
-            (task.resolved, task.sha256, BUDGET),
-        )
+        where = "resolved = ? AND part = '' AND sha256 = ? AND code != ?"
+        failed_before = not retry_failed and store.scalar(f"SELECT 1 FROM failures WHERE {where}",
+                                                          (task.resolved, task.sha256, BUDGET)) \
+            and _tried_alike(store, attempt, where, (task.resolved, task.sha256, BUDGET))
+        if known and (task.sha256, task.resolved) not in seen_here:
+            parts = "resolved = ? AND within_id = ? AND part != '' AND status = 'failed'"
+            if store.scalar(f"SELECT 1 FROM failures WHERE {parts}", (task.resolved, known[0])) and (
+                    retry_failed or not _tried_alike(store, attempt, parts, (task.resolved, known[0]))):
+                task.retry = True  # parts that failed are tried again
+                plan.append(("todo", task))
+                todo.append(task)
+                seen_here.add((task.sha256, task.resolved))
+                continue
         if known or failed_before or (task.sha256, task.resolved) in seen_here:
             plan.append(("done", FileOutcome(task.path, "unchanged", task.size,
                                              doc_id=int(known[0]) if known else None,

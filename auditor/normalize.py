@@ -10,13 +10,18 @@ The rules (``NORMALIZATION_VERSION`` names them; bump it when any rule changes, 
 index records it and refuses to mix versions):
 
 1. Unicode NFKC, full case folding, NFKC again (folding can leave decomposed sequences).
+   Combining marks (categories Mn and Me) are removed after canonical decomposition, so a
+   letter reads as its base letter: ``é``, ``e\u0301`` and ``e`` match, and a mark a submitter
+   put on every letter (U+0332 underline, U+0323 dot below) does not split words. Stored texts
+   keep their marks; only matching folds them. Scripts that write vowels as marks (Hebrew and
+   Arabic points, Devanagari viramas) match with and without them.
 2. Invisible characters go: Unicode category Cf and the Default_Ignorable_Code_Point set
    (zero-width spaces and joiners, U+2060, U+FEFF, U+034F, bidi controls, variation
    selectors, tag characters, Hangul fillers...). A soft hyphen counts as a hyphen before a
    line break, where a reader sees it, and goes like the others anywhere else.
 3. Confusable letters fold to one representative, the skeleton of Unicode TR39 (section 4),
    with the table of confusables.txt as shipped by ``confusable_homoglyphs``: Cyrillic U+0430
-   and Greek U+03BF become ``a`` and ``o``, and Cyrillic U+0451 (decomposed first) ``ë``. ASCII characters
+   and Greek U+03BF become ``a`` and ``o``, and Cyrillic U+0451 (decomposed first) ``e``. ASCII characters
    are never changed: the look-alikes TR39 lists among them (``0``/``O``, ``1``/``l``,
    ``rn``/``m``) are edits a reader can see, and keeping ASCII words as they are keeps the
    English stemming and stop words of the near-duplicate measures working. Punctuation whose
@@ -47,7 +52,11 @@ from importlib.resources import files
 import numpy as np
 import regex
 
-NORMALIZATION_VERSION = "nfkc-casefold-dehyphen-alnum-skeleton/2"
+#: The rules, then the Unicode version of this Python's ``unicodedata`` (NFKC, case folding and
+#: the categories change between Unicode versions): an index built under another Python whose
+#: Unicode differs refuses until rebuilt, as for a change of the rules.
+NORMALIZATION_RULES = "nfkc-casefold-unmark-dehyphen-alnum-skeleton/3"
+NORMALIZATION_VERSION = f"{NORMALIZATION_RULES} unicode/{unicodedata.unidata_version}"
 
 _HYPHEN_CHARS = "\u2010\u2011"
 _LINE_BREAK = "\\n\\r\\f\\v\\x1c-\\x1e\\x85\\u2028\\u2029"
@@ -68,7 +77,7 @@ _BYTE_TABLE = bytes(
 # The skeleton table below is derived from confusable_homoglyphs' data; this digest names the
 # table the version above was built with, so a dependency upgrade that changes it is caught
 # (``skeleton_table_digest``) instead of silently mixing two normalisations in one index.
-SKELETON_TABLE_SHA256 = "3ed58cd7c55553af0a27ac7222c082e357ed76de015d1ad6a8ba219e749186f4"
+SKELETON_TABLE_SHA256 = "d4f105e89ffe0cbe94a53dff2b71f0267b852f4744a1cac77e556307ab6213f2"
 
 
 def _unmark(s: str) -> str:
@@ -78,6 +87,15 @@ def _unmark(s: str) -> str:
 
 def _fold(piece: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", piece).casefold())
+
+
+def _strip_marks(decomposed: str) -> str:
+    """Combining marks removed from an NFD string (rule 1), by this Python's ``unicodedata``,
+    whose Unicode version the normalisation version names."""
+    if decomposed.isascii():
+        return decomposed
+    category = unicodedata.category
+    return "".join(c for c in decomposed if c.isascii() or category(c) not in ("Mn", "Me"))
 
 
 def _representative(members: list[str], graph: dict[str, set[str]]) -> str:
@@ -145,7 +163,7 @@ def _skeleton_table() -> dict[int, str]:
     for _ in range(8):  # close the values under the fold; a few rounds reach the fixpoint
         changed = False
         for c, v in table.items():
-            w = _fold(unicodedata.normalize("NFD", _fold(v)).translate(table))
+            w = _fold(_strip_marks(unicodedata.normalize("NFD", unicodedata.normalize("NFD", _fold(v)).translate(table))))
             if w != v:
                 table[c], changed = w, True
         if not changed:
@@ -162,7 +180,8 @@ def skeleton_table_digest() -> str:
 
 
 def _clean(piece: str) -> str:
-    """One piece of text folded: NFKC, skeleton, case folding, invisible characters removed.
+    """One piece of text folded: NFKC, skeleton, case folding, combining marks and invisible
+    characters removed.
 
     The skeleton comes before case folding too, since TR39 maps capitals to capitals: Cyrillic
     U+0422 is a look-alike of ``T``, while its small letter U+0442 looks like a small capital.
@@ -171,8 +190,8 @@ def _clean(piece: str) -> str:
     s = unicodedata.normalize("NFKC", piece)
     table = _skeleton_table()
     for _ in range(6):
-        d = unicodedata.normalize("NFD", s)
-        t = _fold(d.translate(table))
+        d = unicodedata.normalize("NFD", s).translate(table)
+        t = _fold(_strip_marks(unicodedata.normalize("NFD", d)))
         if _IGNORABLE.search(t):
             t = _fold(_IGNORABLE.sub("", t))
         if t == s:

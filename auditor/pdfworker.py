@@ -11,16 +11,33 @@ makes pdfminer.six's ``resolve1`` spin forever, so every such PDF would cost the
 limit. The child follows chains of indirect references itself and fails the PDF
 (``pdf_error``) as soon as a chain comes back to an object it already passed.
 
+What a viewer shows is read, not every glyph: text drawn invisible (render mode 3 or 7) except
+over an image (a scan's OCR layer, the reading of that image), white text on no darker
+background, text under 2 pt or squeezed under 20% of its width, text outside the clip path or
+the crop box, text covered by an opaque shape drawn after it. Those glyphs are kept in
+``all_pages`` (pdfminer's reading of every glyph, as before). Annotations' appearance streams
+(form fields, FreeText, stamps) are drawn on the page as a viewer draws them, and the strings of
+every annotation (``/Contents``, a field's ``/V``) are returned apart. Per page, the child also
+measures what the text layer cannot be trusted for (``signals``): glyphs drawn out of their
+visual order, how much of the page images cover and how much text lies over them, glyphs drawn
+as vector outlines; and it samples the words of each font (``fonts``).
+
 The answer for one PDF::
 
-    {"ok": true, "pages": [str, ...], "version": "20260107", "warnings": [...], "retire": false}
+    {"ok": true, "pages": [str, ...], "all_pages": [str | null, ...], "annotations": [str, ...],
+     "signals": [{...}, ...], "fonts": {"name": [word, ...]}, "font_maps": [[name, n, differ]],
+     "version": "20260107",
+     "warnings": [...], "retire": false}
     {"ok": false, "code": "pdf_encrypted", "message": "..."}
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from auditor import sandbox
 from auditor.errors import ExtractionError
@@ -37,6 +54,16 @@ class PdfResult:
     pages: list[str]
     version: str
     warnings: list[str] = field(default_factory=list)
+    #: per page, every glyph's text when some were hidden from a viewer (else None)
+    all_pages: list[str | None] = field(default_factory=list)
+    #: per page, the strings of its annotations (shown or not)
+    annotations: list[str] = field(default_factory=list)
+    #: per page, measures of how far the text layer reads what the page shows
+    signals: list[dict] = field(default_factory=list)
+    #: font name -> a sample of the words drawn in it (lower-case)
+    fonts: dict[str, list[str]] = field(default_factory=dict)
+    #: [font name, letters its encoding names, of which its ToUnicode map says otherwise]
+    font_maps: list[list] = field(default_factory=list)
 
 
 class _Worker(sandbox.Worker):
@@ -53,7 +80,21 @@ class _Worker(sandbox.Worker):
         if not isinstance(pages, list) or not all(isinstance(p, str) for p in pages):
             self.close()
             raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
-        return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])])
+        n = len(pages)
+        all_pages = msg.get("all_pages") or [None] * n
+        annotations = msg.get("annotations") or [""] * n
+        signals = msg.get("signals") or [{} for _ in range(n)]
+        fonts = msg.get("fonts") or {}
+        if not (len(all_pages) == len(annotations) == len(signals) == n and isinstance(fonts, dict)
+                and all(p is None or isinstance(p, str) for p in all_pages)
+                and all(isinstance(a, str) for a in annotations) and all(isinstance(x, dict) for x in signals)):
+            self.close()
+            raise ExtractionError("pdf_crash", "PDF worker gave a malformed result")
+        maps = [[str(m[0]), int(m[1]), int(m[2])] for m in msg.get("font_maps") or []
+                if isinstance(m, list) and len(m) == 3]
+        return PdfResult(pages, str(msg.get("version", "")), [str(w) for w in msg.get("warnings", [])],
+                         all_pages, annotations, signals,
+                         {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps)
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
@@ -133,13 +174,506 @@ def _guard_reference_cycles() -> None:
     PDFObjRef.resolve = resolve  # type: ignore[method-assign]
 
 
-def _extract(data: bytes, max_pages: int, max_chars: int) -> list[str]:
+# What a viewer does not show, and the measures of a page (see the module docstring).
+_INVISIBLE_MODES = (3, 7)
+_MIN_SIZE = 2.0  # points, in device space
+_MIN_WIDTH_RATIO = 0.2  # horizontal over vertical scale of a glyph
+_WHITE = 0.95
+_MAX_FONT_WORDS = 400
+_HIDDEN_FLAGS = 2 | 32  # annotation flags Hidden and NoView
+_RTL = ("R", "AL")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+_WHITE_CACHE: dict[tuple, bool] = {}
+
+
+def _is_white(color: object, space: object) -> bool:
+    """Whether a fill colour is white or nearly (gray 1, RGB all 1, CMYK all 0)."""
+    if color == 0:
+        return False  # the initial black, by far the most common
+    try:
+        key = (tuple(color) if isinstance(color, list) else color, getattr(space, "ncomponents", 0))
+        hit = _WHITE_CACHE.get(key)
+    except TypeError:
+        key, hit = None, None
+    if hit is None:
+        hit = _white_value(color, space)
+        if key is not None and len(_WHITE_CACHE) < 4096:
+            _WHITE_CACHE[key] = hit
+    return hit
+
+
+def _white_value(color: object, space: object) -> bool:
+    try:
+        values = [float(v) for v in color] if isinstance(color, (list, tuple)) else [float(color)]  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    ncomp = getattr(space, "ncomponents", len(values))
+    if len(values) == 4 or ncomp == 4:
+        return all(v <= 1 - _WHITE for v in values)
+    return bool(values) and all(v >= _WHITE for v in values)
+
+
+_NOWHERE = (float("inf"), float("inf"), float("-inf"), float("-inf"))
+
+
+def _inside(x: float, y: float, box: tuple[float, float, float, float] | None) -> bool:
+    return box is None or (box[0] <= x <= box[2] and box[1] <= y <= box[3])
+
+
+def _meet(a: tuple | None, b: tuple | None) -> tuple | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
+
+
+class _Grid:
+    """Filled shapes (x0, y0, x1, y1, seq, dark) bucketed by height on the page, to find those
+    drawn under or over a glyph without comparing every glyph with every shape."""
+
+    STEP = 24.0
+
+    def __init__(self, shapes: list[tuple[float, float, float, float, int, int]]) -> None:
+        self.bins: dict[int, list[tuple[float, float, float, float, int, int]]] = {}
+        for s in shapes:
+            lo, hi = int(s[1] // self.STEP), int(s[3] // self.STEP)
+            for k in range(lo, min(hi, lo + 400) + 1):
+                self.bins.setdefault(k, []).append(s)
+
+    def holds(self, ch, seq: int, *, before: bool, centre: bool) -> bool:  # type: ignore[no-untyped-def]
+        """Whether a shape drawn before (or after) the glyph holds its centre (or covers it:
+        its width and the middle of its height, so a strike-through line does not)."""
+        if not self.bins:
+            return False
+        cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
+        band = 0.3 * (ch.y1 - ch.y0)
+        for x0, y0, x1, y1, s, _ in self.bins.get(int(cy // self.STEP), ()):
+            if (s < seq) if before else (s > seq):
+                if centre:
+                    if x0 <= cx <= x1 and y0 <= cy <= y1:
+                        return True
+                elif x0 <= ch.x0 + 0.5 and ch.x1 - 0.5 <= x1 and y0 <= cy - band and cy + band <= y1:
+                    return True
+        return False
+
+
+def _classes() -> tuple[Any, Any]:
+    """The device and interpreter, built on pdfminer's classes (imported only in the child)."""
+    from pdfminer.converter import PDFLayoutAnalyzer
+    from pdfminer.layout import LTChar, LTContainer
+    from pdfminer.pdfinterp import PDFPageInterpreter
+    from pdfminer.pdftypes import dict_value, resolve1, stream_value
+    from pdfminer.psparser import literal_name
+    from pdfminer.utils import apply_matrix_pt, apply_matrix_rect, mult_matrix
+
+    analyzer: Any = PDFLayoutAnalyzer  # pdfminer's classes, extended with attributes of our own
+    interpreter: Any = PDFPageInterpreter
+
+    class Device(analyzer):
+        """Collects glyphs with what decides whether a viewer shows them, and the images and
+        filled shapes drawn around them; the page is laid out once the interpreter is done."""
+
+        def begin_page(self, page, ctm) -> None:  # type: ignore[no-untyped-def]
+            super().begin_page(page, ctm)
+            self.page_ctm = ctm
+            self.clip = apply_matrix_rect(ctm, page.cropbox) if page.cropbox else None
+            self.opaque = True
+            self.mode = 0
+            self.seq = 0
+            self.shapes: list[tuple[float, float, float, float, int, int]] = []  # bbox, seq, dark
+            self.images: list[tuple[float, float, float, float]] = []
+            self.image_seq: list[int] = []
+            self.glyph_curves = 0
+            self.extra: list[str] = []  # annotation text a viewer shows without an appearance stream
+            self.notes: list[str] = []  # every annotation's strings
+            if not hasattr(self, "hidden_layers"):
+                self.hidden_layers: frozenset[int] = frozenset()
+            if not hasattr(self, "font_maps"):
+                # id(font) -> [name, comparable, codes seen, letters compared, letters that differ]
+                self.font_maps: dict[int, list] = {}
+            if not hasattr(self, "font_words"):
+                self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
+
+        def render_string(self, textstate, seq, ncs, graphicstate) -> None:  # type: ignore[no-untyped-def]
+            self.mode = textstate.render
+            super().render_string(textstate, seq, ncs, graphicstate)
+
+        def render_char(self, matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate) -> float:  # type: ignore[no-untyped-def]
+            adv = super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate)
+            item = self.cur_item._objs[-1]
+            stats = self.font_maps.get(id(font))
+            if stats is None:
+                stats = self.font_maps[id(font)] = [str(font.fontname), _comparable(font), set(), 0, 0]
+            if stats[1] and cid not in stats[2] and len(stats[2]) < 256:
+                stats[2].add(cid)
+                said = font.cid2unicode.get(cid)
+                if said and said.isalpha():
+                    stats[3] += 1
+                    if item.get_text() != said:
+                        stats[4] += 1
+            a, b, c, d = matrix[:4]
+            if b == 0 and c == 0:
+                squeezed = abs(a * scaling) < _MIN_WIDTH_RATIO * abs(d)
+            else:
+                squeezed = (a * a + b * b) ** 0.5 * abs(scaling) < _MIN_WIDTH_RATIO * (c * c + d * d) ** 0.5
+            if self.mode in (1, 5):
+                white = _is_white(graphicstate.scolor, graphicstate.scs)
+            else:
+                white = _is_white(graphicstate.ncolor, graphicstate.ncs)
+            item.auditor = (self.mode, self.clip, self.seq, squeezed, white)
+            self.seq += 1
+            return adv
+
+        def paint_path(self, gstate, stroke, fill, evenodd, path) -> None:  # type: ignore[no-untyped-def]
+            if not fill or not path:
+                return
+            pts = [apply_matrix_pt(self.ctm, (float(p[-2]), float(p[-1]))) for p in path
+                   if len(p) >= 3 and all(isinstance(v, (int, float)) for v in p[-2:])]
+            if not pts:
+                return
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            box = (min(xs), min(ys), max(xs), max(ys))
+            if any(str(p[0]) in "cvy" for p in path) and box[2] - box[0] < 60 and box[3] - box[1] < 60:
+                self.glyph_curves += 1
+            if self.opaque and (box[2] - box[0]) * (box[3] - box[1]) >= 4:
+                self.shapes.append((*box, self.seq, int(not _is_white(gstate.ncolor, gstate.ncs))))
+            self.seq += 1
+
+        def render_image(self, name, stream) -> None:  # type: ignore[no-untyped-def]
+            fig = self.cur_item
+            box = (fig.x0, fig.y0, fig.x1, fig.y1)
+            if self.clip is not None:
+                box = _meet(box, self.clip)  # type: ignore[assignment]
+            if box[2] > box[0] and box[3] > box[1]:
+                self.images.append(box)
+                self.image_seq.append(self.seq)
+            self.seq += 1
+
+        def end_page(self, page) -> None:  # type: ignore[no-untyped-def]
+            ltpage = self.cur_item
+            chars: list[tuple[Any, Any]] = []  # (char, its container)
+            stack = [ltpage]
+            while stack:
+                box = stack.pop()
+                for obj in box:
+                    if isinstance(obj, LTChar):
+                        chars.append((obj, box))
+                    elif isinstance(obj, LTContainer):
+                        stack.append(obj)
+            hidden = {id(chars[i][0]) for i in self.hidden([ch for ch, _ in chars])}
+            all_text = None
+            if hidden:
+                everything = type(ltpage)(ltpage.pageid, ltpage.bbox)
+                for obj in ltpage:
+                    everything.add(obj)
+                everything.analyze(self.laparams)
+                all_text = _render(everything)
+                for box in {id(b): b for _, b in chars}.values():
+                    box._objs = [o for o in box._objs if id(o) not in hidden]
+            shown = type(ltpage)(ltpage.pageid, ltpage.bbox)
+            for obj in ltpage:
+                shown.add(obj)
+            shown.analyze(self.laparams)
+            text = _render(shown)
+            if self.extra:
+                text += "\n".join(self.extra) + "\n"
+            visible = [ch for ch, _ in chars if id(ch) not in hidden]
+            self.result = (text, all_text, "\n".join(self.notes), self.signals(shown, visible, ltpage), visible)
+            self.pageno += 1
+
+        def hidden(self, chars: list) -> list[int]:
+            """Indexes of the glyphs a viewer does not show (see the module docstring). Pure
+            Python: numpy's import alone would not fit the child's smallest memory limits."""
+            images = self.images
+            dark_under = _Grid([s for s in self.shapes if s[5]])
+            over = _Grid([s for s in self.shapes if s[3] - s[1] >= 1.5]
+                         + [(*im, k, 1) for im, k in zip(images, self.image_seq, strict=True)])
+            out = []
+            plain = not dark_under.bins and not over.bins
+            for i, ch in enumerate(chars):
+                mode, clip, seq, squeezed, white = ch.auditor
+                cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
+                if (plain and not mode and not squeezed and not white and ch.size >= _MIN_SIZE
+                        and (clip is None or (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]))):
+                    continue
+                on_image = bool(images) and any(_inside(cx, cy, im) for im in images)
+                if mode in _INVISIBLE_MODES:
+                    hide = not on_image or not _inside(cx, cy, clip)
+                elif (not _inside(cx, cy, clip) or ch.size < _MIN_SIZE or squeezed
+                      or (white and not on_image and not dark_under.holds(ch, seq, before=True, centre=True))):
+                    hide = True
+                else:
+                    hide = over.holds(ch, seq, before=False, centre=False)
+                if hide:
+                    out.append(i)
+            return out
+
+        def signals(self, shown, visible, ltpage) -> dict:  # type: ignore[no-untyped-def]
+            from pdfminer.layout import LTTextBox, LTTextLineHorizontal
+
+            backward = misplaced = lines = 0
+            fonts = self.font_words
+            prev_line = None
+            rows: dict[int, list[tuple[float, float, float]]] = {}
+            for box in shown:
+                if not isinstance(box, LTTextBox):
+                    continue
+                for line in box:
+                    if not isinstance(line, LTTextLineHorizontal):
+                        continue
+                    glyphs = [o for o in line if isinstance(o, LTChar) and o.get_text().strip()]
+                    if not glyphs:
+                        continue
+                    lines += 1
+                    rows.setdefault(round((line.y0 + line.y1) / 2), []).append((line.x0, line.x1, line.height))
+                    bucket = fonts.setdefault(str(glyphs[0].fontname), [])
+                    if len(bucket) < _MAX_FONT_WORDS:
+                        bucket.extend(_WORDS.findall(line.get_text().lower()))
+                    for a, b in itertools.pairwise(glyphs):
+                        if ((b.x0 + b.x1) / 2 < (a.x0 + a.x1) / 2 - 0.25 * a.size
+                                and not _rtl(a) and not _rtl(b)):
+                            backward += 1
+                    # The line read after another on the same row must lie to its right.
+                    if (prev_line is not None and line.x0 < prev_line.x0 - 1
+                            and min(line.y1, prev_line.y1) - max(line.y0, prev_line.y0)
+                            > 0.5 * min(line.height, prev_line.height) and not _rtl(glyphs[0])):
+                        misplaced += 1
+                    prev_line = line
+            # Lines of one row less than an em apart were drawn apart: pdfminer joins
+            # the glyphs of a row into one line when they are drawn one after the other.
+            split = 0
+            for row in rows.values():
+                row.sort()
+                for (_, a1, h), (b0, _, _) in itertools.pairwise(row):
+                    if -0.1 * h < b0 - a1 < h:
+                        split += 1
+            area = max(ltpage.width * ltpage.height, 1.0)
+            clipped = [_meet(im, (ltpage.x0, ltpage.y0, ltpage.x1, ltpage.y1)) for im in self.images]
+            image_area = sum(max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]) for b in clipped if b)
+            on_image = sum(ch.width * ch.height for ch in visible
+                           if any(_inside((ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2, im) for im in clipped)) if clipped else 0.0
+            return {"backward": backward, "misplaced": misplaced + split, "lines": lines, "chars": len(visible),
+                    "image_share": min(1.0, image_area / area),
+                    "text_on_image": on_image / image_area if image_area else 0.0,
+                    "glyph_curves": self.glyph_curves}
+
+    def _rtl(ch) -> bool:  # type: ignore[no-untyped-def]
+        import unicodedata
+
+        t = ch.get_text()
+        return bool(t) and unicodedata.bidirectional(t[0]) in _RTL
+
+    class Interpreter(interpreter):
+        """pdfminer's interpreter, keeping the clip path (as a box), the opacity of fills and the
+        Form XObject's BBox, which pdfminer does not track, and drawing annotations."""
+
+        def init_state(self, ctm) -> None:  # type: ignore[no-untyped-def]
+            super().init_state(ctm)
+            self.saved: list[tuple] = []
+            self.pending_clip = False
+            self.marked: list[tuple | None] = []
+
+        def do_BMC(self, tag) -> None:  # type: ignore[no-untyped-def]
+            self.marked.append(None)
+            super().do_BMC(tag)
+
+        def do_BDC(self, tag, props) -> None:  # type: ignore[no-untyped-def]
+            """Optional content a viewer hides (a layer that is off) is clipped away."""
+            saved = None
+            try:
+                if literal_name(tag) == "OC" and self.device.hidden_layers:
+                    names = dict_value(self.resources.get("Properties"))
+                    ref = names.get(literal_name(props)) if not isinstance(props, dict) else None
+                    if getattr(ref, "objid", None) in self.device.hidden_layers:
+                        saved = (self.device.clip,)
+                        self.device.clip = _NOWHERE
+            except Exception:
+                saved = None
+            self.marked.append(saved)
+            super().do_BDC(tag, props)
+
+        def do_EMC(self) -> None:
+            if self.marked:
+                saved = self.marked.pop()
+                if saved is not None:
+                    self.device.clip = saved[0]
+            super().do_EMC()
+
+        def do_q(self) -> None:
+            super().do_q()
+            self.saved.append((self.device.clip, self.device.opaque))
+
+        def do_Q(self) -> None:
+            super().do_Q()
+            if self.saved:
+                self.device.clip, self.device.opaque = self.saved.pop()
+
+        def do_W(self) -> None:
+            self.pending_clip = True
+
+        do_W_a = do_W
+
+        def do_n(self) -> None:
+            self.apply_clip()
+            super().do_n()
+
+        def apply_clip(self) -> None:
+            if self.pending_clip and self.curpath:
+                pts = [apply_matrix_pt(self.ctm, (float(p[-2]), float(p[-1]))) for p in self.curpath
+                       if len(p) >= 3 and all(isinstance(v, (int, float)) for v in p[-2:])]
+                if pts:
+                    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+                    self.device.clip = _meet(self.device.clip, (min(xs), min(ys), max(xs), max(ys)))
+            self.pending_clip = False
+
+        def do_gs(self, name) -> None:  # type: ignore[no-untyped-def]
+            try:
+                states = dict_value(self.resources.get("ExtGState"))
+                state = dict_value(states.get(literal_name(name)))
+                alpha = resolve1(state.get("ca", 1))
+                blend = resolve1(state.get("BM"))
+            except Exception:
+                return
+            if isinstance(alpha, (int, float)):
+                self.device.opaque = alpha >= 1
+            if blend is not None and literal_name(blend if not isinstance(blend, list) else blend[0]) not in ("Normal", "Compatible"):
+                self.device.opaque = False
+
+        def do_Do(self, xobjid_arg) -> None:  # type: ignore[no-untyped-def]
+            clip = self.device.clip
+            try:
+                xobj = stream_value(self.xobjmap[literal_name(xobjid_arg)])
+                box = [float(v) for v in resolve1(xobj.get("BBox"))] if xobj.get("BBox") else None
+                matrix = [float(v) for v in resolve1(xobj.get("Matrix", [1, 0, 0, 1, 0, 0]))]
+                if box and len(box) == 4 and len(matrix) == 6:
+                    where: Any = (mult_matrix(tuple(matrix), self.ctm), tuple(box))  # type: ignore[arg-type]
+                    self.device.clip = _meet(clip, apply_matrix_rect(*where))
+            except Exception:
+                pass
+            try:
+                super().do_Do(xobjid_arg)
+            finally:
+                self.device.clip = clip
+
+        def process_page(self, page) -> None:  # type: ignore[no-untyped-def]
+            (x0, y0, x1, y1) = page.mediabox
+            ctm = {90: (0, -1, 1, 0, -y0, x1), 180: (-1, 0, 0, -1, x1, y1),
+                   270: (0, 1, -1, 0, y1, -x0)}.get(page.rotate, (1, 0, 0, 1, -x0, -y0))
+            self.device.begin_page(page, ctm)
+            self.render_contents(page.resources, page.contents, ctm=ctm)
+            self.annotations(page, ctm)
+            self.device.end_page(page)
+
+        def annotations(self, page, ctm) -> None:  # type: ignore[no-untyped-def]
+            """Draw each annotation's appearance as a viewer does; keep every annotation's strings."""
+            from pdfminer.utils import decode_text
+
+            annots = resolve1(page.annots)
+            if not isinstance(annots, list):
+                return
+            for ref in annots[:1000]:
+                try:
+                    annot = dict_value(ref)
+                    flags = resolve1(annot.get("F", 0))
+                    shown = not (isinstance(flags, int) and flags & _HIDDEN_FLAGS)
+                    strings = []
+                    for key in ("Contents", "V"):
+                        v = resolve1(annot.get(key))
+                        if isinstance(v, bytes) and v.strip():
+                            strings.append(decode_text(v))
+                    self.device.notes.extend(strings)
+                    rect = [float(v) for v in resolve1(annot.get("Rect"))]
+                    appearance = resolve1(resolve1(annot.get("AP") or {}).get("N")) if annot.get("AP") else None
+                    if isinstance(appearance, dict) and not hasattr(appearance, "get_data"):
+                        state = annot.get("AS")
+                        appearance = resolve1(appearance.get(literal_name(state))) if state is not None else None
+                    if not shown:
+                        continue
+                    if appearance is None or not hasattr(appearance, "get_data"):
+                        if literal_name(resolve1(annot.get("Subtype"))) in ("FreeText", "Widget"):
+                            self.device.extra.extend(strings)
+                        continue
+                    self.draw(appearance, rect, ctm)
+                except Exception:
+                    continue
+
+        def draw(self, form, rect, page_ctm) -> None:  # type: ignore[no-untyped-def]
+            """An appearance stream drawn in its annotation's rectangle (PDF 32000-1, 12.5.5)."""
+            box: Any = tuple(float(v) for v in resolve1(form.get("BBox", [0, 0, 1, 1])))
+            matrix: Any = tuple(float(v) for v in resolve1(form.get("Matrix", [1, 0, 0, 1, 0, 0])))
+            bx0, by0, bx1, by1 = apply_matrix_rect(matrix, box)
+            if bx1 - bx0 <= 0 or by1 - by0 <= 0:
+                return
+            fit = ((rect[2] - rect[0]) / (bx1 - bx0), 0, 0, (rect[3] - rect[1]) / (by1 - by0),
+                   rect[0] - bx0 * (rect[2] - rect[0]) / (bx1 - bx0), rect[1] - by0 * (rect[3] - rect[1]) / (by1 - by0))
+            ctm = mult_matrix(mult_matrix(matrix, fit), page_ctm)
+            clip = self.device.clip
+            self.device.clip = _meet(clip, apply_matrix_rect(page_ctm, tuple(rect)))
+            resources = form.get("Resources")
+            try:
+                self.subinterp().render_contents(dict_value(resources) if resources else {}, [form], ctm=ctm)
+            finally:
+                self.device.clip = clip
+
+    return Device, Interpreter
+
+
+def _comparable(font) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a font's ToUnicode map can be checked against its encoding: a simple font with
+    both, not flagged symbolic (whose codes name no letters by the standard encodings)."""
+    return (getattr(font, "unicode_map", None) is not None and isinstance(getattr(font, "cid2unicode", None), dict)
+            and not getattr(font, "flags", 0) & 4)
+
+
+def _hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
+    """Object numbers of the optional content groups a viewer hides by default (``/OCProperties
+    /D``: the ``/OFF`` list, or all but ``/ON`` when ``/BaseState`` is ``/OFF``)."""
+    from pdfminer.pdftypes import resolve1
+    from pdfminer.psparser import literal_name
+
+    try:
+        props = resolve1(doc.catalog.get("OCProperties"))
+        if not isinstance(props, dict):
+            return frozenset()
+        default = resolve1(props.get("D")) or {}
+        def ids(refs: Any) -> set[int]:
+            return {r.objid for r in resolve1(refs) or [] if isinstance(getattr(r, "objid", None), int)}
+
+        if literal_name(resolve1(default.get("BaseState")) or "ON") == "OFF":
+            return frozenset(ids(props.get("OCGs")) - ids(default.get("ON")))
+        return frozenset(ids(default.get("OFF")))
+    except Exception:
+        return frozenset()
+
+
+def _render(page) -> str:  # type: ignore[no-untyped-def]
+    """The page's text as pdfminer's TextConverter writes it."""
+    from pdfminer.layout import LTContainer, LTText, LTTextBox
+
+    out: list[str] = []
+
+    def render(item) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(item, LTContainer):
+            for child in item:
+                render(child)
+        elif isinstance(item, LTText):
+            out.append(item.get_text())
+        if isinstance(item, LTTextBox):
+            out.append("\n")
+
+    render(page)
+    return "".join(out)
+
+
+def _extract(data: bytes, max_pages: int, max_chars: int) -> dict:
     import io
 
-    from pdfminer.converter import TextConverter
     from pdfminer.layout import LAParams
     from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError
-    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfinterp import PDFResourceManager
     from pdfminer.pdfpage import PDFPage
     from pdfminer.pdfparser import PDFParser
 
@@ -151,28 +685,31 @@ def _extract(data: bytes, max_pages: int, max_chars: int) -> list[str]:
     count = _page_count(doc)
     if count is not None and count > max_pages:
         raise Fail("too_many_pages", f"PDF declares {count} pages, more than the limit of {max_pages}")
-    buf = io.StringIO()
+    device_class, interpreter_class = _classes()
     rsrc = PDFResourceManager(caching=True)
     # boxes_flow=None skips pdfminer's quadratic text-box ordering but keeps word spacing.
-    device = TextConverter(rsrc, buf, laparams=LAParams(boxes_flow=None))
-    interp = PDFPageInterpreter(rsrc, device)
-    pages: list[str] = []
+    device = device_class(rsrc, laparams=LAParams(boxes_flow=None))
+    interp = interpreter_class(rsrc, device)
+    device.hidden_layers = _hidden_layers(doc)
+    out: dict = {"pages": [], "all_pages": [], "annotations": [], "signals": [], "fonts": {}}
     total = 0
     for page in PDFPage.create_pages(doc):
-        if len(pages) >= max_pages:
+        if len(out["pages"]) >= max_pages:
             raise Fail("too_many_pages", f"PDF has more than {max_pages} pages")
         interp.process_page(page)
-        text = buf.getvalue()
-        buf.seek(0)
-        buf.truncate()
-        if text.endswith("\f"):
-            text = text[:-1]
-        total += len(text)
+        text, all_text, notes, signals, _ = device.result
+        total += len(text) + len(all_text or "") + len(notes)
         if total > max_chars:
             raise Fail("text_too_long", f"PDF text exceeds the limit of {max_chars} characters")
-        pages.append(text)
+        out["pages"].append(text)
+        out["all_pages"].append(all_text)
+        out["annotations"].append(notes)
+        out["signals"].append(signals)
     device.close()
-    return pages
+    out["fonts"] = getattr(device, "font_words", {})
+    out["font_maps"] = sorted([name, compared, differ] for name, _, _, compared, differ
+                              in getattr(device, "font_maps", {}).values() if compared)
+    return out
 
 
 def _pdfminer_version() -> str:
@@ -213,8 +750,8 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     """The ``pdf`` job, in the child: one PDF's pages."""
     warnings = _collect_warnings()
     warnings.clear()
-    pages = _extract(data, int(request["max_pages"]), int(request["max_chars"]))
-    return {"pages": pages, "version": _pdfminer_version(), "warnings": list(warnings)}, []
+    out = _extract(data, int(request["max_pages"]), int(request["max_chars"]))
+    return {**out, "version": _pdfminer_version(), "warnings": list(warnings)}, []
 
 
 def classify(e: BaseException) -> tuple[str, str]:

@@ -63,6 +63,7 @@ class Computed:
 
     report: Report
     audit: AuditResult | None
+    controls_cached: str | None = None  # the fixture controls' cache key, when read from the cache
 
 
 def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_empty: bool) -> list[str]:
@@ -94,6 +95,7 @@ def compute(
     engine: str = "sqlite",
     master: str = "local[*]",
     workdir: Path | None = None,
+    cache_controls: bool = False,
 ) -> Computed:
     """The report for the store as it is now (no files written).
 
@@ -115,22 +117,20 @@ def compute(
         raise UsageError(f"unknown engine {engine!r}; expected sqlite or spark")
     if allow_empty:
         scope = {**(scope or {"kind": "corpus"}), "allow_empty": True}
-    store.conn.execute("BEGIN")  # one read snapshot (WAL) for controls, audit and report
-    try:
+    with store.snapshot():  # one read snapshot (WAL) for controls, audit and report
         covered = universe(store, documents)
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
         controls = run_controls(store, threshold, directory=controls_dir, seed=seed, audit=audit_fn,
-                                documents=covered.members)
+                                documents=covered.members, cache=cache_controls,
+                                draw_from=sorted(only) if only is not None else None)
         refusal = _refusal(store, controls, covered, allow_empty)
         audit = (audit_fn(store, threshold, only=only, documents=covered.members)
                  if controls.passed and not refusal else None)
         report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
-        return Computed(report, audit)
-    finally:
-        store.conn.execute("COMMIT")
+        return Computed(report, audit, controls.cached)
 
 
 def audit_job(
@@ -156,7 +156,7 @@ def audit_job(
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
-                       workdir=workdir)
+                       workdir=workdir, cache_controls=True)
     # the sidecars are written (and hashed) once, before the digest that names the run exists
     stage = Path(out) if out else reports_root / f".partial-{started:%Y%m%dT%H%M%S}-{os.getpid()}"
     stage.mkdir(parents=True, exist_ok=True)
@@ -170,6 +170,8 @@ def audit_job(
     directory = Path(out) if out else reports_root / run_id
     report["run"] = run_block(run_id, started, command)
     report["run"]["directory"] = str(directory.resolve())  # relative links to the sources start here
+    if computed.controls_cached:  # not in the digest: a fresh run gives the same results
+        report["run"]["controls_cache"] = f"fixture controls read from the cache (key {computed.controls_cached[:16]})"
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     report["run_digest"] = run_digest(report)
@@ -208,6 +210,21 @@ def write(report: Report, directory: Path) -> list[Path]:
     write_text_atomic(directory / "report.html", render.html(written))
     write_text_atomic(directory / "report.json", text)
     return [directory / s.name for s in report.sidecars] + [directory / n for n in REPORT_FILES]
+
+
+def attach_gate(directory: Path, block: dict[str, Any]) -> dict[str, Any]:
+    """A gate's verdict joined to its report: report.json gains the ``gate`` block (outside the
+    content digest, which the audit alone determines; bound to it by ``run_digest``), and
+    report.md and report.html are rendered again, leading with the verdict."""
+    report = load(directory)
+    report["gate"] = block
+    report["run_digest"] = run_digest(report)
+    text = pretty(report)
+    written: dict[str, Any] = json.loads(text)
+    write_text_atomic(directory / "report.md", render.markdown(written))
+    write_text_atomic(directory / "report.html", render.html(written))
+    write_text_atomic(directory / "report.json", text)
+    return written
 
 
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
@@ -266,6 +283,20 @@ def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
                        (spans.get(k) for k in zip(a_ids, b_ids, strict=True)))
 
 
+def _gate_agrees(report_dir: Path, report: dict[str, Any]) -> list[str]:
+    """A gate's gate.json and its report's verdict block say the same (status and counts)."""
+    path = report_dir / "gate.json"
+    block = report.get("gate")
+    if block is None or not path.is_file():
+        return [] if block is None else ["gate.json is missing beside a gate's report"]
+    try:
+        g = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"gate.json cannot be read: {e}"]
+    return [f"gate.json says {k} {g.get(k)!r}, the report's verdict block {block.get(k)!r}"
+            for k in ("status", "batch", "counts") if g.get(k) != block.get(k)]
+
+
 @dataclass
 class Verification:
     ok: bool
@@ -304,6 +335,7 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             problems.append(f"{name} is missing")
         elif path.read_text(encoding="utf-8") != fn(report):
             problems.append(f"{name} differs from what report.json renders to (edited?)")
+    problems += _gate_agrees(report_dir, report)
     files = report.get("files", {})
     for name in _unlisted(report_dir, files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
-from auditor.extract import Limits
+from auditor.extract.common import Limits
 from auditor.ingest import prepare_file
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
@@ -37,9 +37,14 @@ class QueryResult:
     note: str | None = None
 
 
-def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
+def query_text(store: Store, text: str, threshold: float = 0.8, *, index: SampledIndex | None = None,
+               exclude: frozenset[int] = frozenset()) -> QueryResult:
     """Stored documents that contain ``text`` and stored documents that ``text`` contains,
-    highest containment first, each with where the contained text lies in the container."""
+    highest containment first, each with where the contained text lies in the container.
+
+    ``index``: the sampled index of every stored document not withdrawn, loaded once for many
+    questions; ``exclude``: documents not to answer with (the text's own document).
+    """
     params = store.params
     wb = words_bytes(text)
     seq = combine(WordHasher(params.seed)(wb), params.k)
@@ -50,10 +55,12 @@ def query_text(store: Store, text: str, threshold: float = 0.8) -> QueryResult:
     if len(all_q) == 0:
         return QueryResult(n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
     if len(all_q) <= SHORT_SHINGLES:
-        return _query_short(store, text, seq, all_q, sampled, threshold, n_words)
-    index = SampledIndex.load(store, representatives_only=False)
+        return _query_short(store, text, seq, all_q, sampled, threshold, n_words, exclude)
+    if index is None:
+        index = SampledIndex.load(store, representatives_only=False)
     counts = index.hits_of(sampled)
-    hits = {int(index.doc_ids[i]): int(counts[i]) for i in np.flatnonzero(counts)}
+    hits = {int(index.doc_ids[i]): int(counts[i]) for i in np.flatnonzero(counts)
+            if int(index.doc_ids[i]) not in exclude}
     sizes = {int(index.doc_ids[i]): int(index.n[i]) for i in np.flatnonzero(counts)}
     cache = ShingleCache(store, params)
     matches = []
@@ -144,7 +151,7 @@ def read_files(files: Sequence[str | os.PathLike], params: Params, limits: Limit
 
 
 def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sampled: np.ndarray,
-                 threshold: float, n_words: int) -> QueryResult:
+                 threshold: float, n_words: int, exclude: frozenset[int] = frozenset()) -> QueryResult:
     """A text of at most ``SHORT_SHINGLES`` shingles, searched exactly in every stored text, as
     the audit searches its short documents: its two or three sampled shingles cannot speak for
     it (a clause with 85% of them kept is missed about as often as found). The cost is a pass
@@ -153,6 +160,7 @@ def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sa
     rows = store.conn.execute(
         "SELECT i.doc_id, i.n_shingles, i.n_sampled FROM index_docs i JOIN documents d ON d.id = i.doc_id"
         " WHERE d.withdrawn_at IS NULL ORDER BY i.doc_id").fetchall()
+    rows = [r for r in rows if r[0] not in exclude]
     sizes = {r[0]: (r[1], r[2]) for r in rows}
     none = np.empty(0, np.int64)
     _, _, owner, number = one_pass(store, params, [r[0] for r in rows], all_q, none, none)

@@ -28,8 +28,8 @@ from typing import Any
 
 from auditor import __version__
 from auditor.audit import AuditResult
-from auditor.controls import ControlsResult
-from auditor.errors import ReportError
+from auditor.controls import ControlsResult, fixtures_digest
+from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import Store
 
 FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
@@ -52,7 +52,7 @@ def canonical(obj: Any) -> str:
     return json.dumps(_round(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-NOT_DIGESTED = ("run", "digest", "run_digest")
+NOT_DIGESTED = ("run", "gate", "digest", "run_digest")
 
 
 def digest(report: dict[str, Any]) -> str:
@@ -62,22 +62,12 @@ def digest(report: dict[str, Any]) -> str:
 
 
 def run_digest(report: dict[str, Any]) -> str:
-    """sha256 of the run block together with the core digest, so neither is edited alone."""
-    return hashlib.sha256(canonical({"digest": report.get("digest"), "run": report.get("run")})
-                          .encode("utf-8")).hexdigest()
-
-
-def _fixtures_digest(directory: Path) -> str | None:
-    """sha256 over the control manifest and every file it names, so a report says which controls."""
-    manifest = directory / "manifest.json"
-    if not manifest.is_file():
-        return None
-    names = sorted({n for c in json.loads(manifest.read_text())["controls"]
-                    for n in (c["contained"], c["container"])})
-    h = hashlib.sha256(manifest.read_bytes())
-    for n in names:
-        h.update(f"\n{n}\t".encode() + hashlib.sha256((directory / n).read_bytes()).hexdigest().encode())
-    return h.hexdigest()
+    """sha256 of the run block (and a gate's verdict block, which follows from the audit, the
+    baseline and --fail-on) together with the core digest, so none is edited alone."""
+    bound = {"digest": report.get("digest"), "run": report.get("run")}
+    if "gate" in report:
+        bound["gate"] = report["gate"]
+    return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -136,7 +126,7 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
         "corpus": {"documents": n, "digest": cdig},
         "controls": {"seed": controls.seed if controls else None,
                      "directory": Path(controls.directory).name if controls and controls.directory else None,
-                     "fixtures_digest": _fixtures_digest(Path(controls.directory))
+                     "fixtures_digest": fixtures_digest(Path(controls.directory))
                      if controls and controls.directory else None,
                      "note": controls.note if controls else ""},
     }
@@ -575,8 +565,11 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if is_disk_full(e):
+            raise DiskFull(f"no space left to write {path} ({e}); free some space and run the "
+                           "command again") from e
         raise
 
 

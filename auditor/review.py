@@ -35,16 +35,19 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
     """Every recorded run, newest first: audits, gates and near-duplicate runs, with their
     status, scope, headline counts and report directory.
 
-    A gate's ``outcome`` is its batch's status in the store (``gate-passed`` or
-    ``gate-failed``: the batch's latest gate).
+    A gate's ``status`` is its verdict (PASSED, FAILED, REFUSED; ``report_status`` keeps its
+    report's OK or REFUSED), and its ``outcome`` its batch's status in the store (``gate-passed``
+    or ``gate-failed``: the batch's latest gate).
     """
     batches = dict(store.conn.execute("SELECT name, status FROM batches").fetchall())
     out = []
     for r in store.rows("SELECT * FROM runs ORDER BY id DESC"):
         summary = _json(r.get("summary"), {})
         scope = _json(r.get("scope"), {})
+        verdict = r.get("verdict") if r["kind"] == "gate" else None
         row = {
-            "id": r["id"], "run_id": r["run_id"], "kind": r["kind"], "status": r["status"],
+            "id": r["id"], "run_id": r["run_id"], "kind": r["kind"], "status": verdict or r["status"],
+            "report_status": r["status"],
             "started": r["started"], "ended": r["ended"],
             "scope": scope.get("kind") or ("corpus" if r["kind"] == "audit" else None),
             "batch": scope.get("batch"),
@@ -180,6 +183,7 @@ _TABLES: dict[str, dict[str, Any]] = {
         "label_column": "run_id",
         "columns": {"kind": "audit, gate or near-dups:<method>",
                     "status": "OK or REFUSED (failed controls: no findings)",
+                    "verdict": "a gate's verdict: PASSED, FAILED or REFUSED",
                     "params": "index and audit parameters (JSON)", "summary": "the report's summary (JSON)",
                     "report_dir": "where report.json, report.md and report.html were written",
                     "digest": "report.json's digest (auditor verify checks it)",
@@ -212,6 +216,13 @@ _TABLES: dict[str, dict[str, Any]] = {
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
     "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
+    "readings": {
+        "description": "Other readings of a gate's new documents (every text node, the other side of an "
+                       "alternative, the bytes as plain text...), each audited against the corpus.",
+        "columns": {"name": "which reading (html:all-text, docx:changes-rejected, edgar:outside-documents...)",
+                    "why": "what the reading is", "text": "the reading's text",
+                    "sha256": "of the text's UTF-8 bytes", "norm_sha256": "of its normalised words"},
+    },
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
     "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
@@ -260,7 +271,8 @@ _QUERIES: dict[str, dict[str, Any]] = {
     "runs": {
         "title": "Runs",
         "description": "Audits, gates and near-duplicate runs, newest first.",
-        "sql": ("SELECT id, run_id, kind, status, started, json_extract(scope, '$.batch') AS batch,"
+        "sql": ("SELECT id, run_id, kind, coalesce(verdict, status) AS status, started,"
+                " json_extract(scope, '$.batch') AS batch,"
                 " json_extract(summary, '$.contained_documents') AS contained,"
                 " json_extract(summary, '$.containing_pairs') AS pairs, report_dir FROM runs ORDER BY id DESC"),
     },

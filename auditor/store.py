@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
+from auditor.errors import DiskFull, IndexMismatch, NoDocument, StoreBusy, StoreError, is_disk_full
 from auditor.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
@@ -274,6 +274,33 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0010_readings")
+def _readings(db: Any) -> None:
+    """The other readings of a document (``auditor.extract.Reading``): what a reader could see
+    besides its stored text (every text node, the other side of an alternative, the bytes as
+    plain text...). Only readings whose normalised text differs from the document's are kept.
+    The gate audits each reading of a new document against the corpus."""
+    db.execute("""
+        CREATE TABLE readings (
+            doc_id INTEGER NOT NULL REFERENCES documents(id),
+            name TEXT NOT NULL,
+            why TEXT NOT NULL,
+            text TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            n_words INTEGER NOT NULL,
+            n_shingles INTEGER NOT NULL,
+            norm_sha256 TEXT,
+            PRIMARY KEY (doc_id, name)
+        ) WITHOUT ROWID""")
+
+
+@migration("0012_gate_verdicts")
+def _gate_verdicts(db: Any) -> None:
+    """A gate run's verdict (PASSED, FAILED, REFUSED), which its report status (OK or REFUSED:
+    did the audit report findings) does not say."""
+    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -335,6 +362,26 @@ def connect(path: str | os.PathLike, *, readonly: bool | None = None, timeout: f
                            isolation_level=None, check_same_thread=False)
 
 
+def _sqlite_utils() -> Any:
+    """sqlite-utils, imported without pandas: it imports pandas when installed only to accept
+    DataFrames, which the store never passes, and that costs most of a second in every command
+    that opens a new store (the controls' scratch stores, a gate's). ``None`` in ``sys.modules``
+    is how Python spells "not installed"; the entry is removed again, so later imports of pandas
+    (the Spark engine's) are unaffected."""
+    import sys
+
+    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
+        import sqlite_utils
+
+        return sqlite_utils
+    sys.modules["pandas"] = None  # type: ignore[assignment]
+    try:
+        import sqlite_utils
+    finally:
+        del sys.modules["pandas"]
+    return sqlite_utils
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -355,6 +402,7 @@ class Store:
         elif readonly and not self.path.exists():
             raise StoreError(f"no store at {self.path}")
         self.writable = not readonly
+        self.private = False  # inside private_transaction(): other processes cannot see its writes
         try:
             self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -378,9 +426,7 @@ class Store:
         Imported on first use: sqlite-utils pulls in optional heavy modules (pandas, when
         installed), which the command line does not need to start.
         """
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
+        return _sqlite_utils().Database(self.conn)
 
     def _applied_migrations(self) -> list[str]:
         """Names of the applied schema migrations, read without importing sqlite-utils."""
@@ -405,9 +451,7 @@ class Store:
     def _migrate(self) -> None:
         with self.write():
             if self._pending_migrations():  # another process may have migrated meanwhile
-                from sqlite_utils.migrations import Migrations
-
-                steps = Migrations(MIGRATION_SET)
+                steps = _sqlite_utils().Migrations(MIGRATION_SET)
                 for name, fn in MIGRATIONS:
                     steps(name=name)(fn)
                 steps.apply(self.db)
@@ -429,9 +473,57 @@ class Store:
                              f"but {why}")
 
     @contextmanager
+    def private_transaction(self) -> Iterator[None]:
+        """Everything done inside is rolled back at the end (a dry run): one ``BEGIN IMMEDIATE``
+        transaction, held for the duration (other writers wait), in which every :meth:`write`
+        is a savepoint. Only this connection sees the changes, so work that would open the store
+        from other processes runs in this one (``private`` is True)."""
+        self.require_writable("a dry run works in a transaction that is rolled back")
+        self._begin("BEGIN IMMEDIATE")
+        self.private = True
+        try:
+            yield
+        finally:
+            self.private = False
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read snapshot (WAL) for what reads the store several times; inside a transaction
+        already open, that transaction is the snapshot."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+    def _begin(self, statement: str) -> None:
+        try:
+            self.conn.execute(statement)
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise StoreBusy(f"{self.path} is locked by another process: {e}") from e
+            raise StoreError(f"{self.path}: {e}") from e
+
+    @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none."""
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none (a savepoint
+        inside a private transaction)."""
         self.require_writable("this needs to write to it")
+        if self.private:
+            self.conn.execute("SAVEPOINT write")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK TO write")
+                self.conn.execute("RELEASE write")
+                raise
+            self.conn.execute("RELEASE write")
+            return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
@@ -440,12 +532,15 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
         try:
             yield self.conn
-        except BaseException:
+            self.conn.execute("COMMIT")
+        except BaseException as e:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")
+            if is_disk_full(e):
+                raise DiskFull(f"{self.path}: no space left on its device ({e}); the transaction was "
+                               "rolled back, so the store holds what it held before: free some space "
+                               "and run the command again") from e
             raise
-        else:
-            self.conn.execute("COMMIT")
 
     # -- small helpers -------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -550,7 +645,8 @@ class Store:
         return doc
 
     def provenance(self, doc_id: int) -> dict[str, Any]:
-        """A document with every sighting, its parent (EDGAR submission) and index counts."""
+        """A document with every sighting, its parent (of the EDGAR submissions it was seen in,
+        the one with the richest header) and index counts."""
         doc = self.document(doc_id)
         doc["sightings"] = self.rows(
             "SELECT s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source, s.meta, "
@@ -560,13 +656,24 @@ class Store:
         )
         for s in doc["sightings"]:
             s["meta"] = json.loads(s["meta"])
-        doc["parent"] = self.document(doc["parent_id"]) if doc["parent_id"] else None
+        doc["parent"] = self._richest_submission(doc)
         doc["index"] = (self.rows(
             "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
         ) or [None])[0]
         doc["withdrawals"] = self.rows(
             "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc
+
+    def _richest_submission(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        """Of the EDGAR submissions a part was seen in, the one whose header says most (a feed
+        copy and an archive copy of one filing, a bare document and its full submission), then
+        the first stored."""
+        from auditor.edgar import header_richness
+
+        ids = {s["within_id"] for s in doc["sightings"] if s["within_id"]}
+        ids |= {doc["parent_id"]} if doc["parent_id"] else set()
+        found = [self.document(i) for i in sorted(ids)]
+        return max(found, key=lambda d: (header_richness(d["meta"]), -d["id"])) if found else None
 
     @functools.cached_property
     def text_digests(self) -> bool:
@@ -580,6 +687,26 @@ class Store:
                               (doc_id, text, text_digest(text)))
         else:
             self.conn.execute("INSERT INTO texts (doc_id, text) VALUES (?, ?)", (doc_id, text))
+
+    @functools.cached_property
+    def has_readings(self) -> bool:
+        """Whether this store keeps the other readings of its documents (migration 0010)."""
+        return bool(self.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'readings'"))
+
+    def insert_reading(self, doc_id: int, r: dict[str, Any]) -> None:
+        """Store one other reading of a document (inside the caller's transaction)."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO readings (doc_id, name, why, text, sha256, n_words, n_shingles, norm_sha256)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (doc_id, r["name"], r["why"], r["text"], text_digest(r["text"]), r["n_words"], r["n_shingles"],
+             r["norm_sha256"]))
+
+    def readings(self, doc_id: int, *, with_text: bool = True) -> list[dict[str, Any]]:
+        """The other readings of a document, by name (none in a store without the table)."""
+        if not self.has_readings:
+            return []
+        cols = "name, why, sha256, n_words, n_shingles, norm_sha256" + (", text" if with_text else "")
+        return self.rows(f"SELECT {cols} FROM readings WHERE doc_id = ? ORDER BY name", (doc_id,))
 
     def text(self, doc_id: int) -> str:
         t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))

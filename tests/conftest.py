@@ -9,6 +9,13 @@ import pytest
 from auditor.store import Store
 
 
+@pytest.fixture(autouse=True)
+def _no_controls_cache(monkeypatch):
+    """Tests patch the code at run time (a normaliser that drops every word...), which the
+    fixture controls' cache key cannot see: no test reads a cached result unless it asks."""
+    monkeypatch.setenv("AUDITOR_NO_CACHE", "1")
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "corpus.db"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import binascii
 import io
 import os
+import re
 import zipfile
 import zlib
 from collections.abc import Sequence
@@ -132,12 +133,18 @@ def make_edgar_submission(header: dict, documents: Sequence[dict], *, style: str
     type, sequence (default: position), filename, optional description, and either ``text``
     (str, placed verbatim inside ``<TEXT>``) or ``data`` (bytes, uuencoded; PDFs also wrapped
     in ``<PDF>`` as EDGAR does). ``close=False`` on a document leaves it unclosed.
+    ``filers`` entries may carry a role as a third item ("SUBJECT COMPANY", "FILED BY",
+    "REPORTING-OWNER", "ISSUER"...; default FILER).
     ``style``: "sec-document" (modern keyed header), "submission" (tagged ``<SUBMISSION>``
-    form) or "pem" (1990s ``<IMS-DOCUMENT>`` inside a privacy-enhanced-message wrapper).
+    form), "nc" (the tagged form with lone CR line ends, as the SEC's daily feed writes it),
+    "condensed" (the tagged form with no line break between tags, header and document tags
+    alike), "bare" (the documents alone, no envelope) or "pem" (1990s ``<IMS-DOCUMENT>``
+    inside a privacy-enhanced-message wrapper).
     """
     acc = header["accession_number"]
     date = header["filing_date"]
-    filers = [(header["company_name"], header["cik"]), *header.get("filers", [])]
+    filers = [(header["company_name"], header["cik"], "FILER"),
+              *((*f[:2], f[2] if len(f) > 2 else "FILER") for f in header.get("filers", []))]
     body = bytearray()
     for i, doc in enumerate(documents, 1):
         body += b"<DOCUMENT>\n<TYPE>%s\n<SEQUENCE>%s\n<FILENAME>%s\n" % (
@@ -158,7 +165,9 @@ def make_edgar_submission(header: dict, documents: Sequence[dict], *, style: str
         if doc.get("close", True):
             body += b"</TEXT>\n</DOCUMENT>\n"
     n = len(documents)
-    if style == "submission":
+    if style == "bare":
+        return bytes(body)
+    if style in ("submission", "nc", "condensed"):
         head = [
             "<SUBMISSION>",
             f"<ACCESSION-NUMBER>{acc}",
@@ -168,10 +177,19 @@ def make_edgar_submission(header: dict, documents: Sequence[dict], *, style: str
             f"<FILING-DATE>{date}",
             f"<DATE-OF-FILING-DATE-CHANGE>{date}",
         ]
-        for name, cik in filers:
-            head += ["<FILER>", "<COMPANY-DATA>", f"<CONFORMED-NAME>{name}", f"<CIK>{cik}",
-                     "<ASSIGNED-SIC>6798", "<FISCAL-YEAR-END>1231", "</COMPANY-DATA>", "</FILER>"]
-        return ("\n".join(head) + "\n").encode("latin-1") + bytes(body) + b"</SUBMISSION>\n"
+        for name, cik, role in filers:
+            tag = role.replace(" ", "-")
+            data = "OWNER-DATA" if tag == "REPORTING-OWNER" else "COMPANY-DATA"
+            head += [f"<{tag}>", f"<{data}>", f"<CONFORMED-NAME>{name}", f"<CIK>{cik}",
+                     "<ASSIGNED-SIC>6798", "<FISCAL-YEAR-END>1231", f"</{data}>", "<FILING-VALUES>",
+                     f"<FORM-TYPE>{header['form_type']}", "<ACT>34", "</FILING-VALUES>", f"</{tag}>"]
+        out = ("\n".join(head) + "\n").encode("latin-1") + bytes(body) + b"</SUBMISSION>\n"
+        if style == "nc":
+            return out.replace(b"\n", b"\r")
+        if style == "condensed":  # no line break between tags outside the documents' <TEXT>
+            pieces = re.split(rb"(<TEXT>.*?</TEXT>)", out, flags=re.S)
+            return b"".join(p if p.startswith(b"<TEXT>") else re.sub(rb"\n(?=<|\Z)", b"", p) for p in pieces)
+        return out
     envelope = "IMS" if style == "pem" else "SEC"
     head = [f"<{envelope}-DOCUMENT>{acc}.txt : {date}", f"<{envelope}-HEADER>{acc}.hdr.sgml : {date}"]
     if envelope == "SEC":
@@ -181,8 +199,9 @@ def make_edgar_submission(header: dict, documents: Sequence[dict], *, style: str
         if values.get(key):
             head.append(f"{label}:\t\t{values[key]}")
     head.append(f"DATE AS OF CHANGE:\t\t{date}")
-    for name, cik in filers:
-        head += ["", "FILER:", "", "\tCOMPANY DATA:\t", f"\t\tCOMPANY CONFORMED NAME:\t\t\t{name}",
+    for name, cik, role in filers:
+        data = "OWNER DATA" if role == "REPORTING-OWNER" else "COMPANY DATA"
+        head += ["", f"{role}:", "", f"\t{data}:\t", f"\t\tCOMPANY CONFORMED NAME:\t\t\t{name}",
                  f"\t\tCENTRAL INDEX KEY:\t\t\t{cik}", "\t\tSTANDARD INDUSTRIAL CLASSIFICATION:\tREAL ESTATE INVESTMENT TRUSTS [6798]",
                  "", "\tBUSINESS ADDRESS:\t", "\t\tSTREET 1:\t\t100 MAIN STREET", "\t\tCITY:\t\t\tSPRINGFIELD"]
     head.append(f"</{envelope}-HEADER>")
@@ -227,12 +246,32 @@ def _run_xml(text: str) -> str:
     return "".join(out)
 
 
+_PART_TYPES = {"footnotes": "footnotes", "endnotes": "endnotes", "comments": "comments",
+               "header": "header", "footer": "footer", "styles": "styles"}
+
+
+def part_relationships(names: Sequence[str], more: str = "") -> bytes:
+    """word/_rels/document.xml.rels relating the notes, comments, headers, footers and styles
+    among ``names`` to the main part (Word shows only parts it is related to), plus ``more``."""
+    rels = []
+    for i, name in enumerate(sorted(names)):
+        folder, _, base = name.rpartition("/")
+        kind = base.split(".")[0].rstrip("0123456789")
+        if folder == "word" and base.endswith(".xml") and kind in _PART_TYPES:
+            rels.append(f'<Relationship Id="rIdPart{i}" Type="http://schemas.openxmlformats.org/'
+                        f'officeDocument/2006/relationships/{_PART_TYPES[kind]}" Target="{base}"/>')
+    return ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+            'relationships">' + "".join(rels) + more + "</Relationships>").encode()
+
+
 def make_docx(paragraphs: Sequence[str], *, document_xml: str | None = None,
               extra_files: dict[str, bytes] | None = None) -> bytes:
     """A minimal valid .docx (zipfile) with one ``w:p`` per paragraph.
 
     ``document_xml`` replaces the generated word/document.xml (for hostile XML);
-    ``extra_files`` adds zip members (for zip bombs).
+    ``extra_files`` adds zip members (for zip bombs); notes, comments, headers, footers and
+    styles among them are related to the main part unless ``extra_files`` has its own
+    word/_rels/document.xml.rels.
     """
     if document_xml is None:
         body = "".join(f"<w:p>{_run_xml(p)}</w:p>" for p in paragraphs)
@@ -245,6 +284,9 @@ def make_docx(paragraphs: Sequence[str], *, document_xml: str | None = None,
         z.writestr("[Content_Types].xml", _CONTENT_TYPES)
         z.writestr("_rels/.rels", _RELS)
         z.writestr("word/document.xml", document_xml)
-        for name, data in (extra_files or {}).items():
+        extra = dict(extra_files or {})
+        if extra and "word/_rels/document.xml.rels" not in extra:
+            extra["word/_rels/document.xml.rels"] = part_relationships(list(extra))
+        for name, data in extra.items():
             z.writestr(name, data)
     return buf.getvalue()

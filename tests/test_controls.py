@@ -783,3 +783,44 @@ def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path)
     for seed in range(10):
         _, controls, _ = corpus_controls(store, seed)
         assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
+
+
+def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, corpus_dir, tmp_path, monkeypatch):
+    """A second audit reads the fixture controls' result recorded by the first (same code,
+    parameters, threshold and fixtures): the same report digest, the run block says so, and
+    verify (which never reads the cache) agrees. Another threshold is another key."""
+    from auditor.controls import cache_dir, fixture_key
+    from auditor.pipeline import verify
+
+    monkeypatch.delenv("AUDITOR_NO_CACHE")
+    monkeypatch.setenv("AUDITOR_CACHE", str(tmp_path / "cache"))
+    ingest(store, [corpus_dir], workers=1)
+    first = audit_job(store, 0.8, out=tmp_path / "r1")
+    assert "controls_cache" not in first.report["run"]
+    key = fixture_key(store.params, 0.8, default_controls_dir())
+    assert (cache_dir() / "controls" / f"{key}.json").is_file()
+    second = audit_job(store, 0.8, out=tmp_path / "r2")
+    assert second.report["run"]["controls_cache"].endswith(f"(key {key[:16]})")
+    assert second.report["digest"] == first.report["digest"]
+    assert "fixture controls read from the cache" in (tmp_path / "r2" / "report.md").read_text()
+    assert verify(tmp_path / "r2", store).ok
+    third = audit_job(store, 0.85, out=tmp_path / "r3")
+    assert "controls_cache" not in third.report["run"]  # another key
+    (cache_dir() / "controls" / f"{key}.json").write_text("{not json")
+    assert "controls_cache" not in audit_job(store, 0.8, out=tmp_path / "r4").report["run"]  # unreadable: run again
+
+
+def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
+    """draw_from (a gate's new documents): the contained document is one of them, the rest of
+    the draw comes from at most GATE_EXTRA other documents, and the same call draws the same."""
+    from auditor.demo import synth
+
+    for i in range(12):
+        (tmp_path / f"c{i:02d}.txt").write_text(synth.contract(100 + i, 6_000))
+    ingest(store, [tmp_path], workers=1)
+    batch = [3, 7]
+    files, controls, note = corpus_controls(store, 0, None, draw_from=batch)
+    assert note == "" and controls[0]["note"].split(" inserted")[0] in ("doc 3", "doc 7")
+    assert corpus_controls(store, 0, None, draw_from=batch) == (files, controls, note)
+    whole = corpus_controls(store, 0, None)
+    assert whole[1][0]["note"].split(" inserted")[0] not in ("doc 3", "doc 7") or whole != (files, controls, note)

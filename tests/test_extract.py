@@ -31,7 +31,14 @@ from auditor.extract import (
     extract_bytes,
     extract_pdf_pages,
 )
-from tests.fixtures_build import make_docx, make_pdf, make_raw_pdf, serialize_pdf, text_content
+from tests.fixtures_build import (
+    make_docx,
+    make_pdf,
+    make_raw_pdf,
+    part_relationships,
+    serialize_pdf,
+    text_content,
+)
 
 PROSE = "The Lessee shall pay the rent on the first day of each month without demand."
 
@@ -492,12 +499,10 @@ def _docx(body: str, parts: dict[str, str] | None = None, rels: dict[str, str] |
            'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
            f'xmlns:v="urn:schemas-microsoft-com:vml"><w:body>{body}</w:body></w:document>')
     files = {name: xml.encode() for name, xml in (parts or {}).items()}
-    if rels:
-        files["word/_rels/document.xml.rels"] = (
-            '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            + "".join(f'<Relationship Id="{i}" Type="{_DOC_RELS}/aFChunk" Target="{t}"/>' for i, t in rels.items())
-            + "</Relationships>").encode()
     files.update(extra or {})
+    files["word/_rels/document.xml.rels"] = part_relationships(
+        list(files), "".join(f'<Relationship Id="{i}" Type="{_DOC_RELS}/aFChunk" Target="{t}"/>'
+                             for i, t in (rels or {}).items()))
     return make_docx([], document_xml=doc, extra_files=files)
 
 

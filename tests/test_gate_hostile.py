@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,11 +50,14 @@ def test_a_gate_on_hostile_names_writes_inert_annotations_junit_and_sarif(tmp_pa
     g = auditor("gate", "--db", "corpus.db", "--dry-run", "--junit", "gate.xml", "--sarif", "gate.sarif", "new",
                 timeout=300)
     assert g.returncode == 1, g.stderr
-    for stream in (g.stdout, g.stderr):
+    outside_file = re.sub(r"(?m)^(::\w+ )file=[^,:]*", r"\1", g.stdout)  # the file property keeps U+202E
+    for stream in (outside_file, g.stderr):
         assert not any(c in stream for c in hostile.RAW_CONTROLS), stream
     annotations = [line for line in g.stdout.splitlines() if line.startswith("::")]
     assert any(line.startswith("::error file=new/[link=https%3Aevil]x[/]\\x1b]8;;https%3Aevil\\x07")
                for line in annotations), annotations
+    files = [re.match(r"::\w+ file=([^,:]*)", line) for line in annotations]
+    assert not any(c in m.group(1) for m in files if m for c in ("\x1b", "\x07", "\x9b"))
     junit = (tmp_path / "gate.xml").read_bytes()
     root = validate_junit(junit)  # a strict XML 1.0 parser, then the JUnit XSD
     assert not any(c in junit.decode() for c in hostile.RAW_CONTROLS)
@@ -62,3 +66,11 @@ def test_a_gate_on_hostile_names_writes_inert_annotations_junit_and_sarif(tmp_pa
     validate_sarif(sarif)
     texts = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
     assert texts and not any(c in t for t in texts for c in hostile.RAW_CONTROLS)
+
+
+def test_an_annotation_attaches_to_a_file_whose_name_holds_a_bidi_override():
+    from auditor.gate.formats.annotations import escape_file
+
+    assert escape_file("new/\u202etxt.exe,a:b%.txt") == "new/\u202etxt.exe%2Ca%3Ab%25.txt"
+    assert escape_file("new/a\u200bb.txt") == "new/a\u200bb.txt"  # as the repository spells it
+    assert escape_file("new/\x1b[2Jx.txt") == "new/\\x1b[2Jx.txt"  # a terminal control never goes out raw

@@ -505,8 +505,12 @@ def test_edgar_documents_past_the_limit_are_one_failed_part(store, tmp_path):
     assert o.status == "ok" and o.parts == 3
     assert o.part_problems == [("4-7", "too_many_parts", o.part_problems[0][2])]
     assert "7 documents" in o.part_problems[0][2]
-    assert ingest(store, [tmp_path / "sub.txt"], batch="all", workers=1, retry_failed=True,
-                  limits=Limits(max_parts=10)).outcomes[0].status == "unchanged"  # same bytes, same path
+    assert ingest(store, [tmp_path / "sub.txt"], batch="same", workers=1,
+                  limits=Limits(max_parts=3)).outcomes[0].status == "unchanged"  # same bytes, path and limits
+    again = ingest(store, [tmp_path / "sub.txt"], batch="all", workers=1, limits=Limits(max_parts=10)).outcomes[0]
+    assert (again.status, again.parts, again.part_problems) == ("ok", 7, [])  # a larger limit reads the rest
+    assert store.scalar("SELECT count(*) FROM failures") == 0
+    assert store.scalar("SELECT count(*) FROM documents WHERE parent_id IS NOT NULL") == 7
 
 
 @pytest.mark.slow

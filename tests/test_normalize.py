@@ -2,6 +2,7 @@ import re
 import unicodedata
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ _text = st.text(
     alphabet=st.one_of(
         st.characters(codec="utf-8", exclude_categories=("Cs",)),
         st.sampled_from(list("aZ09 -\n\t\f\u00ad\u2010\u2011\u201c\u201d\u2014\ufb01\u00df\u0301é"
-                             + INVISIBLE + "".join(HOMOGLYPHS.values()) + "\u0451\u0439\u00d7\u2223")),
+                             + INVISIBLE + "".join(HOMOGLYPHS.values()) + "\u0451\u0439\u00d7\u2223\u0332\u0323\u20dd")),
     ),
     max_size=80,
 )
@@ -50,12 +51,12 @@ def test_hyphenated_line_breaks_are_rejoined_but_spaced_dashes_separate():
 
 def test_unicode_compatibility_forms_fold():
     assert words("\ufb01nal STRASSE stra\u00dfe \uff21\uff22\uff23") == ["final", "strasse", "strasse", "abc"]
-    assert words("cafe\u0301") == words("caf\u00e9") == ["caf\u00e9"]
+    assert words("cafe\u0301") == words("caf\u00e9") == ["cafe"]
 
 
 def test_words_bytes_are_utf8_of_words():
     t = "R\u00e9sum\u00e9 of the \u201cParties\u201d"
-    assert [w.decode() for w in words_bytes(t)] == words(t) == ["r\u00e9sum\u00e9", "of", "the", "parties"]
+    assert [w.decode() for w in words_bytes(t)] == words(t) == ["resume", "of", "the", "parties"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -87,7 +88,8 @@ def test_ascii_offsets_point_at_the_words(t):
 # Words with letters that fold (accents, ß, the fi ligature, Cyrillic and Greek look-alikes, a
 # combining accent), between ASCII separators: each word's span then holds that word alone.
 _FOLDING_WORD = st.lists(st.sampled_from(["a", "b", "x", "0", "\u00e9", "\u00df", "\ufb01", "\u0430", "\u043e",
-                                          "\u0451", "\u03bf", "\u0410", "e\u0301", "E\u0301"]),
+                                          "\u0451", "\u03bf", "\u0410", "e\u0301", "E\u0301",
+                                          "c\u0332", "t\u0323\u0301"]),
                          min_size=1, max_size=8).map("".join)
 _ASCII_GAP = st.sampled_from([" ", ", ", ".\n", "  (", ") ", "\t", " - "])
 
@@ -113,7 +115,7 @@ def test_offsets_of_a_mixed_text():
     w, starts, ends = words_with_offsets(t)
     # a span takes in the whole non-ASCII run its word touches ("\u00e9\u00bb"), and the ASCII
     # character before one (the space before the ligature)
-    assert w == ["le", "final", "caf\u00e9", "co\u00fbte", "5", "naive", "cad"]
+    assert w == ["le", "final", "cafe", "coute", "5", "naive", "cad"]
     assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == [
         "Le", " \ufb01nal", "caf\u00e9\u00bb", "co\u00fbte", "5\u20ac", "na-\nive", " \u0441\u0430d"]
     assert word_offsets(t) == (starts, ends)
@@ -158,7 +160,7 @@ def test_homoglyphs_fold_to_latin():
                  "\u0456ts \u043ewn \u0435x\u0440\u0435ns\u0435.")
     assert disguised != plain
     assert words(disguised) == words(plain)
-    assert words("\u0451") == words("\u00eb")  # decomposed first: Cyrillic yo is e with diaeresis
+    assert words("\u0451") == words("\u00eb") == ["e"]  # decomposed first: Cyrillic yo is e with diaeresis
 
 
 def test_ascii_is_never_changed_and_dashes_still_separate():
@@ -266,7 +268,7 @@ def test_a_lone_surrogate_separates_words_in_every_path():
     """Stored texts hold none (extraction replaces them), but a library caller's string may: it
     separates words, as any other non-letter does, in the offset paths too (no UnicodeEncodeError)."""
     t = "caf\u00e9\ud800na\u00efve \ud83d rent"
-    assert words(t) == ["caf\u00e9", "na\u00efve", "rent"]
+    assert words(t) == ["cafe", "naive", "rent"]
     w, starts, ends = words_with_offsets(t)
     assert w == words(t)
     assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == ["caf\u00e9\ud800", "na\u00efve", "rent"]
@@ -285,4 +287,80 @@ def test_unicode_hyphens_join_like_the_ascii_one():
         assert [t[a:b] for a, b in zip(starts, ends, strict=True)] == [
             "the", f"non{h}exclusive", f"agree{h}\n  ment", "pre", "and", "post"]
         assert word_offsets(t) == (starts, ends)
-    assert words("caf\u00e9\u2010bar") == ["caf\u00e9bar"]  # in a text the fast path folds
+    assert words("caf\u00e9\u2010bar") == ["cafebar"]  # in a text the fast path folds
+
+
+# Marks a submitter can put on every letter: combining low line, acute, dot below, an enclosing
+# circle (Me), a stack of several on one letter.
+MARKS = ["\u0332", "\u0301", "\u0323", "\u20dd", "\u0301\u0323\u0332"]
+
+
+@pytest.mark.parametrize("mark", MARKS)
+def test_combining_marks_on_every_letter_fold_away(mark):
+    """Normalisation v3: a copy with a mark on every letter reads as the copy (a reader sees
+    the same words, underlined or accented); before v3 every mark split its word in two."""
+    plain = "The Lessee shall pay the rent on the first day of each month, without demand."
+    marked = "".join(c + mark if c.isalpha() else c for c in plain)
+    assert words(marked) == words(plain)
+    w, starts, ends = words_with_offsets(marked)
+    assert w == words(plain)
+    assert [words(marked[a:b]) for a, b in zip(starts, ends, strict=True)] == [[x] for x in w]
+    assert word_offsets(marked) == (starts, ends)
+    other = "The Borrower shall repay the loan on the last day of each quarter."
+    assert words("".join(c + mark if c.isalpha() else c for c in other)) != words(plain)
+
+
+def test_a_letter_matches_its_base_letter_and_marks_alone_only_separate():
+    """Folding marks means an accented letter matches its base letter, composed or not (so
+    ``resume`` and ``r\u00e9sum\u00e9`` are one word); a mark with no letter before it is dropped
+    and leaves the words around it as they were."""
+    assert words("r\u00e9sum\u00e9 re\u0301sume\u0301 RESUME") == ["resume"] * 3
+    assert words("\u00c5ngstr\u00f6m \u212bngstr\u00f6m") == ["angstrom", "angstrom"]
+    assert words("pay \u0301 rent") == ["pay", "rent"]
+    assert words("\u0301\u0332") == []
+    assert words("stra\u00dfe na\u00efve") == ["strasse", "naive"]
+    # Marks do not join what a separator splits, nor split what letters join.
+    assert words("a\u0301-b\u0301 c\u0332,d") == ["ab", "c", "d"]
+
+
+def test_stored_text_keeps_its_marks(tmp_path):
+    """Only matching folds marks: ingest stores the text as extracted."""
+    from auditor.ingest import ingest
+    from auditor.store import Store
+
+    text = ("Le pr\u00eateur accorde au b\u00e9n\u00e9ficiaire un cr\u00e9dit renouvelable "
+            "dont les modalit\u00e9s sont d\u00e9crites ci-apr\u00e8s. ") * 12
+    (tmp_path / "fr.txt").write_text(text, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        ingest(store, [tmp_path / "fr.txt"], workers=1)
+        stored = store.scalar("SELECT text FROM texts")
+    assert stored == text and "\u00e9" in stored
+
+
+def test_the_normalisation_version_names_the_unicode_version():
+    """An index built under a Python with another Unicode version refuses (issue #29): NFKC,
+    case folding and the mark categories change between versions."""
+    assert norm.NORMALIZATION_VERSION.endswith(f"unicode/{unicodedata.unidata_version}")
+    assert norm.NORMALIZATION_VERSION.startswith(norm.NORMALIZATION_RULES)
+    assert "/3" in norm.NORMALIZATION_RULES and "unmark" in norm.NORMALIZATION_RULES
+    from auditor.shingle import DEFAULT_PARAMS
+
+    assert DEFAULT_PARAMS.normalization == norm.NORMALIZATION_VERSION
+
+
+def test_an_index_built_with_v2_refuses(tmp_path):
+    from auditor.errors import IndexMismatch
+    from auditor.index import build_index
+    from auditor.store import Store
+
+    with Store(tmp_path / "v2.db") as store:
+        from dataclasses import replace
+
+        v2 = replace(store.params, normalization="nfkc-casefold-dehyphen-alnum-skeleton/2")
+        with pytest.raises(IndexMismatch, match="index --rebuild"):
+            store.check_params(v2)
+        other_unicode = replace(store.params, normalization=norm.NORMALIZATION_RULES + " unicode/15.0.0")
+        if unicodedata.unidata_version != "15.0.0":
+            with pytest.raises(IndexMismatch, match=r"unicode/15\.0\.0"):
+                store.check_params(other_unicode)
+        assert build_index(store).indexed == 0

@@ -53,7 +53,7 @@ def test_runs_lists_audits_and_gates_newest_first(reviewed):
     d, db, audit, gate = reviewed
     with Store(db) as store:
         rows = list_runs(store)
-    assert [(r["kind"], r["status"]) for r in rows] == [("gate", "OK"), ("audit", "OK")]
+    assert [(r["kind"], r["status"]) for r in rows] == [("gate", "FAILED"), ("audit", "OK")]
     g, a = rows
     assert a["run_id"] == audit.run_id and a["scope"] == "corpus" and a["batch"] is None
     s = audit.report["summary"]
@@ -61,7 +61,7 @@ def test_runs_lists_audits_and_gates_newest_first(reviewed):
                                                             s["containing_pairs"])
     assert Path(a["report_dir"]) == d / "audit"
     assert g["scope"] == "batch" and g["batch"] == "vendor" and g["outcome"] == "gate-failed"
-    assert g["status"] == "OK" and gate.status == "FAILED"
+    assert g["status"] == gate.status == "FAILED" and g["report_status"] == "OK"
 
 
 def test_findings_of_a_run_are_every_containing_pair_of_its_report(reviewed):

@@ -3,19 +3,49 @@ formats its result.
 
 One module per command group; :mod:`auditor.cli.common` holds what they share (consoles, the
 ``--db`` and controls options, and the root group that turns errors into exit codes) and imports
-none of them. This module builds the root group and registers every command.
+none of them. This module builds the root group and names every command's module: a command's
+module (and the library behind it) is imported only when that command runs, so `auditor gate`
+does not pay for the near-duplicate measures or Spark, and `auditor --help` lists them all.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import click
 
 from auditor import __version__
-from auditor.cli import assemble, audit, corpus, export, gate, gather, neardup, query, review
 from auditor.cli.common import AuditorGroup
 
+COMMANDS = {
+    "ingest": "corpus.ingest", "stats": "corpus.stats", "show": "corpus.show", "withdraw": "corpus.withdraw",
+    "index": "corpus.index", "check": "corpus.check",
+    "controls": "audit.controls", "audit": "audit.audit", "verify": "audit.verify", "demo": "audit.demo",
+    "query": "query.query", "compare": "query.compare", "gather": "gather.gather",
+    "gate": "gate.gate",
+    "near-dups": "neardup.near_dups", "lsh-curve": "neardup.lsh_curve",
+    "export": "export.export",
+    "runs": "review.runs", "findings": "review.findings", "browse": "review.browse",
+    "assemble": "assemble.assemble",
+}
+"""Command name -> ``module.attribute`` under :mod:`auditor.cli`."""
 
-@click.group(cls=AuditorGroup)
+
+class LazyGroup(AuditorGroup):
+    """Loads a command's module when the command is asked for (click's documented lazy group)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> Any:
+        if name in COMMANDS and name not in self.commands:
+            module, attr = COMMANDS[name].rsplit(".", 1)
+            self.add_command(getattr(importlib.import_module(f"auditor.cli.{module}"), attr), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup)
 @click.version_option(__version__, prog_name="auditor")
 def cli() -> None:
     """Find documents wholly contained in other documents of a legal or regulatory corpus.
@@ -25,17 +55,5 @@ def cli() -> None:
     auditor audit --db corpus.db
     """
 
-
-for _command in (
-    corpus.ingest, corpus.stats, corpus.show, corpus.withdraw, corpus.index, corpus.check,
-    audit.controls, audit.audit, audit.verify, audit.demo,
-    query.query, query.compare, gather.gather,
-    gate.gate,
-    neardup.near_dups, neardup.lsh_curve,
-    export.export,
-    review.runs, review.findings, review.browse,
-    assemble.assemble,
-):
-    cli.add_command(_command)
 
 __all__ = ["cli"]

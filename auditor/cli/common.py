@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from auditor.console import clean, markup, text
-from auditor.errors import AuditorError, ControlsFailed
+from auditor.errors import AuditorError, ControlsFailed, is_disk_full
 from auditor.store import Store
 
 UNLIMITED = 100_000  # columns: wider than any line printed
@@ -62,6 +62,11 @@ class AuditorGroup(click.Group):
         except (click.exceptions.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
+            if is_disk_full(e):
+                err.print(f"[bold red]error[/]: no space left on the device: {markup(e)}; what was stored "
+                          "before is intact (every write is one transaction): free some space and run "
+                          "the command again", highlight=False)
+                sys.exit(2)
             err.print_exception() if os.environ.get("AUDITOR_DEBUG") else None
             err.print(f"[bold red]internal error[/]: {markup(type(e).__name__)}: {markup(e, keep_newlines=True)} "
                       "(set AUDITOR_DEBUG=1 for the traceback)", highlight=False)

@@ -53,7 +53,8 @@ def progress_bar(quiet: bool) -> Progress:
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for the whole batch: inputs not processed by then are listed, recorded, "
                    "and resumed by a re-run (exit 1).")
-@click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes.")
+@click.option("--retry-failed", is_flag=True, help="Try again files that failed before with the same bytes (they are tried again anyway "
+                   "when the tool version or the limits changed since).")
 @click.option("--sync", is_flag=True,
               help="Also withdraw the documents whose files are gone from (or replaced in) the directories given.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")

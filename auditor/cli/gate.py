@@ -18,7 +18,7 @@ from auditor.cli.common import (
     with_controls_options,
 )
 from auditor.console import clean, json_safe, markup
-from auditor.errors import AuditorError
+from auditor.errors import AuditorError, DiskFull, is_disk_full
 from auditor.gate import (
     KINDS,
     GateCrashed,
@@ -44,7 +44,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
               help="File of paths (one per line) this change deletes or renames away: corpus documents "
                    "seen only there are not compared.")
 @click.option("--dry-run", is_flag=True,
-              help="Ingest into a throwaway copy of the store (SQLite backup API): the store is unchanged.")
+              help="Gate in a transaction that is rolled back at the end: the store is unchanged.")
 @click.option("--fail-on", default="all", show_default=True, metavar="KINDS",
               help=f"Comma list of finding kinds that fail the gate ({', '.join(KINDS)}; or all, none); "
                    "the others are warnings.")
@@ -64,12 +64,15 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for ingesting the whole batch: inputs not processed by then are ingest "
                    "errors (so the gate fails) and are resumed by a re-run.")
+@click.option("--retry-failed", is_flag=True,
+              help="Try again inputs that failed before with the same bytes (they are tried again anyway "
+                   "when the tool version or the limits changed since).")
 @click.option("--json", "as_json", is_flag=True, help="Print gate.json to stdout (and no annotations).")
 def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
          baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
          summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
          workers: int, pdf_timeout: float, timeout: float, memory_mb: int, budget: float | None,
-         as_json: bool) -> None:
+         retry_failed: bool, as_json: bool) -> None:
     """Gate a new batch: exit 1 if a new document is contained in, contains or duplicates a
     corpus document (or another new one), 2 on error or failed controls, else 0.
 
@@ -84,7 +87,7 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
         fail_on=parse_fail_on(fail_on), baseline=baseline, update_baseline=update_baseline, reason=reason,
         threshold=threshold, control_seed=control_seed, controls_dir=controls_dir, out=out,
         junit=junit, sarif=sarif, summary=summary, step_summary=Path(step_summary) if step_summary else None,
-        workers=workers, command=" ".join(["auditor", *sys.argv[1:]]),
+        workers=workers, retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),
         limits=Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, budget=budget),
     )
     try:
@@ -92,6 +95,9 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
     except AuditorError:
         raise
     except Exception as e:  # a crash must exit 2, not 1 ("findings"), so CI never misreads it
+        if is_disk_full(e):
+            raise DiskFull(f"no space left on the device: {e}; the store is intact: free some space "
+                           "and run the gate again") from e
         traceback.print_exc()
         raise GateCrashed(f"internal error: {type(e).__name__}: {e}") from e
     if as_json:

@@ -26,9 +26,17 @@ from typing import BinaryIO
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Part, Reading
-from auditor.extract.detect import binary_kind, detect_format
-from auditor.extract.pdf import extract_pdf_pages
-from auditor.extract.text import decode_text
+
+_LAZY = {"decode_text": "text", "detect_format": "detect", "binary_kind": "detect", "extract_pdf_pages": "pdf"}
+
+
+def __getattr__(name: str) -> object:
+    """The format modules load on first use: the parent of a sandbox only needs ``Limits``."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"auditor.extract.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Extracted",
@@ -44,8 +52,9 @@ __all__ = [
 ]
 
 
-def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
-    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer)."""
+def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer); ``name`` is the
+    file's, which an EDGAR file without header takes its accession number from."""
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
 
@@ -61,8 +70,14 @@ def extract_format(fmt: str, data: bytes, limits: Limits) -> Extracted:
     if fmt == "edgar":
         from auditor.extract.submission import extract_edgar
 
-        return extract_edgar(data, limits)
+        return extract_edgar(data, limits, name)
+    if fmt == "xml":
+        from auditor.extract.xml import read_xml
+
+        return read_xml(data, limits, name)
     if fmt == "binary":
+        from auditor.extract.detect import binary_kind
+
         kind = binary_kind(data) or "zip"
         raise ExtractionError("binary", f"binary data ({kind}), not a supported document format")
     from auditor.extract.text import extract_text
@@ -76,7 +91,9 @@ def extract_bytes(data: bytes, name: str = "", limits: Limits = Limits()) -> Ext
         raise ExtractionError("too_large", f"{len(data)} bytes, more than the limit of {limits.max_file_bytes}")
     if not data.strip():
         raise ExtractionError("empty", "empty input" if not data else "input is only whitespace")
-    return extract_format(detect_format(data, name), data, limits)
+    from auditor.extract.detect import detect_format
+
+    return extract_format(detect_format(data, name), data, limits, name)
 
 
 def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> Extracted:

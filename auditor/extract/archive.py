@@ -1,5 +1,8 @@
 """Compressed parts (a uuencoded .gz or .zip exhibit): unpacked within one inflation limit,
-each member extracted by its own format."""
+each member read by the reader of its format (a .docx as a .docx, a PDF as a PDF, XML as its
+text nodes), never as raw markup. What a member's reader does not read (an image, a
+spreadsheet, XBRL, JSON: :func:`~auditor.extract.detect.not_read`) is named in ``unreadable``,
+so the archive fails closed where the gate is concerned."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import zlib
 from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text
-from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.detect import binary_kind, detect_format, not_read
 from auditor.extract.docx import ZIP_ERRORS, read_member
 
 ARCHIVES = ("gz", "zip", "bz2", "xz")
@@ -57,16 +60,23 @@ def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> E
     warnings = [f"decompressed {kind} {name!r}: {len(members)} member(s)"]
     for member, raw in members:
         label = member or (name[:-3] if name.lower().endswith(".gz") else name)
+        skip = not_read(raw, label)
+        if skip is not None:
+            unreadable.append(f"{label}: {skip[1]} ({skip[0]}), not read")
+            continue
         fmt = detect_format(raw, label)
         inner = binary_kind(raw)
         try:
-            if inner in ARCHIVES and depth < _MAX_ARCHIVE_DEPTH:
+            if fmt == "binary" and inner in ARCHIVES:
+                if depth >= _MAX_ARCHIVE_DEPTH:
+                    unreadable.append(f"{label}: archive nested more than {_MAX_ARCHIVE_DEPTH} deep, not read")
+                    continue
                 ex = extract_archive(raw, label, limits, depth + 1)
             elif fmt in ("binary", "edgar"):
                 unreadable.append(f"{label}: {inner or fmt} content is not read")
                 continue
             else:
-                ex = extract_format(fmt, raw, limits)
+                ex = extract_format(fmt, raw, limits, label)
         except ExtractionError as e:
             if e.code != "empty":
                 unreadable.append(f"{label}: {e}")
@@ -75,6 +85,8 @@ def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> E
             unreadable.append(f"{label}: {ex.unreadable}")
         texts.append(ex.text)
         warnings += ex.warnings
+    if unreadable and not any(t.strip() for t in texts):
+        raise ExtractionError("archive:unread", f"no member of {kind} archive {name!r} is read: " + "; ".join(unreadable))
     text = check_text("\n\n".join(t.strip("\n") for t in texts), f"{kind} archive", limits)
     return Extracted(f"{kind}-archive", text, "auditor.archive", auditor_version(), warnings=warnings,
                      unreadable="; ".join(unreadable) or None)

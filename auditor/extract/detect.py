@@ -1,9 +1,10 @@
-"""Which format an input is, by its content: magic bytes, an EDGAR envelope, HTML markup. The
-file name only settles weak HTML evidence."""
+"""Which format an input is, by its content: magic bytes, an EDGAR envelope, HTML markup, an XML
+root element, the members of a zip. The file name only settles weak HTML evidence."""
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import zipfile
@@ -60,18 +61,76 @@ def binary_kind(data: bytes) -> str | None:
 
 
 def is_docx(data: bytes) -> bool:
+    return zip_kind(data) == "docx"
+
+
+# Members that make a zip an XBRL package (the SEC's ``-xbrl.zip``): a taxonomy schema, a
+# linkbase, the viewer's FilingSummary.xml.
+_XBRL_MEMBER = re.compile(r"(?:^|/)(?:[^/]+\.xsd|[^/]+_(?:cal|def|lab|pre|ref)\.xml|FilingSummary\.xml)$", re.I)
+
+
+def zip_kind(data: bytes) -> str | None:
+    """What a zip holds, from its member names: "docx", "xlsx", "pptx", "odf" (OpenDocument),
+    "xbrl" (an XBRL package), "zip" (anything else); None when it is not a readable zip."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
-            return "word/document.xml" in z.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-        return False
+            names = z.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, NotImplementedError):
+        return None
+    have = set(names)
+    for member, kind in (("word/document.xml", "docx"), ("xl/workbook.xml", "xlsx"),
+                         ("ppt/presentation.xml", "pptx")):
+        if member in have:
+            return kind
+    if "mimetype" in have and "META-INF/manifest.xml" in have:
+        return "odf"
+    if any(_XBRL_MEMBER.search(n) for n in names):
+        return "xbrl"
+    return "zip"
+
+
+_XML_ROOT = re.compile(
+    rb"\A\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>\s*)*"
+    rb"<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)((?:\s[^<>]*)?)/?>", re.S)
+_XMLNS = re.compile(rb"""\sxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
+_XML_HEAD = 65536
+# XML a machine reads, not a person: the skip code for each root element (namespace, name).
+MACHINE_XML = {
+    ("http://www.w3.org/2001/XMLSchema", "schema"): "xbrl:schema",
+    ("http://www.xbrl.org/2003/linkbase", "linkbase"): "xbrl:linkbase",
+    ("http://www.xbrl.org/2003/instance", "xbrl"): "xbrl:instance",
+    ("", "FilingSummary"): "xbrl:viewer",
+}
+
+
+def xml_root(data: bytes) -> tuple[str, str] | None:
+    """(namespace, local name) of the root element of XML, read from its start tag; None when
+    ``data`` does not start as XML does (after a BOM, declaration, comments, a DOCTYPE)."""
+    head = data[:_XML_HEAD]
+    bom = detect_bom(head[:4])
+    if bom and not bom[0].startswith("utf-8"):
+        head = head[bom[1]:].decode(bom[0], "replace").encode("utf-8", "replace")
+    m = _XML_ROOT.match(head.lstrip(b"\xef\xbb\xbf"))
+    if m is None:
+        return None
+    prefix, name, attrs = m.group(1) or b"", m.group(2), m.group(3)
+    namespaces = {(p or b""): uri for p, uri in _XMLNS.findall(b" " + attrs)}
+    return namespaces.get(prefix, b"").decode("utf-8", "replace"), name.decode("utf-8", "replace")
+
+
+def machine_xml(data: bytes) -> str | None:
+    """The skip code of XML that is machine data by its root element (an XBRL schema, linkbase
+    or instance, the XBRL viewer's FilingSummary.xml), else None."""
+    root = xml_root(data)
+    return MACHINE_XML.get(root) if root else None
 
 
 def detect_format(data: bytes, name: str = "") -> str:
-    """"text", "html", "pdf", "docx", "edgar" or "binary" (a known non-text format).
+    """"text", "html", "xml", "pdf", "docx", "edgar" or "binary" (a known non-text format).
 
     Content decides: ``%PDF-`` in the first KiB, a zip holding ``word/document.xml``, an
-    EDGAR envelope, HTML markup; the extension only settles weak HTML evidence.
+    EDGAR envelope, HTML markup, an XML declaration or a namespaced root element; the extension
+    only settles weak HTML evidence.
     """
     if b"%PDF-" in data[:1024]:
         return "pdf"
@@ -88,6 +147,9 @@ def detect_format(data: bytes, name: str = "") -> str:
     ext = os.path.splitext(name)[1].lower()
     if (ext in _HTML_EXT or (ext != ".txt" and head.lstrip().startswith(b"<"))) and _WEAK_HTML.search(head):
         return "html"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<?xml") or (
+            head.lstrip().startswith(b"<") and b"xmlns" in head and xml_root(data) is not None):
+        return "xml"
     return "text"
 
 
@@ -100,3 +162,72 @@ def _sniff_head(data: bytes) -> bytes:
         text = head.decode(enc, "replace")
         return text.encode("ascii", "replace")
     return head
+
+
+def extension(name: str) -> str | None:
+    """A file name's extension, lower case, when it looks like one (``xlsx``, not ``com/x``)."""
+    ext = os.path.splitext(name)[1].lower().lstrip(".")
+    return ext if ext.isalnum() and len(ext) <= 5 else None
+
+
+_BINARY_WHY = {
+    "xlsx": "a spreadsheet: cells of figures and labels, not prose",
+    "pptx": "a slide deck (PowerPoint), not read",
+    "odf": "an OpenDocument file, not read",
+}
+_CODE_EXT = {"js": "code:js", "css": "code:css"}
+
+
+def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:
+    """Why content that is a document's (an EDGAR part's, an archive member's) is not read as
+    text: ``(code, reason)``, or None when a reader reads it.
+
+    In this order: binary content by its magic bytes (a zip by its members: a .docx is read, a
+    spreadsheet, a slide deck or an XBRL package is not; PDF and compressed data are read;
+    images and every other binary are not); then machine data by content: XBRL schemas,
+    linkbases and instances and the XBRL viewer's FilingSummary.xml (by root element), JSON;
+    then by the name's extension: ``.xsd`` schemas, ``.json``, scripts and style sheets.
+    """
+    ext = extension(name)
+    kind = binary_kind(data)
+    if kind == "zip":
+        zkind = zip_kind(data)
+        if zkind == "xbrl":
+            return "archive:xbrl", ("an XBRL package: the filing's XBRL (taxonomy schema, linkbases, "
+                                    "instance and its inline documents again), machine data")
+        if zkind in _BINARY_WHY:
+            code = ext if zkind != "odf" and ext in ("xlsx", "xlsm", "pptx") else zkind
+            return f"binary:{code}", _BINARY_WHY[zkind]
+        return None
+    if kind in ("gz", "bz2", "xz"):
+        return None
+    if kind is not None:
+        return f"binary:{ext or kind}", f"binary data ({kind}), not text"
+    if b"%PDF-" in data[:1024]:
+        return None
+    machine = machine_xml(data)
+    if machine is not None:
+        return machine, {"xbrl:schema": "an XBRL taxonomy schema: element definitions, machine data",
+                      "xbrl:linkbase": "an XBRL linkbase: labels and relations of XBRL elements, machine data",
+                      "xbrl:instance": "an XBRL instance: the filing's tagged facts, machine data",
+                      "xbrl:viewer": "made by the SEC's XBRL viewer from the filing's own XBRL"}[machine]
+    if ext == "xsd":
+        return "xbrl:schema", "an XML schema (.xsd), machine data"
+    if ext == "json" or _is_json(data):
+        return "data:json", "JSON data, not prose"
+    if ext in _CODE_EXT:
+        return _CODE_EXT[ext], f"a {'script' if ext == 'js' else 'style sheet'}, not prose"
+    return None
+
+
+_MAX_JSON_CHECK = 8 * 2**20  # parsing more to find out costs more memory than reading it as text
+
+
+def _is_json(data: bytes) -> bool:
+    if len(data) > _MAX_JSON_CHECK or not re.match(rb"\s*[\[{]", data):
+        return False
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -4,11 +4,12 @@ reading of the page (unmapped glyphs, shattered or fragmented letter-spaced text
 
 from __future__ import annotations
 
+import functools
 import re
 
 from auditor import pdfworker
 from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
+from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 
 
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
@@ -58,6 +59,29 @@ def _join_letter_spaced(page: str) -> tuple[str, int]:
     return "".join(p if not i % 2 or not p.startswith("  ") else " " for i, p in enumerate(out)), joined
 
 
+def _single_letters(text: str, minimum: int = 0) -> str | None:
+    """Why ``text`` cannot be read as words: more than 15% of its words (and at least
+    ``minimum``) are single letters, letter-spaced text that could not be rejoined."""
+    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
+    if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens) and singles >= minimum:
+        return (f"letter-spaced: {singles} of {len(tokens)} words are single letters: letter-spaced text "
+                "that cannot be rejoined")
+    return None
+
+
+def letter_spacing(text: str) -> tuple[str, int, str | None]:
+    """Letter-spaced words rejoined, how many, and why the text fails closed if single letters
+    remain (at least 10 of them): the one entry point other formats use for letter spacing."""
+    joined, n = _join_letter_spaced(text)
+    chunks = joined.split()
+    ones = sum(map((1).__eq__, map(len, chunks)))
+    spaced = sum(1 for w in chunks if len(w) == 1 and w.isalpha() and w not in "aAiI") if ones >= 10 else 0
+    if spaced < 10 or spaced <= _MAX_SINGLE_LETTERS * len(chunks) / 2:
+        return joined, n, None  # far from the limit: the exact count is not needed
+    return joined, n, _single_letters(joined, 10)
+
+
 def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     """Why pdfminer's text is not a reading of the PDF, or None.
 
@@ -77,24 +101,110 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
         if n > 1 or before.isalnum() or after.isalnum():
             in_word += n
     if in_word > _MAX_CID_SHARE * (letters + in_word):
-        return (f"{in_word} glyphs without a Unicode mapping ((cid:N)) inside words: the PDF's "
+        return (f"pdf-cid: {in_word} glyphs without a Unicode mapping ((cid:N)) inside words: the PDF's "
                 "fonts do not say which letters they draw")
+    singles = _single_letters(text)
+    if singles:
+        return singles
     tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
-    singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
-    if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens):
-        return f"{singles} of {len(tokens)} words are single letters: letter-spaced text that cannot be rejoined"
     if letter_spaced > _MIN_SPACED_SHARE * len(tokens):
         blocks = [len(_TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
         blocks = [n for n in blocks if n]
         short = sum(1 for n in blocks if n <= _SHORT_BLOCK)
         if short >= 3 and short > len(blocks) / 3:
-            return (f"letter-spaced text broken into fragments ({short} of {len(blocks)} blocks hold "
+            return (f"letter-spaced: letter-spaced text broken into fragments ({short} of {len(blocks)} blocks hold "
                     f"{_SHORT_BLOCK} words or fewer): the word order cannot be trusted")
     return None
 
 
-def extract_pdf(data: bytes, limits: Limits) -> Extracted:
-    pages, result = _pdf(data, limits)
+# Limits beyond which a page's text layer is not what the page shows (see _layer_unreadable).
+_MIN_BACKWARD = 10
+_MAX_BACKWARD_SHARE = 0.02
+_MAX_MISPLACED_SHARE = 0.2
+_IMAGE_PAGE = 0.5
+_MIN_TEXT_ON_IMAGE = 0.05
+_MIN_GLYPH_CURVES = 200
+_MIN_FONT_WORDS = 40
+_MIN_KNOWN_SHARE = 0.25
+_MIN_MAPPED_LETTERS = 20
+# Words the word lists can judge: Latin or Cyrillic letters only (other scripts are not checked).
+_CHECKABLE = re.compile(r"[a-z\u00df-\u024f]+|[\u0430-\u045f]+")
+# pyspellchecker's word lists of languages written in Latin or Cyrillic letters; English first.
+_LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "lv", "eu")
+
+
+def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
+    """Why the text layer cannot be trusted to read as the pages show, with a code each:
+
+    * ``pdf-order``: glyphs laid out on a line in an order that disagrees with their position
+      (a word drawn backwards), at least 10 times and 2% of the words; or lines read before a
+      line to their left on the same row (words drawn shuffled, which pdfminer lays out as
+      lines of a word each), at least 10 times and a fifth of the lines;
+    * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
+      5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
+    * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
+      of 40 or more words of four Latin or Cyrillic letters or more, fewer than a quarter are
+      in the word list of any language pyspellchecker knows; or a font whose ToUnicode map
+      gives other letters than its own encoding names for most of 20 letters or more.
+    """
+    out = []
+    backward = sum(int(s.get("backward", 0)) for s in result.signals)
+    misplaced = sum(int(s.get("misplaced", 0)) for s in result.signals)
+    lines = sum(int(s.get("lines", 0)) for s in result.signals)
+    if backward >= _MIN_BACKWARD and backward > _MAX_BACKWARD_SHARE * max(words, 1):
+        out.append(f"pdf-order: {backward} glyphs drawn out of their visual order on a line "
+                   f"({words} words): the text cannot be read in the order a viewer shows it")
+    elif misplaced >= _MIN_BACKWARD and misplaced > _MAX_MISPLACED_SHARE * max(lines, 1):
+        out.append(f"pdf-order: {misplaced} of {lines} lines are read before a line to their left on "
+                   "the same row: the text cannot be read in the order a viewer shows it")
+    scans = [i + 1 for i, s in enumerate(result.signals)
+             if s.get("image_share", 0) >= _IMAGE_PAGE and s.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE]
+    if scans:
+        out.append(f"pdf-image-text: page(s) {_pages(scans)} are mostly images with little or no text "
+                   "layer over them (scanned text needs OCR)")
+    outlined = [i + 1 for i, s in enumerate(result.signals)
+                if s.get("glyph_curves", 0) >= _MIN_GLYPH_CURVES and s.get("glyph_curves", 0) > s.get("chars", 0)]
+    if outlined:
+        out.append(f"pdf-image-text: page(s) {_pages(outlined)} draw more glyph-sized outlines than text "
+                   "(text converted to vector shapes)")
+    bad = _gibberish_fonts(result.fonts) + sorted(
+        {name for name, compared, differ in result.font_maps
+         if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(_gibberish_fonts(result.fonts)))
+    if bad:
+        out.append(f"pdf-font-map: the words of font(s) {', '.join(bad[:3])} are not words of any known "
+                   "language: their Unicode map does not say which letters they draw")
+    return out
+
+
+def _pages(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
+
+
+def _gibberish_fonts(fonts: dict[str, list[str]]) -> list[str]:
+    bad = []
+    for name in sorted(fonts):
+        sample = [w for w in fonts[name] if len(w) >= 4 and _CHECKABLE.fullmatch(w)]
+        if len(sample) < _MIN_FONT_WORDS:
+            continue
+        if not any(_known_share(sample, lang) >= _MIN_KNOWN_SHARE for lang in _LANGUAGES):
+            bad.append(name)
+    return bad
+
+
+def _known_share(words: list[str], lang: str) -> float:
+    known = _word_list(lang)
+    return sum(1 for w in words if w in known) / len(words)
+
+
+@functools.cache
+def _word_list(lang: str) -> frozenset[str]:
+    from spellchecker import SpellChecker
+
+    return frozenset(SpellChecker(language=lang, distance=1).word_frequency.dictionary)
+
+
+def _page_texts(pages: list[str]) -> tuple[str, list[int], int]:
+    """The pages joined (letter-spaced words rejoined), their offsets, and how many were rejoined."""
     offsets: list[int] = []
     chunks: list[str] = []
     pos = 0
@@ -107,10 +217,25 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
             page += "\n"
         chunks.append(page)
         pos += len(page)
-    text = "".join(chunks)
+    return "".join(chunks), offsets, letter_spaced
+
+
+def extract_pdf(data: bytes, limits: Limits) -> Extracted:
+    pages, result = _pdf(data, limits)
+    text, offsets, letter_spaced = _page_texts(pages)
+    every = None
+    if any(p is not None for p in result.all_pages):
+        every = _page_texts([storable(a if a is not None else p, [])
+                             for a, p in zip(result.all_pages, pages, strict=True)])[0]
     if not text.strip():
-        raise ExtractionError(
-            "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
+        if every and every.strip():
+            text = every
+            hidden_only = True
+        else:
+            raise ExtractionError(
+                "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
+    else:
+        hidden_only = False
     check_text(text, "PDF", limits)
     warnings = list(result.warnings)
     unmapped = text.count("(cid:")
@@ -118,5 +243,18 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"{unmapped} glyphs without a Unicode mapping appear as (cid:N)")
     if letter_spaced:
         warnings.append(f"rejoined {letter_spaced} letter-spaced words")
+    reasons = [r for r in [_pdf_unreadable(text, letter_spaced)] if r]
+    if hidden_only:
+        reasons.append("pdf-hidden: every glyph of the PDF is hidden from a viewer (invisible, white, "
+                       "tiny, clipped or covered)")
+    reasons += _layer_unreadable(result, len(_TOKEN.findall(text)))
+    readings = []
+    if every is not None and every != text:
+        readings.append(Reading("pdf:all-text", every, "every glyph, those a viewer does not show included"))
+    notes = "\n".join(storable(n, []) for n in result.annotations if n.strip())
+    if notes.strip():
+        readings.append(Reading("pdf:annotations", notes,
+                                "the strings of every annotation: notes, form field values, FreeText"))
     return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
-                     page_offsets=offsets, warnings=warnings, unreadable=_pdf_unreadable(text, letter_spaced))
+                     page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
+                     readings=readings)

@@ -1,5 +1,6 @@
-"""XML documents (EDGAR ``<XML>`` and ``<XBRL>`` parts): every text node, escaped HTML in an
-XBRL text block read as HTML."""
+"""XML documents (EDGAR ``<XML>`` parts such as ownership forms, XML files): every text node,
+escaped HTML in a text node read as HTML. Never the markup itself. XML that is machine data
+(XBRL schemas, linkbases, instances) is not read: :func:`read_xml` refuses it with its code."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
+from auditor.extract.detect import not_read
 from auditor.extract.html import html_to_text
 
 _HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
@@ -47,3 +49,11 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
                      unreadable=unreadable)
 
 
+def read_xml(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:
+    """An XML file's text nodes (:func:`xml_to_text`), unless it is machine data: then
+    ExtractionError with the code :func:`~auditor.extract.detect.not_read` gives (``xbrl:schema``,
+    ``xbrl:linkbase``, ``xbrl:instance``...)."""
+    skip = not_read(data, name)
+    if skip is not None:
+        raise ExtractionError(skip[0], skip[1])
+    return xml_to_text(data, limits)

@@ -1,8 +1,8 @@
 """The CI gate: admit a new batch of documents only if none of them is contained in, contains,
 or duplicates a document of the corpus (or of the batch).
 
-``run_gate`` ingests the batch (into the store, or with ``dry_run`` into a throwaway copy made
-with SQLite's backup API, so the corpus file is never touched), runs the audit job for the
+``run_gate`` ingests the batch (into the store, or with ``dry_run`` inside a transaction that
+is rolled back at the end, so the corpus file is never changed), runs the audit job for the
 batch (controls first: a gate whose controls fail never passes), classifies every finding that
 involves a new document, applies the baseline, and writes the CI artefacts: a Markdown summary
 (also appended to ``$GITHUB_STEP_SUMMARY``), JUnit XML, SARIF 2.1.0, ``gate.json`` beside the

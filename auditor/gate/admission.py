@@ -14,7 +14,7 @@ from typing import Any
 from auditor.audit import AuditResult
 from auditor.check import require_intact
 from auditor.errors import UsageError
-from auditor.extract import Limits
+from auditor.extract.common import Limits
 from auditor.gate.baseline import (
     baseline_index,
     load_baseline,
@@ -49,6 +49,7 @@ from auditor.gate.findings import (
 from auditor.gate.formats.junit import junit_xml
 from auditor.gate.formats.sarif import sarif
 from auditor.gate.formats.summary import append_step_summary, summary_markdown
+from auditor.gate.readings import reading_findings
 from auditor.ingest import ingest
 from auditor.store import Store
 
@@ -97,6 +98,7 @@ class GateOptions:
     summary: Path | None = None
     step_summary: Path | None = None  # $GITHUB_STEP_SUMMARY, appended to
     workers: int = 0
+    retry_failed: bool = False  # inputs that failed before with the same bytes are tried again
     limits: Limits | None = None
     command: str = ""
     cwd: Path | None = None
@@ -109,7 +111,7 @@ def run_gate(opts: GateOptions) -> GateResult:
     an empty batch come back as a REFUSED or ERROR result, with the artefacts written, so CI
     shows why.
     """
-    from auditor.pipeline import audit_job
+    from auditor.pipeline import attach_gate, audit_job
 
     t0 = time.monotonic()
     started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -123,14 +125,16 @@ def run_gate(opts: GateOptions) -> GateResult:
     entries = load_baseline(opts.baseline, missing_ok=opts.update_baseline) if opts.baseline else []
     notes: list[str] = []
     if opts.dry_run:
-        notes.append("dry run: the batch was ingested into a throwaway copy; the store is unchanged")
+        notes.append("dry run: the batch was ingested in a transaction that was rolled back; the store "
+                     "is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
         require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
-                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True)
+                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True,
+                        retry_failed=opts.retry_failed)
         view = batch_view(store, result)
         withdraw(store, view, opts.deleted)
         withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
@@ -158,6 +162,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                 assert outcome.audit is not None
                 findings += containment_findings(store, view, outcome.audit, loc)
                 findings += covered_by_batch_findings(store, view, outcome.audit, loc)
+                findings += reading_findings(store, view, opts.threshold, loc, findings)
                 findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"
@@ -177,6 +182,9 @@ def run_gate(opts: GateOptions) -> GateResult:
             with store.write():
                 store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
                                    ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
+                if outcome is not None:
+                    store.conn.execute("UPDATE runs SET verdict = ? WHERE run_id = ?",
+                                       (status, outcome.report["run"]["run_id"]))
 
     g = GateResult(
         status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,
@@ -189,6 +197,8 @@ def run_gate(opts: GateOptions) -> GateResult:
     if outcome is not None:
         g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
     g.seconds = round(time.monotonic() - t0, 3)
+    if g.report_dir is not None and report is not None:
+        attach_gate(g.report_dir, g.report_block())
     write_artifacts(g, opts, cwd)
     return g
 

@@ -1,4 +1,4 @@
-"""What a batch brought: the store the gate works on (a throwaway copy for a dry run), the new
+"""What a batch brought: the store the gate works on (rolled back after a dry run), the new
 documents, failed and skipped inputs, what was already known, and what the change withdraws.
 """
 
@@ -48,9 +48,15 @@ def copy_store(src: Path, dst: Path) -> None:
 
 @contextmanager
 def open_gate_store(db: Path, dry_run: bool) -> Iterator[Store]:
-    """The store itself, or with ``dry_run`` a throwaway copy of it."""
+    """The store itself; with ``dry_run``, the store inside a transaction that is rolled back at
+    the end (nothing is copied: the cost is the batch's, not the store's), or, for a store this
+    process cannot write, a throwaway copy of it."""
     if not dry_run:
         with Store(db, create=False) as store:
+            yield store
+        return
+    if Path(db).is_file() and writable_location(db):
+        with Store(db, create=False) as store, store.private_transaction():
             yield store
         return
     tmp = Path(tempfile.mkdtemp(prefix="auditor-gate-"))
@@ -164,18 +170,23 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
             f"SELECT {cols} FROM sightings WHERE doc_id = ? AND resolved = ? AND part = ''",
             (o.doc_id, resolved),
         ).fetchone()
-        if row is None or row[6] not in ungated:
-            known.append(o.path)
-            continue
-        sightings.append(sighting(row))
+        # a file the corpus already holds is not gated, except the parts this run read for the
+        # first time (a retry of parts that failed before)
+        only_this_run = row is None or row[6] not in ungated
+        this_run = " AND batch_id = ?" if only_this_run else ""
+        args = (resolved, o.doc_id, *((batch_id,) if only_this_run else ()))
         parts = [sighting(r) for r in store.conn.execute(
-            f"SELECT {cols} FROM sightings WHERE resolved = ? AND within_id = ? AND part != ''",
-            (resolved, o.doc_id))]
+            f"SELECT {cols} FROM sightings WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)]
+        failed_parts = store.rows("SELECT path, part, status, code, message, sha256 FROM failures"
+                                  f" WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)
+        if only_this_run:
+            known.append(o.path)
+            if not parts and not failed_parts:
+                continue
+        else:
+            sightings.append(sighting(row))
         sightings += sorted(parts, key=lambda s: seq_key(s.part))
-        for f in sorted(store.rows(
-            "SELECT path, part, status, code, message, sha256 FROM failures"
-            " WHERE resolved = ? AND within_id = ? AND part != ''", (resolved, o.doc_id),
-        ), key=lambda f: seq_key(f["part"])):
+        for f in sorted(failed_parts, key=lambda f: seq_key(f["part"])):
             entry = {"path": o.path, "part": f["part"], "code": f["code"], "message": f["message"],
                      "sha256": f["sha256"] or ""}
             (errors if f["status"] == "failed" else skipped).append(entry)
@@ -186,7 +197,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
 
 def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
     """Withdraw (``auditor.withdraw``) corpus documents seen only at paths this change revises or
-    deletes; in the store the gate works on (a throwaway copy for a dry run)."""
+    deletes; in the store the gate works on (rolled back after a dry run)."""
     from auditor.withdraw import retire_places
 
     view.gone = {s.resolved for s in view.sightings if not s.part} | {_resolved(p) for p in deleted}

@@ -124,6 +124,7 @@ class Finding:
     region: dict[str, int] = field(default_factory=lambda: {"startLine": 1})
     level: str = "error"  # error | warning | baselined
     baseline_reason: str | None = None
+    reading: str | None = None  # the other reading of the new document it was found under (spans are offsets into it)
     pieces: list[dict[str, Any]] = field(default_factory=list)  # covered-by-batch: each piece, its share
     covered_is_new: bool = False  # covered-by-batch: the covered document is in the batch too
 
@@ -149,6 +150,8 @@ class Finding:
     def fingerprint(self) -> str:
         rule, a, b = self.key
         extra = "" if a else f"\0{self.new['path']}"  # an unreadable input has no content hash
+        if self.reading:
+            extra += f"\0reading:{self.reading}"
         return hashlib.sha256(f"{rule}\0{a}\0{b}{extra}".encode()).hexdigest()
 
     @property
@@ -171,6 +174,8 @@ class Finding:
                     f"{'also in this batch' if self.covered_is_new else 'in the corpus'} ({pct} of it, "
                     f"none of them alone at the threshold); the pieces and their shares: {shares}")
         where = "also in this batch" if self.kind == "within-batch" else "in the corpus"
+        if self.reading:
+            where += f", read as {self.reading}"
         if self.match != "containment":
             return f"{new} has the {self.match.removeprefix('identical ')} of {other}, {where}"
         more = f" and in {self.also} more document{'s' if self.also != 1 else ''}" if self.also else ""
@@ -187,7 +192,7 @@ class Finding:
             "containment": self.containment, "match": self.match, "spans": self.spans,
             "location": {"file": self.file, "uri": self.uri, "region": self.region},
             "fingerprint": self.fingerprint, "baseline_reason": self.baseline_reason,
-            "also": self.also, "also_named": self.other_members,
+            "also": self.also, "also_named": self.other_members, "reading": self.reading,
             "message": self.sentence(full_sha=True),
             **({"pieces": self.pieces, "covered_is_new": self.covered_is_new} if self.pieces else {}),
         }
@@ -327,6 +332,23 @@ class GateResult:
         if self.status == "ERROR":
             return NothingToGate("; ".join(self.notes[:1]) or "nothing was gated")
         return None
+
+    def report_block(self) -> dict[str, Any]:
+        """What the gate's report leads with (``report.json`` ``gate``): the verdict, its batch,
+        counts equal to gate.json's, findings by kind and level, and each finding in a line."""
+        by_kind = {k: {lv: sum(1 for f in self.findings if f.kind == k and f.level == lv)
+                       for lv in ("error", "warning", "baselined")} for k in KINDS}
+        return {
+            "status": self.status, "batch": self.batch, "dry_run": self.dry_run,
+            "threshold": self.threshold, "fail_on": sorted(self.fail_on), "counts": self.counts,
+            "by_kind": {k: v for k, v in by_kind.items() if any(v.values())},
+            "findings": [{"kind": f.kind, "rule": f.rule, "level": f.level, "new": f.new.get("path"),
+                          "other": (f.other or {}).get("path"), "containment": f.containment,
+                          "reading": f.reading, "message": f.sentence()} for f in self.findings],
+            "documents": [{"path": d.get("path"), "status": d.get("status"), "reason": d.get("reason")}
+                          for d in self.documents],
+            "refused_because": self.refused_because, "notes": self.notes,
+        }
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -34,6 +34,10 @@ from auditor.render.model import (
     _edgar_submission,
     _estimate_text,
     _f4,
+    _gate,
+    _gate_failed,
+    _gate_headline,
+    _gate_rows,
     _headline,
     _more,
     _more_regions,
@@ -178,6 +182,11 @@ def _section(ident: str, title: str, body: str) -> str:
 
 
 def _banner(report: dict[str, Any]) -> str:
+    g = _gate(report)
+    if g is not None:
+        cls = "refused" if _gate_failed(g) else "ok"
+        return (f'<header class="banner {cls}"><h1>CI gate: <strong>{_h(g.get("status"))}</strong></h1>'
+                f"<p>{_h_prose(_gate_headline(g))}.</p></header>\n")
     if not _refused(report):
         return (f'<header class="banner ok"><h1>Containment audit: OK</h1>'
                 f"<p>{_h_prose(_headline(report))}.</p></header>\n")
@@ -188,8 +197,33 @@ def _banner(report: dict[str, Any]) -> str:
             f"<p>{_h_prose(_headline(report))}:</p><ul>{reasons}</ul></header>\n")
 
 
+def _html_gate(report: dict[str, Any]) -> str:
+    g = _gate(report)
+    if g is None:
+        return ""
+    kinds = [[_h(k), _h(v.get("error", 0)), _h(v.get("warning", 0)), _h(v.get("baselined", 0))]
+             for k, v in sorted((g.get("by_kind") or {}).items())]
+    body = _table(["kind", "failing", "warnings", "baselined"], kinds, numeric=(1, 2, 3)) if kinds else \
+        "<p>No finding.</p>\n"
+    rows = [[_h(a), _h(b), _hcode(c), _hcode(d) if d else "", _h(e), _hcode(f) if f else ""]
+            for a, b, c, d, e, f in _gate_rows(g)]
+    if rows:
+        body += "<h3>Findings</h3>\n" + _table(["level", "kind", "new document", "other document",
+                                                 "containment", "reading"], rows, numeric=(4,))
+    docs = [[_hcode(d.get("path")), _h(d.get("status")), _h_prose(d.get("reason") or "")]
+            for d in g.get("documents") or []]
+    if docs:
+        body += "<h3>New documents</h3>\n" + _table(["document", "status", "reason"], docs)
+    for r in g.get("refused_because") or []:
+        body += f"<p>Refused: {_h_prose(r)}</p>\n"
+    body += ("<p>The audit below covers the pairs that involve a new document; the gate's findings "
+             "above are what it decided from them (one per new document, kind and direction), with "
+             "--fail-on and the baseline applied.</p>\n")
+    return _section("gate", "Gate verdict", body)
+
+
 def _nav(report: dict[str, Any]) -> str:
-    links = []
+    links = [("gate", "Gate verdict")] if _gate(report) is not None else []
     if not _refused(report):
         links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
                   ("details", "Details"),
@@ -611,6 +645,8 @@ def html(report: dict[str, Any]) -> str:
     """``report.html``: one self-contained page, no script, nothing fetched, CSP by style hash."""
     refused = _refused(report)
     status = _h(report.get("status") or "REFUSED")
+    g = _gate(report)
+    title = f"CI gate: {_h(g.get('status'))}" if g is not None else f"Containment audit: {status}"
     sections: list[Callable[[dict[str, Any]], str]] = []
     if not refused:
         sections += [_html_overview, _html_details, _html_compositions, _html_boilerplate, _html_families, _html_rest,
@@ -623,9 +659,9 @@ def html(report: dict[str, Any]) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>Containment audit: {status}</title>\n"
+        f"<title>{title}</title>\n"
         f"<style>{_CSS}</style>\n</head>\n<body>\n"
-        + _banner(report) + _nav(report)
+        + _banner(report) + _nav(report) + _html_gate(report)
         + "".join(section(report) for section in sections)
         + "</body>\n</html>\n"
     )

@@ -31,6 +31,9 @@ from auditor.render.model import (
     _edgar_submission,
     _estimate_text,
     _f4,
+    _gate,
+    _gate_headline,
+    _gate_rows,
     _headline,
     _more,
     _more_regions,
@@ -376,11 +379,36 @@ def _md_rest(report: dict[str, Any]) -> list[str]:
     return [*out, "", *_md_distribution(report)]
 
 
+def _md_gate(g: dict[str, Any]) -> list[str]:
+    out = [f"# CI gate: **{_md(g.get('status'))}**", "", f"{_md(_gate_headline(g))}.", "", "## Gate verdict", ""]
+    kinds = sorted((g.get("by_kind") or {}).items())
+    if kinds:
+        out += _md_table(["kind", "failing", "warnings", "baselined"],
+                         [[_md(k), str(v.get("error", 0)), str(v.get("warning", 0)), str(v.get("baselined", 0))]
+                          for k, v in kinds])
+        out.append("")
+    else:
+        out += ["No finding.", ""]
+    rows = _gate_rows(g)
+    if rows:
+        out += ["### Findings", ""]
+        out += _md_table(["level", "kind", "new document", "other document", "containment", "reading"],
+                         [[_md(a), _md(b), _cell_code(c), _cell_code(d) if d else "", _md(e),
+                           _cell_code(f) if f else ""] for a, b, c, d, e, f in rows])
+        out.append("")
+    out += [f"- refused: {_md(r)}" for r in g.get("refused_because") or []] + [""]
+    out += ["The audit below covers the pairs that involve a new document; the gate's findings above "
+            "are what it decided from them (one per new document, kind and direction), with --fail-on "
+            "and the baseline applied.", "", "# The audit behind the gate", ""]
+    return out
+
+
 def markdown(report: dict[str, Any]) -> str:
     """``report.md``: the audit for people, readable raw or rendered. Verdict and overview first."""
     refused = _refused(report)
     status = f"**{_md(report.get('status') or 'REFUSED')}**" if refused else "OK"
-    out = [f"# Containment audit: {status}", ""]
+    g = _gate(report)
+    out = [f"# Containment audit: {status}", ""] if g is None else _md_gate(g)
     if refused:
         out += ["> **REFUSED:** this audit reports no findings, because:", ">"]
         out += [f"> - {_md(r)}" for r in report.get("refused_because") or ["no reason given"]]

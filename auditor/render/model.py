@@ -346,7 +346,7 @@ def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
 def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     keys = (("run id", "run_id"), ("started", "started"), ("ended", "ended"),
             ("seconds", "seconds"), ("host", "host"), ("platform", "platform"),
-            ("command", "command"))
+            ("command", "command"), ("controls", "controls_cache"))
     return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
 
 
@@ -354,6 +354,45 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _refused(report: dict[str, Any]) -> bool:
     return report.get("status") != "OK"
+
+
+GATE_STATUS = {"PASSED": "the batch may join the corpus",
+               "FAILED": "the batch may not join the corpus as it is",
+               "REFUSED": "the controls failed, so nothing was gated",
+               "ERROR": "nothing could be gated"}
+
+
+def _gate(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The verdict block of a gate's report (None for an audit)."""
+    g = report.get("gate")
+    return g if isinstance(g, dict) else None
+
+
+def _gate_failed(g: dict[str, Any]) -> bool:
+    return g.get("status") != "PASSED"
+
+
+def _n(n: Any, noun: str, plural: str | None = None) -> str:
+    """``1 finding``, ``2 findings``."""
+    return f"{_count(n)} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _gate_headline(g: dict[str, Any]) -> str:
+    c = g.get("counts") or {}
+    kinds = ", ".join(f"{_count(v.get('error', 0))} {k}" for k, v in sorted((g.get("by_kind") or {}).items())
+                      if v.get("error"))
+    failing = _n(c.get("failing", 0), "failing finding") + (f" ({kinds})" if kinds else "")
+    return (f"{GATE_STATUS.get(str(g.get('status')), 'unknown verdict')}: {failing}, "
+            f"{_n(c.get('warnings', 0), 'warning')} and {_count(c.get('baselined', 0))} baselined, "
+            f"among {_n(c.get('new_documents', 0), 'new document')} of batch {_oneline(g.get('batch'))}"
+            + (" (dry run)" if g.get("dry_run") else ""))
+
+
+def _gate_rows(g: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
+    """(level, kind, new document, other document, containment, reading) per finding."""
+    return [(str(f.get("level")), f"{f.get('kind')} ({f.get('rule')})", _visible(f.get("new")),
+             _visible(f.get("other") or ""), _f4(f["containment"]) if f.get("containment") is not None else "",
+             _visible(f.get("reading") or "")) for f in g.get("findings") or []]
 
 
 def _headline(report: dict[str, Any]) -> str:

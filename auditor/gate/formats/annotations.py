@@ -3,12 +3,15 @@ the gate prints on stdout when ``GITHUB_ACTIONS=true``.
 
 Spec: GitHub's "Workflow commands for GitHub Actions" (setting an error or a warning message),
 escaped as the Actions toolkit (``@actions/core``) escapes them: in the message ``%``, CR and LF
-are percent-encoded; in property values also ``:`` and ``,``. GitHub shows at most 10 annotations
+are percent-encoded; in property values also ``:`` and ``,``. Messages and titles have every
+control and format character made visible; the ``file`` property keeps format characters
+(``escape_file``), or the annotation would not attach to its file. GitHub shows at most 10 annotations
 of each level per step, so past that the tenth says how many more there are.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from auditor.console import clean
@@ -26,6 +29,16 @@ def escape_data(s: str) -> str:
 def escape_property(s: str) -> str:
     """Workflow-command property values: as data, plus ``:`` and ``,``."""
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def escape_file(path: str) -> str:
+    """The ``file`` property: the path as the repository names it, since GitHub attaches an
+    annotation only to a path it matches, so format characters (U+202E, zero-width ones) stay
+    as they are; controls a log viewer would act on (ESC, BEL, CSI) are still made visible, so
+    a name holding one is named in the message but its annotation does not attach."""
+    keep = "".join(sorted({c for c in path if unicodedata.category(c) == "Cf"}))
+    return clean(path, keep=keep + "\r\n").replace("%", "%25").replace("\r", "%0D").replace(
+        "\n", "%0A").replace(":", "%3A").replace(",", "%2C")
 
 
 def github_annotations(g: GateResult, cwd: Path) -> list[str]:
@@ -55,7 +68,7 @@ def github_annotations(g: GateResult, cwd: Path) -> list[str]:
 
 
 def _command(level: str, props: dict[str, str], message: str) -> str:
-    p = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
+    p = ",".join(f"{k}={escape_file(v) if k == 'file' else escape_property(v)}" for k, v in props.items())
     return f"::{level} {p}::{escape_data(message)}" if p else f"::{level}::{escape_data(message)}"
 
 
