@@ -20,14 +20,21 @@ that order, so when a document is dropped, the document it points to was already
 1. a unit that already has a kept member: the next member is a ``duplicate-of`` it;
 2. a unit containing and contained in a unit with a kept member: ``near-duplicate-of`` it;
 3. a unit contained in a unit with a kept member: ``contained-in`` it, unless the policy keeps it
-   (boilerplate kept once, EDGAR exhibits kept as separate documents, contained documents kept);
+   (boilerplate kept once, EDGAR exhibits kept as separate documents, contained documents kept,
+   a newer version under ``newest``);
 4. otherwise the document is kept.
 
-Within a family the members come in policy order (earliest ingested, preferred source, or
-largest), so the policy's choice is the survivor, except where a member is contained one way
+Within a family the members come in policy order (earliest ingested, newest, preferred source,
+or largest), so the policy's choice is the survivor, except where a member is contained one way
 in another (the container comes first: the survivor should hold the others). A member that the
 survivor does not contain (a family is connected, not complete) is kept, not pointed at a
 document that was never measured to contain it.
+
+**Versions.** Under the survivor policy ``newest`` (first), a family's members are decided
+strictly newest first, and no document is dropped in favour of an older one: one contained only
+in older kept documents is kept (``newer``: a later version that cut text). A near-duplicate
+older than the document kept in its place is ``superseded-by`` it, whatever the policy. Dates
+come from :mod:`auditor.dating`; every plan line shows them.
 """
 
 from __future__ import annotations
@@ -44,8 +51,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from auditor import __version__
+from auditor import __version__, dating
 from auditor.check import require_intact
+from auditor.dates import KINDS, Dated, newest_key
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
 from auditor.shingle import distinct
@@ -54,7 +62,11 @@ from auditor.store import Store
 if TYPE_CHECKING:
     from auditor.pipeline import Verification
 
-FORMAT = "containment-auditor-assembly/2"  # /2: novel shares, --min-novel
+# 2: dates in every plan line, superseded-by, newer and skipped, the boilerplate rule of report
+# format 2 with unrelated containers. A plan of format 1 cannot be recomputed the same.
+# 3: every plan line's novel share, and covered-by (policy min_novel).
+FORMAT = "containment-auditor-assembly/3"
+EARLIER = ("containment-auditor-assembly/1", "containment-auditor-assembly/2")
 MANIFEST = "manifest.json"
 PLAN = "plan.jsonl"
 CHANGES = "changes.jsonl"
@@ -62,9 +74,10 @@ CORPUS = {"jsonl": "corpus.jsonl.gz", "parquet": "corpus.parquet"}
 PARQUET_INSTALL = ("pip install 'containment-auditor[assemble-parquet]' (or the [spark] extra; from a "
                    "clone of the repository: pip install -e '.[assemble-parquet]')")
 
-REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of", "covered-by")
-OTHER_DROPS = ("withdrawn", "failed", "not-auditable")
-KEEPS = ("not-contained", "survivor", "containers-dropped", "boilerplate", "exhibit", "contained-kept")
+REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of", "superseded-by", "covered-by")
+OTHER_DROPS = ("withdrawn", "failed", "skipped", "not-auditable")
+KEEPS = ("not-contained", "survivor", "containers-dropped", "boilerplate", "exhibit", "contained-kept", "newer")
+SURVIVORS = ("earliest", "newest", "source", "largest")
 DECISION_TABLE = {
     "keep": {
         "not-contained": "the run measured no document containing it",
@@ -78,17 +91,24 @@ DECISION_TABLE = {
                    "(policy exhibits=separate)",
         "contained-kept": "contained in a kept document; the policy keeps contained documents "
                           "(policy contained=keep)",
+        "newer": "contained only in kept documents that are older; the survivor policy newest "
+                 "never drops a version in favour of an older one (an older version that holds text "
+                 "this one cut, or an older copy kept for another reason)",
     },
     "drop": {
         "duplicate-of": "identical normalised text to the kept document (an exact duplicate)",
         "near-duplicate-of": "it contains the kept document and is contained in it, both at the "
                              "threshold (a family: a retyped, reformatted or lightly edited copy)",
+        "superseded-by": "an older version of the kept document: they contain each other at the "
+                         "threshold and the kept document's date is later",
         "contained-in": "contained in the kept document at the threshold (one way)",
         "covered-by": "its novel share (shingles found in no other kept document) is below the "
                       "policy's min_novel: the kept documents of its cover hold the rest; `kept` "
                       "names the one explaining the most (policy min_novel)",
         "withdrawn": "withdrawn from the corpus (its files are gone or it was withdrawn by hand)",
-        "failed": "an input that was not turned into text (failed or skipped at ingest)",
+        "failed": "an input that could not be turned into text (failed at ingest)",
+        "skipped": "an input ingest does not turn into text by design (an image, a spreadsheet, "
+                   "pure XBRL, a special file), skipped at ingest",
         "not-auditable": "stored, but the audit cannot speak for it (too short to sample, no "
                          "text of its own such as an EDGAR submission envelope, or unreadable)",
     },
@@ -102,8 +122,12 @@ class Policy:
     """How the plan chooses; written into the manifest.
 
     ``survivor``: which copy of a duplicate group or family is kept: ``earliest`` ingested
-    (lowest id), ``source`` (``prefer_source`` order, then earliest) or ``largest`` (most words,
-    then earliest). ``contained``: ``drop`` a document contained in a kept one, or ``keep`` it.
+    (lowest id), ``newest`` (latest date, see :func:`survivor_key`), ``source``
+    (``prefer_source`` order) or ``largest`` (most words); or several, comma-separated
+    (``newest,source``), applied in order. Ties go to the richer provenance, then to the
+    earliest ingested (the latest under ``newest``). With ``newest`` first, no document is
+    dropped in favour of an older one. ``contained``: ``drop`` a document contained in a kept
+    one, or ``keep`` it.
     ``boilerplate``: ``keep-once`` (a boilerplate document is not dropped for being contained;
     its copies are) or ``drop`` (like any contained document). ``exhibits``: ``dedupe`` (EDGAR
     exhibits like any document) or ``separate`` (never dropped for being contained in a kept
@@ -117,17 +141,30 @@ class Policy:
     exhibits: str = "dedupe"
     min_novel: float | None = None  # drop a kept document whose novel share is below this (gather's cover)
 
-    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"survivor": ("earliest", "source", "largest"), "contained": ("drop", "keep"),
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"contained": ("drop", "keep"),
                "boilerplate": ("keep-once", "drop"), "exhibits": ("dedupe", "separate")}
 
     def __post_init__(self) -> None:
         for name, allowed in self.CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise UsageError(f"policy {name}={getattr(self, name)!r}; expected one of {', '.join(allowed)}")
-        if self.survivor == "source" and not self.prefer_source:
+        criteria = self.survivor.split(",")
+        bad = [c for c in criteria if c not in SURVIVORS]
+        if bad or len(set(criteria)) != len(criteria):
+            raise UsageError(f"policy survivor={self.survivor!r}; expected one of {', '.join(SURVIVORS)}, or "
+                             "several of them comma-separated, each once (newest,source)")
+        if "source" in criteria and not self.prefer_source:
             raise UsageError("survivor=source needs a preferred source order (--prefer-source edgar,data-room)")
         if self.min_novel is not None and not 0 < self.min_novel <= 1:
             raise UsageError(f"min_novel={self.min_novel}; expected a share in (0, 1]")
+
+    @property
+    def criteria(self) -> tuple[str, ...]:
+        return tuple(self.survivor.split(","))
+
+    @property
+    def newest_first(self) -> bool:
+        return self.criteria[0] == "newest"
 
     def as_dict(self) -> dict[str, Any]:
         return {"survivor": self.survivor, "prefer_source": list(self.prefer_source),
@@ -147,13 +184,15 @@ class Policy:
 class Decision:
     """One document's decision. ``target``: the kept document in its place (redundancy drops);
     ``measured``: the (contained unit, container unit) finding behind the decision, if any;
-    ``containers``: how many units the run measured to contain its unit."""
+    ``containers``: how many units the run measured to contain its unit; ``older``: for a
+    ``newer`` keep, the kept (older) document that contains it."""
 
     keep: bool
     reason: str
     target: int | None = None
     measured: tuple[int, int] | None = None
     containers: int = 0
+    older: int | None = None
 
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -221,6 +260,7 @@ def resolve(
     edges: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray, Sequence[float] | np.ndarray],
     rank: Mapping[int, Any],
     exempt: Mapping[int, str] | None = None,
+    newer: Callable[[int, int], bool] | None = None,
 ) -> dict[int, Decision]:
     """Keep or drop every member of ``units`` (see the module docstring); pure and deterministic.
 
@@ -232,6 +272,11 @@ def resolve(
     :param rank: document -> sort key of the survivor policy (lower is preferred).
     :param exempt: document -> the keep reason for which it is not dropped as ``contained-in``
         (boilerplate, exhibit, contained-kept); it may still be a duplicate or near-duplicate.
+    :param newer: ``newer(d, k)``: whether document ``d`` is strictly newer than ``k`` (the
+        survivor policy ``newest``). Then no document is dropped in favour of an older one (one
+        held only by older kept documents is kept, ``newer``), and the members of a family are
+        decided strictly in ``rank`` order, the newest first, even where an older member
+        contains a newer one.
     """
     exempt = exempt or {}
     ids = sorted(u for u, m in units.items() if m)
@@ -289,21 +334,20 @@ def resolve(
 
     def decide(p: int) -> None:
         u = ids[p]
-        best_m: tuple[float, int, int] | None = None  # (-containment, kept doc, container position)
-        best_c: tuple[float, int, int] | None = None
+        both: list[tuple[float, int, int]] = []  # (-containment, kept doc, container position)
+        held: list[tuple[float, int, int]] = []  # one way
         for i in range(ptr[p], ptr[p + 1]):
             q = out_b[i]
             k = kept_doc[q]
-            if k is None:
-                continue
-            cand = (-out_x[i], k, q)
-            if out_m[i]:
-                if best_m is None or cand < best_m:
-                    best_m = cand
-            elif best_c is None or cand < best_c:
-                best_c = cand
+            if k is not None:
+                (both if out_m[i] else held).append((-out_x[i], k, q))
         containers = n_containers.get(u, 0)
         for d in members[u]:
+            if newer is None:
+                best_m, best_c = min(both, default=None), min(held, default=None)
+            else:  # never in favour of an older document
+                best_m = min((c for c in both if not newer(d, c[1])), default=None)
+                best_c = min((c for c in held if not newer(d, c[1])), default=None)
             if kept_doc[p] is not None:
                 result[d] = Decision(False, "duplicate-of", kept_doc[p], None, containers)
             elif best_m is not None:
@@ -311,13 +355,17 @@ def resolve(
             elif best_c is not None and d not in exempt:
                 result[d] = Decision(False, "contained-in", best_c[1], (u, ids[best_c[2]]), containers)
             else:
-                if best_c is not None:
-                    why, measured = exempt[d], (u, ids[best_c[2]])
+                older = None
+                if held and d in exempt:
+                    why, measured = exempt[d], (u, ids[min(held)[2]])
+                elif held or both:  # held only by older kept documents
+                    c = min(held or both)
+                    why, measured, older = "newer", (u, ids[c[2]]), c[1]
                 elif containers:
                     why, measured = "containers-dropped", None
                 else:
                     why, measured = "not-contained", None
-                result[d] = Decision(True, why, None, measured, containers)
+                result[d] = Decision(True, why, None, measured, containers, older)
                 kept_doc[p] = d
 
     for block in blocks:
@@ -329,7 +377,8 @@ def resolve(
         waiting: dict[int, int] = {}
         contains: dict[int, list[int]] = {}
         for p in nodes:
-            cs = {out_b[i] for i in range(ptr[p], ptr[p + 1]) if not out_m[i] and out_b[i] in inside}
+            cs = {out_b[i] for i in range(ptr[p], ptr[p + 1])
+                  if not out_m[i] and out_b[i] in inside} if newer is None else set()
             waiting[p] = len(cs)
             for q in cs:
                 contains.setdefault(q, []).append(p)
@@ -423,6 +472,7 @@ class Doc:
     sources: list[str] = field(default_factory=list)
     seen: int = 0  # sightings
     parts: list[int] = field(default_factory=list)  # an EDGAR submission's documents
+    dated: list[Dated] = field(default_factory=list)  # its best date of each kind, most trusted first
 
     @property
     def exhibit(self) -> bool:
@@ -472,17 +522,63 @@ def _documents(store: Store) -> dict[int, Doc]:
         d.sources.sort()
         if d.parent_id is not None and d.parent_id in docs:
             docs[d.parent_id].parts.append(d.id)
+    if has_dates(store.conn):
+        for doc_id, dated in dating.evidence(store.conn, sorted(docs)).items():
+            docs[doc_id].dated = dated
     return docs
 
 
-def _rank(policy: Policy, docs: Mapping[int, Doc]) -> Callable[[int], tuple]:
-    if policy.survivor == "largest":
-        return lambda d: (-docs[d].n_words, d)
-    if policy.survivor == "source":
-        order = {s: i for i, s in enumerate(policy.prefer_source)}
-        worst = len(order)
-        return lambda d: (min((order.get(s, worst) for s in docs[d].sources), default=worst), d)
-    return lambda d: (d,)
+def has_dates(conn: Any) -> bool:
+    """Whether the store keeps dates (migration 0008; a read-only store may predate it)."""
+    return "date" in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
+
+
+def richness(doc: Doc, docs: Mapping[int, Doc], dated: Sequence[Dated]) -> tuple[int, int, int, int]:
+    """How much is known of where a document comes from, higher is richer: the EDGAR header
+    fields it carries (accession number, form type, filing date), the trust of its best date
+    (supplied 5, metadata 4, mtime 3, text 2, copied 1, none 0), its sources, its sightings."""
+    e = _edgar(doc, docs) or {}
+    edgar = sum(1 for k in ("accession_number", "form_type", "filing_date") if e.get(k))
+    trust = len(KINDS) - KINDS.index(dated[0].kind) if dated else 0
+    return edgar, trust, len(doc.sources), doc.seen
+
+
+def survivor_key(policy: Policy, docs: Mapping[int, Doc], dated: Mapping[int, Sequence[Dated]],
+                 ) -> Callable[[int], list[tuple[str, tuple]]]:
+    """The survivor policy as a sort key, lower preferred, in named parts: each criterion in
+    order (``earliest``: lowest id; ``newest``: the latest date, then the next kind's date, see
+    ``dates.newest_key``; ``source``: the first preferred source of any sighting; ``largest``:
+    most words), then ``provenance`` (richer first, :func:`richness`), then ``ingest order``
+    (the earliest ingested; under ``newest`` first, the latest)."""
+    order = {s: i for i, s in enumerate(policy.prefer_source)}
+    worst = len(order)
+    part: dict[str, Callable[[int], tuple]] = {
+        "earliest": lambda d: (d,),
+        "newest": lambda d: newest_key(dated.get(d, ())),
+        "source": lambda d: (min((order.get(s, worst) for s in docs[d].sources), default=worst),),
+        "largest": lambda d: (-docs[d].n_words,),
+        "provenance": lambda d: tuple(-x for x in richness(docs[d], docs, dated.get(d, ()))),
+        "ingest order": (lambda d: (-d,)) if policy.newest_first else (lambda d: (d,)),
+    }
+    names = (*policy.criteria, "provenance", "ingest order")
+    return lambda d: [(n, part[n](d)) for n in names]
+
+
+def _rank(policy: Policy, docs: Mapping[int, Doc], dated: Mapping[int, Sequence[Dated]]) -> Callable[[int], tuple]:
+    parts = survivor_key(policy, docs, dated)
+    return lambda d: tuple(x for _, key in parts(d) for x in key)
+
+
+def decided_by(policy: Policy, docs: Mapping[int, Doc], dated: Mapping[int, Sequence[Dated]],
+               dropped: int, kept: int) -> str:
+    """The first part of the survivor key that puts ``kept`` before ``dropped``; ``containment``
+    when the key prefers the dropped one (a family member contained one way in another waits
+    for it: the survivor should hold the others)."""
+    key = survivor_key(policy, docs, dated)
+    for (name, a), (_, b) in zip(key(kept), key(dropped), strict=True):
+        if a != b:
+            return name if a < b else "containment"
+    return "ingest order"
 
 
 # -- the plan --------------------------------------------------------------------------------
@@ -537,7 +633,7 @@ class Assembly:
         if dec.measured is not None:
             f = self.finding(dec.measured)
             ev["finding"] = f
-            if dec.reason == "near-duplicate-of":
+            if dec.reason in ("near-duplicate-of", "superseded-by"):
                 r = self.finding((dec.measured[1], dec.measured[0]))
                 ev["reverse"] = None if r is None else {k: r[k] for k in (
                     "containment", "estimate", "interval", "hits", "sampled", "shared", "shingles")}
@@ -548,13 +644,21 @@ class Assembly:
                             "group's first document; the containment is the same for every member"}
         if dec.containers and dec.reason not in ("duplicate-of",):
             ev["containers"] = dec.containers
+        if e.doc_id is not None:
+            dates: dict[str, Any] = {"this": [x.as_dict() for x in self.docs[e.doc_id].dated]}
+            if dec.target is not None:
+                dates["kept"] = [x.as_dict() for x in self.docs[dec.target].dated]
+            elif dec.older is not None:
+                dates["container"] = [x.as_dict() for x in self.docs[dec.older].dated]
+            ev["dates"] = dates
         return ev or None
 
     def provenance(self, d: Doc) -> dict[str, Any]:
         p: dict[str, Any] = {
             "path": d.path, "sha256": d.sha256, "format": d.format, "size": d.size, "chars": d.n_chars,
             "words": d.n_words, "batch": d.batch, "ingested": d.created, "source": d.source,
-            "sources": d.sources, "sightings": d.seen, "edgar": _edgar(d, self.docs)}
+            "sources": d.sources, "sightings": d.seen, "edgar": _edgar(d, self.docs),
+            "date": d.dated[0].date if d.dated else None, "date_source": d.dated[0].source if d.dated else None}
         if d.withdrawn:
             p["withdrawn"] = d.withdrawn
         return p
@@ -617,7 +721,8 @@ class Assembly:
             add(by_reason[decision].setdefault(e.decision.reason, {}), size, chars)
             add(by_source.setdefault(source or "(none)", {}).setdefault(decision, {}), size, chars)
         return {"documents": sum(1 for e in self.entries if e.doc_id is not None),
-                "failed_inputs": sum(1 for e in self.entries if e.doc_id is None),
+                "failed_inputs": sum(1 for e in self.entries if e.doc_id is None and e.decision.reason == "failed"),
+                "skipped_inputs": sum(1 for e in self.entries if e.doc_id is None and e.decision.reason == "skipped"),
                 "keep": total.get("keep", {"documents": 0, "bytes": 0, "chars": 0}),
                 "drop": total.get("drop", {"documents": 0, "bytes": 0, "chars": 0}),
                 "by_reason": by_reason, "by_source": by_source}
@@ -633,6 +738,19 @@ class Assembly:
                     "report_digest": self.run["digest"], "params": params},
             "policy": self.policy.as_dict(),
             "decisions": DECISION_TABLE,
+            "boilerplate": {
+                "rule": params.get("boilerplate"),
+                "note": "the audit run's flag (run_documents.boilerplate), the rule its report applied: "
+                        "a document is boilerplate when contained in at least `applied` unrelated "
+                        "documents (containers outside its family; containers that are one family or "
+                        "contain one another count once), not when it merely has many later versions"},
+            "dates": {
+                "kinds": list(KINDS),
+                "rule": "each document's date is the most trusted it has: supplied for a copy (--dates), "
+                        "the file's metadata, the file's modification time, a date its opening lines "
+                        "state, a modification time less than a day before ingest (a copy's); newest "
+                        "compares the most trusted dates, then the next kind's; provenance.date is the "
+                        "first, evidence.dates lists each kind's"},
             "corpus": {"format": self.format, "file": CORPUS[self.format], "documents": len(self.kept),
                        "fields": ["id", "sha256", "path", "source", "batch", "format", "n_words", "edgar",
                                   "text"],
@@ -677,7 +795,8 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
             + "): they were ingested or restored after it" + ("" if covered else
             " (or the run predates report format 2, which records its documents)")
             + "; run `auditor audit` again and assemble from that run")
-    rank = _rank(policy, docs)
+    dated = {d.id: d.dated for d in docs.values()}
+    rank = _rank(policy, docs, dated)
     entries: dict[int, Entry] = {}
     units: dict[int, list[int]] = {}
     exempt: dict[int, str] = {}
@@ -711,7 +830,15 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
             elif policy.contained == "keep":
                 exempt[d.id] = "contained-kept"
     a, b, x = _edges(store, r["id"])
-    decided = resolve(units, (a, b, x), {d: rank(d) for u in units.values() for d in u}, exempt)
+    ranks = {d: rank(d) for u in units.values() for d in u}
+    newer = None
+    if policy.newest_first:
+        keys = {d: newest_key(dated[d]) for d in ranks}
+
+        def newer(d: int, k: int) -> bool:
+            return keys[d] < keys[k]
+
+    decided = resolve(units, (a, b, x), ranks, exempt, newer)
     for members in units.values():
         for m in members:
             dec = decided[m]
@@ -719,6 +846,14 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
             if dec.reason == "duplicate-of":
                 detail = {"norm_sha256": docs[m].norm_sha256, "group": sorted(members),
                           "note": "identical normalised text"}
+            if dec.reason == "near-duplicate-of" and dec.target is not None and \
+                    newest_key(dated[dec.target]) < newest_key(dated[m]):
+                dec = Decision(False, "superseded-by", dec.target, dec.measured, dec.containers)
+            if dec.reason == "newer" and dec.older is not None:
+                detail["container"] = dec.older
+            if dec.reason in ("duplicate-of", "near-duplicate-of", "superseded-by") and dec.target is not None:
+                detail["survivor"] = {"policy": policy.survivor,
+                                      "decided_by": decided_by(policy, docs, dated, m, dec.target)}
             entries[m] = Entry(m, dec, detail)
     novel = _novelty(store, entries, policy, float(json.loads(r["params"] or "{}").get("threshold", 0.8)))
     ordered = [entries[d] for d in sorted(entries)]
@@ -781,8 +916,8 @@ def _failed_inputs(store: Store, stored: set[str]) -> list[Entry]:
             continue
         failure = {"path": path, "part": part or None, "within": within, "sha256": sha, "size": size,
                    "source": source, "batch": batches.get(batch_id), "status": status, "code": code}
-        out.append(Entry(None, Decision(False, "failed"), {"status": status, "code": code, "message": message},
-                         failure))
+        out.append(Entry(None, Decision(False, "skipped" if status == "skipped" else "failed"),
+                         {"status": status, "code": code, "message": message}, failure))
     return out
 
 
@@ -948,7 +1083,7 @@ def read_previous(path: str | os.PathLike) -> Previous:
     except (OSError, ValueError, TypeError) as e:
         raise UsageError(f"{p} is not a plan: {e}") from e
     info: dict[str, Any] = {"plan": {"sha256": h.hexdigest(), "lines": n}}
-    if manifest and manifest.get("format") == FORMAT:
+    if manifest and manifest.get("format") in (FORMAT, *EARLIER):
         info["digest"] = manifest.get("digest")
         info["run_id"] = (manifest.get("run") or {}).get("run_id")
         info["policy"] = manifest.get("policy")
@@ -1019,17 +1154,21 @@ class Assembled:
     manifest: dict[str, Any]
     directory: Path
     files: list[Path]
+    dates: dating.Applied | None = None  # what ``dates`` did
 
 
 def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, policy: Policy = Policy(),
-             format: str = "jsonl", previous: str | os.PathLike | None = None) -> Assembled:
+             format: str = "jsonl", previous: str | os.PathLike | None = None,
+             dates: str | os.PathLike | None = None) -> Assembled:
     """Make the plan, write plan.jsonl, the corpus, changes.jsonl (with ``previous``) and
-    manifest.json (last, with the digest over everything) into ``out``."""
+    manifest.json (last, with the digest over everything) into ``out``. ``dates``: a dates file
+    recorded in the store first (``dating.apply_dates``), so ``verify`` finds them there."""
     if format == "parquet":
         require_parquet()
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
+    applied = dating.apply_dates(store, dates) if dates is not None else None
     require_intact(store)  # texts altered behind the store's back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
     try:
@@ -1060,7 +1199,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
         write_text_atomic(directory / MANIFEST, pretty(manifest))
     finally:
         store.conn.execute("COMMIT")
-    return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)])
+    return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)], applied)
 
 
 def is_assembly(directory: str | os.PathLike) -> bool:
@@ -1069,7 +1208,7 @@ def is_assembly(directory: str | os.PathLike) -> bool:
     if not path.is_file() or (Path(directory) / "report.json").exists():
         return False
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+        return json.loads(path.read_text(encoding="utf-8")).get("format") in (FORMAT, *EARLIER)
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -1087,6 +1226,11 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ReportError(f"cannot read {path}: {e}") from e
+    if manifest.get("format") in EARLIER:
+        return Verification(False, str(manifest.get("digest")), digest(manifest), "", [
+            f"{directory} was assembled by an earlier containment-auditor ({manifest['format']}); this one "
+            f"writes {FORMAT} (dates and novel shares in every plan line, new reasons), so it cannot recompute that plan: "
+            "assemble again"])
     if manifest.get("format") != FORMAT:
         raise ReportError(f"{path} is not a {FORMAT} manifest")
     problems = []
@@ -1158,8 +1302,9 @@ def _plan_differences(stored: Iterable[bytes], fresh: Iterable[bytes]) -> list[s
 def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
     """The summary for a terminal: counts and characters kept and dropped, by reason."""
     s = manifest["summary"]
-    out = [f"{s['documents']} documents and {s['failed_inputs']} failed inputs from run "
-           f"{manifest['run']['run_id']}: {s['keep']['documents']} kept ({s['keep']['chars']:,} characters), "
+    out = [f"{s['documents']} documents, {s['failed_inputs']} failed and {s.get('skipped_inputs', 0)} skipped "
+           f"inputs from run {manifest['run']['run_id']}: {s['keep']['documents']} kept "
+           f"({s['keep']['chars']:,} characters), "
            f"{s['drop']['documents']} dropped ({s['drop']['chars']:,} characters)"]
     for decision in ("keep", "drop"):
         for reason, v in sorted(s["by_reason"][decision].items()):

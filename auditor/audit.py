@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.components import components
 from auditor.normalize import word_offsets, words_bytes
 from auditor.score import Estimate, min_hits, needs_exact
 from auditor.shingle import Params, WordHasher, combine, distinct, sample
@@ -52,11 +53,14 @@ SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed
 BEST_CONTAINERS = 3  # containers located and shown per contained document (1 for boilerplate)
 NEAREST_MISSES = 100  # pairs verified below the threshold that the report lists
 HISTOGRAM_BINS = 20
-BOILERPLATE = {"min_containers": 50, "share": 0.01, "floor": 10}
+BOILERPLATE = {"min_containers": 50, "share": 0.01, "floor": 10,
+               "counts": "unrelated containers: containers outside its family, those that are one family "
+                         "or contain one another (its versions, a family of variants) counted once"}
 
 
 def boilerplate_min(documents: int, rule: dict[str, Any] = BOILERPLATE) -> int:
-    """Containers from which a contained document counts as boilerplate.
+    """Unrelated containers (:func:`container_groups`) from which a contained document counts
+    as boilerplate.
 
     Contained in ``min_containers`` documents, or in ``share`` of the audited documents when
     that is fewer, but never fewer than ``floor`` (so a small corpus has no boilerplate by
@@ -192,6 +196,7 @@ class Contained:
     best: list[Pair]  # the first few containers, scored and located
     family: int | None = None
     boilerplate: bool = False
+    groups: int = 0  # unrelated containers (container_groups), counted when there are enough containers
 
 
 @dataclass
@@ -253,11 +258,7 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
     a, b = containing.contained[mutual], containing.container[mutual]
     nodes = np.unique(a)  # the reverse of a mutual pair is mutual too: every member is an ``a``
     ai, bi = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
-    from scipy.sparse import coo_array  # imported here: 0.2 s that commands without families skip
-    from scipy.sparse.csgraph import connected_components
-
-    graph = coo_array((np.ones(len(ai), np.int8), (ai, bi)), shape=(len(nodes), len(nodes)))
-    k, label = connected_components(graph, directed=True, connection="weak")
+    k, label = components(len(nodes), ai, bi)
     first = np.full(k, len(nodes), np.int64)
     np.minimum.at(first, label, np.arange(len(nodes)))
     rank = np.empty(k, np.int64)
@@ -892,15 +893,51 @@ def _rank(containing: Pairs, size: np.ndarray) -> Pairs:
     return containing.take(order)
 
 
+def container_groups(doc: int, containers: np.ndarray, outside: Pairs, family: np.ndarray) -> int:
+    """How many unrelated documents contain ``doc``: its ``containers`` outside its own family,
+    where containers of one family (variants, versions) count once, and so do containers that
+    contain one another, connected. ``outside``: the one-way containing pairs, sorted by
+    contained document; ``family``: each document id's family (-1: none), over every id in
+    ``outside``. A notice in a thousand filings has a thousand; the first version of a policy,
+    contained in each of its later versions, has one."""
+    cs = np.unique(np.asarray(containers, np.int64))
+    own = int(family[doc]) if doc < len(family) else -1
+    fam = family[cs]
+    if own >= 0:
+        cs, fam = cs[fam != own], fam[fam != own]
+    if not len(cs):
+        return 0
+    node = np.where(fam >= 0, fam, len(family) + cs)  # a family, or the document alone
+    lo = np.searchsorted(outside.contained, cs, "left")
+    hi = np.searchsorted(outside.contained, cs, "right")
+    lengths = hi - lo
+    if not lengths.any():
+        return len(np.unique(node))
+    starts = np.cumsum(lengths) - lengths
+    rows = np.arange(int(lengths.sum())) - np.repeat(starts, lengths) + np.repeat(lo, lengths)
+    src = np.searchsorted(cs, outside.contained[rows])
+    dst_ids = outside.container[rows]
+    at = np.minimum(np.searchsorted(cs, dst_ids), len(cs) - 1)
+    keep = cs[at] == dst_ids  # both ends contain ``doc``
+    names, label = np.unique(node, return_inverse=True)
+    return components(len(names), label[src[keep]], label[at[keep]])[0]
+
+
 def group_by_contained(containing: Pairs, families: list[Family], mutual: np.ndarray,
                        size: np.ndarray, documents: int, best: int = BEST_CONTAINERS,
                        rule: dict[str, Any] = BOILERPLATE) -> tuple[list[Contained], int]:
-    """Each contained document once, with its containers outside its family, best first."""
+    """Each contained document once, with its containers outside its family, best first;
+    boilerplate when contained in at least ``boilerplate_min`` unrelated documents
+    (:func:`container_groups`), not merely in many versions of itself."""
     fam_of = {m: i for i, f in enumerate(families) for m in f.members}
     outside = containing.take(np.flatnonzero(~mutual))  # a mutual pair lies inside one family
     ranked = _rank(outside, size)
     exact = ranked.exact
     cutoff = boilerplate_min(documents, rule)
+    top = int(max(containing.contained.max(), containing.container.max())) + 1 if len(containing) else 0
+    family = np.full(top, -1, np.int64)
+    for m, i in fam_of.items():
+        family[m] = i
     out = []
     edges = np.concatenate(([0], np.flatnonzero(np.diff(ranked.contained)) + 1, [len(ranked)]))
     for s, e in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
@@ -908,10 +945,11 @@ def group_by_contained(containing: Pairs, families: list[Family], mutual: np.nda
             continue
         a = int(ranked.contained[s])
         n = e - s
-        is_bp = n >= cutoff
+        groups = container_groups(a, ranked.container[s:e], outside, family) if n >= cutoff else 0
+        is_bp = groups >= cutoff
         out.append(Contained(a, ranked.container[s:e], exact[s:e],
                              [ranked.pair(i) for i in range(s, min(e, s + (1 if is_bp else best)))],
-                             fam_of.get(a), is_bp))
+                             fam_of.get(a), is_bp, groups))
     return out, cutoff
 
 
@@ -974,7 +1012,7 @@ def run_audit(
         (a new batch against the corpus and itself); a document in it that duplicates another
         is represented by the first of its group, as everywhere in the audit.
     :param documents: audit exactly these documents (an old report's), else every stored one.
-    :param workers: processes for exact verification of large audits (0: one per core).
+    :param workers: processes for exact verification of large audits (0: one per core, at most 2).
     """
     params = store.params
     scope = universe(store, documents)

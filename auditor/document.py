@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from auditor.edgar import iso_date
@@ -37,12 +38,37 @@ def document_view(store: Store, doc_id: int, *, with_text: bool = False) -> dict
             f["other_path"] = store.scalar("SELECT path FROM documents WHERE id = ?", (other,))
     p["latest_findings"] = latest
     p["readings"] = store.readings(doc_id, with_text=with_text)
+    if "dates" in p:  # a store that keeps dates (migration 0008)
+        from auditor import dating
+
+        p["dates"] = json.loads(p["dates"] or "[]")
+        p["date_evidence"] = [d.as_dict() for d in dating.evidence(store.conn, [doc_id])[doc_id]]
+        supplied = dict(store.conn.execute(
+            "SELECT id, supplied_date || ' (' || coalesce(supplied_from, '') || ')' FROM sightings"
+            " WHERE doc_id = ? AND supplied_date IS NOT NULL", (doc_id,)).fetchall())
+        ids = [r[0] for r in store.conn.execute("SELECT id FROM sightings WHERE doc_id = ? ORDER BY id", (doc_id,))]
+        for s, sid in zip(p["sightings"], ids, strict=True):
+            s["supplied_date"] = supplied.get(sid)
     p["duplicates"] = [r[0] for r in store.conn.execute(
         "SELECT id FROM documents WHERE norm_sha256 = ? AND id != ? ORDER BY id", (p["norm_sha256"], doc_id)
     )] if p["norm_sha256"] else []
     if with_text:
         p["text"] = store.text(doc_id)
     return p
+
+
+def _said(d: dict[str, str]) -> str:
+    """Where a date comes from, for people."""
+    kind, _, name = d["source"].partition(":")
+    if kind == "supplied":
+        return f"supplied in {name}"
+    if kind == "text":
+        return f"stated: {d['found']!r}"
+    if kind == "mtime":
+        return "file modified"
+    if kind == "copied":
+        return "file modified, less than a day before it was ingested: when it was copied"
+    return f"{d['source']} {d['found']!r}"
 
 
 def lines(p: dict[str, Any]) -> list[str]:
@@ -80,6 +106,11 @@ def lines(p: dict[str, Any]) -> list[str]:
                    f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
     if p.get("unreadable"):
         out.append(f"  NOT AUDITABLE: {p['unreadable']}")
+    if p.get("date_evidence") is not None:
+        ev = p["date_evidence"]
+        out.append(f"  date {ev[0]['date']} ({_said(ev[0])})" if ev else "  date: none known")
+        for d in ev[1:]:
+            out.append(f"    also {d['date']} ({_said(d)})")
     for w in p["warnings"]:
         out.append(f"  warning: {w}")
     for r in p["readings"]:
@@ -97,6 +128,8 @@ def lines(p: dict[str, Any]) -> list[str]:
         if filing:
             line += (f", in {filing.get('accession_number')} {filing.get('form_type')} filed "
                      f"{iso_date(filing.get('filing_date'))}")
+        if s.get("supplied_date"):
+            line += f", dated {s['supplied_date']}"
         if s.get("gone_at"):
             line += f"; GONE since {s['gone_at']}"
         out.append(line)

@@ -55,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from auditor import __version__, sandbox
+from auditor.dating import Applied, apply_dates, read_dates_file
+from auditor.dating import refresh as refresh_dates
 from auditor.errors import ExtractionError, StoreError
 from auditor.extract.common import Extracted, Limits, storable
 from auditor.index import prepare_text, write_index_rows
@@ -88,6 +90,7 @@ class BatchResult:
     missing: list[str] = field(default_factory=list)
     restored: list[int] = field(default_factory=list)  # withdrawn documents whose files came back
     complete: bool = True  # False when the time budget ran out before every input was processed
+    dates: Applied | None = None  # what the dates file given to ``ingest`` did
 
     @property
     def counts(self) -> dict[str, int]:
@@ -654,6 +657,7 @@ def _store_doc(
             task.mtime, source, json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
         ),
     )
+    refresh_dates(c, [doc_id], text=d["text"] if created else None, own=created)
     return doc_id, created
 
 
@@ -810,13 +814,17 @@ def ingest(
     on_start: Callable[[int, int], None] | None = None,
     on_file: Callable[[FileOutcome], None] | None = None,
     gating: bool = False,
+    dates: str | os.PathLike | None = None,
 ) -> BatchResult:
     """Ingest ``inputs`` (files and directories) as one batch; see the module docstring.
 
     :param workers: extraction child processes; 0 means one per core (at most 2).
     :param retry_failed: prepare again files that failed before with the same bytes at the
         same path (by default they are counted as unchanged).
+    :param dates: a dates file (:mod:`auditor.dating`), read before anything is ingested and
+        recorded on the copies it names once the batch is stored.
     """
+    supplied = read_dates_file(dates) if dates is not None else None
     limits = limits or Limits()
     deadline = time.monotonic() + limits.budget if limits.budget is not None else None
     params = store.params
@@ -841,6 +849,8 @@ def ingest(
                          complete=not any(o.code == BUDGET for o in outcomes))
     _close_batch(store, batch_id, result.counts,
                  "gating" if gating else "complete" if result.complete else "incomplete")
+    if supplied is not None:
+        result.dates = apply_dates(store, supplied.path, supplied)
     return result
 
 

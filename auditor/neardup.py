@@ -94,12 +94,6 @@ VERSION = "neardup/1"  # bump when a cached value would be computed differently
 SHINGLE_SEED = DEFAULT_PARAMS.seed
 KINDS = ("fingerprint", "minhash", "simhash")
 
-_DDL = (
-    "CREATE TABLE IF NOT EXISTS sketches (doc_id INTEGER NOT NULL REFERENCES documents(id),"
-    " kind TEXT NOT NULL, params_key TEXT NOT NULL, value BLOB NOT NULL,"
-    " PRIMARY KEY (doc_id, kind, params_key))",
-    "CREATE INDEX IF NOT EXISTS sketches_key ON sketches (kind, params_key)",
-)
 _FLUSH = 200  # cached values written per transaction
 
 
@@ -280,11 +274,10 @@ def doc_words(store: Store, doc_id: int, preprocess: Preprocess = COPYCAT) -> Do
 
 # -- cached values ----------------------------------------------------------------------------
 
-def _ensure_table(store: Store) -> None:
-    if not store.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sketches'"):
-        with store.write() as c:
-            for stmt in _DDL:
-                c.execute(stmt)
+def _cached_here(store: Store) -> bool:
+    """Whether values can be read from and kept in the store's ``sketches`` table (migration
+    0013): a read-only store from before it computes them without keeping them."""
+    return bool(store.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sketches'"))
 
 
 def compute_value(kind: str, dw: DocWords, s: Settings) -> bytes:
@@ -314,11 +307,11 @@ def values(
     known: dict[int, DocWords] | None = None,
 ) -> Values:
     """The ``kinds`` of cached value for ``doc_ids``: read from ``sketches``, computed if missing."""
-    _ensure_table(store)
+    cached = _cached_here(store)
     ids = sorted(set(doc_ids))
     keys = {kind: cache_key(kind, s) for kind in kinds}
     by_kind: dict[str, dict[int, bytes]] = {kind: {} for kind in kinds}
-    for kind in kinds:
+    for kind in kinds if cached else ():
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             for d, v in store.conn.execute(
@@ -339,7 +332,7 @@ def values(
             v = compute_value(kind, dw, s)
             by_kind[kind][d] = v
             out.computed[kind] += 1
-            if dw.cacheable:
+            if dw.cacheable and cached and store.writable:
                 pending.append((d, kind, keys[kind], v))
         if len(pending) >= _FLUSH:
             _write_values(store, pending)

@@ -30,6 +30,7 @@ from auditor.report import (
     build_report,
     differences,
     digest,
+    documents_changed,
     load,
     pretty,
     read_documents,
@@ -364,10 +365,14 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
     scope = {k: v for k, v in report.get("scope", {"kind": "corpus"}).items() if k != "failures_through"}
     only = set(scope.get("documents", [])) if scope.get("kind") == "batch" else None
     seed = report["manifest"]["controls"].get("seed") or 0
-    again = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope,
+    fresh = compute(store, float(params["threshold"]), seed=seed, only=only, scope=scope,
                     documents=covered, failures_through=int(report.get("scope", {}).get("failures_through", 0)),
                     allow_empty=bool(report.get("scope", {}).get("allow_empty")),
-                    engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir).report.seal()
+                    engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir).report
+    again = fresh.seal()
+    if again["files"].get("documents.jsonl.gz") != files.get("documents.jsonl.gz"):
+        problems += documents_changed(report_dir / "documents.jsonl.gz", next(
+            s for s in fresh.sidecars if s.name == "documents.jsonl.gz").lines())
     if again["digest"] != report.get("digest"):
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
             problems.append("the documents the report covered changed in the store: " + "; ".join(

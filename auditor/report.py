@@ -34,7 +34,8 @@ from auditor.store import Store
 
 FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
 INTERVAL = "wilson-95"
-KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "click", "rich", "rapidfuzz")
+KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "selectolax", "tinycss2", "cssselect2",
+                "python-bidi", "click", "rich", "rapidfuzz")
 EXCERPT_CHARS = 400
 
 
@@ -99,8 +100,11 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
             "findings": "one entry per contained document, with its best containers (highest "
                         "containment, then smallest, then lowest id); every containing pair is "
                         "in findings.jsonl.gz",
-            "boilerplate": "a document contained in at least params.boilerplate.applied others "
-                           "(outside its family) is listed under boilerplate",
+            "boilerplate": "a document contained in at least params.boilerplate.applied unrelated "
+                           "documents is listed under boilerplate: containers outside its family, "
+                           "where containers of one family or containing one another (versions, "
+                           "variants) count once (container_groups); the plan of `auditor assemble` "
+                           "uses the same flag",
             "families": "documents that contain one another at the threshold, connected; pairs "
                         "inside a family are not findings",
             "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
@@ -275,19 +279,25 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
 
 def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
                     novelty: dict[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
-    """Every document the audit covered, with its provenance, its part in the audit and, from
-    ``novelty`` (``gather.sampled_novelty``, by group representative), its novel share."""
+    """Every document the audit covered, with its provenance (its date and the date's source
+    included, :mod:`auditor.dating`), its part in the audit and, from ``novelty``
+    (``gather.sampled_novelty``, by group representative), its novel share."""
     from auditor.audit import describe_many
     from auditor.score import Estimate
 
+    dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
     rep: dict[int, int] = {}
     for g in audit.duplicate_groups if audit else []:
         rep.update({m: g[0] for m in g})
     unauditable = {x["doc_id"] for x in audit.not_auditable} if audit else set()
     for a in range(0, len(ids), 2000):
         described = describe_many(store, ids[a : a + 2000])
+        dates = {r[0]: r[1:] for r in store.select_in(
+            "SELECT id, date, date_source FROM documents WHERE id IN ({})", ids[a : a + 2000])} if dated else {}
         for doc_id in ids[a : a + 2000]:
             d = dict(described[doc_id])
+            if dated:
+                d["date"], d["date_source"] = dates.get(doc_id, (None, None))
             if audit is None:
                 d["status"] = "covered"
             elif rep.get(doc_id, doc_id) != doc_id:
@@ -379,6 +389,29 @@ def read_documents(path: Path) -> list[dict[str, Any]]:
         raise ReportError(f"cannot read {path}: {e}") from e
 
 
+def documents_changed(path: Path, fresh: Iterable[bytes], limit: int = 10) -> list[str]:
+    """What changed in the covered documents' provenance since the report was written (dates
+    supplied, copies seen since): one sentence per document, up to ``limit``, from its
+    ``documents.jsonl.gz`` and the lines recomputed now."""
+    before = {d["doc_id"]: d for d in read_documents(path)}
+    out: list[str] = []
+    changed = 0
+    for line in fresh:
+        now = json.loads(line)
+        was = before.get(now["doc_id"])
+        if was is None or was == now:
+            continue
+        changed += 1
+        if len(out) < limit:
+            fields = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+            out.append(f"document {now['doc_id']}: " + "; ".join(
+                f"{k} {was.get(k)!r} in the report, {now.get(k)!r} now" for k in fields))
+    if changed:
+        out.insert(0, f"the provenance of {changed} covered document(s) changed in the store since the report "
+                      "was written (dates supplied, copies seen since): audit again for a report of it")
+    return out
+
+
 # -- the report ------------------------------------------------------------------------------
 
 @dataclass
@@ -421,6 +454,7 @@ def build_report(
     from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
     from auditor.gather import COMPOSITIONS, FLOOR
     from auditor.render import DETAIL_LIMIT
+    from auditor.render.model import RENDERER
 
     reasons = list(refusal or []) + [c.failure() for c in controls.failed]
     if not controls.results:
@@ -428,6 +462,7 @@ def build_report(
     refused = audit is None or bool(reasons)
     report: dict[str, Any] = {
         "format": FORMAT,
+        "renderer": RENDERER,
         "status": "REFUSED" if refused else "OK",
         "manifest": manifest(store, threshold, controls, engine, covered),
         "controls": [c.as_dict() for c in controls.results],
@@ -451,7 +486,8 @@ def build_report(
         shown = {c.doc for c in detailed}
         entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
         report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
-        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents)}
+        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents),
+                                  "container_groups": c.groups}
                                  for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
         report["families"] = [
             {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}

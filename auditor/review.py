@@ -102,6 +102,34 @@ def findings(store: Store, run: str | int | None = None, *, min_score: float | N
     ``spans`` (character offsets in the container, pages for PDFs) are recorded for each
     contained document's best containers, ``None`` for the others.
     """
+    where, params, r = _matching(store, run, min_score, document, batch)
+    sql = (
+        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained, f.container_id, b.path AS container,"
+        " f.containment, f.estimate, f.low, f.high, f.hits, f.sampled, f.family,"
+        " coalesce(rd.boilerplate, 0) AS boilerplate, f.spans"
+        " FROM findings f JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
+        " LEFT JOIN run_documents rd ON rd.run = f.run AND rd.doc_id = f.contained_id"
+        f" WHERE {where} ORDER BY f.containment DESC, f.contained_id, f.container_id"
+        + (" LIMIT :limit" if limit is not None else ""))
+    params["run_id"] = r["run_id"]
+    if limit is not None:
+        params["limit"] = int(limit)
+    for row in store.db.query(sql, params):
+        row["boilerplate"] = bool(row["boilerplate"])
+        row["spans"] = _json(row["spans"], None)
+        yield row
+
+
+def count_findings(store: Store, run: str | int | None = None, *, min_score: float | None = None,
+                   document: str | None = None, batch: str | None = None) -> int:
+    """How many pairs :func:`findings` gives with these filters and no limit."""
+    where, params, _ = _matching(store, run, min_score, document, batch)
+    return int(store.scalar(f"SELECT count(*) FROM findings f WHERE {where}", params))
+
+
+def _matching(store: Store, run: str | int | None, min_score: float | None, document: str | None,
+              batch: str | None) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The WHERE clause over ``findings f`` and its parameters for a run and filters, and the run."""
     r = resolve_run(store, run)
     where = ["f.run = :run"]
     params: dict[str, Any] = {"run": r["id"]}
@@ -117,21 +145,7 @@ def findings(store: Store, run: str | int | None = None, *, min_score: float | N
         seen = ("(SELECT s.doc_id FROM sightings s JOIN batches b ON b.id = s.batch_id WHERE b.name = :batch)")
         where.append(f"(f.contained_id IN {seen} OR f.container_id IN {seen})")
         params["batch"] = batch
-    sql = (
-        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained, f.container_id, b.path AS container,"
-        " f.containment, f.estimate, f.low, f.high, f.hits, f.sampled, f.family,"
-        " coalesce(rd.boilerplate, 0) AS boilerplate, f.spans"
-        " FROM findings f JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
-        " LEFT JOIN run_documents rd ON rd.run = f.run AND rd.doc_id = f.contained_id"
-        f" WHERE {' AND '.join(where)} ORDER BY f.containment DESC, f.contained_id, f.container_id"
-        + (" LIMIT :limit" if limit is not None else ""))
-    params["run_id"] = r["run_id"]
-    if limit is not None:
-        params["limit"] = int(limit)
-    for row in store.db.query(sql, params):
-        row["boilerplate"] = bool(row["boilerplate"])
-        row["spans"] = _json(row["spans"], None)
-        yield row
+    return " AND ".join(where), params, r
 
 
 def spans_text(spans: list[dict[str, Any]] | None) -> str:
@@ -165,12 +179,17 @@ _TABLES: dict[str, dict[str, Any]] = {
             "meta": "format metadata (EDGAR header and part fields)", "path": "path of the first sighting",
             "batch_id": "the batch that first stored it", "withdrawn_at": "when it left the corpus (NULL: in it)",
             "unreadable": "why its text could not be (fully) read, so it is not audited (NULL: read)",
+            "date": "its date (ISO 8601), the most trusted of those it has (see README, Dates)",
+            "date_source": "where its date comes from: supplied:FILE, a metadata name, mtime, text or copied",
+            "dates": "the dates it carries itself: metadata and a date its opening lines state (JSON)",
         },
     },
     "sightings": {
         "description": "Every place a document was seen: path as given and resolved, batch, source, mtime.",
         "columns": {"path": "as given to ingest", "resolved": "absolute path", "part": "EDGAR sequence",
-                    "within_id": "the submission it was found in", "gone_at": "when the file was found gone"},
+                    "within_id": "the submission it was found in", "gone_at": "when the file was found gone",
+                    "supplied_date": "a date supplied for this copy (--dates FILE)",
+                    "supplied_from": "the dates file it came from"},
     },
     "batches": {"description": "Ingest batches (one per `auditor ingest` or gate run).", "label_column": "name"},
     "failures": {
@@ -210,7 +229,7 @@ _TABLES: dict[str, dict[str, Any]] = {
                     "duplicate_of": "the document that stood for it (same normalised text)",
                     "reason": "why it could not be audited", "family": "its family id, if any",
                     "containers": "documents that contain it (outside its family)",
-                    "boilerplate": "1 if contained in so many documents it counts as boilerplate"},
+                    "boilerplate": "1 if contained in so many unrelated documents it counts as boilerplate"},
     },
     "withdrawals": {"description": "Every withdrawal and restoration of a document, with who, when and why."},
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
@@ -233,40 +252,44 @@ _SPANS = ("(SELECT group_concat(json_extract(s.value, '$.start') || '-' || json_
 _SCORES = ("round(f.containment, 4) AS containment, round(f.estimate, 4) AS estimate,"
            " round(f.low, 4) AS low, round(f.high, 4) AS high")
 
+PAGE_ROWS = 1000  # Datasette returns at most this many rows (its max_returned_rows): the rest by pages
+_PAGE = (f" LIMIT {PAGE_ROWS} OFFSET coalesce(cast(nullif(:skip, '') AS integer), 0)")
+_PAGED = f" {PAGE_ROWS:,} rows a page: set skip to {PAGE_ROWS}, {2 * PAGE_ROWS}... for the next pages."
+
 _QUERIES: dict[str, dict[str, Any]] = {
     "latest_findings": {
         "title": "Findings of the latest run",
         "description": "Every containing pair of the latest audit or gate run, highest containment first "
                        "(the findings table has the unrounded values; spans are character offsets into "
-                       "the container's text).",
+                       "the container's text)." + _PAGED,
         "sql": ("SELECT f.contained_id, c.path AS contained, f.container_id, b.path AS container, " + _SCORES
                 + ", f.family, rd.boilerplate, " + _SPANS + " FROM findings f"
                 " JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
                 " LEFT JOIN run_documents rd ON rd.run = f.run AND rd.doc_id = f.contained_id"
-                f" WHERE f.run = {_LATEST} ORDER BY f.containment DESC, f.contained_id, f.container_id"),
+                f" WHERE f.run = {_LATEST} ORDER BY f.containment DESC, f.contained_id, f.container_id" + _PAGE),
     },
     "document_findings": {
         "title": "A document's findings",
-        "description": "What contains a document and what it contains, in the latest run: give its id or path.",
+        "description": "What contains a document and what it contains, in the latest run: give its id or path." + _PAGED,
         "sql": ("SELECT CASE WHEN f.contained_id = d.id THEN 'contained in' ELSE 'contains' END AS relation,"
                 " f.contained_id, c.path AS contained, f.container_id, b.path AS container, " + _SCORES
                 + ", f.family, " + _SPANS + " FROM documents d"
                 " JOIN findings f ON f.run = " + _LATEST + " AND (f.contained_id = d.id OR f.container_id = d.id)"
                 " JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
-                " WHERE d.id = :document OR d.path = :document ORDER BY f.containment DESC"),
+                " WHERE d.id = :document OR d.path = :document ORDER BY f.containment DESC" + _PAGE),
     },
     "boilerplate": {
         "title": "Boilerplate",
-        "description": "Documents of the latest run contained in so many others that they count as boilerplate.",
+        "description": "Documents of the latest run contained in so many others that they count as boilerplate." + _PAGED,
         "sql": ("SELECT rd.doc_id, d.path, rd.containers, d.n_words FROM run_documents rd"
                 " JOIN documents d ON d.id = rd.doc_id"
-                f" WHERE rd.run = {_LATEST} AND rd.boilerplate = 1 ORDER BY rd.containers DESC, rd.doc_id"),
+                f" WHERE rd.run = {_LATEST} AND rd.boilerplate = 1 ORDER BY rd.containers DESC, rd.doc_id" + _PAGE),
     },
     "failed_inputs": {
         "title": "Failed inputs",
-        "description": "Inputs that could not be stored, and those skipped, with the reason and the batch.",
+        "description": "Inputs that could not be stored, and those skipped, with the reason and the batch." + _PAGED,
         "sql": ("SELECT f.status, f.code, f.message, f.path, f.part, b.name AS batch, f.seen_at FROM failures f"
-                " JOIN batches b ON b.id = f.batch_id ORDER BY f.status, f.code, f.path, f.part"),
+                " JOIN batches b ON b.id = f.batch_id ORDER BY f.status, f.code, f.path, f.part" + _PAGE),
     },
     "runs": {
         "title": "Runs",

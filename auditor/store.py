@@ -274,6 +274,25 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0008_document_dates")
+def _document_dates(db: Any) -> None:
+    """A date for every document, with its source (:mod:`auditor.dating`): ``documents.dates``
+    (the dates it carries itself, as JSON), ``documents.date`` and ``date_source`` (the one
+    chosen); ``sightings.supplied_date`` and ``supplied_from``: a date the user supplied for
+    that copy (``--dates FILE``). Documents already stored are dated from what the store holds."""
+    for stmt in (
+        "ALTER TABLE documents ADD COLUMN date TEXT",
+        "ALTER TABLE documents ADD COLUMN date_source TEXT",
+        "ALTER TABLE documents ADD COLUMN dates TEXT",
+        "ALTER TABLE sightings ADD COLUMN supplied_date TEXT",
+        "ALTER TABLE sightings ADD COLUMN supplied_from TEXT",
+    ):
+        db.execute(stmt)
+    from auditor.dating import backfill
+
+    backfill(db.conn)
+
+
 @migration("0010_readings")
 def _readings(db: Any) -> None:
     """The other readings of a document (``auditor.extract.Reading``): what a reader could see
@@ -299,6 +318,17 @@ def _gate_verdicts(db: Any) -> None:
     """A gate run's verdict (PASSED, FAILED, REFUSED), which its report status (OK or REFUSED:
     did the audit report findings) does not say."""
     db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")
+
+
+@migration("0013_near_duplicate_sketches")
+def _near_duplicate_sketches(db: Any) -> None:
+    """The near-duplicate measures' cached values (MinHash sketches, simhashes, exact
+    fingerprints), by document, kind and parameters (:mod:`auditor.neardup`). Stores that made
+    it before it was a migration already have it."""
+    db.execute("CREATE TABLE IF NOT EXISTS sketches (doc_id INTEGER NOT NULL REFERENCES documents(id),"
+               " kind TEXT NOT NULL, params_key TEXT NOT NULL, value BLOB NOT NULL,"
+               " PRIMARY KEY (doc_id, kind, params_key))")
+    db.execute("CREATE INDEX IF NOT EXISTS sketches_key ON sketches (kind, params_key)")
 
 
 SCHEMA_VERSION = len(MIGRATIONS)

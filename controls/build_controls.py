@@ -65,9 +65,9 @@ def disguise(text: str, seed: int) -> str:
 
 
 def hidden_html(text: str) -> str:
-    """The text in containers a reader sees (or a machine carries) but a naive extractor skips:
-    SVG text, noscript, template, object fallback, and an iframe srcdoc whose words hold
-    ``&#8203;`` references."""
+    """The text in containers a browser shows but a naive extractor skips: SVG text, CSS
+    generated content (``::before`` from an attribute), MathML, object fallback, and an iframe
+    srcdoc whose words hold ``&#8203;`` references."""
     paras = [p for p in text.split("\n\n") if p.strip()]
     n = len(paras)
     q = [paras[i * n // 5 : (i + 1) * n // 5] for i in range(5)]
@@ -77,11 +77,14 @@ def hidden_html(text: str) -> str:
 
     srcdoc = esc(q[4]).replace("e", "e&#8203;")
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Lease</title></head><body>\n"
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Lease</title>"
+        + "<style>p.gen::before { content: attr(data-text) }</style></head><body>\n"
         + "<svg width=\"600\" height=\"2000\">"
         + "".join(f"<text x=\"0\" y=\"{20 * (i + 1)}\">{html.escape(p)}</text>" for i, p in enumerate(q[0]))
         + "</svg>\n"
-        + f"<noscript>{esc(q[1])}</noscript>\n<template>{esc(q[2])}</template>\n"
+        + "".join(f"<p class=\"gen\" data-text=\"{html.escape(p)}\"></p>" for p in q[1]) + "\n"
+        + "<math>" + "".join(f"<mtext>{html.escape(p)}</mtext><mspace linebreak=\"newline\"/>" for p in q[2])
+        + "</math>\n"
         + f"<object data=\"lease.swf\" type=\"application/x-shockwave-flash\">{esc(q[3])}</object>\n"
         + f"<iframe srcdoc=\"{html.escape(srcdoc)}\"></iframe>\n</body></html>\n"
     )
@@ -128,7 +131,7 @@ def main() -> None:
              "note": "zero-width characters inside words, Cyrillic look-alike letters"},
             {"name": "hidden-lease-html", "kind": "reformatted", "contained": "lease.txt",
              "container": "lease-hidden.htm", "min": "threshold",
-             "note": "in SVG text, noscript, template, object fallback and an iframe srcdoc with &#8203; inside words"},
+             "note": "in SVG text, ::before content, MathML, object fallback and an iframe srcdoc with &#8203; inside words"},
             {"name": "unrelated-credit-disguised", "kind": "unrelated", "contained": "credit-disguised.txt",
              "container": "lease.txt", "max": 0.1,
              "note": "the unrelated agreement disguised the same way still does not match"},

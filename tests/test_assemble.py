@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -28,6 +29,7 @@ from auditor.assemble import (
     verify,
 )
 from auditor.cli import cli
+from auditor.dating import apply_dates
 from auditor.demo import synth
 from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.ingest import ingest
@@ -110,6 +112,32 @@ def test_exempt_documents_are_kept_when_contained_but_their_copies_are_dropped()
     assert fam[1].keep and (fam[2].reason, fam[2].target) == ("near-duplicate-of", 1)
 
 
+def test_newest_never_drops_a_document_for_an_older_one_and_orders_a_family_by_rank_alone():
+    # 1 <-> 2 <-> 3 and 3 in 1 one way; 3 is the newest, then 2, then 1. Without ``newer`` 3
+    # waits for 1, which holds it, and 2 goes first: the newest is dropped for an older one.
+    # With it, 3 goes first and 1, which 3 does not hold, stays
+    edges = [(1, 2, 0.9), (2, 1, 0.9), (2, 3, 0.9), (3, 2, 0.9), (3, 1, 0.95)]
+    rank = {3: (0,), 2: (1,), 1: (2,)}
+    waits = decide({1: [1], 2: [2], 3: [3]}, edges, rank)
+    assert waits[2].keep and (waits[3].reason, waits[3].target) == ("near-duplicate-of", 2)
+    out = resolve({1: [1], 2: [2], 3: [3]}, tuple(zip(*edges, strict=True)), rank,
+                  newer=lambda d, k: rank[d] < rank[k])
+    assert not check_plan(out)
+    assert out[3].keep and (out[2].reason, out[2].target) == ("near-duplicate-of", 3)
+    assert out[1].keep and out[1].reason == "containers-dropped"
+    # one way, across families: 5 (newer) in 4 (older) is kept, with the older container named
+    one = resolve({4: [4], 5: [5]}, ((5,), (4,), (0.9,)), {5: (0,), 4: (1,)}, newer=lambda d, k: d > k)
+    assert one[4].keep and one[5] == Decision(True, "newer", None, (5, 4), 1, 4)
+    older = resolve({4: [4], 5: [5]}, ((4,), (5,), (0.9,)), {5: (0,), 4: (1,)}, newer=lambda d, k: d > k)
+    assert (older[4].reason, older[4].target) == ("contained-in", 5)
+    # exempt documents keep their reason; a duplicate group keeps its newest member
+    ex = resolve({4: [4], 5: [5]}, ((5,), (4,), (0.9,)), {5: (0,), 4: (1,)}, {5: "boilerplate"},
+                 newer=lambda d, k: d > k)
+    assert ex[5].reason == "boilerplate"
+    group = resolve({1: [1, 2, 3]}, ((), (), ()), {3: (0,), 2: (1,), 1: (2,)}, newer=lambda d, k: d > k)
+    assert group[3].keep and all(group[d].target == 3 for d in (1, 2))
+
+
 def test_a_cycle_of_one_way_containment_still_keeps_the_invariant():
     out = decide({1: [1], 2: [2], 3: [3]}, [(1, 2, 0.85), (2, 3, 0.85), (3, 1, 0.85)])
     kept = [d for d in out if out[d].keep]
@@ -143,6 +171,27 @@ def reach(edges, start):
                 seen.add(b)
                 todo.append(b)
     return seen
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.randoms(use_true_random=False))
+def test_newest_never_points_a_drop_at_an_older_document(g, rnd):
+    units, edges, rank, exempt = g
+    a, b, x = zip(*edges, strict=True) if edges else ((), (), ())
+
+    def newer(d, k):
+        return rank[d] < rank[k]
+
+    out = resolve(units, (a, b, x), rank, exempt, newer)
+    assert sorted(out) == sorted(d for m in units.values() for d in m) and check_plan(out) == []
+    for d, dec in out.items():
+        if not dec.keep and dec.reason != "duplicate-of":
+            assert not newer(d, dec.target), (d, dec)
+        if dec.reason == "newer":
+            assert dec.older is not None and out[dec.older].keep and newer(d, dec.older)
+    order = list(units)
+    rnd.shuffle(order)
+    assert resolve({u: units[u] for u in order}, (a, b, x), rank, exempt, newer) == out
 
 
 @settings(max_examples=300, deadline=None)
@@ -238,6 +287,8 @@ def built(tmp_path_factory):
     (files / "chain-c.txt").write_text(synth.filing(606, 60_000, exhibits=[chain_b])[0])
     for i in range(11):  # the notice in 11 documents: boilerplate by measurement (floor 10)
         (files / f"with-notice-{i:02d}.txt").write_text(synth.filing(700 + i, 12_000, exhibits=[notice])[0])
+    for f in (d / "src").rglob("*"):  # one date for every file: no plan depends on when the test ran
+        os.utime(f, (1_709_251_200, 1_709_251_200))  # 2024-03-01
     db = d / "corpus.db"
     with Store(db) as store:
         for src in (room, edgar, vendor, files):
@@ -560,6 +611,252 @@ def test_random_policies_on_the_generated_corpus_keep_the_invariant(built, tmp_p
             assert check_plan(a.decisions) == []
             lines = [json.loads(x) for x in a.plan_lines()]
             assert_invariant({x["doc_id"] if x["doc_id"] is not None else f"f{k}{n}": x for n, x in enumerate(lines)})
+
+
+# -- versions: the newest survives, supersession, boilerplate, dates supplied --------------------
+
+LICENSES = Path("/usr/share/common-licenses")
+
+
+def _paragraphs(name: str) -> list[str]:
+    return [p for p in (LICENSES / name).read_text().split("\n\n") if p.strip()]
+
+
+def _edit(paragraphs: list[str], at: int, word: str) -> list[str]:
+    out = list(paragraphs)
+    out[at] = f"{out[at]} {word}"
+    return out
+
+
+def history() -> dict[str, tuple[str, str]]:
+    """Versions of three policies made of licence texts written by others, by file name:
+    (text, publication date). ``a``: GPL-3 edited, extended, copied with other line ends, then
+    cut; ``b``: Apache-2.0 edited, then reverted to its first bytes; ``c``: GPL-2 published in
+    twelve versions, each adding text (the first is in all eleven later ones)."""
+    a, b, c = _paragraphs("GPL-3"), _paragraphs("Apache-2.0"), _paragraphs("GPL-2")
+    j = "\n\n".join
+    v: dict[str, tuple[str, str]] = {
+        "a/2019-01-01.txt": (j(a[:40]), "2019-01-01T00:00:00+00:00"),
+        "a/2019-06-01.txt": (j(_edit(a[:40], 5, "said")), "2019-06-01T00:00:00+00:00"),
+        "a/2020-01-01.txt": (j(_edit(a[:60], 5, "said")), "2020-01-01T00:00:00+00:00"),
+        "a/2020-06-01.txt": (j(_edit(_edit(a[:60], 5, "said"), 50, "same")), "2020-06-01T00:00:00+00:00"),
+        "a/2021-01-01.txt": (j(_edit(_edit(a[:60], 5, "said"), 50, "same")).replace("\n", "\r\n"),
+                             "2021-01-01T00:00:00+00:00"),
+        "a/2021-06-01.txt": (j(a[:10] + a[30:60]), "2021-06-01T00:00:00+00:00"),
+        "b/2018-01-01.txt": (j(b[:30]), "2018-01-01T00:00:00+00:00"),
+        "b/2019-01-01.txt": (j(_edit(b[:30], 8, "such")), "2019-01-01T00:00:00+00:00"),
+        "b/2022-01-01.txt": (j(b[:30]), "2022-01-01T00:00:00+00:00"),  # the first bytes again
+    }
+    for k in range(12):
+        v[f"c/{2010 + k}-01-01.txt"] = (j(c[:12 + 4 * k]), f"{2010 + k}-01-01T00:00:00+00:00")
+    for name in ("MPL-2.0", "LGPL-2.1", "Artistic", "GFDL-1.3", "MPL-1.1", "CC0-1.0"):
+        v[f"other/{name}.txt"] = ((LICENSES / name).read_text(), "2015-01-01T00:00:00+00:00")
+    return v
+
+
+def write_history(root: Path, mtimes: bool) -> Path:
+    from datetime import datetime
+
+    for name, (text, date) in history().items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode())
+        if mtimes:
+            t = datetime.fromisoformat(date).timestamp()
+            os.utime(p, (t, t))
+    (root / "other" / "outside.txt").symlink_to("/etc/hostname")  # skipped at ingest: out of the tree
+    return root
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory):
+    """The history ingested twice: with its dates as the files' modification times, and copied
+    (modification times of now) with a dates file instead; both audited."""
+    if not (LICENSES / "GPL-3").is_file():
+        pytest.skip("no /usr/share/common-licenses")
+    d = tmp_path_factory.mktemp("versions")
+    out = {}
+    for how in ("mtime", "dates"):
+        src = write_history(d / how / "policies", mtimes=how == "mtime")
+        db = d / how / "store.db"
+        dates = None
+        if how == "dates":
+            dates = d / how / "published.csv"
+            dates.write_text("path,date\n" + "".join(f"policies/{n},{t}\n" for n, (_, t) in history().items()))
+        with Store(db) as store:
+            r = ingest(store, [src], workers=1, dates=dates)
+            assert r.counts["skipped"] == 1 and (dates is None or r.dates.copies == len(history()))
+            o = audit_job(store, 0.8, out=d / how / "report", command="test")
+            assert not o.refused, o.report.get("refused_because")
+            ids = {r["path"].split("policies/", 1)[1]: r["doc_id"] for r in store.rows(
+                "SELECT doc_id, path FROM sightings")}
+        out[how] = {"db": db, "ids": ids, "dir": d / how, "report": o.report}
+    return out
+
+
+def _says(p, i, name):
+    x = p[i[name]]
+    return x["decision"], x["reason"], x["kept"]
+
+
+def test_newest_keeps_the_newest_version_everywhere_and_says_which_dates_decided(versions, tmp_path):
+    v = versions["mtime"]
+    i, report = v["ids"], v["report"]
+    with Store(v["db"]) as store:
+        a = assemble(store, tmp_path / "newest", policy=Policy(survivor="newest"))
+        assert verify(a.directory, store).ok
+    p = read_plan(a.directory)
+    assert_invariant(p)
+    date = {k: x["provenance"]["date"] for k, x in p.items() if isinstance(k, int)}
+    # no version survives in place of a newer one, and every drop shows the dates of both
+    for x in p.values():
+        if x["decision"] == "drop" and x["kept"] is not None:
+            assert date[x["kept"]] >= date[x["doc_id"]], x
+            ev = x["evidence"]["dates"]
+            assert ev["this"][0]["date"] == date[x["doc_id"]] and ev["kept"][0]["date"] == date[x["kept"]]
+            assert ev["this"][0]["source"] == "mtime"
+    # in every duplicate group and family the newest copy is kept, or dropped for a newer one
+    for members in [g for g in report["duplicate_groups"]] + [f["members"] for f in report["families"]]:
+        newest = max(members, key=lambda m: (date[m], m))
+        assert p[newest]["decision"] == "keep" or date[p[newest]["kept"]] > date[newest], (members, newest)
+    versions_only = [k for k in p if isinstance(k, int) and not p[k]["provenance"]["path"].startswith("other")
+                     and "policies/" in p[k]["provenance"]["path"]]
+    assert sum(p[k]["decision"] == "drop" for k in versions_only) > len(versions_only) / 2
+    # policy a: the copy with other line ends is the newest of its duplicate group; the version
+    # before it is superseded (they contain each other), the shorter one contained in it; the
+    # newest version cuts a section, so it is kept although an older one contains it
+    assert _says(p, i, "a/2020-06-01.txt") == ("drop", "duplicate-of", i["a/2021-01-01.txt"])
+    assert _says(p, i, "a/2020-01-01.txt") == ("drop", "superseded-by", i["a/2021-01-01.txt"])
+    assert p[i["a/2020-01-01.txt"]]["evidence"]["reverse"]["containment"] >= 0.8
+    assert _says(p, i, "a/2019-06-01.txt") == ("drop", "contained-in", i["a/2021-01-01.txt"])
+    assert _says(p, i, "a/2021-06-01.txt") == ("keep", "newer", None)
+    newer = p[i["a/2021-06-01.txt"]]["evidence"]
+    assert newer["container"] == i["a/2021-01-01.txt"] and newer["dates"]["container"][0]["date"] < date[i["a/2021-06-01.txt"]]
+    # policy b: its first bytes came back in 2022, so that document is the newest
+    assert i["b/2022-01-01.txt"] == i["b/2018-01-01.txt"] and date[i["b/2018-01-01.txt"]].startswith("2022")
+    assert _says(p, i, "b/2019-01-01.txt") == ("drop", "superseded-by", i["b/2018-01-01.txt"])
+    # policy c: its first version, in all eleven later ones, is not boilerplate
+    first = p[i["c/2010-01-01.txt"]]
+    assert first["decision"] == "drop" and first["evidence"]["containers"] >= 10
+    assert not [x for x in p.values() if x["reason"] == "boilerplate"]
+    assert _says(p, i, "c/2021-01-01.txt") == ("keep", "survivor", None)
+    assert p[i["c/2020-01-01.txt"]]["evidence"]["survivor"] == {"policy": "newest", "decided_by": "newest"}
+    # the link out of the tree: skipped, not failed
+    skipped = [x for x in p.values() if x["doc_id"] is None]
+    assert [(x["reason"], x["input"]["code"]) for x in skipped] == [("skipped", "symlink_outside")]
+    assert a.manifest["summary"]["skipped_inputs"] == 1 and a.manifest["summary"]["failed_inputs"] == 0
+    assert a.manifest["boilerplate"]["rule"]["applied"] == 10 and "unrelated" in a.manifest["boilerplate"]["rule"]["counts"]
+
+
+def test_the_earliest_survivor_keeps_old_versions_as_near_duplicates_not_superseded(versions, tmp_path):
+    v = versions["mtime"]
+    i = v["ids"]
+    with Store(v["db"]) as store:
+        a = assemble(store, tmp_path / "earliest")
+    p = read_plan(a.directory)
+    assert _says(p, i, "a/2020-01-01.txt")[0] == "keep"
+    assert _says(p, i, "a/2020-06-01.txt") == ("drop", "near-duplicate-of", i["a/2020-01-01.txt"])  # newer dropped
+    assert p[i["a/2020-06-01.txt"]]["evidence"]["survivor"]["decided_by"] == "earliest"
+    assert not [x for x in p.values() if x["reason"] == "newer"]
+    date = {k: x["provenance"]["date"] for k, x in p.items() if isinstance(k, int)}
+    for x in p.values():  # superseded only where the kept one happens to be newer
+        if x["reason"] == "superseded-by":
+            assert date[x["kept"]] > date[x["doc_id"]]
+        if x["reason"] == "near-duplicate-of":
+            assert date[x["kept"]] <= date[x["doc_id"]]
+    # under earliest the newest version, contained in an older one, is dropped as contained
+    assert _says(p, i, "a/2021-06-01.txt")[:2] == ("drop", "contained-in")
+
+
+def test_dates_supplied_instead_of_modification_times_give_the_same_plan(versions, tmp_path):
+    plans = {}
+    for how in ("mtime", "dates"):
+        v = versions[how]
+        with Store(v["db"]) as store:
+            a = assemble(store, tmp_path / how, policy=Policy(survivor="newest"))
+        plans[how] = {v["ids"][n]: (x["decision"], x["reason"], x["kept"]) for n in v["ids"]
+                      for x in [read_plan(a.directory)[v["ids"][n]]]}
+        if how == "dates":
+            x = read_plan(a.directory)[v["ids"]["a/2019-01-01.txt"]]
+            assert (x["provenance"]["date"], x["provenance"]["date_source"]) == ("2019-01-01T00:00:00Z",
+                                                                              "supplied:published.csv")
+    assert versions["mtime"]["ids"] == versions["dates"]["ids"]
+    assert plans["dates"] == plans["mtime"]
+
+
+def test_survivor_lists_apply_in_order_and_are_checked(versions, tmp_path):
+    v = versions["mtime"]
+    with Store(v["db"]) as store:
+        both = plan(store, policy=Policy(survivor="newest,largest"))
+        newest = plan(store, policy=Policy(survivor="newest"))
+        largest_first = plan(store, policy=Policy(survivor="largest,newest"))
+    assert both.decisions == newest.decisions  # every date differs: largest never decides
+    assert largest_first.decisions != newest.decisions
+    for bad in ("newest,newest", "oldest", "newest,"):
+        with pytest.raises(UsageError, match="survivor"):
+            Policy(survivor=bad)
+    with pytest.raises(UsageError, match="prefer"):
+        Policy(survivor="newest,source")
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(v["db"]), "--out", str(tmp_path / "cli"),
+                                 "--survivor", "newest, source", "--prefer-source", "x"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["policy"]["survivor"] == "newest,source"
+    r = CliRunner().invoke(cli, ["assemble", "--db", str(v["db"]), "--out", str(tmp_path / "bad"), "--survivor", "oldest"])
+    assert r.exit_code == 2 and "survivor" in r.stderr
+
+
+def test_newest_breaks_ties_by_richer_provenance_then_by_the_latest_ingested(built, tmp_path):
+    # every file of the built corpus has the same time: the EDGAR copy of the exhibit carries its
+    # filing date as well, so it is preferred; two identical files of one date and provenance go
+    # to the later ingested (vendor after data-room)
+    i = built["ids"]
+    _, p = made(built, tmp_path, policy=Policy(survivor="newest"))
+    assert _says(p, i, "exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
+    assert p[i["0000123456-24-000001.txt#3"]]["provenance"]["date_source"] == "edgar:filing_date"
+    assert _says(p, i, "group.txt") == ("drop", "duplicate-of", i["group-copy.txt"])
+    assert p[i["group.txt"]]["evidence"]["survivor"] == {"policy": "newest", "decided_by": "ingest order"}
+    _, q = made(built, tmp_path, "largest", policy=Policy(survivor="largest"))
+    assert _says(q, i, "group-copy.txt") == ("drop", "duplicate-of", i["group.txt"])
+    assert q[i["group-copy.txt"]]["evidence"]["survivor"]["decided_by"] == "ingest order"
+    # the same words: the EDGAR part's accession number, form type and filing date outrank a
+    # data-room file ingested before it
+    assert _says(q, i, "exhibit.txt") == ("drop", "duplicate-of", i["0000123456-24-000001.txt#3"])
+    assert q[i["exhibit.txt"]]["evidence"]["survivor"]["decided_by"] == "provenance"
+
+
+def test_an_assembly_of_the_previous_format_is_recognised_and_told_to_assemble_again(built, tmp_path):
+    a, _ = made(built, tmp_path)
+    m = json.loads((a.directory / "manifest.json").read_text())
+    m["format"] = "containment-auditor-assembly/1"
+    (a.directory / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+    assert is_assembly(a.directory)
+    with Store(built["db"]) as store:
+        v = verify(a.directory, store)
+    assert not v.ok and "assemble again" in v.problems[0]
+    with Store(built["db"]) as store:  # still a previous plan for changes.jsonl
+        b = assemble(store, tmp_path / "next", previous=a.directory)
+    assert b.manifest["changes"]["counts"] == {} and b.manifest["changes"]["previous"]["digest"] == m["digest"]
+
+
+def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_verifies(versions, tmp_path):
+    from auditor.pipeline import verify as verify_report
+
+    v = versions["mtime"]
+    db = copy_store(v["db"], tmp_path / "copy.db")
+    dates = tmp_path / "later.csv"
+    dates.write_text(f"sha256,date\n{'0' * 64},2020-01-01\n")  # matches nothing: no change
+    with Store(db) as store:
+        sha = store.scalar("SELECT sha256 FROM documents WHERE id = ?", (v["ids"]["a/2019-01-01.txt"],))
+        apply_dates(store, dates)
+        assert verify_report(v["dir"] / "report", store).ok
+        dates.write_text(f"sha256,date\n{sha},2018-12-24\n")
+        apply_dates(store, dates)
+        r = verify_report(v["dir"] / "report", store)
+        assert not r.ok and "provenance of 1 covered document(s) changed" in r.problems[0]
+        assert f"document {v['ids']['a/2019-01-01.txt']}: date '2019-01-01T00:00:00Z' in the report, " \
+               "'2018-12-24' now" in r.problems[1]
+        o = audit_job(store, 0.8, out=tmp_path / "again", command="test")
+        assert verify_report(o.directory, store).ok
 
 
 # -- novelty and --min-novel ---------------------------------------------------------------

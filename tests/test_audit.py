@@ -1,6 +1,7 @@
 """The containment engine end to end: stored documents in, findings with locations out."""
 
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -192,7 +193,12 @@ def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
         found = {b for (a, b) in pairs_of(r) if a == cid}
         assert len(found) == n
         [entry] = [c for c in r.contained if c.doc == cid]
-        assert entry.boilerplate and len(entry.containers) == n  # in 200 of 201 documents
+        assert len(entry.containers) == n  # in 200 of 201 documents
+        # the generated filings are mostly the contract: most of them contain one another (one
+        # family, at 0.80-0.86) and the others are contained in them, so the contract's 200
+        # containers are one document's copies, not 200 unrelated documents: not boilerplate
+        assert len(r.families) == 1 and len(r.families[0].members) > n / 2
+        assert entry.groups == 1 and not entry.boilerplate
 
 
 def _window(words, size, sampled):
@@ -799,3 +805,57 @@ def test_ranges_concatenates_aranges_as_integers():
     for starts, lens in ((np.array([3]), np.array([0])), (np.empty(0, np.int64), np.empty(0, np.int64))):
         empty = _ranges(starts, lens)
         assert empty.dtype == np.int64 and empty.shape == (0,)
+
+
+# -- boilerplate: contained in many unrelated documents, not in many versions of itself ---------
+
+def _outside(pairs):
+    a, b = (np.array(x, np.int64) for x in zip(*sorted(pairs), strict=True)) if pairs else (np.zeros(0, np.int64),) * 2
+    n = len(a)
+    return Pairs(a, b, np.ones(n, np.int64), np.ones(n, np.int64), np.ones(n, np.int64), np.ones(n, np.int64))
+
+
+def test_container_groups_count_unrelated_containers_once_per_family_or_chain():
+    from auditor.audit import container_groups
+
+    family = np.full(40, -1, np.int64)
+    family[[20, 21, 22]] = 0  # 20, 21, 22 contain one another
+    family[[1, 30]] = 1  # the contained document's own family
+    # 2..11 unrelated; 12 in 13 in 14 (a chain of versions, one way); 20-22 one family; 30 its own
+    containers = np.array([*range(2, 12), 12, 13, 14, 20, 21, 22, 30])
+    outside = _outside([(1, c) for c in containers.tolist()] + [(12, 13), (13, 14), (12, 14)])
+    assert container_groups(1, containers, outside, family) == 10 + 1 + 1
+    assert container_groups(1, np.array([30]), outside, family) == 0  # only its own family
+    assert container_groups(5, np.array([2, 3, 4]), _outside([(5, 2), (5, 3), (5, 4)]), np.full(6, -1)) == 3
+    # the first version of a policy in each of its eleven later versions, each holding the one before
+    chain = [(v, w) for v in range(1, 13) for w in range(v + 1, 13)]
+    assert container_groups(1, np.arange(2, 13), _outside(chain), np.full(13, -1)) == 1
+
+
+@pytest.mark.skipif(not Path("/usr/share/common-licenses/GPL-3").is_file(), reason="no GPL-3 text")
+def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versions_is_not(tmp_path):
+    from auditor.store import Store
+
+    gpl = Path("/usr/share/common-licenses/GPL-3").read_text()
+    paragraphs = [p for p in gpl.split("\n\n") if p.strip()]
+    d = tmp_path / "c"
+    d.mkdir()
+    # twelve versions of one text, each adding a quarter more of the licence: the first is
+    # contained in all eleven later ones, and each in the next
+    for v in range(12):
+        (d / f"policy-v{v:02d}.txt").write_text("\n\n".join(paragraphs[: 20 + 4 * v]))
+    notice = "\n\n".join(paragraphs[-6:-2])  # "How to Apply These Terms" in part: written by others
+    for i in range(11):
+        (d / f"filing-{i:02d}.txt").write_text(synth.filing(900 + i, 15_000, exhibits=[notice])[0])
+    (d / "notice.txt").write_text(notice)
+    with Store(tmp_path / "b.db") as store:
+        ingest(store, [d], workers=1)
+        ids = {p.rsplit("/", 1)[1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+        r = run_audit(store, 0.8)
+    by_doc = {c.doc: c for c in r.contained}
+    first = by_doc[ids["policy-v00.txt"]]
+    assert len(first.containers) >= r.boilerplate_min == 10  # many containers: the old rule said boilerplate
+    assert first.groups == 1 and not first.boilerplate
+    n = by_doc[ids["notice.txt"]]
+    assert n.groups == 11 and n.boilerplate
+    assert [c.doc for c in r.boilerplate] == [ids["notice.txt"]]

@@ -106,7 +106,7 @@ def test_part_raw_is_the_text_element_content(submission):
 
 def test_html_body(submission):
     body = extract_bytes(submission).parts[0].extracted
-    assert (body.format, body.extractor) == ("html", "lxml")
+    assert (body.format, body.extractor) == ("html", "selectolax")
     assert body.text == (
         "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\n\n"
         "Item 1. Business. The Company leases office space & warehouses.\n\n"
@@ -812,7 +812,6 @@ NO_BODY_FORM = (
     f"<p>{LEASE}</p></div>\n")
 
 
-@pytest.mark.xfail(reason="html.py parses as a browser: other branch", strict=False)
 def test_an_sec_form_whose_content_follows_the_closing_html_tag_is_read():
     """The SEC's rendered forms put their whole content after ``<head>...</head></html>``, with
     no ``<body>``: a browser shows all of it, so it is what gets stored."""

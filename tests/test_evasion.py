@@ -102,7 +102,7 @@ HIDING = {
 def _texts(data: bytes) -> str:
     ex = extract_bytes(data, "x")
     assert ex.unreadable is None
-    return "\n".join([ex.text] + [p.extracted.text for p in ex.parts if p.extracted])
+    return "\n".join([ex.text] + [r.text for r in ex.readings] + [p.extracted.text for p in ex.parts if p.extracted])
 
 
 @pytest.mark.parametrize("how", sorted(HIDING))

@@ -207,9 +207,13 @@ def test_text_round_trips_through_utf8_and_utf16(text):
     [
         (b"%PDF-1.7\n...", "x.bin", "pdf"),
         (b"junk before\n%PDF-1.4\n", "", "pdf"),
-        (b"<!DOCTYPE html><p>x", "x.txt", "html"),
+        (b"<!DOCTYPE html><p>x", "x.txt", "text"),  # the name says text; HTML is a reading
+        (b"<!DOCTYPE html><p>x", "x.md", "text"),
+        (b"<!DOCTYPE html><p>x", "x.dat", "html"),
         (b"  <HTML><BODY>x", "", "html"),
         (b"<p>Para</p>", "page.htm", "html"),
+        (b"<style>" + b"p{color:red}" * 400 + b"</style><p>Para</p>", "page.html", "html"),  # the name says HTML
+        (b"Plain words, no markup.", "page.htm", "html"),
         (b"<p>Para</p>", "", "html"),
         (b"Use <b>bold</b> here", "notes.txt", "text"),
         (b"<SEC-DOCUMENT>0000950170-22-000796.txt : 20220207\n", "x", "edgar"),
@@ -244,9 +248,8 @@ after break.</p>
 
 def test_html_visible_text_only():
     ex = extract_bytes(PAGE, "a.html")
-    assert (ex.format, ex.extractor, ex.encoding) == ("html", "lxml", "utf-8")
+    assert (ex.format, ex.extractor, ex.encoding) == ("html", "selectolax", "utf-8")
     assert ex.text == (
-        "enable js\n\ntemplate text\n\n"
         "Lease Agreement\n\n"
         "The Lessee & the Lessor agree that \u201crent\u201d <is> due.\nNew line after break.\n\n"
         "Rent\t$100\nTerm\t5 years\n\n"
@@ -255,8 +258,14 @@ def test_html_visible_text_only():
         "svg text"
     )
     assert ex.unreadable is None
-    for hidden in ("Title", "script", "hidden fact", "comment", "color"):
+    for hidden in ("Title", "script", "hidden fact", "comment", "color", "enable js", "template text"):
         assert hidden not in ex.text
+    # what a browser (scripts on) does not show is in the all-text reading, with the title
+    (all_text,) = [r.text for r in ex.readings if r.name == "html:all-text"]
+    for hidden in ("Title is not text", "enable js", "template text", "hidden fact"):
+        assert hidden in all_text
+    for never in ("script text", "color: red", "a comment"):
+        assert never not in all_text
 
 
 def test_html_charset_declarations():
@@ -278,8 +287,7 @@ def test_deep_nesting_and_huge_text_nodes_lose_nothing():
     depth = 100_000
     deep = b"<html><body>" + b"<div>" * depth + b"deep text" + b"</div>" * depth + b"<p>after</p></body></html>"
     ex = extract_bytes(deep)
-    assert ex.text.split() == ["deep", "text", "after"]
-    assert any("stdlib HTML tokenizer" in w for w in ex.warnings)
+    assert ex.text.split() == ["deep", "text", "after"] and ex.unreadable is None
     huge = b"<html><head><title>t</title></head><body><pre>" + b"word " * 2_200_000 + b"</pre><p>after</p></body></html>"
     ex = extract_bytes(huge)
     assert ex.text.startswith("word word") and ex.text.endswith("word\n\nafter")
@@ -298,7 +306,9 @@ def test_html_keeps_every_word_of_escaped_text(paragraphs):
     except ExtractionError as e:
         assert e.code == "empty" and not words
         return
-    assert ex.text.replace("\xa0", " ").split() == words
+    # right-to-left text is shown reordered; the stored order is the logical-order reading
+    logical = next((r.text for r in ex.readings if r.name == "html:logical-order"), ex.text)
+    assert logical.replace("\xa0", " ").split() == words
 
 
 def test_html_without_visible_text_is_empty():
@@ -434,24 +444,33 @@ def _found(contract: str, text: str) -> bool:
     return normalize(contract) in normalize(text)
 
 
-@pytest.mark.parametrize("wrap", [
-    "<svg width='400'><text x='0' y='15'>{}</text></svg>",
-    "<svg><text><tspan>{}</tspan></text></svg>",
-    "<iframe srcdoc='<p>{}</p>'>fallback</iframe>",
-    "<iframe src='about:blank'><p>{}</p></iframe>",
-    "<svg><rect/><p>{}</p></svg>",
-    "<div><svg><rect/><text>x</text>" + "<div>" * 300 + "{}" + "</div>" * 300,
-    "<iframe srcdoc=\"<iframe srcdoc='&lt;p&gt;{}&lt;/p&gt;'></iframe>\"></iframe>",
-    "<object data='lease.swf' type='application/x-shockwave-flash'><p>{}</p></object>",
-    "<noscript><div>{}</div></noscript>",
-    "<template><section><p>{}</p></section></template>",
+def _reading(ex: Extracted, name: str) -> str:
+    return ex.text if name == "text" else next((r.text for r in ex.readings if r.name == name), "")
+
+
+@pytest.mark.parametrize(("wrap", "reading"), [
+    ("<svg width='400'><text x='0' y='15'>{}</text></svg>", "text"),
+    ("<svg><text><tspan>{}</tspan></text></svg>", "text"),
+    ("<iframe srcdoc='<p>{}</p>'>fallback</iframe>", "text"),
+    # a browser never shows an iframe's content (raw text); a machine may carry it
+    ("<iframe src='about:blank'><p>{}</p></iframe>", "html:all-text"),
+    ("<svg><rect/><p>{}</p></svg>", "text"),
+    ("<div><svg><rect/><text>x</text>" + "<div>" * 300 + "{}" + "</div>" * 300, "text"),
+    ("<iframe srcdoc=\"<iframe srcdoc='&lt;p&gt;{}&lt;/p&gt;'></iframe>\"></iframe>", "text"),
+    ("<object data='lease.swf' type='application/x-shockwave-flash'><p>{}</p></object>", "text"),
+    # browsers run scripts by default, so they hide <noscript>; nobody sees a <template>
+    ("<noscript><div>{}</div></noscript>", "html:all-text"),
+    ("<template><section><p>{}</p></section></template>", "html:all-text"),
 ])
-def test_html_text_in_every_container_a_reader_or_machine_sees(wrap):
+def test_html_text_in_every_container_a_reader_or_machine_sees(wrap, reading):
     page = f"<html><body><p>Cover page.</p>{wrap.format(CONTRACT)}<p>Signatures.</p></body></html>"
     ex = extract_bytes(page.encode(), "x.html")
-    assert _found(CONTRACT, ex.text) and ex.unreadable is None
+    assert _found(CONTRACT, _reading(ex, reading)) and ex.unreadable is None
+    if reading != "text":
+        assert not _found(CONTRACT, ex.text)
     other = f"<html><body><p>Cover page.</p>{wrap.format(PROSE)}</body></html>"
-    assert not _found(CONTRACT, extract_bytes(other.encode(), "y.html").text)
+    ex = extract_bytes(other.encode(), "y.html")
+    assert not any(_found(CONTRACT, t) for t in [ex.text] + [r.text for r in ex.readings])
 
 
 def test_html_character_references_to_invisible_characters_vanish_in_normalisation():
@@ -469,8 +488,9 @@ def test_a_clean_page_with_ordinary_noscript_and_template_extracts_normally():
             b"<svg viewBox='0 0 10 10'><path d='M0 0L10 10'/><desc>logo</desc></svg>"
             b"<p>" + PROSE.encode() + b"</p></body></html>")
     ex = extract_bytes(page, "x.html")
-    assert ex.text == "Please enable JavaScript to view the menu.\n\n" + PROSE
+    assert ex.text == PROSE
     assert ex.unreadable is None and not ex.warnings
+    assert _reading(ex, "html:all-text").split("\n") == ["Please enable JavaScript to view the menu.", "logo", PROSE]
 
 
 def test_iframe_srcdoc_nested_too_deep_is_recorded_unreadable():
@@ -480,7 +500,7 @@ def test_iframe_srcdoc_nested_too_deep_is_recorded_unreadable():
     for _ in range(6):
         inner = f"<iframe srcdoc=\"{html.escape(inner)}\"></iframe>"
     ex = extract_bytes(f"<html><body><p>Cover.</p>{inner}</body></html>".encode(), "x.html")
-    assert "srcdoc nested more than" in (ex.unreadable or "")
+    assert (ex.unreadable or "").startswith("nested-depth: iframe srcdoc nested more than")
     assert "Cover." in ex.text
 
 

@@ -189,3 +189,23 @@ def test_a_submission_is_queried_part_by_part_and_its_image_is_skipped_as_ingest
     assert {(m["document"]["doc_id"], m["exact"]) for m in part2["matches"]} >= {(ids["lease.txt"], 1.0)}
     assert image["skipped"] == "binary:gif" and image["error"] is None and image["matches"] == []
     assert [r["matches"] for r in out[3:]] == [r["matches"] for r in out[:3]]
+
+
+def test_the_cli_names_a_stored_copy_once(tmp_path):
+    """A file whose stored copy contains it and is contained in it is one line, 'a copy'."""
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+    from auditor.demo import synth
+    from auditor.ingest import ingest
+    from auditor.store import Store
+
+    text = synth.contract(81, 6_000)
+    (tmp_path / "stored.txt").write_text(text)
+    (tmp_path / "q.txt").write_text(text + "\n\nSigned.\n")
+    with Store(tmp_path / "c.db") as store:
+        ingest(store, [tmp_path / "stored.txt"], workers=1)
+    r = CliRunner().invoke(cli, ["query", "--db", str(tmp_path / "c.db"), str(tmp_path / "q.txt")])
+    assert r.exit_code == 0, r.output
+    lines = [x for x in r.output.splitlines() if "stored.txt" in x]
+    assert len(lines) == 1 and "contained in 1" in lines[0] and "a copy" in lines[0], r.output

@@ -465,3 +465,10 @@ def test_a_report_without_compositions_says_so() -> None:
     r = ok_report()
     r["compositions"] = []
     assert "No document contains another." in render.html(r) and "No document contains another." in render.markdown(r)
+
+
+def test_a_report_written_before_compositions_renders_as_it_was() -> None:
+    r = ok_report()
+    del r["compositions"]
+    for text in (render.html(r), render.markdown(r)):
+        assert "Composition" not in text and "composition" not in text

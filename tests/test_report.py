@@ -113,7 +113,7 @@ def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "e")
     assert verify(tmp / "e", store).ok
-    for name, edit in (("report.md", lambda t: t.replace("1 contained documents", "0 contained documents")),
+    for name, edit in (("report.md", lambda t: t.replace("1 contained document", "0 contained document")),
                        ("report.html", lambda t: t.replace("Containment audit", "Audit")),
                        ("report.json", lambda t: t.replace('"host": "', '"host": "x'))):
         path = tmp / "e" / name
@@ -313,3 +313,24 @@ def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
     data["compositions"][0]["components"][0]["covered"] = 0.99
     (tmp / "comp" / "report.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     assert not verify(tmp / "comp", store).ok
+
+
+def test_a_report_renders_by_the_rules_it_records(audited):
+    """Renderer 2 writes '1 contained document' and says a pair no sampled shingle speaks for was
+    searched exhaustively; a report that records no renderer (written before) renders as it was
+    written, '1 contained documents', so it still verifies byte for byte."""
+    from auditor import render
+    from auditor.render.model import RENDERER, _estimate_text, rendering
+
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "plural").report
+    assert r["renderer"] == RENDERER == 2
+    md = render.markdown(r)
+    assert "1 contained document at" in md and "1 contained documents" not in md
+    old = {k: v for k, v in r.items() if k != "renderer"}
+    assert "1 contained documents at" in render.markdown(old) and "1 contained documents" in render.html(old)
+    exhaustive = {"estimate": 0.0, "interval": [0.0, 1.0], "hits": 0, "sampled": 0}
+    with rendering(r):
+        assert _estimate_text(exhaustive).startswith("none: no sampled shingle")
+    with rendering(old):
+        assert _estimate_text(exhaustive) == "0.0000, 95% interval [0.0000, 1.0000], 0/0 sampled shingles hit"

@@ -154,8 +154,13 @@ def test_datasette_metadata_describes_every_table_of_the_store(reviewed):
                 cols = {r[1] for r in store.conn.execute(f"PRAGMA table_info({name})")}
                 assert set(t.get("columns", {})) <= cols, (name, set(t.get("columns", {})) - cols)
             assert t["description"]
-        for q in meta["databases"]["store"]["queries"].values():  # every canned query runs
-            store.conn.execute(q["sql"], {"document": "1"}).fetchall()
+        for q in meta["databases"]["store"]["queries"].values():  # every canned query runs, paged or not
+            for skip in ("", "0", "1000"):
+                store.conn.execute(q["sql"], {"document": "1", "skip": skip}).fetchall()
+        first = store.conn.execute(meta["databases"]["store"]["queries"]["latest_findings"]["sql"],
+                                   {"skip": ""}).fetchall()
+        assert first and store.conn.execute(meta["databases"]["store"]["queries"]["latest_findings"]["sql"],
+                                            {"skip": str(len(first))}).fetchall() == []
 
 
 def _free_port() -> int:
@@ -244,3 +249,18 @@ def test_browse_without_datasette_says_what_to_install(reviewed, monkeypatch):
     _, db, _, _ = reviewed
     r = CliRunner().invoke(cli, ["browse", "--db", str(db)])
     assert r.exit_code == 2 and "[browse]" in r.output
+
+
+def test_a_closed_pipe_ends_findings_quietly_with_the_sigpipe_code(reviewed):
+    """`auditor findings | head`: no 'internal error', exit 141 (what a shell reports for a
+    process a closed pipe stopped), never 0 or 1, whichever format was printing."""
+    _, db, _, _ = reviewed
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    for fmt in ("table", "csv", "json"):
+        p = subprocess.Popen([sys.executable, "-m", "auditor", "findings", "--db", str(db), "--format", fmt],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        p.stderr.close()
+        assert p.wait(timeout=60) == 141 and "internal error" not in err and "Traceback" not in err, (fmt, err)

@@ -113,5 +113,5 @@ def test_set_measures():
     assert containment(a, b) == 0.5
     assert jaccard(a, b) == 2 / 10
     assert containment(np.empty(0, np.uint64), b) == 0.0
-    assert jaccard(np.empty(0, np.uint64), np.empty(0, np.uint64)) == 0.0
+    assert jaccard(np.empty(0, np.uint64), np.empty(0, np.uint64)) == 1.0  # the same (empty) set, as measures has it
     assert containment(b, a) == 2 / 8 and jaccard(a, np.array([5], dtype=np.uint64)) == 0.0

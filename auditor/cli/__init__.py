@@ -19,7 +19,7 @@ from auditor import __version__
 from auditor.cli.common import AuditorGroup
 
 COMMANDS = {
-    "ingest": "corpus.ingest", "stats": "corpus.stats", "show": "corpus.show", "withdraw": "corpus.withdraw",
+    "ingest": "corpus.ingest", "dates": "corpus.dates", "stats": "corpus.stats", "show": "corpus.show", "withdraw": "corpus.withdraw",
     "index": "corpus.index", "check": "corpus.check",
     "controls": "audit.controls", "audit": "audit.audit", "verify": "audit.verify", "demo": "audit.demo",
     "query": "query.query", "compare": "query.compare", "gather": "gather.gather",

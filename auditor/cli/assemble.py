@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from auditor.cli.common import db_option, err, open_store
+from auditor.cli.common import db_option, err, exit_if_bad_dates, open_store, report_dates
 from auditor.console import clean, json_safe, markup
 
 
@@ -22,48 +22,59 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory for plan.jsonl, the corpus, changes.jsonl and manifest.json.")
 @click.option("--run", "run_id", help="Audit run id (default: the latest audit run).")
-@click.option("--survivor", type=click.Choice(["earliest", "source", "largest"]),
-              help="Copy kept of a duplicate group or family: earliest ingested (default), preferred "
-                   "source (with --prefer-source), or largest (most words).")
+@click.option("--survivor", metavar="POLICY[,POLICY...]",
+              help="Copy kept of a duplicate group or family: earliest ingested (default), newest (latest "
+                   "date: supplied, metadata, stated in the text, file time), source (with --prefer-source) "
+                   "or largest (most words); several, comma-separated, apply in order (newest,source). Ties "
+                   "go to richer provenance, then ingest order.")
 @click.option("--prefer-source", callback=_sources, help="Source order for --survivor source, e.g. edgar,data-room "
               "(implies --survivor source).")
 @click.option("--contained", type=click.Choice(["drop", "keep"]), default="drop", show_default=True,
               help="Drop a document contained in a kept one, or keep it.")
 @click.option("--boilerplate", type=click.Choice(["keep-once", "drop"]), default="keep-once", show_default=True,
-              help="Boilerplate documents (contained in many): keep one canonical copy, or drop like any "
-                   "contained document.")
+              help="Boilerplate documents (contained in many unrelated documents): keep one canonical copy, "
+                   "or drop like any contained document.")
 @click.option("--exhibits", type=click.Choice(["dedupe", "separate"]), default="dedupe", show_default=True,
               help="EDGAR exhibits: like any document, or kept as separate documents even when contained "
                    "in a kept one (their copies are still dropped).")
 @click.option("--min-novel", type=click.FloatRange(0, 1, min_open=True),
               help="Also drop a kept document whose novel share (shingles found in no other kept document) "
                    "is below this, as covered-by the kept documents of its cover (auditor gather's).")
+@click.option("--dates", "dates_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Dates supplied for the copies first (CSV or JSON Lines of path or sha256 and date; "
+                   "recorded in the store as `auditor dates` does).")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True,
               help="corpus.jsonl.gz, or corpus.parquet (needs pyarrow: the [assemble-parquet] extra).")
 @click.option("--previous", type=click.Path(exists=True, path_type=Path),
               help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
 @click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
 def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
-             contained: str, boilerplate: str, exhibits: str, min_novel: float | None, fmt: str,
+             contained: str, boilerplate: str, exhibits: str, min_novel: float | None, dates_file: Path | None,
+             fmt: str,
              previous: Path | None, as_json: bool) -> None:
     """Keep or drop every stored document, with a reason, and write the kept documents' texts.
 
     \b
     auditor assemble --db corpus.db --out corpus/ --prefer-source edgar,data-room
+    auditor assemble --db corpus.db --out corpus/ --survivor newest
     auditor verify corpus/ --db corpus.db
 
-    Every document dropped as contained-in, duplicate-of or near-duplicate-of names the document
-    kept in its place. Exit 2 when the audit run was REFUSED, is not an audit run, or did not
-    cover every stored document (audit again).
+    Every document dropped as contained-in, duplicate-of, near-duplicate-of or superseded-by (an
+    older version) names the document kept in its place, and every plan line shows the dates
+    behind it. Exit 2 when the audit run was REFUSED, is not an audit run, or did not cover
+    every stored document (audit again), or when a line of --dates FILE cannot be read (after
+    writing).
     """
     from auditor.assemble import Policy, summary_lines
     from auditor.assemble import assemble as run
 
-    policy = Policy(survivor=survivor or ("source" if prefer_source else "earliest"),
+    policy = Policy(survivor=(survivor or "").replace(" ", "") or ("source" if prefer_source else "earliest"),
                     prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,
                     exhibits=exhibits, min_novel=min_novel)
     with open_store(db) as store:
-        a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous)
+        a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous, dates=dates_file)
+    if a.dates is not None:
+        report_dates(a.dates)
     if as_json:
         click.echo(json_safe((a.directory / "manifest.json").read_text()), nl=False)
     else:
@@ -73,3 +84,4 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
               f"{markup(a.directory / a.manifest['corpus']['file'])}; digest {a.manifest['digest']}\n"
               f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}", highlight=False)
     sys.stdout.flush()
+    exit_if_bad_dates(a.dates)

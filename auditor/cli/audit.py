@@ -108,11 +108,12 @@ def out_console_report(r: dict, threshold: float) -> None:
         out.print("[bold red]REFUSED[/]: no finding is reported.")
         return
     s = r["summary"]
-    out.print(f"{s['contained_documents']} contained documents at >= {threshold} ({s['containing_pairs']} "
-              f"containing pairs), {s['boilerplate_documents']} boilerplate documents, {s['families']} "
-              f"families ({s['family_members']} members); {s['documents']} documents audited, "
-              f"{s['not_auditable']} not auditable, {s['duplicate_groups']} exact-duplicate groups, "
-              f"{s['failed_inputs']} inputs failed to ingest", highlight=False)
+    out.print(f"{_n(s['contained_documents'], 'contained document')} at >= {threshold} "
+              f"({_n(s['containing_pairs'], 'containing pair')}), "
+              f"{_n(s['boilerplate_documents'], 'boilerplate document')}, {_n(s['families'], 'family')} "
+              f"({_n(s['family_members'], 'member')}); {_n(s['documents'], 'document')} audited, "
+              f"{s['not_auditable']} not auditable, {_n(s['duplicate_groups'], 'exact-duplicate group')}, "
+              f"{_n(s['failed_inputs'], 'input')} failed to ingest", highlight=False)
     findings = sorted(r["findings"], key=lambda f: (-f["containers"], f["doc_id"]))
     if not findings:
         out.print(f"no document is contained in another at >= {threshold}", highlight=False)
@@ -120,18 +121,24 @@ def out_console_report(r: dict, threshold: float) -> None:
         out.print(f"the {TOP_CONTAINED} contained documents with the most containers:", highlight=False)
     for f in findings[:TOP_CONTAINED]:
         best = f["best"][0]
-        out.print(f"  {_path(r, f['doc_id'])} in {f['containers']} document(s); best "
+        out.print(f"  {_path(r, f['doc_id'])} in {_n(f['containers'], 'document')}; best "
                   f"{_path(r, best['container'])} {best['containment']:.4f} ({_where(r, best)})",
                   highlight=False, soft_wrap=True)
     if r["boilerplate"]:
         top = sorted(r["boilerplate"], key=lambda e: (-e["containers"], e["doc_id"]))[:3]
-        out.print(f"boilerplate: {len(r['boilerplate'])} documents contained in >= "
-                  f"{p['boilerplate']['applied']} others, e.g. "
+        out.print(f"boilerplate: {_n(len(r['boilerplate']), 'document')} contained in >= "
+                  f"{p['boilerplate']['applied']} unrelated documents, e.g. "
                   + "; ".join(f"{_path(r, e['doc_id'])} ({e['containers']})" for e in top),
                   highlight=False, soft_wrap=True)
     if s["not_auditable"]:
-        out.print(f"not auditable: {s['not_auditable']} documents (listed with reasons in the report)",
+        out.print(f"not auditable: {_n(s['not_auditable'], 'document')} (listed with reasons in the report)",
                   highlight=False)
+
+
+def _n(n: int, noun: str) -> str:
+    from auditor.render.model import _n as counted
+
+    return counted(n, noun)
 
 
 def _path(r: dict, doc_id: int) -> str:

@@ -24,12 +24,20 @@ from auditor.store import Store
 UNLIMITED = 100_000  # columns: wider than any line printed
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """A closed pipe (``| head``) ends the command the same way whatever printed into it
+        (rich's own handling exits 1, which means findings to a gate's caller)."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def _console(stderr: bool = False) -> Console:
     """Rich output at the terminal's width; in a pipe or a CI log (and with no $COLUMNS), no width
     limit, so tables and paths are never cut or wrapped."""
     stream = sys.stderr if stderr else sys.stdout
     tty = stream is not None and stream.isatty()
-    return Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED, emoji=False)
+    return _Console(stderr=stderr, width=None if tty or "COLUMNS" in os.environ else UNLIMITED, emoji=False)
 
 
 # Data printed through these consoles goes through auditor.console (markup(), text()): names
@@ -41,6 +49,16 @@ out = _console()
 def _terminated(signum: int, frame: object) -> None:
     """SIGTERM unwinds like Ctrl-C, so cleanups run (batch status, the gate's temporary copy)."""
     raise SystemExit(128 + signum)
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's flush at exit does not raise again
+    on the closed pipe (the Python documentation's advice for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 class AuditorGroup(click.Group):
@@ -59,6 +77,9 @@ class AuditorGroup(click.Group):
             message = e.format_message
             e.format_message = lambda: clean(message(), keep_newlines=True)  # type: ignore[method-assign]
             raise
+        except BrokenPipeError:  # `auditor findings ... | head`: the reader has what it wanted
+            quiet_stdout()
+            sys.exit(128 + signal.SIGPIPE)  # as a shell reports a process a closed pipe stopped; never 0
         except (click.exceptions.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
@@ -75,8 +96,13 @@ class AuditorGroup(click.Group):
 
 db_option = click.option(
     "--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
-    envvar="AUDITOR_DB", help="SQLite store (created if missing). Env: AUDITOR_DB.",
+    envvar="AUDITOR_DB", help="The SQLite store (it must exist: `auditor ingest` creates it). Env: AUDITOR_DB.",
 )
+new_db_option = click.option(
+    "--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    envvar="AUDITOR_DB", help="The SQLite store, created if missing. Env: AUDITOR_DB.",
+)
+WORKERS_HELP = "Worker processes (0: one per core, at most 2)."
 
 
 # The extraction limits `ingest` and `gate` both take (fields of auditor.extract.Limits).
@@ -139,3 +165,23 @@ def spans_line(spans: list[dict]) -> str:
     from auditor.review import spans_text
 
     return "characters " + spans_text(spans).replace("; ", ", ")
+
+
+def report_dates(applied: Any) -> None:
+    """What a dates file did, on stderr: copies dated, keys that matched nothing, bad lines."""
+    err.print(f"dates from {markup(applied.file)}: {applied.copies} copies of {applied.documents} documents "
+              f"dated ({len(applied.changed)} documents' dates changed)", highlight=False)
+    for line, key in applied.unmatched[:20]:
+        err.print(f"  line {line}: {markup(key)} matches no stored copy", highlight=False)
+    if len(applied.unmatched) > 20:
+        err.print(f"  ... {len(applied.unmatched) - 20} more lines match no stored copy", highlight=False)
+    for line, code, message in applied.problems:
+        err.print(f"  [bold red]error[/]: line {line}: {code}: {markup(message)}", highlight=False)
+
+
+def exit_if_bad_dates(applied: Any) -> None:
+    """Lines of a dates file that could not be read: exit 2 once the others are recorded."""
+    if applied is not None and applied.problems:
+        err.print(f"{len(applied.problems)} line(s) of {markup(applied.file)} could not be read; the "
+                  "others were recorded", highlight=False)
+        sys.exit(2)

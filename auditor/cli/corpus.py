@@ -13,12 +13,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from auditor.cli.common import (
+    WORKERS_HELP,
     db_option,
     err,
+    exit_if_bad_dates,
     memory_option,
+    new_db_option,
     open_store,
     out,
     pdf_timeout_option,
+    report_dates,
     timeout_option,
 )
 from auditor.console import clean, markup, text
@@ -37,11 +41,11 @@ def progress_bar(quiet: bool) -> Progress:
 
 
 @click.command()
-@db_option
+@new_db_option
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
 @click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
-@click.option("--workers", type=int, default=0, show_default=True, help="Worker processes (0: one per core).")
+@click.option("--workers", type=int, default=0, show_default=True, help=WORKERS_HELP)
 @click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
 @click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
 @pdf_timeout_option
@@ -57,10 +61,13 @@ def progress_bar(quiet: bool) -> Progress:
                    "when the tool version or the limits changed since).")
 @click.option("--sync", is_flag=True,
               help="Also withdraw the documents whose files are gone from (or replaced in) the directories given.")
+@click.option("--dates", "dates_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Dates the crawl knows for its copies: CSV or JSON Lines of path (or sha256) and date, "
+                   "recorded with the copies they name (see `auditor dates`).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
 def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
-           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, quiet, as_json):
+           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, dates_file, quiet, as_json):
     """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
 
     \b
@@ -93,7 +100,8 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
 
         command = " ".join(["auditor", *sys.argv[1:]])
         result = run(store, list(inputs), batch=batch, source=source, limits=limits, workers=workers,
-                     retry_failed=retry_failed, command=command, on_start=on_start, on_file=on_file)
+                     retry_failed=retry_failed, command=command, on_start=on_start, on_file=on_file,
+                     dates=dates_file)
         synced = None
         if sync:
             from auditor.withdraw import sync as run_sync
@@ -103,9 +111,12 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
         click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
                                "missing": result.missing, "restored": result.restored,
                                "complete": result.complete, "not_processed": result.not_processed,
-                               "sync": synced.as_dict() if synced else None}, indent=2, sort_keys=True))
+                               "sync": synced.as_dict() if synced else None,
+                               "dates": result.dates.as_dict() if result.dates else None},
+                              indent=2, sort_keys=True))
         _exit_if_missing(result.missing)
         _exit_if_incomplete(result, budget)
+        exit_if_bad_dates(result.dates)
         return
     c = result.counts
     if not quiet:
@@ -128,8 +139,40 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     if synced is not None and not quiet:
         for place in synced.gone:
             err.print(f"gone: {clean(place)}", markup=False, highlight=False)
+    if result.dates is not None:
+        report_dates(result.dates)
     _exit_if_missing(result.missing)
     _exit_if_incomplete(result, budget)
+    exit_if_bad_dates(result.dates)
+
+
+@click.command("dates")
+@db_option
+@click.argument("dates_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def dates(db, dates_file, as_json):
+    """Record the dates a crawl knows for its copies in a store already built, and date each
+    document again.
+
+    \b
+    auditor dates --db corpus.db published.csv      # path,date (or sha256,date) per line
+    auditor dates --db corpus.db published.jsonl    # {"path": ..., "date": ...} per line
+
+    A path names the copies seen there (an EDGAR submission's parts too), a sha256 the document
+    with those bytes. A date supplied is the most trusted; see `auditor show` for each document's
+    dates and their sources. Exit 2 if a line cannot be read (the others are recorded).
+    """
+    from auditor.dating import apply_dates
+
+    with open_store(db) as store:
+        applied = apply_dates(store, dates_file)
+    if as_json:
+        click.echo(json.dumps(applied.as_dict(), indent=2, sort_keys=True))
+    else:
+        report_dates(applied)
+        click.echo(f"copies={applied.copies} documents={applied.documents} changed={len(applied.changed)} "
+                   f"unmatched={len(applied.unmatched)} errors={len(applied.problems)}")
+    exit_if_bad_dates(applied)
 
 
 def _present(result) -> list[tuple[int, str]]:
@@ -246,7 +289,7 @@ def withdraw(db, refs, reason, as_json):
 @click.option("--k", type=int, help="Words per shingle (default: the stored value, 5).")
 @click.option("--modulus", type=int, help="Keep a shingle when hash %% modulus == 0 (default 16).")
 @click.option("--seed", type=int, help="Word hash seed.")
-@click.option("--workers", type=int, default=0)
+@click.option("--workers", type=int, default=0, show_default=True, help=WORKERS_HELP)
 @click.option("--json", "as_json", is_flag=True)
 def index(db, rebuild, k, modulus, seed, workers, as_json):
     """Bring the sampled shingle index up to date (audit and query do this themselves)."""

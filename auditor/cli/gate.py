@@ -14,6 +14,7 @@ from auditor.cli.common import (
     err,
     memory_option,
     pdf_timeout_option,
+    quiet_stdout,
     timeout_option,
     with_controls_options,
 )
@@ -57,7 +58,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Report directory (default: reports/<run-id>/).")
 @with_controls_options
-@click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core).")
+@click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core, at most 2).")
 @pdf_timeout_option
 @timeout_option
 @memory_option
@@ -100,13 +101,16 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
                            "and run the gate again") from e
         traceback.print_exc()
         raise GateCrashed(f"internal error: {type(e).__name__}: {e}") from e
-    if as_json:
-        click.echo(json_safe(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str)))
-    else:
-        if os.environ.get("GITHUB_ACTIONS") == "true":
-            for line in github_annotations(g, Path.cwd()):
-                click.echo(line)
-        _print(g)
+    try:
+        if as_json:
+            click.echo(json_safe(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str)))
+        else:
+            if os.environ.get("GITHUB_ACTIONS") == "true":
+                for line in github_annotations(g, Path.cwd()):
+                    click.echo(line)
+            _print(g)
+    except BrokenPipeError:  # `auditor gate ... | head`: the verdict's exit code still holds
+        quiet_stdout()
     if g.report_dir:
         err.print(f"report: {markup(g.report_dir / 'report.html')} (also report.md, report.json, gate.json)",
                   highlight=False)

@@ -88,10 +88,18 @@ def _print_query(results: list[dict]) -> None:
             out.print(f"  warning: {markup(w)}", highlight=False, soft_wrap=True)
         if not r["matches"] and r["n_shingles"]:  # no shingle: the note says there is nothing to compare
             out.print("  no stored document contains it or is contained in it", highlight=False)
+        both = {m["document"]["doc_id"] for m in r["matches"] if m["direction"] == "in-query"} & {
+            m["document"]["doc_id"] for m in r["matches"] if m["direction"] == "contains-query"}
         for m in r["matches"]:
+            doc = m["document"]["doc_id"]
+            if doc in both and m["direction"] == "in-query":
+                continue  # a copy: said once, on its line below
             verb = "contained in" if m["direction"] == "contains-query" else "contains"
             where = "in it" if m["direction"] == "contains-query" else "in the file"
-            out.print(f"  {m['exact']:.4f} {verb} {m['document']['doc_id']} {markup(m['document']['path'])} "
+            back = next((x for x in r["matches"] if x["document"]["doc_id"] == doc and x["direction"] == "in-query"),
+                        None) if doc in both else None
+            mutual = f", and contains it ({back['exact']:.4f}): a copy" if back else ""
+            out.print(f"  {m['exact']:.4f} {verb} {doc} {markup(m['document']['path'])}{mutual} "
                       f"(estimate {m['estimate']:.4f}, {m['hits']}/{m['sampled']})"
                       + (f"; {where} at {spans_line(m['spans'])}" if m["spans"] else ""),
                       highlight=False, soft_wrap=True)

@@ -75,7 +75,7 @@ def findings(db, run, min_score, document, batch, fmt, limit):
     Spans (character offsets into the container's text, `auditor show --text`) are recorded
     for each contained document's best containers. Exit 2 if the run, document or batch is unknown.
     """
-    from auditor.review import FINDING_COLUMNS, spans_text
+    from auditor.review import FINDING_COLUMNS, count_findings, spans_text
     from auditor.review import findings as select
 
     with open_store(db) as store:
@@ -94,14 +94,19 @@ def findings(db, run, min_score, document, batch, fmt, limit):
                 w.writerow([spans_text(r["spans"]) if k == "spans" else
                             shown(r[k]) if isinstance(r[k], str) else r[k] for k in FINDING_COLUMNS])
         else:
-            _findings_table(list(rows))
+            shown = list(rows)
+            total = count_findings(store, run, min_score=min_score, document=document, batch=batch) \
+                if limit is not None and len(shown) == limit else len(shown)
+            _findings_table(shown, total)
 
 
-def _findings_table(rows: list[dict]) -> None:
+def _findings_table(rows: list[dict], total: int) -> None:
     if not rows:
         out.print("no containing pair matches", highlight=False)
         return
-    t = Table(title=f"run {markup(rows[0]['run_id'])}: {len(rows)} containing pairs")
+    what = f"{total} containing pair{'s' if total != 1 else ''}"
+    title = what if total == len(rows) else f"the first {len(rows)} of {what} (--limit)"
+    t = Table(title=f"run {markup(rows[0]['run_id'])}: {title}")
     for c, justify in (("contained", "left"), ("container", "left"), ("containment", "right"),
                        ("estimate [95%]", "right"), ("family", "right"), ("spans", "left")):
         t.add_column(c, justify=justify, overflow="fold")

@@ -11,8 +11,10 @@ be stored in SQLite: NULs and lone surrogates become U+FFFD (counted in ``warnin
 ends are ``\\n``.
 
 Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.pdfworker` children, which can
-be killed. HTML and .docx are parsed by lxml with network access and entity expansion off, and
-walked without recursion, so hostile nesting cannot exhaust the stack. Failures are raised as
+be killed. HTML is parsed by lexbor (:mod:`selectolax`, as browsers parse it, no network), .docx
+by lxml with network access and entity expansion off; both are walked without recursion, so
+hostile nesting cannot exhaust the stack. Besides its visible text, a result can carry other
+readings (``readings``) and the reason it cannot be read reliably (``unreadable``). Failures are raised as
 :class:`~auditor.errors.ExtractionError` with a stable ``code``.
 
 All functions are thread-safe; PDF extraction waits on a child process without holding the
@@ -54,7 +56,42 @@ __all__ = [
 
 def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
     """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer); ``name`` is the
-    file's, which an EDGAR file without header takes its accession number from."""
+    file's (an EDGAR file without header takes its accession number from it).
+
+    When container and content disagree, both readings exist: text that looks like HTML gets
+    its HTML visible reading as ``text:as-html``; HTML that only content sniffing made HTML (the
+    name, if any, does not say so) gets its bytes as ``html:as-plain-text``.
+    """
+    if fmt == "html":
+        from auditor.extract.detect import says_html
+        from auditor.extract.html import html_to_text
+
+        ex = html_to_text(data, limits)
+        if not says_html(name):
+            from auditor.extract.text import extract_text
+
+            plain = extract_text(data, limits)
+            ex.readings.append(Reading("html:as-plain-text", plain.text,
+                                       "the bytes as plain text, as a text editor or a text pipeline shows them"))
+        return ex
+    if fmt == "text":
+        from auditor.extract.detect import looks_like_html
+        from auditor.extract.text import extract_text
+
+        ex = extract_text(data, limits)
+        if looks_like_html(data):
+            from auditor.extract.html import html_to_text
+
+            try:
+                shown = html_to_text(data, limits)
+            except ExtractionError:
+                return ex
+            ex.readings.append(Reading("text:as-html", shown.text,
+                                       "the bytes read as HTML, as a browser or a sniffing extractor shows them"))
+            ex.readings.extend(shown.readings)
+            if shown.unreadable:
+                ex.unreadable = "; ".join(filter(None, [ex.unreadable, f"as HTML: {shown.unreadable}"]))
+        return ex
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
 
@@ -63,10 +100,6 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
         from auditor.extract.docx import extract_docx
 
         return extract_docx(data, limits)
-    if fmt == "html":
-        from auditor.extract.html import html_to_text
-
-        return html_to_text(data, limits)
     if fmt == "edgar":
         from auditor.extract.submission import extract_edgar
 

@@ -42,7 +42,9 @@ _RIFF = re.compile(rb"RIFF....(WAVE|AVI |WEBP)", re.S)
 _STRONG_HTML = re.compile(rb"<(?:!doctype\s+html|html|head|body)\b", re.I)
 _WEAK_HTML = re.compile(
     rb"<(?:div|p|br|table|font|span|center|h[1-6]|ul|ol|li|title|meta|a\s+href|b|i|pre)\b[^>]*>", re.I)
-_HTML_EXT = (".htm", ".html", ".xhtml", ".shtml")
+HTML_EXT = (".htm", ".html", ".xhtml", ".shtml")
+#: Names that say plain text: the bytes are what a reader sees, whatever markup they hold.
+TEXT_EXT = (".txt", ".text", ".md", ".markdown", ".rst", ".asc", ".log", ".csv", ".tsv")
 
 
 def binary_kind(data: bytes) -> str | None:
@@ -129,8 +131,11 @@ def detect_format(data: bytes, name: str = "") -> str:
     """"text", "html", "xml", "pdf", "docx", "edgar" or "binary" (a known non-text format).
 
     Content decides: ``%PDF-`` in the first KiB, a zip holding ``word/document.xml``, an
-    EDGAR envelope, HTML markup, an XML declaration or a namespaced root element; the extension
-    only settles weak HTML evidence.
+    EDGAR envelope, HTML markup, an XML declaration or a namespaced root element. A name that
+    says HTML (``.htm``...) or text (``.txt``, ``.md``...) decides between text and HTML: a
+    browser renders an .htm file whatever it starts with, a text editor shows a .txt file's
+    bytes; the other reading is then one of the document's readings
+    (:func:`auditor.extract.extract_format`).
     """
     if b"%PDF-" in data[:1024]:
         return "pdf"
@@ -141,16 +146,32 @@ def detect_format(data: bytes, name: str = "") -> str:
         return "binary"
     if edgar.is_submission(data):
         return "edgar"
+    ext = os.path.splitext(name)[1].lower()
+    if ext in TEXT_EXT:
+        return "text"  # the container says text: a text editor shows the bytes (the HTML is a reading)
+    if ext in HTML_EXT:
+        return "html"  # the container says HTML: a browser renders it, whatever it starts with
     head = _sniff_head(data)
     if _STRONG_HTML.search(head):
         return "html"
-    ext = os.path.splitext(name)[1].lower()
-    if (ext in _HTML_EXT or (ext != ".txt" and head.lstrip().startswith(b"<"))) and _WEAK_HTML.search(head):
+    if head.lstrip().startswith(b"<") and _WEAK_HTML.search(head):
         return "html"
     if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<?xml") or (
             head.lstrip().startswith(b"<") and b"xmlns" in head and xml_root(data) is not None):
         return "xml"
     return "text"
+
+
+def looks_like_html(data: bytes) -> bool:
+    """Whether a browser or a sniffing extractor would take ``data`` for HTML: markup near the
+    start (a doctype, ``<html>``, ``<body>``, or a common tag opening the text)."""
+    head = _sniff_head(data)
+    return bool(_STRONG_HTML.search(head) or (head.lstrip().startswith(b"<") and _WEAK_HTML.search(head)))
+
+
+def says_html(name: str) -> bool:
+    """Whether a file name says HTML (``.htm``, ``.html``...)."""
+    return os.path.splitext(name)[1].lower() in HTML_EXT
 
 
 def _sniff_head(data: bytes) -> bytes:

@@ -24,6 +24,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
+from auditor import dates
 from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
@@ -592,4 +593,13 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
     readings = [Reading(name, storable(t, []), why) for name, (_, _, why) in READINGS.items()
                 if name != "text" and (t := texts[name]).strip() and t != texts["text"]]
     return Extracted("docx", text, "auditor.docx", auditor_version(), encoding=None, warnings=warnings,
-                     unreadable="; ".join(reader.unreadable) or None, readings=readings)
+                     unreadable="; ".join(reader.unreadable) or None, readings=readings,
+                     meta=dates.recorded(_core_dates(reader)))
+
+
+def _core_dates(reader: _DocxReader) -> dict[str, str]:
+    """``dcterms:modified`` and ``created`` of ``docProps/core.xml``; metadata never fails a file."""
+    try:
+        return dates.docx_core(reader.member("docProps/core.xml")) if "docProps/core.xml" in reader.names else {}
+    except ExtractionError:
+        return {}

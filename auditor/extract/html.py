@@ -1,15 +1,45 @@
-"""HTML: the text a browser shows. Decoded as browsers decode it (BOM, a declared charset
-they know, else detection), parsed with lxml (no network, no entity expansion) or, beyond its
-limits, streamed through the stdlib tokenizer, and walked without recursion."""
+"""HTML: what a browser shows, and the other readings a reader or a machine could get.
+
+Decoded as browsers decode it (BOM, a declared charset they know, else detection), parsed as
+browsers parse it (WHATWG tree construction, by lexbor through :mod:`selectolax`: content after
+``</html>`` goes back into the body, a stray ``<head>`` is ignored, ``<script>`` and ``<style>``
+end where a browser ends them), styled by the CSS cascade that decides visibility
+(:mod:`.css`), and walked without recursion.
+
+The visible reading (``Extracted.text``) is the text a browser shows, in the order a reader reads
+it: hidden elements and invisible text left out (``display:none``, ``hidden``, ``visibility``,
+zero or tiny fonts, transparent or background-coloured text, off-screen, clipped or zero-size
+boxes, ``noscript``, ``template``, closed ``details``, unselected options); text that is not a
+text node put in (``::before``/``::after`` content, an image's ``alt`` when the image cannot be
+loaded from the document itself, form values and placeholders, MathML, SVG text, frames and
+objects whose document is in the page: ``srcdoc`` and ``data:`` URLs); flex ``order`` and
+reversed directions applied; bidirectional text put in display order (UAX #9, python-bidi) and
+read left to right, right-to-left runs in their own direction.
+
+Other readings: ``html:all-text`` (every text node and the text of attributes, hidden or not, as a
+naive extractor reads them) when the visible reading hid or added anything, and
+``html:logical-order`` when bidi reordering changed the text. What cannot be read reliably fails
+closed in ``Extracted.unreadable`` with a code: ``css-order:`` (layout decides the order),
+``css-value:``/``css-selector:``/``css-media:`` (CSS this code cannot evaluate), ``css-font:``
+(a web font may draw other letters than the text holds), ``css-external:`` (a style sheet outside
+the document that could hide text interleaved with the words), ``letter-spaced:`` and
+``nested-depth:``.
+"""
 
 from __future__ import annotations
 
 import codecs
-import html.parser
 import re
-from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+from auditor import dates
+from auditor.extract import css
+from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.letters import letter_spacing
+from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.extract.text import (
     GUESSED,
     MAX_MESS,
@@ -23,21 +53,9 @@ from auditor.extract.text import (
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
-_WS = re.compile(r"[ \t\n\r\f\v\xa0]+")
-_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
-# Never shown and never prose. <noscript>, <template>, <object> and <iframe> fallback content
-# are read: a reader sees them (scripts, plug-ins or frames off) or a machine carries them to
-# one; an iframe's ``srcdoc`` document is read too (below). In <svg>, only the text elements
-# are text, until an HTML element that browsers do not let stay in SVG closes it.
-_SKIP = frozenset({"script", "style", "head", "title", "math", "ix:header", "xml"})
-_SVG_TEXT = frozenset({"text", "foreignobject"})
-_SVG_BREAKOUT = frozenset({
-    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
-    "embed", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "li", "listing", "menu", "meta",
-    "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup",
-    "table", "tt", "u", "ul", "var",
-})
-_MAX_SRCDOC_DEPTH = 4
+_WS = re.compile(r"[ \t\n\r\f]+")  # ASCII whitespace collapses; a no-break space does not
+_MAX_DEPTH = 4  # documents inside documents (srcdoc, data: URLs)
+_MAX_MATCHES = 5_000_000  # declarations matched to elements: beyond, the CSS is not evaluated
 _PARA = frozenset({
     "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "blockquote", "pre", "hr", "ul", "ol", "dl",
     "section", "article", "header", "footer", "aside", "nav", "main", "figure", "address",
@@ -45,179 +63,54 @@ _PARA = frozenset({
 })
 _BLOCK = frozenset({
     "div", "li", "tr", "dd", "dt", "caption", "figcaption", "body", "html", "summary", "legend",
-    "thead", "tbody", "tfoot", "option", "menu", "dir", "frameset", "noframes", "br",
+    "thead", "tbody", "tfoot", "option", "menu", "dir", "frameset", "noframes", "br", "textarea",
+    "select", "optgroup", "title", "head",
 })
 _CELL = frozenset({"td", "th"})
-_VOID = frozenset({
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr", "keygen", "basefont", "frame", "isindex",
+_REPLACED = frozenset({"br", "img", "input", "textarea", "iframe", "frame", "embed", "object", "area", "image"})
+_HINTED = frozenset({"font", "body", "table", "td", "th", "tr"})
+# HTML's phrasing elements: between them the all-text reading does not break the line.
+_INLINE = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
+    "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "big", "tt",
+    "strike", "nobr", "label", "ins", "del", "ruby", "rt", "rb", "rp", "img", "input", "button",
+    "select", "output", "meter", "progress", "html", "body", "ix:nonnumeric", "ix:nonfraction",
+    "ix:continuation", "ix:exclude",
 })
-
-
-class _TextBuilder:
-    """Visible text from a stream of start/end/data events, whatever parser produces them.
-
-    Whitespace runs collapse to one space (except inside ``pre``); block elements end lines;
-    paragraph-like blocks leave one blank line; table cells are separated by tabs.
-    """
-
-    def __init__(self, depth: int = 0, warnings: list[str] | None = None) -> None:
-        self.out: list[str] = []
-        self.skip: list[str] = []
-        self.pre = 0
-        self.newlines = 0
-        self.space = False
-        self.tab = False
-        self.depth = depth
-        self.warnings = warnings if warnings is not None else []
-        self.svg = 0  # open <svg> elements
-        self.svg_text = 0  # open text elements inside them
-        self.unreadable: list[str] = []
-
-    def start(self, tag: str, attrs: Callable[[str], str | None]) -> None:
-        if tag == "body":
-            self.skip.clear()  # a <head> the stdlib tokenizer saw opened but never closed
-        if self.skip:
-            if tag not in _VOID:
-                self.skip.append(tag)
-            return
-        if tag == "iframe" and attrs("srcdoc"):
-            self._srcdoc(attrs("srcdoc") or "")
-        if tag in _SKIP or _DISPLAY_NONE.search(attrs("style") or ""):
-            if tag not in _VOID:
-                self.skip.append(tag)
-            return
-        if self.svg and not self.svg_text and tag in _SVG_BREAKOUT:
-            self.svg = 0  # as browsers do: this element ends the SVG, its text is shown
-        if tag == "svg":
-            self.svg += 1
-        elif self.svg and tag in _SVG_TEXT:
-            self.svg_text += 1
-            self._block("div")
-            return
-        if tag == "br":
-            if self.out:
-                self.newlines = min(self.newlines + 1, 2)
-            self.space = self.tab = False
-        elif tag in _CELL:
-            self.tab = True
-        else:
-            self._block(tag)
-        if tag == "pre":
-            self.pre += 1
-
-    def _srcdoc(self, doc: str) -> None:
-        """An iframe's ``srcdoc`` is a whole HTML document shown in place: its text goes here."""
-        if self.depth >= _MAX_SRCDOC_DEPTH:
-            self.unreadable.append(f"iframe srcdoc nested more than {_MAX_SRCDOC_DEPTH} deep: not read")
-            return
-        nested = _TextBuilder(self.depth + 1, self.warnings)
-        _parse_html(doc, nested, self.warnings)
-        self.unreadable += nested.unreadable
-        text = nested.text().strip("\n")
-        if text:
-            self._block("p")
-            self._flush()
-            self.out.append(text)
-            self._block("p")
-
-    def end(self, tag: str) -> None:
-        if self.skip:
-            if tag in self.skip:
-                while self.skip.pop() != tag:
-                    pass
-            return
-        if tag == "svg" and self.svg:
-            self.svg -= 1
-            self.svg_text = min(self.svg_text, self.svg)
-        elif self.svg_text and tag in _SVG_TEXT:
-            self.svg_text -= 1
-            self._block("div")
-            return
-        if tag == "pre" and self.pre:
-            self.pre -= 1
-        if tag != "br":
-            self._block(tag)
-
-    def _block(self, tag: str) -> None:
-        level = 2 if tag in _PARA else 1 if tag in _BLOCK else 0
-        if level:
-            self.newlines = max(self.newlines, level)
-            self.space = self.tab = False
-
-    def data(self, text: str) -> None:
-        if self.skip or not text or (self.svg and not self.svg_text):
-            return
-        if self.pre:
-            self._flush()
-            self.out.append(text)
-            return
-        if text[0] in " \t\n\r\f\v\xa0":
-            self.space = True
-        words = _WS.sub(" ", text).strip(" ")
-        if words:
-            self._flush()
-            self.out.append(words)
-            self.space = text[-1] in " \t\n\r\f\v\xa0"
-
-    def _flush(self) -> None:
-        if self.out:
-            if self.newlines:
-                self.out.append("\n" * self.newlines)
-            elif self.tab:
-                self.out.append("\t")
-            elif self.space:
-                self.out.append(" ")
-        self.newlines = 0
-        self.space = self.tab = False
-
-    def text(self) -> str:
-        return "".join(self.out)
-
-
-def _walk_lxml(root, builder: _TextBuilder) -> None:  # type: ignore[no-untyped-def]
-    from lxml import etree
-
-    for event, el in etree.iterwalk(root, events=("start", "end")):
-        tag = el.tag
-        if not isinstance(tag, str):  # comment, processing instruction or entity
-            if event == "end":
-                builder.data(el.tail or "")
-            continue
-        tag = tag.lower()
-        if event == "start":
-            builder.start(tag, el.get)
-            builder.data(el.text or "")
-        else:
-            builder.end(tag)
-            builder.data(el.tail or "")
-
-
-class _StdlibWalker(html.parser.HTMLParser):
-    """Fallback tokenizer for documents beyond libxml2's default limits (depth 256, 10 MB text
-    nodes): it streams events without building a tree, so it has no depth or size limit."""
-
-    def __init__(self, builder: _TextBuilder) -> None:
-        super().__init__(convert_charrefs=True)
-        self.builder = builder
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        self.builder.start(tag, values.get)
-        if tag in _VOID:
-            self.builder.end(tag)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag not in _VOID:
-            self.builder.end(tag)
-
-    def handle_data(self, data: str) -> None:
-        self.builder.data(data)
-
-
+_BLOCKISH = frozenset({
+    "block", "flow-root", "list-item", "table", "flex", "grid", "table-row", "table-caption",
+    "table-row-group", "table-header-group", "table-footer-group", "block flow", "block flex",
+    "block grid", "block table", "block flow-root", "block list-item", "-webkit-box", "-ms-flexbox",
+    "-ms-grid", "run-in",
+})
+_FLEX = frozenset({"flex", "inline-flex", "block flex", "inline flex", "-webkit-box", "-webkit-inline-box",
+                   "-ms-flexbox", "-ms-inline-flexbox"})
+_GRID = frozenset({"grid", "inline-grid", "block grid", "inline grid", "-ms-grid"})
+# What a browser draws of SVG and MathML: text elements, and HTML inside foreignObject.
+_SVG_TEXT = frozenset({"text", "tspan", "textpath"})
+_SVG_HIDDEN = frozenset({"title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath",
+                         "mask", "pattern", "lineargradient", "radialgradient", "filter", "marker"})
+_MATH_HIDDEN = frozenset({"annotation", "annotation-xml"})
+_INPUT_TEXT = frozenset({"text", "search", "email", "url", "tel", "number", "date", "month", "week",
+                         "time", "datetime-local", ""})
+_INPUT_BUTTON = {"submit": "Submit", "reset": "Reset", "button": ""}
+_ATTR_TEXT = ("alt", "title", "value", "placeholder", "aria-label", "label")
+# Pseudo-classes of interaction that match nothing on a page at rest (as a reader first sees it).
+_AT_REST = re.compile(r":(?:target|target-within|focus-within|focus-visible|visited|hover|focus|active)\b(?!-)", re.I)
+_ATTR_VALUE = re.compile(r"\[\s*([\w-]+)[^\]]*\]")
+_COMBINATOR = re.compile(r"\s*[\s>+~]\s*")
+_TAG_NAME = re.compile(r"<([a-zA-Z][\w:-]*)")
+_LEADING_TAG = re.compile(r"[a-zA-Z][\w-]*")
+_NAMES = re.compile(r"[.#\[]([\w-]+)")
+_ATTR_SELECTOR = ", ".join(f"[{a}]" for a in _ATTR_TEXT)
+_BLANK = re.compile(r"[ \t\r\f]*\n\s*")
+_RLM = "\u200f"
+_OPEN = {("embed", "ltr"): ("\u202a", "\u202c"), ("embed", "rtl"): ("\u202b", "\u202c"),
+         ("bidi-override", "ltr"): ("\u202d", "\u202c"), ("bidi-override", "rtl"): ("\u202e", "\u202c"),
+         ("isolate", "ltr"): ("\u2066", "\u2069"), ("isolate", "rtl"): ("\u2067", "\u2069"),
+         ("isolate-override", "ltr"): ("\u2066\u202d", "\u202c\u2069"),
+         ("isolate-override", "rtl"): ("\u2067\u202e", "\u202c\u2069"),
+         ("plaintext", "ltr"): ("\u2068", "\u2069"), ("plaintext", "rtl"): ("\u2068", "\u2069")}
 def _decode_html(data: bytes, warnings: list[str]) -> tuple[str, str]:
     """BOM, then a declared charset (``<meta>`` or XML declaration), then ``decode_text``.
 
@@ -268,27 +161,785 @@ def _decode_html(data: bytes, warnings: list[str]) -> tuple[str, str]:
     return text, enc
 
 
-def _parse_html(text: str, builder: _TextBuilder, warnings: list[str]) -> None:
-    from lxml import etree
 
-    parser = etree.HTMLParser(
-        encoding="utf-8", no_network=True, huge_tree=False, remove_comments=True, remove_pis=True)
+
+class _Builder:
+    """Text from start/end/data events: whitespace runs collapse to one space (not in ``pre``
+    text); blocks end lines, paragraph-like blocks leave a blank line, table cells are separated
+    by tabs. Inline bidi contexts become Unicode controls, reopened on every line, and a line in
+    a right-to-left block starts with RLM so that its base direction is known."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.newlines = 0
+        self.space = False
+        self.tab = False
+        self.openers: list[tuple[str, str]] = []
+        self.emitted = 0
+        self.dirs: list[str] = ["ltr"]
+        self.fresh = True
+
+    def block(self, level: int) -> None:
+        if level:
+            self.newlines = max(self.newlines, level)
+            self.space = self.tab = False
+
+    def cell(self) -> None:
+        self.tab = True
+
+    def br(self) -> None:
+        if self.out:
+            self.newlines = min(self.newlines + 1, 2)
+        self.space = self.tab = False
+
+    def data(self, text: str, pre: bool = False) -> None:
+        if not text:
+            return
+        if pre:
+            self._flush()
+            self._open()
+            self.out.append(text)
+            if "\n" in text:
+                self.fresh = True
+                self.emitted = 0
+            return
+        if text[0] in " \t\n\r\f":
+            self.space = True
+        words = _WS.sub(" ", text).strip(" ") if "\n" in text or "  " in text or "\t" in text else text.strip(" \r\f")
+        if words:
+            self._flush()
+            self._open()
+            self.out.append(words)
+            self.space = text[-1] in " \t\n\r\f"
+
+    def paragraph(self, text: str) -> None:
+        """A whole document shown in place (a frame's or object's)."""
+        text = text.strip("\n")
+        if text:
+            self.block(2)
+            self._flush()
+            self.out.append(text)
+            self.block(2)
+
+    def _open(self) -> None:
+        if self.fresh:
+            self.fresh = False
+            self.emitted = 0
+            if self.dirs[-1] == "rtl":
+                self.out.append(_RLM)
+        if self.emitted < len(self.openers):
+            self.out.extend(o for o, _ in self.openers[self.emitted :])
+            self.emitted = len(self.openers)
+
+    def push_bidi(self, opener: tuple[str, str]) -> None:
+        self.openers.append(opener)
+
+    def pop_bidi(self) -> None:
+        if self.emitted == len(self.openers) and not self.fresh:
+            self.out.append(self.openers[-1][1])
+            self.emitted -= 1
+        self.openers.pop()
+        self.emitted = min(self.emitted, len(self.openers))
+
+    def _flush(self) -> None:
+        if self.out:
+            if self.newlines:
+                self.out.append("\n" * self.newlines)
+                self.fresh = True
+                self.emitted = 0
+            elif self.tab:
+                self.out.append("\t")
+            elif self.space:
+                self.out.append(" ")
+        self.newlines = 0
+        self.space = self.tab = False
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip(" \t") for line in "".join(self.out).split("\n")).strip("\n")
+
+
+@dataclass
+class _Frame:
+    node: Any
+    tag: str
+    style: css.Style
+    children: list[Any] | None  # when reordered or chosen; else the walk follows ``nxt``
+    ns: str  # html, svg (not drawn as text), svgtext, math
+    nxt: Any = None
+    level: int = 0
+    cell: bool = False
+    pre: bool = False
+    bidi: bool = False
+    rtl_block: bool = False
+    after: tuple[str, css.Style] | None = None
+    i: int = 0
+    prestyles: dict[Any, css.Style] | None = None
+    right_floats: int = 0
+    late_floats: int = 0
+    inline_text: bool = False
+    closed: bool = False  # a closed <details>: only its summary is shown
+    moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
+
+
+@dataclass
+class _Result:
+    visible: str
+    logical: str
+    all_text: str
+    shows_all: bool  # the visible reading hid or added text: the all-text reading differs
+    unreadable: list[str]
+
+
+class _Reader:
+    """One HTML document (or a document inside it) read as a browser shows it."""
+
+    def __init__(self, text: str, depth: int, warnings: list[str]) -> None:
+        self.tree = LexborHTMLParser(text)
+        self.source = text
+        self.lowered = text.lower()
+        self.tags: set[str] | None = None
+        self.seen: dict[str, bool] = {}
+        self.depth = depth
+        self.warnings = warnings
+        self.unreadable: list[str] = []
+        self.hidden_text = False
+        self.generated = False
+        self.memo: dict[tuple[Any, ...], css.Style] = {}
+        self.fast: dict[tuple[Any, ...], css.Style] = {}
+        self.attr_decls: dict[str, list[css.Decl]] = {}
+        self.matched: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
+        self.before: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
+        self.after: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
+        self.styled: dict[Any, str] = {}
+        self.nested_all: list[str] = []
+
+    # -- style -------------------------------------------------------------------------------
+
+    def _sheets(self) -> None:
+        sheets = css.Sheets()
+        for node in self.tree.css("style, link"):
+            if _inside(node, ("noscript", "template")):
+                continue
+            attrs = node.attributes
+            media = attrs.get("media")
+            if media and css.media_applies(list(_tokens(media))) is False:
+                continue
+            if node.tag == "style":
+                if (attrs.get("type") or "text/css").strip().lower() in ("text/css", ""):
+                    css.add_sheet(sheets, node.text(deep=True), origin=1)
+            elif "stylesheet" in (attrs.get("rel") or "").lower().split():
+                href = (attrs.get("href") or "").strip()
+                got = css.data_url_text(href)
+                if got is not None:
+                    css.add_sheet(sheets, got[1], origin=1)
+                elif href:
+                    sheets.external.append(href[:200])
+        self.sheets = sheets
+        cache: dict[str, list[Any]] = {}
+        budget = _MAX_MATCHES
+        for rule in css.ua_sheets().rules + sheets.rules:
+            for sel, spec, pseudo in rule.selectors:
+                if sel not in cache and not self._may_match(sel):
+                    cache[sel] = []
+                if sel not in cache:
+                    try:
+                        cache[sel] = self.tree.css(_AT_REST.sub(":not(*)", sel))
+                    except SelectolaxError:
+                        cache[sel] = []
+                        if rule.origin:
+                            self.unreadable.append(f"css-selector: the selector {sel[:80]!r} cannot be evaluated here")
+                nodes = cache[sel]
+                if not nodes:
+                    continue
+                budget -= len(nodes) * len(rule.decls)
+                if budget < 0:
+                    self.unreadable.append(f"css-value: style sheets match more than {_MAX_MATCHES:,} "
+                                           "declarations to elements: not evaluated further")
+                    return self._attributes(sheets)
+                entries = [(css.key_of(d.important, rule.origin, rule.layer, spec, rule.order), rule.origin, d)
+                           for d in rule.decls]
+                target = self.matched if pseudo is None else self.before if pseudo == "before" else self.after
+                for n in nodes:
+                    target.setdefault(n, []).extend(entries)
+        self._attributes(sheets)
+
+    def _attributes(self, sheets: css.Sheets) -> None:
+        """``style`` attributes, and what the style sheets could not say."""
+        if "style" in self.lowered:
+            for n in self.tree.css("[style]"):
+                self.styled[n] = n.attrs["style"] or ""
+        for what in sheets.unsure:
+            self.unreadable.append(f"css-media: {what} cannot be evaluated here" if what.startswith("@media")
+                                   else f"css-selector: {what} cannot be evaluated here")
+        if sheets.fonts:
+            self.unreadable.append(f"css-font: a web font ({sheets.fonts[0]}) may draw other letters than "
+                                   "the text holds")
+
+    def _may_match(self, sel: str) -> bool:
+        """False when the selector's last compound names a tag, class, id or attribute that the
+        document's source does not contain (a full scan of the tree saved)."""
+        if "(" in sel or "\\" in sel:
+            return True
+        last = _COMBINATOR.split(_ATTR_VALUE.sub(r"[\1]", sel.strip()))[-1]
+        if self.tags is None:
+            self.tags = {t.lower() for t in _TAG_NAME.findall(self.source)}
+        m = _LEADING_TAG.match(last)
+        if m and m.group(0).lower() not in self.tags:
+            return False
+        return all(self._in_source(t) for t in _NAMES.findall(last))
+
+    def _in_source(self, token: str) -> bool:
+        got = self.seen.get(token)
+        if got is None:
+            got = self.seen[token] = token.lower() in self.lowered
+        return got
+
+    def _style(self, node: Any, tag: str, parent: css.Style, ns: str) -> css.Style:
+        matched = self.matched.get(node)
+        attr = self.styled.get(node)
+        if matched is None and ns == "html" and tag not in _HINTED:
+            key = (id(parent), attr, tag)
+            got = self.fast.get(key)
+            if got is None:
+                got = self.fast[key] = self._cascade(node, tag, parent, ns, (), attr)
+            return got
+        return self._cascade(node, tag, parent, ns, matched or (), attr)
+
+    def _cascade(self, node: Any, tag: str, parent: css.Style, ns: str, matched: Any, attr: str | None) -> css.Style:
+        entries = list(matched)
+        if attr:
+            decls = self.attr_decls.get(attr)
+            if decls is None:
+                decls = self.attr_decls[attr] = css.declarations(attr)
+            entries.extend((css.key_of(d.important, 1, css.UNLAYERED, css.STYLE_ATTR_SPECIFICITY, 0), 1, d)
+                           for d in decls)
+        hints = _hints(node, tag, ns)
+        if hints:
+            entries.extend(hints)
+        ua = _ua_display(tag)
+        if ua is not None:
+            entries.append(ua)
+        sig = (id(parent), *((k, id(d)) for k, _, d in entries))
+        got = self.memo.get(sig)
+        if got is None:
+            got = self.memo[sig] = css.compute(parent, entries)
+        return got
+
+    def _pseudo(self, node: Any, style: css.Style, which: dict[Any, Any]) -> tuple[str, css.Style] | None:
+        entries = which.get(node)
+        if not entries:
+            return None
+        s = css.compute(style, list(entries), pseudo=True)
+        content = s.content
+        if s.hidden or not content:
+            return None
+        text = _content_text(content, node)
+        return (text, s) if text.strip() else None
+
+    # -- the walk --------------------------------------------------------------------------------
+
+    def visible(self) -> tuple[str, str]:
+        """(visible text in display order, the same before bidi reordering)."""
+        self._sheets()
+        b = _Builder()
+        root = self.tree.root
+        if root is None:
+            return "", ""
+        rs = self._style(root, "html", css.ROOT_STYLE, "html")
+        frames = [self._frame(root, "html", rs, "html", b)]
+        while frames:
+            f = frames[-1]
+            if f.children is None:
+                child = f.nxt
+                if child is None:
+                    self._end(f, b)
+                    frames.pop()
+                    continue
+                f.nxt = child.next
+            else:
+                if f.i >= len(f.children):
+                    self._end(f, b)
+                    frames.pop()
+                    continue
+                child = f.children[f.i]
+                f.i += 1
+            tag = child.tag or ""
+            if tag == "-text":
+                self._text(child, f, b)
+                continue
+            if tag[:1] == "-":  # a comment or other node that is not an element
+                continue
+            if f.ns != "html":  # lexbor gives HTML names in lower case, SVG's in camel case
+                tag = tag.lower()
+            ns = _child_ns(f.ns, tag) if f.ns != "html" or tag in ("svg", "math") else "html"
+            if ns == "hidden":
+                self._hidden(child)
+                continue
+            style = (f.prestyles.get(child) if f.prestyles else None) or self._style(child, tag, f.style, ns)
+            if style.hidden:
+                self._hidden(child)
+                continue
+            self._check_layout(f, child, style)
+            if tag in _REPLACED and self._replaced(child, tag, style, f, b, ns):
+                continue
+            frames.append(self._frame(child, tag, style, ns, b))
+        self._finish_layout_checks()
+        logical = b.text()
+        if logical.isascii():
+            return logical, logical
+        return display_order(logical), BIDI_CONTROLS.sub("", logical)
+
+    def _frame(self, node: Any, tag: str, style: css.Style, ns: str, b: _Builder) -> _Frame:
+        f = _Frame(node, tag, style, None, ns, nxt=node.first_child)
+        if tag == "details" and "open" not in node.attributes:
+            f.closed = True
+        if tag == "select" and not ("multiple" in node.attributes or _int(node.attributes.get("size")) > 1):
+            options = [c for c in node.css("option")]
+            chosen = next((o for o in options if "selected" in o.attributes), options[0] if options else None)
+            hidden = [o for o in options if o is not chosen and (o.text() or "").strip()]
+            if hidden:
+                self.hidden_text = True
+            f.children = [chosen] if chosen is not None else []
+        display = style.display
+        if style.display_set:
+            f.level = 0 if display.startswith("inline") or display in ("contents", "ruby", "ruby-text") else (
+                2 if tag in _PARA else 1) if display in _BLOCKISH else 0
+            f.cell = display == "table-cell"
+        else:
+            f.level = 2 if tag in _PARA else 1 if tag in _BLOCK else 0
+            f.cell = tag in _CELL
+        if ns == "svgtext" and tag == "text":
+            f.level = 1
+        f.pre = style.white_space in ("pre", "pre-wrap", "break-spaces")
+        if f.cell:
+            b.cell()
+        else:
+            b.block(f.level)
+        if f.level and style.direction != b.dirs[-1]:
+            f.rtl_block = True
+            b.dirs.append(style.direction)
+        if style.unicode_bidi != "normal":
+            opener = _OPEN.get((style.unicode_bidi, style.direction))
+            if opener and not f.level:
+                f.bidi = True
+                b.push_bidi(opener)
+            elif opener and style.unicode_bidi in ("bidi-override", "isolate-override"):
+                f.bidi = True
+                b.push_bidi(_OPEN[("bidi-override", style.direction)])
+        if display in _FLEX or display in _GRID or (display == "table-row" and style.direction == "rtl"):
+            self._reorder(f)
+        if self.before:
+            before = self._pseudo(node, style, self.before)
+            if before:
+                self._generated(before, b, f)
+        if self.after:
+            f.after = self._pseudo(node, style, self.after)
+        return f
+
+    def _end(self, f: _Frame, b: _Builder) -> None:
+        if f.after:
+            self._generated(f.after, b, f)
+        if f.bidi:
+            b.pop_bidi()
+        if f.rtl_block:
+            b.dirs.pop()
+        if f.level:
+            b.block(f.level)
+        if len(f.moved) >= 2:
+            self._moved(f)
+
+    def _generated(self, got: tuple[str, css.Style], b: _Builder, f: _Frame) -> None:
+        text, s = got
+        if s.text_hidden(len(text)):
+            return
+        self.generated = True
+        level = 1 if s.display in _BLOCKISH else 0
+        b.block(level)
+        b.data(text, pre=True) if "\n" in text and f.pre else b.data(text)
+        b.block(level)
+
+    def _text(self, node: Any, f: _Frame, b: _Builder) -> None:
+        text = node.text_content or ""
+        if f.ns != "html" and (f.ns == "svg" or (f.ns == "math" and f.tag in _MATH_HIDDEN)):
+            return
+        words = text.strip()
+        if words:
+            if f.closed:
+                self.hidden_text = True
+                return
+            style = f.style
+            if style.unsure:
+                self.unreadable.append(f"css-value: {style.unsure}: cannot be evaluated here")
+                style.unsure = None
+            if style.text_hidden(len(words)):
+                self.hidden_text = True
+                return
+            f.inline_text = True
+        b.data(text, f.pre)
+
+    def _hidden(self, node: Any) -> None:
+        """Note hidden body text (the head's title, scripts and styles do not count)."""
+        if self.hidden_text or node.tag in ("head", "script", "style", "link", "meta"):
+            return
+        if (node.text(deep=True) or "").strip() or node.tag == "template":
+            self.hidden_text = True
+
+    def _replaced(self, node: Any, tag: str, style: css.Style, f: _Frame, b: _Builder, ns: str) -> bool:
+        """Elements whose content is not their text nodes: images, form fields, frames, objects.
+        True when the element was read here (its children are not walked)."""
+        if tag == "br":
+            b.br()
+            return True
+        if ns != "html":
+            if tag == "image":  # an SVG image: an SVG document in a data: URL shows its text
+                attrs = node.attributes
+                got = css.data_url_text((attrs.get("href") or attrs.get("xlink:href") or "").strip())
+                if got and got[0] == "image/svg+xml":
+                    self._nested(got[0], got[1], b, "SVG image data: URL")
+                return True
+            return False
+        attrs = None
+        if tag in ("img", "input", "iframe", "frame", "embed", "object", "textarea", "area"):
+            attrs = node.attributes
+        if tag == "img" or (tag == "input" and (attrs.get("type") or "").lower() == "image"):
+            alt = (attrs.get("alt") or "").strip()
+            src = (attrs.get("src") or "").strip()
+            if src[:5].lower() == "data:":
+                got = css.data_url_text(src)  # the image is in the page: it is shown, not its alt
+                if got and got[0] == "image/svg+xml":
+                    self._nested(got[0], got[1], b, "image data: URL")
+            elif alt:
+                self._attr_text(alt, style, b)  # an image the page cannot load shows its alt
+            return True
+        if tag == "input":
+            kind = (attrs.get("type") or "").strip().lower()
+            value = attrs.get("value")
+            if kind in _INPUT_BUTTON:
+                value = value if value is not None else _INPUT_BUTTON[kind]
+            elif kind in _INPUT_TEXT:
+                value = value or attrs.get("placeholder")
+            else:
+                value = None
+            if value and value.strip():
+                self._attr_text(value, style, b)
+            return True
+        if tag == "textarea":
+            if not (node.text(deep=True) or "").strip() and (attrs.get("placeholder") or "").strip():
+                self._attr_text(attrs.get("placeholder") or "", style, b)
+                return True
+            return False
+        if tag in ("iframe", "frame"):
+            doc = attrs.get("srcdoc") if tag == "iframe" else None
+            if doc is not None:
+                self._nested("text/html", doc, b, "iframe srcdoc")
+            else:
+                got = css.data_url_text((attrs.get("src") or "").strip())
+                if got:
+                    self._nested(got[0], got[1], b, f"{tag} data: URL")
+            if (node.text(deep=True) or "").strip():
+                self.hidden_text = True  # iframe content is raw text a browser never shows
+            return True
+        if tag in ("embed", "object"):
+            got = css.data_url_text((attrs.get("src" if tag == "embed" else "data") or "").strip())
+            if got and _readable_mime(got[0]):
+                self._nested(got[0], got[1], b, f"{tag} data: URL")
+                if tag == "object" and (node.text(deep=True) or "").strip():
+                    self.hidden_text = True  # the fallback content is not shown
+                return True
+            return tag == "embed"
+        return False
+
+    def _attr_text(self, text: str, style: css.Style, b: _Builder) -> None:
+        if style.text_hidden(len(text)) is None and style.visibility == "visible":
+            self.generated = True
+            b.data(" " + text + " ")
+
+    def _nested(self, mime: str, text: str, b: _Builder, what: str) -> None:
+        if not _readable_mime(mime):
+            return
+        self.generated = True
+        if self.depth + 1 >= _MAX_DEPTH:
+            self.unreadable.append(f"nested-depth: {what} nested more than {_MAX_DEPTH - 1} deep: not read")
+            return
+        if mime == "text/plain":
+            b.paragraph(text)
+            self.nested_all.append(text)
+            return
+        inner = _Reader(text, self.depth + 1, self.warnings).read()
+        self.unreadable += inner.unreadable
+        b.paragraph(inner.visible)
+        self.nested_all.append(inner.all_text)
+
+    # -- order -----------------------------------------------------------------------------------
+
+    def _reorder(self, f: _Frame) -> None:
+        """Flex and grid items in their order-modified document order (reversed for
+        ``*-reverse`` and right-to-left rows); where layout decides the order, fail closed."""
+        s = f.style
+        pre: dict[Any, css.Style] = {}
+        items: list[tuple[int, int, Any]] = []
+        texty = 0
+        f.children = [c for c in f.node.iter(include_text=True) if c.is_element_node or c.is_text_node]
+        for i, c in enumerate(f.children):
+            if c.is_element_node:
+                tag = (c.tag or "").lower()
+                cs = self._style(c, tag, s, _child_ns(f.ns, tag))
+                pre[c] = cs
+                items.append((cs.order, i, c))
+                if not cs.hidden and (c.text(deep=True) or "").strip():
+                    texty += 1
+            else:
+                items.append((0, i, c))
+                if (c.text_content or "").strip():
+                    texty += 1
+        f.prestyles = pre
+        if s.display in _GRID:
+            placed = any(cs.grid_placed for cs in pre.values() if not cs.hidden)
+            if texty > 1 and (placed or "column" in s.grid_flow or "dense" in s.grid_flow):
+                self.unreadable.append("css-order: grid items placed by row and column: the order on the "
+                                       "page depends on the layout")
+                return
+        items.sort(key=lambda t: (t[0], t[1]))
+        reverse = False
+        if s.display in _FLEX:
+            reverse = s.flex_direction.endswith("-reverse")
+            if s.flex_direction.startswith("row") and s.direction == "rtl":
+                reverse = not reverse
+            if texty > 1 and (s.flex_wrap == "wrap-reverse" or (reverse and s.flex_wrap == "wrap"
+                                                                  and s.flex_direction.startswith("row"))):
+                self.unreadable.append(f"css-order: flex items wrapped ({s.flex_wrap}, {s.flex_direction}): "
+                                       "the order on the page depends on the line width")
+        elif s.display == "table-row":
+            reverse = True
+        order = [c for _, _, c in items]
+        if reverse:
+            order.reverse()
+        f.children = order
+
+    def _check_layout(self, f: _Frame, child: Any, s: css.Style) -> None:
+        """Floats and positioned boxes that can put text in another order than the source's."""
+        if not s.moves:
+            if s.display.startswith("inline") or s.display in ("contents", "ruby"):
+                f.inline_text = True
+            return
+        floated = s.floating in ("right", "inline-end", "left", "inline-start")
+        moved = s.position in ("absolute", "fixed") and (s.left is not None or s.top is not None)
+        shifted = abs(s.dx) > 20 or abs(s.dy) > 40
+        if not (floated or moved or shifted):
+            if s.display.startswith("inline") or s.display in ("contents", "ruby"):
+                f.inline_text = True
+            return
+        text = (child.text(deep=True) or "").strip()
+        if not text or s.text_hidden(len(text)):
+            return
+        if s.floating in ("right", "inline-end"):
+            f.right_floats += 1
+        elif floated and f.inline_text:
+            f.late_floats += 1
+        if moved or shifted:
+            f.moved.append((s.top if moved else None, s.left if moved else None, len(f.moved)))
+        if f.right_floats >= 2 or f.late_floats >= 2:
+            self._order_unreadable("floats put text in another order on the page than in the source")
+
+    def _moved(self, f: _Frame) -> None:
+        if all(t is not None and x is not None for t, x, _ in f.moved):
+            ranked = sorted(f.moved, key=lambda m: (m[0], m[1]))
+            if [m[2] for m in ranked] == list(range(len(ranked))):
+                return
+        self._order_unreadable("positioned or shifted boxes put text in another order on the page than in the source")
+
+    def _order_unreadable(self, why: str) -> None:
+        msg = f"css-order: {why}"
+        if msg not in self.unreadable:
+            self.unreadable.append(msg)
+
+    def _finish_layout_checks(self) -> None:
+        pass
+
+    # -- every text node -------------------------------------------------------------------------
+
+    def all_text(self) -> str:
+        """Every text node and attribute text in source order, hidden or not (script and style
+        source excepted), with template, noscript and iframe content read as HTML: each text
+        node on a line of its own, as lexbor's text extraction gives it. Changes the tree, so
+        it runs after the visible reading."""
+        tree = self.tree
+        if tree.root is None:
+            return ""
+        tree.strip_tags(["script", "style"])
+        for node in tree.css("template, iframe, noscript, noembed, noframes, xmp"):
+            tag = node.tag
+            inner = (node.html or "") if tag == "template" else (node.text(deep=True) or "")
+            if tag == "template":
+                inner = re.sub(r"^<template[^>]*>|</template>$", "", inner)
+            if "<" in inner and self.depth + 1 < _MAX_DEPTH:
+                inner = _Reader(inner, self.depth + 1, self.warnings).all_text()
+            if tag == "template" or "<" in inner:
+                node.insert_after(f"\n{inner}\n")
+                node.decompose()
+        for node in tree.css(_ATTR_SELECTOR):
+            attrs = node.attributes
+            texts = [v for name in _ATTR_TEXT if (v := attrs.get(name)) and v.strip()
+                     and not (name == "value" and (attrs.get("type") or "").lower() == "hidden")]
+            if texts:
+                node.insert_before("\n" + "\n".join(texts) + "\n")
+        text = tree.root.text(deep=True, separator="\n")
+        text = "\n".join([text, *self.nested_all])
+        return _BLANK.sub("\n", text).strip()
+
+    def read(self) -> _Result:
+        visible, logical = self.visible()
+        if self.sheets.external and _fragmented(self.tree):
+            self.unreadable.append(
+                f"css-external: a style sheet outside the document ({self.sheets.external[0]}) could hide "
+                "the many small classed elements its text is split into")
+        shows_all = self.hidden_text or self.generated
+        return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable)
+
+
+def _tokens(text: str) -> list[Any]:
+    import tinycss2
+
+    return tinycss2.parse_component_value_list(text)
+
+
+def _inside(node: Any, tags: tuple[str, ...], depth: int = 1000) -> bool:
+    """Whether an ancestor (up to ``depth`` levels up) is one of ``tags``."""
+    p = node.parent
+    while p is not None and depth:
+        if (p.tag or "").lower() in tags:
+            return True
+        p = p.parent
+        depth -= 1
+    return False
+
+
+def _int(value: str | None) -> int:
     try:
-        root = etree.fromstring(text.encode("utf-8", "surrogatepass"), parser)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-        root = None
-    fatal = [e for e in parser.error_log if e.level == etree.ErrorLevels.FATAL]
-    if fatal:
-        warnings.append(f"lxml stopped early ({fatal[0].message.strip()}); used the stdlib HTML tokenizer")
-        walker = _StdlibWalker(builder)
-        walker.feed(text)
-        walker.close()
-    elif root is not None:
-        _walk_lxml(root, builder)
+        return int((value or "").strip())
+    except ValueError:
+        return 0
+
+
+def _readable_mime(mime: str) -> bool:
+    return mime in ("text/html", "application/xhtml+xml", "image/svg+xml", "text/plain", "text/xml",
+                    "application/xml")
+
+
+def _child_ns(ns: str, tag: str) -> str:
+    """The drawing context of an element: html, svg (drawn, not as text), svgtext, math; or
+    hidden for SVG and MathML parts that are never drawn."""
+    if ns == "html":
+        return "svg" if tag == "svg" else "math" if tag == "math" else "html"
+    if ns in ("svg", "svgtext"):
+        if tag == "foreignobject":
+            return "html"
+        if tag in _SVG_HIDDEN:
+            return "hidden"
+        return "svgtext" if tag in _SVG_TEXT or ns == "svgtext" else "svg"
+    if ns == "math":
+        return "hidden" if tag in _MATH_HIDDEN else "math"
+    return ns
+
+
+_UA_DISPLAY_DECLS: dict[str, tuple[css.Key, int, css.Decl] | None] = {}
+
+
+def _ua_display(tag: str) -> tuple[css.Key, int, css.Decl] | None:
+    """The UA style sheet's display of a tag, as a cascade entry (cheaper than a selector)."""
+    got = _UA_DISPLAY_DECLS.get(tag, False)
+    if got is False:
+        display = ("table-cell" if tag in _CELL else "table-row" if tag == "tr" else "table" if tag == "table"
+                   else "list-item" if tag == "li" else "block" if tag in _PARA or tag in _BLOCK else None)
+        got = None
+        if display and tag not in ("br", "head", "title", "noframes"):
+            d = css.declarations(f"display:{display}")[0]
+            got = (css.key_of(False, 0, css.UNLAYERED, (0, 0, 0), -1), 0, d)
+        _UA_DISPLAY_DECLS[tag] = got
+    return got  # type: ignore[return-value]
+
+
+_HINT_CACHE: dict[str, list[css.Decl]] = {}
+_HINT_KEY = css.key_of(False, 1, -1, (0, 0, 0), -1)
+
+
+def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] | None:
+    """Presentational hints: ``<font color size>``, ``bgcolor``, and SVG presentation attributes."""
+    if ns == "html" and tag not in ("font", "body", "table", "td", "th", "tr"):
+        return None
+    if ns == "math":
+        return None
+    attrs = node.attributes
+    parts = []
+    if ns == "html":
+        if tag == "font" and attrs.get("color"):
+            parts.append(f"color:{attrs['color']}")
+        if tag == "font" and attrs.get("size"):
+            size = _int(attrs.get("size", "").lstrip("+"))
+            size = min(max(size + 3 if (attrs.get("size") or "").strip()[:1] in "+-" else size, 1), 7)
+            parts.append(f"font-size:{['x-small', 'small', 'medium', 'large', 'x-large', 'xx-large', 'xxx-large'][size - 1]}")
+        if attrs.get("bgcolor"):
+            parts.append(f"background-color:{attrs['bgcolor']}")
+    else:
+        for name in ("display", "visibility", "opacity", "font-size", "transform"):
+            if attrs.get(name):
+                parts.append(f"{name}:{attrs[name]}")
+        fill = (attrs.get("fill") or "").strip().lower()
+        if fill in ("none", "transparent") or (attrs.get("fill-opacity") or "").strip() in ("0", "0.0", "0%"):
+            parts.append("color:transparent")
+    if not parts:
+        return None
+    text = ";".join(parts)
+    decls = _HINT_CACHE.get(text)
+    if decls is None:
+        decls = _HINT_CACHE[text] = css.declarations(text)
+    return [(_HINT_KEY, 1, d) for d in decls]
+
+
+def _content_text(content: tuple[Any, ...], node: Any) -> str:
+    """The text of a ``content`` value: strings, ``attr()``, quotes; counters and images give none."""
+    out = []
+    for t in content:
+        if t.type == "string":
+            out.append(t.value)
+        elif t.type == "function" and t.lower_name == "attr":
+            name = next((a.value for a in t.arguments if a.type == "ident"), None)
+            out.append((node.attributes.get(name) or "") if name else "")
+        elif t.type == "ident" and t.lower_value in ("open-quote", "close-quote"):
+            out.append("\u201c" if t.lower_value == "open-quote" else "\u201d")
+        elif t.type == "literal" and t.value == "/":
+            break  # alternative text of the content follows: not shown
+    return "".join(out)
+
+
+def _fragmented(tree: Any) -> bool:
+    """Whether the body's words are interleaved with many small elements carrying a class or
+    id (text on both sides, outside code), as a style sheet would need them to hide words
+    between the visible ones: a quarter of the words or more."""
+    small = 0
+    for n in tree.css("body [class], body [id]"):
+        words = len((n.text(deep=True) or "").split())
+        if not 0 < words <= 3 or _inside(n, ("pre", "code")):
+            continue
+        prev, nxt = n.prev, n.next
+        if (prev is not None and prev.is_text_node and (prev.text_content or "").strip()
+                and nxt is not None and nxt.is_text_node and (nxt.text_content or "").strip()):
+            small += words
+    if small < 20:
+        return False
+    body = tree.body
+    total = len((body.text(deep=True) if body is not None else "").split())
+    return small >= 0.25 * total
+
+
+def read_html(text: str, warnings: list[str] | None = None) -> _Result:
+    """Read a decoded HTML document: visible text, its logical order, all text, why unreadable."""
+    return _Reader(text, 0, warnings if warnings is not None else []).read()
 
 
 def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
-    """Visible text of an HTML document (also the HTML documents inside EDGAR submissions)."""
+    """Visible text of an HTML document (also the HTML documents inside EDGAR submissions), with
+    its other readings and the reasons it cannot be read reliably."""
     warnings: list[str] = []
     text, enc = _decode_html(data, warnings)
     unreadable = []
@@ -297,9 +948,36 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     if (enc in GUESSED or "+" in enc) and mess(text) > MAX_MESS:
         unreadable.append(f"HTML decoded as {enc} is gibberish (mess ratio {mess(text):.2f})")
     text = storable(text, warnings)
-    builder = _TextBuilder(0, warnings)
-    _parse_html(text, builder, warnings)
-    out = "\n".join(line.rstrip(" \t") for line in builder.text().split("\n")).strip("\n")
-    out = check_text(storable(out, warnings), "HTML document", limits)
-    return Extracted("html", out, "lxml", version_of("lxml"), encoding=enc, warnings=warnings,
-                     unreadable="; ".join(unreadable + builder.unreadable) or None)
+    got = read_html(text, warnings)
+    visible, joined, spaced = letter_spacing(got.visible)
+    visible = _no_nbsp(visible)
+    if joined:
+        warnings.append(f"rejoined {joined} letter-spaced words")
+    out = check_text(storable(visible, warnings), "HTML document", limits)
+    readings = []
+    if got.logical != got.visible:
+        readings.append(Reading("html:logical-order", storable(got.logical, warnings),
+                                "the text in the order it is stored, before bidirectional reordering"))
+    if got.shows_all and got.all_text.strip():
+        readings.append(Reading("html:all-text", storable(got.all_text, warnings),
+                                "every text node and attribute text, hidden or not, in source order"))
+    reasons = unreadable + got.unreadable + ([spaced] if spaced else [])
+    return Extracted("html", out, "selectolax", version_of("selectolax"), encoding=enc, warnings=warnings,
+                     unreadable="; ".join(dict.fromkeys(reasons)) or None, readings=readings,
+                     meta=dates.recorded(dates.html_meta(text)))
+
+
+
+
+def _no_nbsp(text: str) -> str:
+    """No-break spaces as spaces, a run of spaces around them as one (as the text was stored
+    before they were kept to find letter-spaced words)."""
+    if "\xa0" not in text:
+        return text
+    pieces = text.split("\xa0")
+    out = [pieces[0].rstrip(" ")]
+    for p in pieces[1:]:
+        if out[-1] and not out[-1].endswith(" "):
+            out.append(" ")
+        out.append(p.strip(" ") if p.strip(" ") else "")
+    return "".join(out)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor import pdfworker
+from auditor import dates, pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
 
 
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
@@ -26,10 +27,6 @@ def extract_pdf_pages(data: bytes, limits: Limits = Limits()) -> list[str]:
     return _pdf(data, limits)[0]
 
 
-# Letter-spaced text as pdfminer gives it: one space between the letters of a word, two or more
-# between words ("S U P P L Y   A G R E E M E N T").
-_SPACED_WORD = re.compile(r"(?<![^\s])(?:[^\s] )+[^\s](?![^\s])")
-_WORD_GAP = re.compile(r"( {2,}|\t|\n)")
 _CID_RUN = re.compile(r"(?:\(cid:\d+\))+")
 _TOKEN = re.compile(r"[^\W_]+")
 # Limits beyond which a PDF's text is not a reading of it (see _pdf_unreadable).
@@ -37,26 +34,6 @@ _MAX_CID_SHARE = 0.01
 _MAX_SINGLE_LETTERS = 0.15
 _MIN_SPACED_SHARE = 0.2
 _SHORT_BLOCK = 3
-
-
-def _join_letter_spaced(page: str) -> tuple[str, int]:
-    """Rejoin letter-spaced words where word gaps are wider than letter gaps; (text, words)."""
-    if "  " not in page and "\t" not in page:
-        return page, 0
-    joined = 0
-
-    def segment(seg: str) -> str:
-        nonlocal joined
-        if _SPACED_WORD.fullmatch(seg):
-            joined += 1
-            return seg.replace(" ", "")
-        return seg
-
-    pieces = _WORD_GAP.split(page)
-    out = [p if i % 2 else segment(p) for i, p in enumerate(pieces)]
-    if not joined:
-        return page, 0
-    return "".join(p if not i % 2 or not p.startswith("  ") else " " for i, p in enumerate(out)), joined
 
 
 def _single_letters(text: str, minimum: int = 0) -> str | None:
@@ -257,4 +234,4 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
                                 "the strings of every annotation: notes, form field values, FreeText"))
     return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
                      page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
-                     readings=readings)
+                     readings=readings, meta=dates.recorded(result.dates))

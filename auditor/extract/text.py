@@ -8,7 +8,9 @@ import codecs
 import re
 
 from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, auditor_version, check_text, storable
+from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
+from auditor.extract.letters import letter_spacing
+from auditor.extract.order import BIDI_CONTROLS, display_order
 
 #: How much of the head of a file format sniffing and NUL-pattern detection look at.
 SNIFF = 4096
@@ -238,6 +240,18 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
+    text, joined, spaced = letter_spacing(text)
+    if joined:
+        warnings.append(f"rejoined {joined} letter-spaced words")
+    if spaced:
+        unreadable = "; ".join(filter(None, [unreadable, spaced]))
     text = check_text(storable(text, warnings), "text", limits)
+    readings = []
+    if not text.isascii():
+        shown = display_order(text, auto=True)  # a text editor shows bidi text reordered too
+        if shown != text:
+            readings.append(Reading("text:logical-order", BIDI_CONTROLS.sub("", text),
+                                    "the text in the order it is stored, before bidirectional reordering"))
+            text = shown
     return Extracted("text", text, "auditor.text", auditor_version(), encoding=enc, warnings=warnings,
-                     unreadable=unreadable)
+                     unreadable=unreadable, readings=readings)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auditor import score
 from auditor.errors import UsageError
 
 
@@ -71,16 +72,12 @@ def intersection_size(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int]:
 
 
 def jaccard_hashes(a: np.ndarray, b: np.ndarray) -> float:
-    """``jaccard`` over sorted distinct ``uint64`` shingle hashes."""
-    na, nb, inter = intersection_size(a, b)
-    if na == 0 and nb == 0:
-        return 1.0
-    return inter / (na + nb - inter)
+    """``jaccard`` over sorted distinct ``uint64`` shingle hashes (checked): the engine's
+    :func:`auditor.score.jaccard`, 1.0 for two empty sets."""
+    return score.jaccard(check_hashes(a, "a"), check_hashes(b, "b"))
 
 
 def containment_hashes(a: np.ndarray, b: np.ndarray) -> float:
-    """``containment`` of ``a`` in ``b`` over sorted distinct ``uint64`` shingle hashes."""
-    na, _, inter = intersection_size(a, b)
-    if na == 0:
-        return 0.0
-    return inter / na
+    """``containment`` of ``a`` in ``b`` over sorted distinct ``uint64`` shingle hashes
+    (checked): the engine's :func:`auditor.score.containment`."""
+    return score.containment(check_hashes(a, "a"), check_hashes(b, "b"))

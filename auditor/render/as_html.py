@@ -41,6 +41,7 @@ from auditor.render.model import (
     _headline,
     _more,
     _more_regions,
+    _n,
     _name,
     _oneline,
     _params_rows,
@@ -60,6 +61,7 @@ from auditor.render.model import (
     _visible,
     _visible_text,
     _where,
+    rendering,
 )
 
 _CSS = """
@@ -227,7 +229,8 @@ def _nav(report: dict[str, Any]) -> str:
     if not _refused(report):
         links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
                   ("details", "Details"),
-                  ("composition", f"Composition ({_count(len(report.get('compositions') or []))})"),
+                  *([("composition", f"Composition ({_count(len(report['compositions']))})")]
+                    if "compositions" in report else []),
                   ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
                   ("families", f"Families ({_count(len(report.get('families') or []))})"),
                   ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
@@ -324,8 +327,9 @@ def _html_boilerplate(report: dict[str, Any]) -> str:
              f"{100 * float(e.get('share') or 0):.1f}%",
              _html_named(report, (e.get("best") or [{}])[0].get("container")),
              _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
-    body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} others (notices, "
-            "certifications, standard terms), each listed once with one container.</p>\n"
+    body = (f"<p>Documents contained in at least {_h(_count(rule.get('applied', '?')))} unrelated documents (notices, "
+            "certifications, standard terms; containers that are versions or variants of one another count "
+            "once), each listed once with one container.</p>\n"
             + _table(["document", "containers", "of audited", "best container", "containment"], rows,
                      numeric=(1, 2, 4))
             + _more_html(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents"))
@@ -419,7 +423,7 @@ def _html_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: A
     rows = [("Contained", _html_doc(report, f.get("doc_id")))]
     if f.get("family") is not None:
         rows.append(("Family", f"{_h(f['family'])} (documents that contain one another)"))
-    rows.append(("Contained in", f"{_h(_count(f.get('containers')))} documents"))
+    rows.append(("Contained in", _h(_n(f.get("containers"), "document"))))
     extra = ""
     for n, best in enumerate(f.get("best") or [], 1):
         spans = best.get("spans") or []
@@ -482,6 +486,8 @@ def _html_composition_bar(report: dict[str, Any], n: int, comp: dict[str, Any]) 
 
 
 def _html_compositions(report: dict[str, Any]) -> str:
+    if "compositions" not in report:  # a report written before compositions (format 2)
+        return ""
     comps = report.get("compositions") or []
     title = f"Composition of the documents holding the most others ({_count(len(comps))})"
     if not comps:
@@ -527,7 +533,7 @@ def _html_rest(report: dict[str, Any]) -> str:
         for n, g in enumerate(groups[:LIST_ROWS], 1)) or "<p>None.</p>\n"
     below = report.get("below_threshold") or {}
     nearest = below.get("nearest") or []
-    below_html = (f"<p>{_h(_count(below.get('pairs', 0)))} pairs were verified exactly and found below the "
+    below_html = (f"<p>{_h(_n(below.get('pairs', 0), 'pair'))} were verified exactly and found below the "
                   f"threshold; the {len(nearest)} nearest misses, closest first:</p>\n"
                   + _table(["contained", "container", "exact", "estimate [95% interval]"],
                            [[_hcode(_name(report, b["contained"])), _hcode(_name(report, b["container"])),
@@ -643,6 +649,11 @@ def _html_run(report: dict[str, Any]) -> str:
 
 def html(report: dict[str, Any]) -> str:
     """``report.html``: one self-contained page, no script, nothing fetched, CSP by style hash."""
+    with rendering(report):
+        return _html_page(report)
+
+
+def _html_page(report: dict[str, Any]) -> str:
     refused = _refused(report)
     status = _h(report.get("status") or "REFUSED")
     g = _gate(report)

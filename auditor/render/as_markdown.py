@@ -37,6 +37,7 @@ from auditor.render.model import (
     _headline,
     _more,
     _more_regions,
+    _n,
     _name,
     _oneline,
     _params_rows,
@@ -55,6 +56,7 @@ from auditor.render.model import (
     _visible,
     _visible_text,
     _where,
+    rendering,
 )
 
 _MD_INLINE = re.compile(r"[\\`*\[\]<|~@]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
@@ -209,7 +211,7 @@ def _md_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any
     out += _md_doc(report, "Contained", f.get("doc_id"))
     if f.get("family") is not None:
         out.append(f"- **Family:** {_md(f['family'])} (documents that contain one another)")
-    out.append(f"- **Contained in:** {_count(f.get('containers'))} documents")
+    out.append(f"- **Contained in:** {_n(f.get('containers'), 'document')}")
     for n, best in enumerate(f.get("best") or [], 1):
         out += _md_doc(report, f"Container {n}", best.get("container"))
         out.append(f"  - containment {_f4(best.get('containment'))}: "
@@ -239,6 +241,8 @@ _BAR_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def _md_compositions(report: dict[str, Any]) -> list[str]:
     """Each composition as a bar of letters (one per component, ``·`` for novel text) and a table."""
+    if "compositions" not in report:  # a report written before compositions (format 2)
+        return []
     comps = report.get("compositions") or []
     out = [f"## Composition of the documents holding the most others ({_count(len(comps))})", ""]
     if not comps:
@@ -269,8 +273,9 @@ def _md_boilerplate(report: dict[str, Any]) -> list[str]:
     out = [f"## Boilerplate ({_count(len(bp))})", ""]
     if not bp:
         return [*out, "None.", ""]
-    out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} others (notices, "
-            "certifications, standard terms), each listed once with one container.", ""]
+    out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} unrelated documents (notices, "
+            "certifications, standard terms; containers that are versions or variants of one another count "
+            "once), each listed once with one container.", ""]
     rows = [[_cell_code(_name(report, e.get("doc_id"))), _count(e.get("containers")),
              f"{100 * float(e.get('share') or 0):.1f}%",
              _cell_code(_name(report, (e.get("best") or [{}])[0].get("container"))),
@@ -360,7 +365,7 @@ def _md_rest(report: dict[str, Any]) -> list[str]:
                    + (f" and {len(group) - NAMES_PER_FAMILY} more" if len(group) > NAMES_PER_FAMILY else ""))
     below = report.get("below_threshold") or {}
     nearest = below.get("nearest") or []
-    out += ["", f"## Verified below the threshold ({_count(below.get('pairs', 0))} pairs)", ""]
+    out += ["", f"## Verified below the threshold ({_n(below.get('pairs', 0), 'pair')})", ""]
     if nearest:
         out += [f"The {len(nearest)} nearest misses, closest first:", ""]
     out += _md_table(["contained", "container", "exact", "estimate [95% interval]"],
@@ -405,6 +410,11 @@ def _md_gate(g: dict[str, Any]) -> list[str]:
 
 def markdown(report: dict[str, Any]) -> str:
     """``report.md``: the audit for people, readable raw or rendered. Verdict and overview first."""
+    with rendering(report):
+        return _markdown(report)
+
+
+def _markdown(report: dict[str, Any]) -> str:
     refused = _refused(report)
     status = f"**{_md(report.get('status') or 'REFUSED')}**" if refused else "OK"
     g = _gate(report)

@@ -12,9 +12,28 @@ import posixpath
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 SHA_PREFIX = 12
+
+#: The renderer's rules, recorded in every report (``renderer``) so that ``verify`` renders an old
+#: report by the rules it was written with: 1 wrote "1 families" and "estimate 0.0000" for a pair
+#: no sampled shingle spoke for; 2 writes "1 family" and says the pair was searched exhaustively.
+RENDERER = 2
+_rules: ContextVar[int] = ContextVar("renderer", default=RENDERER)
+
+
+@contextmanager
+def rendering(report: dict[str, Any]) -> Iterator[None]:
+    """Render ``report`` by the rules it records (a report without ``renderer`` is version 1)."""
+    token = _rules.set(int(report.get("renderer", 1)) if isinstance(report.get("renderer", 1), int) else 1)
+    try:
+        yield
+    finally:
+        _rules.reset(token)
 
 # --------------------------------------------------------------------------------------------
 # Plain-text pieces shared by both renderings (escaped afterwards by each renderer)
@@ -65,6 +84,12 @@ def _threshold(x: Any) -> str:
     return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
 
 
+def _n(n: Any, noun: str, plural: str | None = None) -> str:
+    """``1 family``, ``2 families`` (renderer 1 always wrote the plural)."""
+    many = plural or (noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s")
+    return f"{_count(n)} {noun if n == 1 and _rules.get() >= 2 else many}"
+
+
 def _count(x: Any) -> str:
     return f"{int(x):,}" if isinstance(x, int | float) else str(x)
 
@@ -92,19 +117,19 @@ def _span_text(span: dict[str, Any]) -> str:
     parts = [f"characters {span.get('start')}-{span.get('end')}"]
     if _pages(span):
         parts.append(_pages(span))
-    parts.append(f"{_count(span.get('words', 0))} words, "
-                 f"{_count(span.get('shingles', 0))} shingles matched")
+    parts.append(f"{_n(span.get('words', 0), 'word')}, "
+                 f"{_n(span.get('shingles', 0), 'shingle')} matched")
     return "; ".join(parts)
 
 
 def _doc_facts(d: dict[str, Any]) -> str:
     facts = [str(d.get("format") or "unknown format")]
     if d.get("n_pages"):
-        facts.append(f"{_count(d['n_pages'])} pages")
+        facts.append(_n(d["n_pages"], "page"))
     if d.get("n_words") is not None:
-        facts.append(f"{_count(d['n_words'])} words")
+        facts.append(_n(d["n_words"], "word"))
     if d.get("size") is not None:
-        facts.append(f"{_count(d['size'])} bytes")
+        facts.append(_n(d["size"], "byte"))
     if d.get("batch"):
         facts.append(f"batch {d['batch']}")
     return ", ".join(facts)
@@ -176,7 +201,7 @@ def _provenance(report: dict[str, Any], doc_id: Any) -> str:
         return ", ".join(bits)
     bits = [str(d.get("format") or "unknown format")]
     if d.get("n_pages"):
-        bits.append(f"{_count(d['n_pages'])} pages")
+        bits.append(_n(d["n_pages"], "page"))
     if d.get("batch"):
         bits.append(f"batch {d['batch']}")
     return ", ".join(bits)
@@ -247,9 +272,11 @@ def _verdict(value: Any, threshold: Any) -> str:
 
 
 def _estimate_text(f: dict[str, Any]) -> str:
+    if _rules.get() >= 2 and not f.get("sampled"):
+        return "none: no sampled shingle speaks for it (a short document, searched exhaustively: the value is exact)"
     lo, hi = [*(f.get("interval") or []), None, None][:2]
     return (f"{_f4(f.get('estimate'))}, 95% interval [{_f4(lo)}, {_f4(hi)}], "
-            f"{_count(f.get('hits', 0))}/{_count(f.get('sampled', 0))} sampled shingles hit")
+            f"{_count(f.get('hits', 0))}/{_n(f.get('sampled', 0), 'sampled shingle')} hit")
 
 
 def _where(report: dict[str, Any], best: dict[str, Any]) -> str:
@@ -372,11 +399,6 @@ def _gate_failed(g: dict[str, Any]) -> bool:
     return g.get("status") != "PASSED"
 
 
-def _n(n: Any, noun: str, plural: str | None = None) -> str:
-    """``1 finding``, ``2 findings``."""
-    return f"{_count(n)} {noun if n == 1 else plural or noun + 's'}"
-
-
 def _gate_headline(g: dict[str, Any]) -> str:
     c = g.get("counts") or {}
     kinds = ", ".join(f"{_count(v.get('error', 0))} {k}" for k, v in sorted((g.get("by_kind") or {}).items())
@@ -401,11 +423,11 @@ def _headline(report: dict[str, Any]) -> str:
     s = report.get("summary") or {}
     p = (report.get("manifest") or {}).get("params") or {}
     thr = f" at containment ≥ {_threshold(p['threshold'])}" if "threshold" in p else ""
-    return (f"{_count(s.get('contained_documents', 0))} contained documents{thr} "
-            f"({_count(s.get('containing_pairs', 0))} containing pairs), "
-            f"{_count(s.get('boilerplate_documents', 0))} boilerplate documents and "
-            f"{_count(s.get('families', 0))} families among {_count(s.get('documents', '?'))} audited "
-            f"documents; {s.get('controls_passed', '?')} of {s.get('controls', '?')} controls passed")
+    return (f"{_n(s.get('contained_documents', 0), 'contained document')}{thr} "
+            f"({_n(s.get('containing_pairs', 0), 'containing pair')}), "
+            f"{_n(s.get('boilerplate_documents', 0), 'boilerplate document')} and "
+            f"{_n(s.get('families', 0), 'family')} among {_n(s.get('documents', '?'), 'audited document')}; "
+            f"{s.get('controls_passed', '?')} of {_n(s.get('controls', '?'), 'control')} passed")
 
 
 def _more(shown: int, total: int, what: str) -> str:
