@@ -141,11 +141,6 @@ def fixtures_digest(directory: Path) -> str | None:
 
 # -- the fixture controls' cache ---------------------------------------------------------------
 
-#: Packages whose versions can change what the fixture controls measure (extraction, words, hashes).
-SHAPING_PACKAGES = ("pdfminer.six", "lxml", "numpy", "xxhash", "regex", "confusable-homoglyphs",
-                    "charset-normalizer", "webencodings", "scipy")
-
-
 @functools.cache
 def code_digest() -> str:
     """sha256 over the auditor's own source files: a development install changes its code
@@ -162,20 +157,13 @@ def fixture_key(params: Params, threshold: float, directory: Path) -> str:
     that shape text and numbers, Python's Unicode version, the index parameters, the threshold
     and the fixtures themselves. The same key gives the same result (it is deterministic)."""
     import platform
-    import unicodedata
-    from importlib.metadata import PackageNotFoundError, version
 
     from auditor import __version__
-
-    def ver(p: str) -> str:
-        try:
-            return version(p)
-        except PackageNotFoundError:
-            return "not installed"
+    from auditor.versions import shaping_versions
 
     parts = {"tool": __version__, "code": code_digest(), "python": platform.python_version(),
-             "unicode": unicodedata.unidata_version, "params": params.as_dict(), "threshold": threshold,
-             "fixtures": fixtures_digest(directory), "packages": {p: ver(p) for p in SHAPING_PACKAGES}}
+             "params": params.as_dict(), "threshold": threshold, "fixtures": fixtures_digest(directory),
+             "packages": shaping_versions()}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 

@@ -284,6 +284,25 @@ def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
                        (spans.get(k) for k in zip(a_ids, b_ids, strict=True)))
 
 
+def _other_versions(report: dict[str, Any], again: dict[str, Any]) -> list[str]:
+    """The tool, format, renderer and package versions the report was computed with that differ
+    from this installation's: a recomputation under them is another computation."""
+    out = []
+    for key in ("tool_version",):
+        was, now_ = report["manifest"].get(key), again["manifest"].get(key)
+        if was != now_:
+            out.append(f"the report was computed by containment-auditor {was}; this is {now_}")
+    for key in ("format", "renderer"):
+        if report.get(key) != again.get(key):
+            out.append(f"the report's {key} is {report.get(key)!r}; this installation writes {again.get(key)!r}")
+    was_v, now_v = report["manifest"].get("versions") or {}, again["manifest"].get("versions") or {}
+    for name in sorted(set(was_v) | set(now_v)):
+        if was_v.get(name) != now_v.get(name):
+            out.append(f"the report was computed with {name} {was_v.get(name, 'unrecorded')}; this installation "
+                       f"has {now_v.get(name, 'unrecorded')}: verify it where that version is installed")
+    return out
+
+
 def _gate_agrees(report_dir: Path, report: dict[str, Any]) -> list[str]:
     """A gate's gate.json and its report's verdict block say the same (status and counts)."""
     path = report_dir / "gate.json"
@@ -374,6 +393,7 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         problems += documents_changed(report_dir / "documents.jsonl.gz", next(
             s for s in fresh.sidecars if s.name == "documents.jsonl.gz").lines())
     if again["digest"] != report.get("digest"):
+        problems += _other_versions(report, again)
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
             problems.append("the documents the report covered changed in the store: " + "; ".join(
                 differences(report["manifest"]["corpus"], again["manifest"]["corpus"], "manifest/corpus")))

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,10 @@ from auditor.audit import AuditResult
 from auditor.controls import ControlsResult, fixtures_digest
 from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import Store
+from auditor.versions import shaping_versions
 
 FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
 INTERVAL = "wilson-95"
-KEY_PACKAGES = ("sqlite-utils", "xxhash", "pdfminer.six", "numpy", "lxml", "selectolax", "tinycss2", "cssselect2",
-                "python-bidi", "click", "rich", "rapidfuzz")
 EXCERPT_CHARS = 400
 
 
@@ -69,16 +67,6 @@ def run_digest(report: dict[str, Any]) -> str:
     if "gate" in report:
         bound["gate"] = report["gate"]
     return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for p in KEY_PACKAGES:
-        try:
-            out[p] = version(p)
-        except PackageNotFoundError:
-            out[p] = "not installed"
-    return out
 
 
 def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite",
@@ -126,7 +114,7 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                      "the uncompressed content for .gz files); report.md and report.html are "
                      "rendered from report.json",
         },
-        "versions": _versions(),
+        "versions": shaping_versions(),
         "corpus": {"documents": n, "digest": cdig},
         "controls": {"seed": controls.seed if controls else None,
                      "directory": Path(controls.directory).name if controls and controls.directory else None,
@@ -585,6 +573,7 @@ def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:
         "seconds": round((ended - started).total_seconds(), 3),
         "host": platform.node(),
         "platform": platform.platform(),
+        "python": platform.python_version(),
         "command": command,
         "argv0": sys.argv[0],
     }

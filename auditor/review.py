@@ -235,6 +235,8 @@ _TABLES: dict[str, dict[str, Any]] = {
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
     "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
+    "sketches": {"description": "Cached values of the near-duplicate measures (MinHash sketches, simhashes, "
+                               "fingerprints), by document, kind and parameters (binary).", "hidden": True},
     "readings": {
         "description": "Other readings of a gate's new documents (every text node, the other side of an "
                        "alternative, the bytes as plain text...), each audited against the corpus.",

@@ -9,7 +9,7 @@ import pytest
 from auditor.demo import synth
 from auditor.ingest import ingest
 from auditor.pipeline import audit_job, verify
-from auditor.report import digest
+from auditor.report import digest, pretty, run_digest
 from tests.textgen import write_contract_in_filing
 
 
@@ -52,7 +52,8 @@ def test_report_contents(audited):
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
-    assert m["versions"]["pdfminer.six"] and m["versions"]["python"]
+    assert m["versions"]["pdfminer.six"] and m["versions"]["unicode"] and r["run"]["python"]
+    assert not {"rich", "click", "sqlite-utils", "python"} & set(m["versions"])  # nothing cosmetic in the digest
     assert m["corpus"]["documents"] == 5 and len(m["corpus"]["digest"]) == 64
     assert all({"name", "kind", "expected", "score", "passed"} <= set(c) for c in r["controls"])
     [f] = r["findings"]  # one entry per contained document
@@ -334,3 +335,18 @@ def test_a_report_renders_by_the_rules_it_records(audited):
         assert _estimate_text(exhaustive).startswith("none: no sampled shingle")
     with rendering(old):
         assert _estimate_text(exhaustive) == "0.0000, 95% interval [0.0000, 1.0000], 0/0 sampled shingles hit"
+
+
+def test_verify_names_the_package_version_a_report_was_computed_with(audited):
+    """A report recorded under another version of a package that shapes results: verify says
+    which, instead of only that the digest differs."""
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "ver")
+    p = tmp / "ver" / "report.json"
+    r = json.loads(p.read_text())
+    r["manifest"]["versions"]["lxml"] = "0.0.1"
+    r["digest"] = digest(r)
+    r["run_digest"] = run_digest(r)
+    p.write_text(pretty(r))
+    v = verify(tmp / "ver", store)
+    assert not v.ok and any("computed with lxml 0.0.1" in x for x in v.problems), v.problems

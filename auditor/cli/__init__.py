@@ -33,16 +33,30 @@ COMMANDS = {
 
 
 class LazyGroup(AuditorGroup):
-    """Loads a command's module when the command is asked for (click's documented lazy group)."""
+    """Loads a command's module when the command is asked for (click's documented lazy group).
+    ``commands`` (what introspection reads) loads them all; running one loads only its own."""
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        for name in COMMANDS:
+            self._load(name)
+        return self._loaded
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._loaded = value
+
+    def _load(self, name: str) -> None:
+        if name in COMMANDS and name not in self._loaded:
+            module, attr = COMMANDS[name].rsplit(".", 1)
+            self._loaded[name] = getattr(importlib.import_module(f"auditor.cli.{module}"), attr)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *COMMANDS})
+        return sorted({*self._loaded, *COMMANDS})
 
     def get_command(self, ctx: click.Context, name: str) -> Any:
-        if name in COMMANDS and name not in self.commands:
-            module, attr = COMMANDS[name].rsplit(".", 1)
-            self.add_command(getattr(importlib.import_module(f"auditor.cli.{module}"), attr), name)
-        return super().get_command(ctx, name)
+        self._load(name)
+        return self._loaded.get(name)
 
 
 @click.group(cls=LazyGroup)

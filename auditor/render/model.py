@@ -372,7 +372,7 @@ def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     keys = (("run id", "run_id"), ("started", "started"), ("ended", "ended"),
-            ("seconds", "seconds"), ("host", "host"), ("platform", "platform"),
+            ("seconds", "seconds"), ("host", "host"), ("platform", "platform"), ("python", "python"),
             ("command", "command"), ("controls", "controls_cache"))
     return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
 
