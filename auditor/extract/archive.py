@@ -1,5 +1,10 @@
 """Compressed parts (a uuencoded .gz or .zip exhibit): unpacked within one inflation limit,
-each member extracted by its own format."""
+each member extracted by its own format.
+
+The limit holds for the archive as a whole, nested archives included: what an archive inflates
+to at any depth counts against the same ``max_file_bytes``, and an archive nested deeper than
+``_MAX_ARCHIVE_DEPTH`` is refused too. Either is ``too_large``, never swallowed as an unread
+member: a ``.gz.gz`` bomb reported as "empty" would mislead whoever baselines it."""
 
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ ARCHIVES = ("gz", "zip", "bz2", "xz")
 _MAX_ARCHIVE_DEPTH = 2
 
 
-def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
-    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` in total."""
+def _unpack(data: bytes, kind: str, limit: int, total: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` (what is left
+    of the ``total`` the whole archive may inflate to)."""
     import bz2
     import gzip
     import lzma
@@ -43,15 +49,22 @@ def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
     except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as e:
         raise ExtractionError("archive_error", f"unreadable {kind}: {type(e).__name__}: {e}") from e
     if len(out_bytes) > limit:
-        raise ExtractionError("too_large", f"{kind} data inflates to more than {limit} bytes")
+        raise ExtractionError("too_large", f"{kind} data inflates to more than {total} bytes"
+                              + (" (nested archives included)" if limit < total else ""))
     return [("", out_bytes)]
 
 
-def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> Extracted:
+def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0,
+                    budget: list[int] | None = None) -> Extracted:
     """The text of every member of a compressed part (a uuencoded .gz or .zip exhibit), in name
-    order; members that cannot be read are named in ``unreadable``."""
+    order; members that cannot be read are named in ``unreadable``.
+
+    ``budget``: the bytes the whole archive may still inflate to (shared with nested calls).
+    """
+    budget = [limits.max_file_bytes] if budget is None else budget
     kind = binary_kind(data) or ""
-    members = _unpack(data, kind, limits.max_file_bytes)
+    members = _unpack(data, kind, budget[0], limits.max_file_bytes)
+    budget[0] -= sum(len(raw) for _, raw in members)
     texts: list[str] = []
     unreadable: list[str] = []
     warnings = [f"decompressed {kind} {name!r}: {len(members)} member(s)"]
@@ -60,14 +73,19 @@ def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> E
         fmt = detect_format(raw, label)
         inner = binary_kind(raw)
         try:
-            if inner in ARCHIVES and depth < _MAX_ARCHIVE_DEPTH:
-                ex = extract_archive(raw, label, limits, depth + 1)
+            if inner in ARCHIVES:
+                if depth >= _MAX_ARCHIVE_DEPTH:
+                    raise ExtractionError("too_large", f"{label}: archives nested more than "
+                                          f"{_MAX_ARCHIVE_DEPTH + 1} deep")
+                ex = extract_archive(raw, label, limits, depth + 1, budget)
             elif fmt in ("binary", "edgar"):
                 unreadable.append(f"{label}: {inner or fmt} content is not read")
                 continue
             else:
                 ex = extract_format(fmt, raw, limits)
         except ExtractionError as e:
+            if e.code == "too_large":  # a bomb at any depth is the archive's failure
+                raise
             if e.code != "empty":
                 unreadable.append(f"{label}: {e}")
             continue
