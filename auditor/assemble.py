@@ -32,7 +32,7 @@ document that was never measured to contain it.
 
 from __future__ import annotations
 
-import gzip
+import filecmp
 import hashlib
 import heapq
 import json
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from auditor import __version__
+from auditor import __version__, gzfile
 from auditor.check import require_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
@@ -759,31 +759,10 @@ def _content(lines: Iterable[bytes]) -> dict[str, Any]:
     return {"sha256": h.hexdigest(), "lines": n}
 
 
-GZIP_LEVEL = 6  # zlib's default: level 9 takes twice as long for about 1% less on text
-
-
 def _write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
-    """Written beside and renamed; gzip without a name or time, so the same lines give the same
-    bytes. Returns the content digest."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    h, n = hashlib.sha256(), 0
-    try:
-        with open(tmp, "wb") as raw:
-            sink: Any = (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL)
-                         if compress else raw)
-            try:
-                for line in lines:
-                    sink.write(line)
-                    h.update(line)
-                    n += 1
-            finally:
-                if compress:
-                    sink.close()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return {"sha256": h.hexdigest(), "lines": n}
+    """Written beside and renamed, by the auditor's one deterministic gzip writer when
+    ``compress``, so the same lines give the same bytes. Returns the content digest."""
+    return gzfile.write_lines(path, lines, compress=compress)
 
 
 def require_parquet() -> Any:
@@ -848,15 +827,10 @@ def read_parquet_lines(path: Path) -> Iterator[bytes]:
 
 
 def _read_lines(path: Path) -> Iterator[bytes]:
-    try:
-        if path.name.endswith(".parquet"):
-            yield from read_parquet_lines(path)
-            return
-        opener: Any = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rb") as f:
-            yield from f
-    except (OSError, EOFError) as e:
-        raise ReportError(f"cannot read {path}: {e}") from e
+    if path.name.endswith(".parquet"):
+        yield from read_parquet_lines(path)
+    else:
+        yield from gzfile.read_lines(path)
 
 
 def digest(manifest: Mapping[str, Any]) -> str:
@@ -1055,14 +1029,20 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if path.read_text(encoding="utf-8") != pretty(manifest):
         problems.append(f"{MANIFEST} is not in its canonical form (edited by hand?)")
     on_disk: dict[str, dict[str, Any]] = {}
-    for name, want in sorted((manifest.get("files") or {}).items()):
-        if not (directory / name).is_file():
+    listed = manifest.get("files") or {}
+    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file() or p.is_symlink()]
+    for name in sorted(set(found) - set(listed) - {MANIFEST}):
+        problems.append(f"{name} is not one of the files {MANIFEST} lists (added or renamed?)")
+    for name, want in sorted(listed.items()):
+        if name not in found or not (directory / name).is_file():
             problems.append(f"{name} is missing")
             continue
         have = on_disk[name] = _content(_read_lines(directory / name))
         if have != want:
             problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
                             f"the manifest records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
+        elif name.endswith(".gz") and (why := gzfile.byte_problem(directory / name)):
+            problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
     try:
         policy = Policy.from_dict(manifest["policy"])
         fmt = manifest["corpus"]["format"]
@@ -1076,6 +1056,10 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         a = plan(store, run=run_id, policy=policy, format=fmt)
         again = a.manifest_core()
         files = {PLAN: _content(a.plan_lines()), CORPUS[fmt]: _content(a.corpus_lines())}
+        if fmt == "parquet" and on_disk.get(CORPUS[fmt]) == files[CORPUS[fmt]]:
+            why = _parquet_bytes_problem(directory / CORPUS[fmt], a)
+            if why:
+                problems.append(f"{CORPUS[fmt]} is not byte for byte the file the auditor wrote: {why}")
     finally:
         store.conn.execute("COMMIT")
     if CHANGES in (manifest.get("files") or {}):
@@ -1094,6 +1078,20 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if again["digest"] != manifest.get("digest") and not problems:
         problems.append("recomputed digest differs")
     return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems)
+
+
+def _parquet_bytes_problem(path: Path, a: Assembly) -> str | None:
+    """Whether a Parquet corpus whose rows are right is also the file the auditor writes (no
+    other key-value metadata, row groups or trailing bytes): written again and compared."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="auditor-verify-") as tmp:
+        again = Path(tmp) / path.name
+        _write_parquet(again, a.corpus_records())
+        if filecmp.cmp(again, path, shallow=False):
+            return None
+        return (f"{path.stat().st_size} bytes, {again.stat().st_size} written again from the same rows "
+                "(other metadata or layout)")
 
 
 def _plan_differences(stored: Iterable[bytes], fresh: Iterable[bytes]) -> list[str]:

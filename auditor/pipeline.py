@@ -7,6 +7,7 @@ REFUSED and holds only the control table, and the caller gets ``refused=True`` (
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor import render
+from auditor import gzfile, render
 from auditor.audit import AuditResult, Universe, auditable_documents, run_audit, universe
 from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
@@ -188,14 +189,45 @@ def _inside(name: str) -> bool:
     return not Path(name).is_absolute() and ".." not in Path(name).parts
 
 
-def _unlisted(directory: Path, files: dict[str, Any]) -> list[str]:
-    """Files that look like the report's own (``report.*``, ``*.jsonl.gz``, anything under
-    ``texts/``) but that report.json does not list. Others are left alone: the gate writes
-    gate.json, and CI its JUnit, SARIF and summary files, beside a report."""
-    known = set(files) | set(REPORT_FILES)
-    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()]
-    return sorted(n for n in found if n not in known
-                  and (n.startswith(("texts/", "report.")) or n.endswith(".jsonl.gz")))
+def _unlisted(directory: Path, known: set[str]) -> list[str]:
+    """Every file under the report directory that is not ``known`` (listed by report.json, or
+    one of the gate's files that gate.json lists), hidden files and links included."""
+    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file() or p.is_symlink()]
+    return sorted(n for n in found if n not in known)
+
+
+GATE_JSON = "gate.json"
+
+
+def _gate_files(directory: Path, report: dict[str, Any]) -> tuple[set[str], list[str]]:
+    """The files the gate wrote into a report directory, as gate.json lists them (gate.json
+    itself, and the JUnit, SARIF and summary files written beside it with their sha256), and
+    what is wrong with them."""
+    path = directory / GATE_JSON
+    if not path.is_file():
+        return set(), []
+    try:
+        g = json.loads(path.read_text(encoding="utf-8"))
+        ref = g["report"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return {GATE_JSON}, [f"{GATE_JSON} is not a gate result ({e})"]
+    problems = []
+    run = report.get("run", {})
+    if (ref.get("run_id"), ref.get("digest")) != (run.get("run_id"), report.get("digest")):
+        problems.append(f"{GATE_JSON} is the result of another run ({ref.get('run_id')}, digest "
+                        f"{str(ref.get('digest'))[:16]}...), not of this report")
+    if "custody" in g and g["custody"] != run.get("custody"):
+        problems.append(f"{GATE_JSON} records another custody head than report.json")
+    known = {GATE_JSON}
+    for name, a in sorted((g.get("artefacts") or {}).items()):
+        inside = a.get("in_report") if isinstance(a, dict) else None
+        if not inside or not _inside(inside):
+            continue
+        known.add(inside)
+        target = directory / inside
+        if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() != a.get("sha256"):
+            problems.append(f"{inside} ({name}) was altered since the gate wrote it")
+    return known, problems
 
 
 def write(report: Report, directory: Path) -> list[Path]:
@@ -305,8 +337,10 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         elif path.read_text(encoding="utf-8") != fn(report):
             problems.append(f"{name} differs from what report.json renders to (edited?)")
     files = report.get("files", {})
-    for name in _unlisted(report_dir, files):
+    gate_files, gate_problems = _gate_files(report_dir, report)
+    for name in _unlisted(report_dir, set(files) | set(REPORT_FILES) | gate_files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
+    problems += gate_problems
     for name, want in sorted(files.items()):
         path = report_dir / name
         if not _inside(name) or not path.is_file():
@@ -316,6 +350,8 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         if have != want:
             problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
                             f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
+        elif name.endswith(".gz") and (why := gzfile.byte_problem(path)):
+            problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
     params = report["manifest"]["params"]
     stored = store.params.as_dict()
     for k, v in stored.items():
