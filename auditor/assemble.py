@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from auditor import __version__, gzfile
+from auditor import __version__, custody, gzfile
 from auditor.check import require_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
@@ -962,9 +962,10 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
-    require_intact(store)  # texts altered behind the store's back would be shipped: StoreDamaged
+    verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
     try:
+        head = custody.head(store.conn)  # the state of the store the corpus is made from
         a = plan(store, run=run, policy=policy, format=format)
         directory = Path(out)
         directory.mkdir(parents=True, exist_ok=True)
@@ -988,10 +989,17 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
             if name != corpus:
                 (directory / name).unlink(missing_ok=True)
         manifest["files"] = files
+        if head is not None:
+            manifest["custody"] = head
         manifest["digest"] = digest(manifest)
         write_text_atomic(directory / MANIFEST, pretty(manifest))
     finally:
         store.conn.execute("COMMIT")
+    if store.writable and getattr(store, "custody", False):  # the log records what was shipped
+        with store.write("assemble", {"run_id": a.run["run_id"], "digest": manifest["digest"],
+                                      "directory": str(directory.resolve())}) as c:
+            if verified is not None:
+                custody.checkpoint(c, verified)
     return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)])
 
 
@@ -1011,7 +1019,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest
     only (the previous plan is not at hand)."""
-    from auditor.pipeline import Verification
+    from auditor.pipeline import Verification, custody_problems
 
     directory = Path(directory)
     path = directory / MANIFEST
@@ -1050,6 +1058,8 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     except (KeyError, TypeError, UsageError) as e:
         problems.append(f"the manifest does not say how it was made: {e}")
         return Verification(False, str(manifest.get("digest")), content, "", problems)
+    found, notes = custody_problems(store.conn, manifest.get("custody"), run_id, MANIFEST)
+    problems += found
     require_intact(store)
     store.conn.execute("BEGIN")
     try:
@@ -1065,6 +1075,8 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if CHANGES in (manifest.get("files") or {}):
         files[CHANGES] = manifest["files"][CHANGES]
         again["changes"] = manifest.get("changes")
+    if "custody" in manifest:  # checked against the log above; the store has grown since
+        again["custody"] = manifest["custody"]
     again["files"] = files
     again["digest"] = digest(again)
     if again["digest"] != manifest.get("digest"):
@@ -1077,7 +1089,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         problems += _plan_differences(_read_lines(directory / PLAN), a.plan_lines())[:20]
     if again["digest"] != manifest.get("digest") and not problems:
         problems.append("recomputed digest differs")
-    return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems)
+    return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems, notes)
 
 
 def _parquet_bytes_problem(path: Path, a: Assembly) -> str | None:

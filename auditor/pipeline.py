@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor import gzfile, render
+from auditor import custody, gzfile, render
 from auditor.audit import AuditResult, Universe, auditable_documents, run_audit, universe
 from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
@@ -60,10 +60,14 @@ class Outcome:
 
 @dataclass
 class Computed:
-    """A report and the audit behind it, before anything is written."""
+    """A report and the audit behind it, before anything is written; ``custody``: the head of
+    the store's custody log in the snapshot the audit read (reports record it), ``verified``:
+    the head the check before the audit verified with the live state."""
 
     report: Report
     audit: AuditResult | None
+    custody: dict[str, Any] | None = None
+    verified: dict[str, Any] | None = None
 
 
 def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_empty: bool) -> list[str]:
@@ -102,7 +106,7 @@ def compute(
     ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
     identical by construction, and the report's manifest names the engine.
     """
-    require_intact(store)  # texts altered behind the store's back: StoreDamaged, before any work
+    verified = require_intact(store)  # altered behind the store's back: StoreDamaged, before any work
     build_index(store)
     audit_fn: Any = run_audit
     if engine == "spark":
@@ -118,6 +122,7 @@ def compute(
         scope = {**(scope or {"kind": "corpus"}), "allow_empty": True}
     store.conn.execute("BEGIN")  # one read snapshot (WAL) for controls, audit and report
     try:
+        head = custody.head(store.conn)
         covered = universe(store, documents)
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
@@ -129,7 +134,7 @@ def compute(
         report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
-        return Computed(report, audit)
+        return Computed(report, audit, head, verified)
     finally:
         store.conn.execute("COMMIT")
 
@@ -171,13 +176,15 @@ def audit_job(
     directory = Path(out) if out else reports_root / run_id
     report["run"] = run_block(run_id, started, command)
     report["run"]["directory"] = str(directory.resolve())  # relative links to the sources start here
+    if computed.custody is not None:  # the state of the store the report speaks for
+        report["run"]["custody"] = computed.custody
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     report["run_digest"] = run_digest(report)
     if stage != directory:
         os.replace(stage, directory)
     files = write(computed.report, directory)
-    _save_run(store, report, computed.audit, kind, directory)
+    _save_run(store, report, computed.audit, kind, directory, computed.verified)
     return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
@@ -243,11 +250,13 @@ def write(report: Report, directory: Path) -> list[Path]:
 
 
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
-              directory: Path) -> None:
+              directory: Path, verified: dict[str, Any] | None = None) -> None:
     """The run, every document it covered (status, duplicate group, family, containers, whether
-    boilerplate) and every containing pair (the located ones with their spans), for queries."""
+    boilerplate) and every containing pair (the located ones with their spans), for queries;
+    and ``verified`` as the custody log's checkpoint."""
     run = report["run"]
-    with store.write() as c:
+    with store.write(kind, {"run_id": run["run_id"], "status": report["status"], "digest": report["digest"],
+                            "scope": report.get("scope", {}).get("kind")}) as c:
         cur = c.execute(
             "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope)"
             " VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -255,6 +264,8 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
              str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
         )
+        if verified is not None:
+            custody.checkpoint(c, verified)
         if audit is None or report["status"] != "OK":
             return
         rep = {m: g[0] for g in audit.duplicate_groups for m in g}
@@ -305,6 +316,23 @@ class Verification:
     content_digest: str
     recomputed_digest: str
     problems: list[str]
+    notes: list[str] = field(default_factory=list)  # said, not failing: what could not be checked
+
+
+def custody_problems(conn: Any, recorded_head: dict[str, Any] | None, run_id: str | None,
+                     what: str) -> tuple[list[str], list[str]]:
+    """(problems, notes) about the custody head a report or assembled corpus records: it must be
+    an entry of the store's log. One that records none is said to predate the log, unless the
+    log recorded its run (then the head was removed)."""
+    if recorded_head is not None:
+        why = custody.find(conn, recorded_head)
+        return ([f"{what}: {why}"] if why else []), []
+    seq = custody.recorded(conn, ("audit", "gate"), "run_id", run_id) if run_id else None
+    if seq is not None:
+        return [f"{what} records no custody head, but the store's custody log recorded its run {run_id} "
+                f"(entry {seq}): the head was removed"], []
+    return [], [f"{what} records no custody head (it was written before the store kept a custody log): "
+                "it cannot be tied to a state of the store"]
 
 
 def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) -> Verification:
@@ -352,19 +380,22 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
                             f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
         elif name.endswith(".gz") and (why := gzfile.byte_problem(path)):
             problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
+    run = report.get("run") or {}
+    found, notes = custody_problems(store.conn, run.get("custody"), run.get("run_id"), "report.json")
+    problems += found
     params = report["manifest"]["params"]
     stored = store.params.as_dict()
     for k, v in stored.items():
         if params.get(k) != v:
             problems.append(f"parameter {k}: report {params.get(k)!r}, store {v!r}")
     if any(p.startswith("parameter") or "documents.jsonl.gz" in p for p in problems):
-        return Verification(False, str(report.get("digest")), content, "", problems)
+        return Verification(False, str(report.get("digest")), content, "", problems, notes)
     covered = [int(d["doc_id"]) for d in read_documents(report_dir / "documents.jsonl.gz")]
     missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})
     if missing:
         problems.append(f"the store lacks {len(missing)} document(s) the report covered: ids "
                         + ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else ""))
-        return Verification(False, str(report.get("digest")), content, "", problems)
+        return Verification(False, str(report.get("digest")), content, "", problems, notes)
     scope = {k: v for k, v in report.get("scope", {"kind": "corpus"}).items() if k != "failures_through"}
     only = set(scope.get("documents", [])) if scope.get("kind") == "batch" else None
     seed = report["manifest"]["controls"].get("seed") or 0
@@ -381,4 +412,4 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         problems += [d for d in differences(core, core2) if not d.startswith("/manifest/corpus")][:20]
         if not problems:
             problems.append("recomputed digest differs")
-    return Verification(not problems, str(report.get("digest")), content, again["digest"], problems)
+    return Verification(not problems, str(report.get("digest")), content, again["digest"], problems, notes)

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreError
+from auditor import custody
+from auditor.errors import IndexMismatch, NoDocument, StoreBusy, StoreDamaged, StoreError
 from auditor.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
@@ -274,6 +275,15 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0009_custody_log")
+def _custody_log(db: Any) -> None:
+    """The chain of custody (:mod:`auditor.custody`): a hash-chained log of every write, whose
+    first entry records every tracked row as the store holds it now."""
+    from auditor import custody
+
+    custody.create(db.conn)
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -368,6 +378,9 @@ class Store:
             self.conn.execute("PRAGMA foreign_keys = ON")
             if self._pending_migrations() and self.writable:
                 self._migrate()
+            self.custody = self.writable and custody.has_log(self.conn)
+            if self.custody:  # every write of this connection is recorded (see Store.write)
+                custody.install(self.conn)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
 
@@ -403,15 +416,29 @@ class Store:
         return [n for n in known if n not in applied]
 
     def _migrate(self) -> None:
+        """Apply pending migrations. A store with a custody log must match it first; what the
+        migrations then change in tracked rows is recorded as their entry (``custody.adopt``)."""
         with self.write():
-            if self._pending_migrations():  # another process may have migrated meanwhile
+            pending = self._pending_migrations()  # another process may have migrated meanwhile
+            if pending:
                 from sqlite_utils.migrations import Migrations
 
+                logged = custody.has_log(self.conn)
+                if logged:
+                    custody.register(self.conn)
+                    if not custody.matches(self.conn):
+                        raise StoreDamaged(
+                            f"{self.path} does not match its custody log, so its schema is not migrated (the "
+                            "migration would record the difference as its own): run `auditor check --db "
+                            f"{self.path}` with the auditor that wrote it")
                 steps = Migrations(MIGRATION_SET)
                 for name, fn in MIGRATIONS:
                     steps(name=name)(fn)
                 steps.apply(self.db)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
+                if custody.has_log(self.conn):
+                    custody.register(self.conn)
+                    custody.adopt(self.conn, pending)
 
     def __enter__(self) -> Store:
         return self
@@ -429,8 +456,14 @@ class Store:
                              f"but {why}")
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none."""
+    def write(self, action: str | None = None, detail: dict[str, Any] | None = None
+              ) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none.
+
+        Before it commits, the custody log records the tracked rows it changed in one entry
+        (``action`` and ``detail`` say what the write was; ``detail`` is read then, so a writer
+        may fill it in as it goes), in the same transaction.
+        """
         self.require_writable("this needs to write to it")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
@@ -440,6 +473,8 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
         try:
             yield self.conn
+            if getattr(self, "custody", False):
+                custody.seal(self.conn, action, detail)
         except BaseException:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")

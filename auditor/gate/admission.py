@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from auditor import custody
 from auditor.audit import AuditResult
 from auditor.check import require_intact
 from auditor.errors import UsageError
@@ -172,8 +173,10 @@ def run_gate(opts: GateOptions) -> GateResult:
         if status == "PASSED" and any(f.level == "error" for f in findings):
             status = "FAILED"
         documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
+        head = (report or {}).get("run", {}).get("custody") if report else custody.head(store.conn)
         if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
-            with store.write():
+            with store.write("gate", {"batch": view.name, "status": status,
+                                      "run_id": outcome.run_id if outcome else None}):
                 store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
                                    ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
 
@@ -183,7 +186,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         known=view.known, withdrawn=withdrawn, controls=(report or {}).get("controls", []),
         refused_because=(report or {}).get("refused_because", []) if status == "REFUSED" else [],
         stale=stale, notes=notes, baseline=opts.baseline, baseline_added=added, baseline_written=written,
-        started=started,
+        started=started, custody=head,
     )
     if outcome is not None:
         g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
