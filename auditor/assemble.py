@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from auditor import __version__, custody, gzfile
-from auditor.check import require_intact
+from auditor.check import require_intact, require_run_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
 from auditor.shingle import distinct
@@ -967,6 +967,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     try:
         head = custody.head(store.conn)  # the state of the store the corpus is made from
         a = plan(store, run=run, policy=policy, format=format)
+        require_run_intact(store, a.run["id"])  # the run's pairs and documents it is made from
         directory = Path(out)
         directory.mkdir(parents=True, exist_ok=True)
         files = {PLAN: _write_lines(directory / PLAN, a.plan_lines(), compress=False)}
@@ -995,7 +996,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
         write_text_atomic(directory / MANIFEST, pretty(manifest))
     finally:
         store.conn.execute("COMMIT")
-    if store.writable and getattr(store, "custody", False):  # the log records what was shipped
+    if getattr(store, "custody", None) is not None:  # the log records what was shipped
         with store.write("assemble", {"run_id": a.run["run_id"], "digest": manifest["digest"],
                                       "directory": str(directory.resolve())}) as c:
             if verified is not None:
@@ -1064,6 +1065,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     store.conn.execute("BEGIN")
     try:
         a = plan(store, run=run_id, policy=policy, format=fmt)
+        require_run_intact(store, a.run["id"])
         again = a.manifest_core()
         files = {PLAN: _content(a.plan_lines()), CORPUS[fmt]: _content(a.corpus_lines())}
         if fmt == "parquet" and on_disk.get(CORPUS[fmt]) == files[CORPUS[fmt]]:

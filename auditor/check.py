@@ -114,6 +114,8 @@ def check_store(store: Store, *, quick: bool = False,
         say("custody")
         _custody(store, r, paths, quick)
         if not quick:
+            say("runs")
+            _runs(store, r)
             say("index")
             _index(store, r, paths)
     except sqlite3.DatabaseError as e:
@@ -185,6 +187,33 @@ def _texts(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
         if n != n_chars:
             r.problems.append(Problem("text_length", f"the stored text has {n} characters; the document "
                                       f"records {n_chars}", doc_id, path))
+
+
+def require_run_intact(store: Store, run: int) -> None:
+    """Raise StoreDamaged when the pairs and documents stored for run ``run`` (``runs.id``) are not
+    those it recorded (what an assembly reads from it)."""
+    from auditor.custody.runs import problem
+
+    why = problem(store.conn, run)
+    if why:
+        raise StoreDamaged(f"{store.path} is damaged, so nothing made from this run could be defended: {why}. "
+                           f"Run `auditor check --db {store.path}`, and audit again")
+
+
+def _runs(store: Store, r: CheckResult) -> None:
+    from auditor.custody.runs import problem
+
+    if "contents" not in {c[1] for c in store.conn.execute("PRAGMA table_info(runs)")}:
+        return
+    unrecorded = 0
+    for run, contents in store.conn.execute("SELECT id, contents FROM runs ORDER BY id"):
+        if contents is None:
+            unrecorded += 1
+        elif why := problem(store.conn, int(run)):
+            r.problems.append(Problem("custody", why))
+    if unrecorded:
+        r.notes.append(f"{unrecorded} runs from before the custody log record no digest of their pairs: "
+                       "they are not checked")
 
 
 def _withdrawals(store: Store, r: CheckResult, paths: dict[int, str]) -> None:

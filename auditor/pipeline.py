@@ -23,6 +23,7 @@ from auditor import custody, gzfile, render
 from auditor.audit import AuditResult, Universe, auditable_documents, run_audit, universe
 from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
+from auditor.custody.runs import Contents
 from auditor.errors import UsageError
 from auditor.index import build_index
 from auditor.report import (
@@ -266,31 +267,36 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
         )
         if verified is not None:
             custody.checkpoint(c, verified)
-        if audit is None or report["status"] != "OK":
-            return
-        rep = {m: g[0] for g in audit.duplicate_groups for m in g}
-        reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
-        fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
-        held = {c.doc: c for c in audit.contained}
-        c.executemany(
-            "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers, boilerplate)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            [(cur.lastrowid, d,
-              "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
-              rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
-              len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
-             for d in audit.universe])
-        c.executemany(
-            "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
-            " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            _finding_rows(cur.lastrowid, audit))
+        contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
+        if audit is not None and report["status"] == "OK":
+            rep = {m: g[0] for g in audit.duplicate_groups for m in g}
+            reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
+            fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
+            held = {c.doc: c for c in audit.contained}
+            documents = sorted(
+                (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
+                 rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
+                 len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
+                for d in audit.universe)
+            for row in documents:
+                contents.add_document(row)
+            c.executemany(
+                "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers,"
+                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(cur.lastrowid, *row) for row in documents])
+            c.executemany(
+                "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
+                " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _finding_rows(cur.lastrowid, audit, contents))
+        if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
+            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), cur.lastrowid))
 
 
 ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at once took 400 MB)
 
 
-def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
-    """The store's findings rows, in key order (contained, container), a slice at a time."""
+def _finding_rows(run: int, audit: AuditResult, contents: Contents | None = None) -> Iterator[tuple[Any, ...]]:
+    """The store's findings rows, in key order (contained, container), a slice at a time;
+    each slice added to ``contents`` as it goes."""
     pairs = audit.containing
     spans = {k: json.dumps([s.as_dict() for s in v], sort_keys=True) for k, v in audit.located.items()}
     top = int(max(pairs.contained.max(), pairs.container.max())) + 1 if len(pairs) else 0
@@ -301,12 +307,18 @@ def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
         part = pairs.take(np.arange(s, min(s + ROWS_AT_ONCE, len(pairs))))
         low, high = wilson_arrays(part.hits, part.sampled)
         fa, fb = fam_of[part.contained], fam_of[part.container]
-        family = [None if f < 0 else f for f in np.where(fa == fb, fa, -1).tolist()]
+        families = np.where(fa == fb, fa, -1)
+        family = [None if f < 0 else f for f in families.tolist()]
         a_ids, b_ids = part.contained.tolist(), part.container.tolist()
+        located = [spans.get(k) for k in zip(a_ids, b_ids, strict=True)] if spans else itertools.repeat(None)
+        if contents is not None:
+            contents.add_pairs(
+                [part.contained, part.container, part.exact, part.estimate, low, high, part.hits, part.sampled,
+                 part.shared, part.shingles, families],
+                [(a, b, x) for a, b, x in zip(a_ids, b_ids, located, strict=True) if x is not None] if spans else [])
         yield from zip(itertools.repeat(run), a_ids, b_ids, part.exact.tolist(), part.estimate.tolist(),
                        low.tolist(), high.tolist(), part.hits.tolist(), part.sampled.tolist(),
-                       part.shared.tolist(), part.shingles.tolist(), family,
-                       (spans.get(k) for k in zip(a_ids, b_ids, strict=True)))
+                       part.shared.tolist(), part.shingles.tolist(), family, located)
 
 
 @dataclass

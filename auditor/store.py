@@ -278,9 +278,12 @@ def _run_scope(db: Any) -> None:
 @migration("0009_custody_log")
 def _custody_log(db: Any) -> None:
     """The chain of custody (:mod:`auditor.custody`): a hash-chained log of every write, whose
-    first entry records every tracked row as the store holds it now."""
+    first entry records every tracked row as the store holds it now; and ``runs.contents``, the
+    digest of what each run stores (runs from before it have none)."""
     from auditor import custody
 
+    if "contents" not in {r[1] for r in db.execute("PRAGMA table_info(runs)").fetchall()}:
+        db.execute("ALTER TABLE runs ADD COLUMN contents TEXT")  # a run's pairs and documents (custody.runs)
     custody.create(db.conn)
 
 
@@ -378,9 +381,8 @@ class Store:
             self.conn.execute("PRAGMA foreign_keys = ON")
             if self._pending_migrations() and self.writable:
                 self._migrate()
-            self.custody = self.writable and custody.has_log(self.conn)
-            if self.custody:  # every write of this connection is recorded (see Store.write)
-                custody.install(self.conn)
+            # every write of this connection is recorded in the custody log (see Store.write)
+            self.custody = custody.install(self.conn) if self.writable and custody.has_log(self.conn) else None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
 
@@ -473,8 +475,8 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
         try:
             yield self.conn
-            if getattr(self, "custody", False):
-                custody.seal(self.conn, action, detail)
+            if getattr(self, "custody", None) is not None:
+                custody.seal(self.conn, self.custody, action, detail)
         except BaseException:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor import custody
+from auditor import custody, render
 from auditor.assemble import assemble
 from auditor.assemble import verify as verify_assembly
 from auditor.check import check_store, require_intact
@@ -70,6 +70,8 @@ def base(tmp_path_factory):
         (room / f"contract-{i}.txt").write_text(c)
     (filings / "filing.txt").write_text(synth.filing(950, 30_000, exhibits=[contracts[0]])[0])
     (filings / "notice.txt").write_text(prose(951, 300))
+    (filings / "amended.txt").write_text(contracts[1] + "\n" + prose(952, 120))  # a family with contract-1
+    (filings / "copy.txt").write_text(contracts[3].upper())  # an exact duplicate of contract-3
     db = d / "base.db"
     with Store(db) as s:
         ingest(s, [room], workers=1, source="room")
@@ -299,6 +301,33 @@ def test_a_writer_refuses_to_extend_a_log_whose_head_does_not_hold_together(base
         assert s.scalar("SELECT withdrawn_at FROM documents WHERE id = ?", (base["ids"]["contract-3.txt"],)) is None
 
 
+# -- a run's pairs and documents --------------------------------------------------------------------
+
+def test_a_run_records_the_digest_of_its_pairs_and_documents(base, db):
+    from auditor.custody.runs import problem, stored
+
+    with Store(db) as s:
+        run, contents = s.conn.execute("SELECT id, contents FROM runs WHERE kind = 'audit'").fetchone()
+        assert contents == stored(s.conn, run) and problem(s.conn, run) is None
+        kinds = s.conn.execute("SELECT count(*), count(family), count(spans) FROM findings WHERE run = ?", (run,)).fetchone()
+        assert kinds[0] >= 3 and kinds[1] >= 2 and kinds[2] >= 1  # pairs in a family, pairs located
+        assert {r[0] for r in s.conn.execute("SELECT status FROM run_documents")} == {"audited", "duplicate"}
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE findings SET containment = 0.5 WHERE contained_id = (SELECT min(contained_id) FROM findings)",
+    "UPDATE findings SET family = NULL WHERE family IS NOT NULL",
+    "DELETE FROM findings WHERE spans IS NOT NULL",
+    "UPDATE run_documents SET status = 'audited' WHERE status = 'duplicate'",
+])
+def test_an_assembly_refuses_a_run_whose_pairs_or_documents_were_altered(db, tmp_path, edit):
+    sql(db, (edit,))
+    m = run("assemble", "--db", str(db), "--out", str(tmp_path / "corpus"))
+    assert m.exit_code == 2 and "are not those the run recorded" in m.output and not (tmp_path / "corpus").exists()
+    c = run("check", "--db", str(db))
+    assert c.exit_code == 1 and "are not those the run recorded" in c.output
+
+
 # -- heads in reports, gate results and corpora ---------------------------------------------------
 
 def test_reports_gate_results_and_corpora_record_the_head_and_verify_checks_it(base, db, tmp_path):
@@ -355,11 +384,13 @@ def test_reports_from_before_the_log_still_verify_with_a_note(base, db, tmp_path
     with Store(db) as s:
         o = audit_job(s, 0.8, out=tmp_path / "old")
     r = json.loads((tmp_path / "old" / "report.json").read_text())
-    del r["run"]["custody"]
+    del r["run"]["custody"]  # as the auditor wrote reports before the log
     r["run_digest"] = run_digest(r)
     (tmp_path / "old" / "report.json").write_text(pretty(r))
+    (tmp_path / "old" / "report.md").write_text(render.markdown(r))
+    (tmp_path / "old" / "report.html").write_text(render.html(r))
     sql(db, ("DROP TABLE custody",), ("DROP TABLE custody_head",), ("DELETE FROM sqlite_sequence WHERE name = 'custody'",),
-        ("DELETE FROM _sqlite_migrations WHERE name = '0009_custody_log'",))
+        ("ALTER TABLE runs DROP COLUMN contents",), ("DELETE FROM _sqlite_migrations WHERE name = '0009_custody_log'",))
     with Store(db) as s:  # migrated again: a new genesis
         assert actions(db) == ["genesis"] and check_store(s).ok
         v = verify(tmp_path / "old", s)

@@ -11,6 +11,7 @@ from auditor.custody.log import (
     TRACKED,
     Finding,
     Outcome,
+    Plan,
     Tracked,
     adopt,
     check_full,
@@ -28,7 +29,7 @@ from auditor.custody.log import (
 )
 
 __all__ = [
-    "TRACKED", "Entry", "Finding", "Outcome", "State", "Tracked", "adopt", "check_full",
+    "TRACKED", "Entry", "Finding", "Outcome", "Plan", "State", "Tracked", "adopt", "check_full",
     "check_quick", "checkpoint", "create", "find", "has_log", "head", "install", "matches", "recorded", "register", "replay",
     "row_digest", "seal",
 ]

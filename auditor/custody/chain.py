@@ -85,9 +85,17 @@ class State:
         self.add(digests, -1)
 
     def apply(self, rows: Iterable[Row]) -> None:
+        """Each row's old digest out, its new one in (one expansion for a writer's few rows)."""
         rows = list(rows)
-        self.remove(r[2] for r in rows if r[2] is not None)
-        self.add(r[3] for r in rows if r[3] is not None)
+        old = [r[2] for r in rows if r[2] is not None]
+        new = [r[3] for r in rows if r[3] is not None]
+        if len(old) + len(new) > 4096:
+            self.remove(old)
+            self.add(new)
+            return
+        lanes = expand(old + new).astype(np.int64)
+        delta = lanes[len(old):].sum(axis=0) - lanes[: len(old)].sum(axis=0)
+        self.lanes = ((self.lanes.astype(np.int64) + delta) & 0xFFFF).astype("<u2")
 
     def digest(self) -> str:
         return hashlib.sha256(self.to_bytes()).hexdigest()

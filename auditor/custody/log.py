@@ -108,8 +108,8 @@ TRACKED: tuple[Tracked, ...] = (
         "name", "source", "tool_version", "command", "started", "ended", "status", "runs", "n_ok",
         "n_duplicate", "n_unchanged", "n_failed", "n_skipped"), "batch"),
     Tracked("runs", "id", (
-        "run_id", "kind", "status", "params", "started", "ended", "summary", "report_dir", "digest", "scope"),
-        "run"),
+        "run_id", "kind", "status", "params", "started", "ended", "summary", "report_dir", "digest", "scope",
+        "contents"), "run"),
     Tracked("meta", "key", ("value",), "setting", where="{r}.key = 'index_params'"),
 )
 """Every table the log vouches for. To cover a new table or column, add it here and ship it with
@@ -139,14 +139,42 @@ def _sql_row(table: str, key: Any, *cells: Any) -> str:
     return row_digest(table, key, cells[0::3], [x for i in range(0, len(cells), 3) for x in cells[i + 1 : i + 3]])
 
 
+@dataclass
+class _Table:
+    tracked: Tracked
+    names: tuple[str, ...]
+    select: str  # SELECT key, typeof(c1), CAST(c1 AS BLOB), ... FROM main.table
+    where: str | None
+
+
+@dataclass
+class Plan:
+    """The tracked tables and columns this store has, and the SQL that reads their digests
+    (built once per connection: a writer seals an entry per file)."""
+
+    tables: dict[str, _Table]
+
+
+def plan(conn: sqlite3.Connection) -> Plan:
+    tables = {}
+    for t in TRACKED:
+        have = {r[1] for r in conn.execute(f"PRAGMA main.table_info({t.table})")}
+        if not have:
+            continue
+        cols = [(n, e) for n, e in t.parsed() if n in have or "(" in e]
+        tables[t.table] = _Table(t, tuple(n for n, _ in cols),
+                                 f"SELECT {t.key}, {_cells(cols, t.table)} FROM main.{t.table}",
+                                 t.where.format(r=t.table) if t.where else None)
+    return Plan(tables)
+
+
 def _columns(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
     """For each tracked table the store has: (name, expression) of the tracked columns it has."""
     out = {}
     for t in TRACKED:
         have = {r[1] for r in conn.execute(f"PRAGMA main.table_info({t.table})")}
-        if not have:
-            continue
-        out[t.table] = [(n, e) for n, e in t.parsed() if n in have or "(" in e]
+        if have:
+            out[t.table] = [(n, e) for n, e in t.parsed() if n in have or "(" in e]
     return out
 
 
@@ -167,8 +195,9 @@ def has_log(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody'").fetchone() is not None
 
 
-def install(conn: sqlite3.Connection) -> None:
-    """Temporary triggers that note every row a write touches (this connection only)."""
+def install(conn: sqlite3.Connection) -> Plan:
+    """Temporary triggers that note every row a write touches (this connection only); returns
+    the plan ``seal`` reads the rows with."""
     register(conn)
     conn.execute("PRAGMA recursive_triggers = ON")  # INSERT OR REPLACE's delete fires delete triggers
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS custody_touched (tbl TEXT NOT NULL, key ANY, old TEXT,"
@@ -185,26 +214,25 @@ def install(conn: sqlite3.Connection) -> None:
                 ("v", f"AFTER UPDATE ON main.{table}{when_new} BEGIN {note_new} END"),
                 ("d", f"BEFORE DELETE ON main.{table}{when_old} BEGIN {note_old} END")):
             conn.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS custody_{table}_{name} {sql}")
+    return plan(conn)
 
 
-def live(conn: sqlite3.Connection, keys: dict[str, list[Any]] | None = None) -> dict[tuple[str, Any], str]:
+def live(conn: sqlite3.Connection, keys: dict[str, list[Any]] | None = None,
+         using: Plan | None = None) -> dict[tuple[str, Any], str]:
     """The digest of every tracked row the store holds (or of ``keys``, by table)."""
     out: dict[tuple[str, Any], str] = {}
-    for table, cols in _columns(conn).items():
-        t = _BY_TABLE[table]
-        names = tuple(n for n, _ in cols)
-        where = [t.where.format(r=table)] if t.where else []
-        sql = f"SELECT {t.key}, {_cells(cols, table)} FROM main.{table}"
+    for table, t in (using or plan(conn)).tables.items():
         if keys is not None:
-            wanted = sorted(set(keys.get(table, ())), key=lambda k: (str(type(k)), k))
+            wanted = sorted(set(keys.get(table, ())), key=lambda k: (type(k).__name__, k))
             for a in range(0, len(wanted), 500):
                 part = wanted[a : a + 500]
-                cond = " AND ".join([*where, f"{t.key} IN ({','.join('?' * len(part))})"])
-                for row in conn.execute(f"{sql} WHERE {cond}", part):
-                    out[(table, row[0])] = row_digest(table, row[0], names, row[1:])
+                cond = f"{t.tracked.key} IN ({','.join('?' * len(part))})"
+                sql = f"{t.select} WHERE {t.where + ' AND ' if t.where else ''}{cond}"
+                for row in conn.execute(sql, part):
+                    out[(table, row[0])] = row_digest(table, row[0], t.names, row[1:])
             continue
-        for row in conn.execute(sql + (f" WHERE {where[0]}" if where else "")):
-            out[(table, row[0])] = row_digest(table, row[0], names, row[1:])
+        for row in conn.execute(t.select + (f" WHERE {t.where}" if t.where else "")):
+            out[(table, row[0])] = row_digest(table, row[0], t.names, row[1:])
     return out
 
 
@@ -233,16 +261,18 @@ def entries(conn: sqlite3.Connection, after: int = 0) -> Iterator[Entry]:
         yield Entry(int(seq), str(body), str(rows), str(h))
 
 
-def head_entry(conn: sqlite3.Connection) -> Entry | None:
-    row = conn.execute("SELECT seq, entry, rows, hash FROM custody ORDER BY seq DESC LIMIT 1").fetchone()
-    return Entry(int(row[0]), str(row[1]), str(row[2]), str(row[3])) if row else None
+def head_entry(conn: sqlite3.Connection, rows: bool = True) -> Entry | None:
+    """The last entry (without its rows unless ``rows``: the first entry's can be megabytes)."""
+    row = conn.execute(f"SELECT seq, entry, {'rows' if rows else 'NULL'}, hash FROM custody ORDER BY seq DESC"
+                       " LIMIT 1").fetchone()
+    return Entry(int(row[0]), str(row[1]), str(row[2] or ""), str(row[3])) if row else None
 
 
 def head(conn: sqlite3.Connection) -> dict[str, Any] | None:
     """The log's head as reports record it: entry number, hash and the state it records."""
     if not has_log(conn):
         return None
-    e = head_entry(conn)
+    e = head_entry(conn, rows=False)
     if e is None:
         return None
     try:
@@ -253,9 +283,8 @@ def head(conn: sqlite3.Connection) -> dict[str, Any] | None:
 
 
 def append(conn: sqlite3.Connection, action: str, detail: dict[str, Any], rows: list[list[Any]],
-           state: State) -> Entry:
-    """One entry after the head (inside the caller's transaction); ``state`` is already updated."""
-    last = head_entry(conn)
+           state: State, last: Entry | None) -> Entry:
+    """One entry after ``last`` (inside the caller's transaction); ``state`` is already updated."""
     seq = (last.seq if last else 0) + 1
     text = rows_text(rows)
     body = entry_body(seq, last.hash if last else GENESIS_PREV, _now(), _user(), action, detail, text, len(rows),
@@ -278,7 +307,8 @@ def create(conn: sqlite3.Connection) -> Entry:
     state.add(rows_now.values())
     rows = [[t, k, None, d] for (t, k), d in sorted(rows_now.items(), key=lambda kv: _order(kv[0]))]
     return append(conn, "genesis", {"note": "the custody log starts here: it vouches for the store's "
-                                            "state from this entry on, not for how it came to be"}, rows, state)
+                                            "state from this entry on, not for how it came to be"}, rows, state,
+                  head_entry(conn, rows=False))
 
 
 def _running_state(conn: sqlite3.Connection, last: Entry | None) -> State:
@@ -299,7 +329,8 @@ def _running_state(conn: sqlite3.Connection, last: Entry | None) -> State:
     return state
 
 
-def seal(conn: sqlite3.Connection, action: str | None, detail: dict[str, Any] | None) -> Entry | None:
+def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict[str, Any] | None
+         ) -> Entry | None:
     """Append the entry for the rows this transaction touched (inside it, before it commits).
 
     Rows noted but unchanged are left out; with nothing changed, an entry is written only when
@@ -311,16 +342,16 @@ def seal(conn: sqlite3.Connection, action: str | None, detail: dict[str, Any] | 
     by_table: dict[str, list[Any]] = {}
     for table, key, _ in touched:
         by_table.setdefault(table, []).append(key)
-    now = live(conn, by_table)
+    now = live(conn, by_table, using)
     rows = [[t, k, old, now.get((t, k))] for t, k, old in touched if old != now.get((t, k))]
     conn.execute("DELETE FROM temp.custody_touched")
     if not rows and action is None:
         return None
     rows.sort(key=lambda r: _order((r[0], r[1])))
-    last = head_entry(conn)
+    last = head_entry(conn, rows=False)
     state = _running_state(conn, last)
     state.apply(rows)
-    return append(conn, action or "write", detail or {}, rows, state)
+    return append(conn, action or "write", detail or {}, rows, state, last)
 
 
 def adopt(conn: sqlite3.Connection, migrations: list[str]) -> Entry | None:
@@ -334,10 +365,10 @@ def adopt(conn: sqlite3.Connection, migrations: list[str]) -> Entry | None:
             if expected.get((t, k)) != now.get((t, k))]
     if not rows:
         return None
-    last = head_entry(conn)
+    last = head_entry(conn, rows=False)
     state = _running_state(conn, last)
     state.apply(rows)
-    return append(conn, "migrate", {"migrations": migrations}, rows, state)
+    return append(conn, "migrate", {"migrations": migrations}, rows, state, last)
 
 
 def _expected(conn: sqlite3.Connection) -> dict[tuple[str, Any], str]:
@@ -350,7 +381,7 @@ def _expected(conn: sqlite3.Connection) -> dict[tuple[str, Any], str]:
 
 def matches(conn: sqlite3.Connection) -> bool:
     """Whether the live state is the state the head entry records (cheap: no replay)."""
-    last = head_entry(conn)
+    last = head_entry(conn, rows=False)
     if last is None:
         return False
     state = State()
@@ -461,7 +492,7 @@ def check_full(conn: sqlite3.Connection) -> Outcome:
     if not has_log(conn):
         return Outcome([], None, 0, present=False)
     register(conn)
-    last = head_entry(conn)
+    last = head_entry(conn, rows=False)
     r = replay(entries(conn))
     findings = _chain_findings(r)
     findings += _tripwires(conn, last)
@@ -479,7 +510,7 @@ def check_quick(conn: sqlite3.Connection) -> Outcome:
     if not has_log(conn):
         return Outcome([], None, 0, present=False)
     register(conn)
-    last = head_entry(conn)
+    last = head_entry(conn, rows=False)
     findings = _tripwires(conn, last)
     cp = conn.execute("SELECT checked_seq, checked_hash FROM custody_head WHERE id = 1").fetchone()
     start = int(cp[0]) if cp and cp[0] is not None and not findings else 0
@@ -529,7 +560,7 @@ def find(conn: sqlite3.Connection, at: dict[str, Any]) -> str | None:
         return f"the custody head it records ({at!r}) is not an entry number and hash"
     row = conn.execute("SELECT entry, hash FROM custody WHERE seq = ?", (seq,)).fetchone()
     if row is None:
-        last = head_entry(conn)
+        last = head_entry(conn, rows=False)
         return (f"the custody head it records (entry {seq}) is not in the store's log, which ends at entry "
                 f"{last.seq if last else 0}: the log was cut, or this is another store")
     if row[1] != at.get("hash") or entry_hash(row[0]) != row[1]:
