@@ -475,8 +475,9 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
         try:
             yield self.conn
-            if getattr(self, "custody", None) is not None:
-                custody.seal(self.conn, self.custody, action, detail)
+            plan = getattr(self, "custody", None)
+            if plan is not None:
+                custody.seal(self.conn, plan, action, detail)
         except BaseException:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")

@@ -288,6 +288,20 @@ def test_an_edited_entry_is_named_by_check_and_by_the_quick_check_after_the_chec
     refused(db, tmp_path, f"custody entry {n + 2}: it does not link to the entry before it")
 
 
+def test_a_write_by_the_tool_over_a_tampered_row_does_not_launder_it(base, db, tmp_path):
+    """A writer subtracts the row as it found it, so the state stays off, and the entry says it
+    changed a row from a state the log never recorded."""
+    i = base["ids"]["contract-2.txt"]
+    sql(db, ("UPDATE documents SET duplicate_of = ? WHERE id = ?", (base["ids"]["contract-3.txt"], i)))
+    with Store(db) as s:
+        withdraw(s, [str(i)], reason="superseded")
+        seq = custody.head(s.conn)["seq"]
+        full = check_store(s)
+    assert any(f"custody entry {seq}: it changed documents row {i} from a state the log never recorded" in p.detail
+               for p in full.problems)
+    refused(db, tmp_path, f"custody entry {seq}: it changed documents row {i}")
+
+
 def test_a_forged_running_state_is_named(db, tmp_path):
     sql(db, ("UPDATE custody_head SET lanes = zeroblob(2048)",))
     refused(db, tmp_path, "the log's running state is not the state its last entry")

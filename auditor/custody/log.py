@@ -471,14 +471,13 @@ def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], 
             continue
         seq = r.by.get((t, k))
         name = _row_name(t, k)
+        label = r.labels.get(seq, f"entry {seq}") if seq is not None else ""
         if want is None:
             what = f"{name} is in the store but in no custody entry: it was written behind the store's back"
         elif have is None:
-            what = (f"{name}, recorded by {r.labels.get(seq, f'entry {seq}')}, is gone from the store: it was "
-                    "deleted behind the store's back")
+            what = f"{name}, recorded by {label}, is gone from the store: it was deleted behind the store's back"
         else:
-            what = (f"{name} is not what {r.labels.get(seq, f'entry {seq}')} recorded: it was altered "
-                    "behind the store's back")
+            what = f"{name} is not what {label} recorded: it was altered behind the store's back"
         out.append(Finding(what, _document(conn, t, k), seq))
     return out
 

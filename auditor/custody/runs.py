@@ -42,9 +42,9 @@ class Contents:
         for h, a, (_, dtype) in zip(self._columns, arrays, FINDING_COLUMNS, strict=True):
             h.update(np.ascontiguousarray(a, dtype=dtype).tobytes())
         self.pairs += len(arrays[0])
-        for a, b, s in spans:
-            raw = s.encode("utf-8")
-            self._spans.update(f"{a}\t{b}\t{len(raw)}\t".encode() + raw)
+        for contained, container, text in spans:
+            raw = text.encode("utf-8")
+            self._spans.update(f"{contained}\t{container}\t{len(raw)}\t".encode() + raw)
 
     def add_document(self, row: Sequence[Any]) -> None:
         """One ``run_documents`` row (``DOCUMENT_COLUMNS``), in doc_id order."""
