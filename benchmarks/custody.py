@@ -4,12 +4,15 @@ first against the audit job, side by side in one run.
     .venv/bin/python benchmarks/custody.py                       # 140 MB corpus, 3 repeats
     .venv/bin/python benchmarks/custody.py --size-mb 35 --repeat 1 --work /tmp/c
 
-*Without the log* is the code before it: ``--base`` (default: the merge-base of HEAD and main),
-extracted with ``git archive`` into ``WORK/base-<commit>/`` and run with this Python and its
-packages; *with* is this tree. Every timed command is its own process; CPU is user + system of
-its whole process tree (``wait4``), so the extraction workers count. The machine is shared and
-noisy: each repeat runs both sides back to back (alternating which goes first), shares are taken
-within a repeat, and figures are medians.
+Three sides: *with* is this tree; *without* is this tree with the log's recording switched off
+(this script's ``_nolog`` runner replaces ``custody.install`` before running the command, so the
+stores have no trigger and no entry but the first: the same code, minus writing the log); and
+*before* is the code before the log, ``--base`` (default: the merge-base of HEAD and main),
+extracted with ``git archive`` into ``WORK/base-<commit>/``, all with this Python and its
+packages. Every timed command is its own process; CPU is user + system of its whole process
+tree (``wait4``), so the extraction workers count. The machine is shared and noisy: each repeat
+runs the sides back to back (rotating which goes first), shares are taken within a repeat, and
+figures are medians.
 
 * **Ingest**: ``auditor ingest`` of the corpus into a fresh store. The log's share of ingest is
   (with - without) / with.
@@ -17,8 +20,8 @@ within a repeat, and figures are medians.
   ``audit``, ``gate``, ``assemble`` and ``verify`` run first: ``quick_check``, the text digests,
   withdrawals and the custody log's quick check) and its custody part alone, each timed 5 times
   (median of process CPU); then the audit job (``auditor audit --out``) in its own process. The
-  share is the check's CPU over the audit job's (which includes it). The base tree's check on its
-  own store is shown beside it, and the full ``auditor check`` for information.
+  share is the check's CPU over the audit job's (which includes it). The check before the log
+  (the *before* tree's, on its own store) is shown beside it, and the full ``auditor check``.
 """
 
 from __future__ import annotations
@@ -134,19 +137,21 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     corpus, _ = ensure_corpus(args.size_mb, args.cache, args.work / "logs")
     base, commit = base_tree(args.base or git("merge-base", "HEAD", "main"), args.work)
-    trees = {"without": base, "with": ROOT}
+    trees = {"before": base, "without": ROOT, "with": ROOT}
     logs = args.work / "logs"
     logs.mkdir(exist_ok=True)
     res: dict[str, Any] = {"size_mb": args.size_mb, "corpus": str(corpus), "base": commit,
                            "source": source_state(), "machine": machine(), "repeats": []}
+    sides = ["before", "without", "with"]
     for i in range(args.repeat):
         rep: dict[str, Any] = {}
-        order = ["without", "with"] if i % 2 == 0 else ["with", "without"]
+        order = sides[i % 3:] + sides[: i % 3]
         for side in order:
             db = fresh(args.work / f"{side}.db")
-            rep[f"ingest_{side}"] = timed([PY, "-m", "auditor", "ingest", "--db", str(db), "--quiet", str(corpus)],
+            run = [PY, str(Path(__file__).resolve()), "_nolog"] if side == "without" else [PY, "-m", "auditor"]
+            rep[f"ingest_{side}"] = timed([*run, "ingest", "--db", str(db), "--quiet", str(corpus)],
                                           trees[side], logs / f"ingest-{side}-{i}.log")
-        for side in order:
+        for side in ("before", "with"):
             db = args.work / f"{side}.db"
             st = timed([PY, str(Path(__file__).resolve()), "_check", str(db)], trees[side], logs / f"check-{side}-{i}.log")
             rep[f"check_{side}"] = json.loads((logs / f"check-{side}-{i}.log").read_text().strip().splitlines()[-1])
@@ -158,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         rep["full_check"] = timed([PY, "-m", "auditor", "check", "--db", str(args.work / "with.db")], ROOT,
                                   logs / f"full-check-{i}.log")
         res["repeats"].append(rep)
-        print(f"repeat {i + 1}: ingest {rep['ingest_without']['cpu']:.1f} -> {rep['ingest_with']['cpu']:.1f} CPU-s; "
+        print(f"repeat {i + 1}: ingest {rep['ingest_before']['cpu']:.1f} / {rep['ingest_without']['cpu']:.1f} -> "
+              f"{rep['ingest_with']['cpu']:.1f} CPU-s; "
               f"check {med(rep['check_with']['check_cpu']):.3f} CPU-s (custody {med(rep['check_with']['custody_cpu']):.3f}),"
               f" audit job {rep['audit_job']['cpu']:.1f} CPU-s", file=sys.stderr)
     summary = summarize(res)
@@ -175,15 +181,19 @@ def summarize(res: dict[str, Any]) -> dict[str, Any]:
     share_wall = [(r["ingest_with"]["wall"] - r["ingest_without"]["wall"]) / r["ingest_with"]["wall"] for r in reps]
     check = [med(r["check_with"]["check_cpu"]) for r in reps]
     cust = [med(r["check_with"]["custody_cpu"]) for r in reps]
-    old = [med(r["check_without"]["check_cpu"]) for r in reps]
+    old = [med(r["check_before"]["check_cpu"]) for r in reps]
     audit = [r["audit_job"]["cpu"] for r in reps]
     return {
+        "ingest_cpu_before": med([r["ingest_before"]["cpu"] for r in reps]),
+        "ingest_wall_before": med([r["ingest_before"]["wall"] for r in reps]),
+        "share_vs_before": med([(r["ingest_with"]["cpu"] - r["ingest_before"]["cpu"]) / r["ingest_with"]["cpu"]
+                                for r in reps]),
         "ingest_cpu_without": med([r["ingest_without"]["cpu"] for r in reps]),
         "ingest_cpu_with": med([r["ingest_with"]["cpu"] for r in reps]),
         "ingest_wall_without": med([r["ingest_without"]["wall"] for r in reps]),
         "ingest_wall_with": med([r["ingest_with"]["wall"] for r in reps]),
         "log_share_of_ingest_cpu": med(share), "log_share_of_ingest_wall": med(share_wall),
-        "check_cpu": med(check), "custody_check_cpu": med(cust), "check_cpu_without": med(old),
+        "check_cpu": med(check), "custody_check_cpu": med(cust), "check_cpu_before": med(old),
         "audit_job_cpu": med(audit), "audit_job_wall": med([r["audit_job"]["wall"] for r in reps]),
         "check_share_of_audit": med([c / a for c, a in zip(check, audit, strict=True)]),
         "custody_share_of_audit": med([c / a for c, a in zip(cust, audit, strict=True)]),
@@ -200,17 +210,18 @@ def render(res: dict[str, Any], tag: str) -> str:
         f"**Chain of custody, {tag} MB** (`benchmarks/custody.py`, {len(res['repeats'])} repeats, medians; "
         f"without the log = {res['base'][:10]}; load average at start {', '.join(f'{x:.2f}' for x in m['loadavg_at_start'])}):",
         "",
-        "| | without the log | with the log | share | target |",
-        "|---|---|---|---|---|",
-        f"| ingest, CPU s (process tree) | {s['ingest_cpu_without']:.1f} | {s['ingest_cpu_with']:.1f} | "
-        f"{100 * s['log_share_of_ingest_cpu']:.1f}% | < 5% |",
-        f"| ingest, wall s | {s['ingest_wall_without']:.1f} | {s['ingest_wall_with']:.1f} | "
+        "| | before the log | log switched off | with the log | the log's share | target |",
+        "|---|---|---|---|---|---|",
+        f"| ingest, CPU s (process tree) | {s['ingest_cpu_before']:.1f} | {s['ingest_cpu_without']:.1f} | "
+        f"{s['ingest_cpu_with']:.1f} | {100 * s['log_share_of_ingest_cpu']:.1f}% ({100 * s['share_vs_before']:.1f}% "
+        "against the code before it) | < 5% |",
+        f"| ingest, wall s | {s['ingest_wall_before']:.1f} | {s['ingest_wall_without']:.1f} | {s['ingest_wall_with']:.1f} | "
         f"{100 * s['log_share_of_ingest_wall']:.1f}% | |",
-        f"| check before an audit, CPU s | {s['check_cpu_without']:.3f} | {s['check_cpu']:.3f} (custody "
-        f"{s['custody_check_cpu']:.3f}) | {100 * s['check_share_of_audit']:.1f}% of the audit job (custody "
+        f"| check before an audit, CPU s | {s['check_cpu_before']:.3f} | | {s['check_cpu']:.3f} (the log's part "
+        f"{s['custody_check_cpu']:.3f}) | {100 * s['check_share_of_audit']:.1f}% of the audit job (the log's part "
         f"{100 * s['custody_share_of_audit']:.2f}%) | < 5% |",
-        f"| audit job, CPU s | | {s['audit_job_cpu']:.1f} (wall {s['audit_job_wall']:.1f}) | | |",
-        f"| full `auditor check`, CPU s | | {s['full_check_cpu']:.1f} | | |",
+        f"| audit job, CPU s | | | {s['audit_job_cpu']:.1f} (wall {s['audit_job_wall']:.1f}) | | |",
+        f"| full `auditor check`, CPU s | | | {s['full_check_cpu']:.1f} | | |",
         "",
         f"The log: {s['entries']:,} entries, {s['rows']:,} row changes, {s['log_bytes'] / 1e6:.1f} MB; "
         f"{s['tracked_rows']:,} tracked rows.",
@@ -218,8 +229,19 @@ def render(res: dict[str, Any], tag: str) -> str:
     return "\n".join(lines)
 
 
+def nolog(args: list[str]) -> int:
+    """``auditor ARGS`` with the log's recording switched off (no trigger, so no entry is written)."""
+    from auditor import custody
+    from auditor.cli import cli
+
+    custody.install = lambda conn: None  # Store keeps no plan: Store.write seals nothing
+    return int(cli.main(args, prog_name="auditor", standalone_mode=False) or 0)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "_check":
         print(json.dumps(stage_check(sys.argv[2])))
         sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "_nolog":
+        sys.exit(nolog(sys.argv[2:]))
     sys.exit(main())

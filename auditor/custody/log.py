@@ -150,9 +150,11 @@ class _Table:
 @dataclass
 class Plan:
     """The tracked tables and columns this store has, and the SQL that reads their digests
-    (built once per connection: a writer seals an entry per file)."""
+    (built once per connection: a writer seals an entry per file); and the head this connection
+    last wrote with its state, reused while it is still the log's head."""
 
     tables: dict[str, _Table]
+    last: tuple[int, str, State] | None = None
 
 
 def plan(conn: sqlite3.Connection) -> Plan:
@@ -348,10 +350,16 @@ def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict
     if not rows and action is None:
         return None
     rows.sort(key=lambda r: _order((r[0], r[1])))
-    last = head_entry(conn, rows=False)
-    state = _running_state(conn, last)
+    top = conn.execute("SELECT seq, hash FROM custody ORDER BY seq DESC LIMIT 1").fetchone()
+    if using.last is not None and top is not None and (top[0], top[1]) == using.last[:2]:
+        state, last = using.last[2].copy(), Entry(top[0], "", "", top[1])  # nobody wrote since
+    else:
+        last = head_entry(conn, rows=False)
+        state = _running_state(conn, last)
     state.apply(rows)
-    return append(conn, action or "write", detail or {}, rows, state, last)
+    e = append(conn, action or "write", detail or {}, rows, state, last)
+    using.last = (e.seq, e.hash, state)
+    return e
 
 
 def adopt(conn: sqlite3.Connection, migrations: list[str]) -> Entry | None:
