@@ -1020,7 +1020,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest
     only (the previous plan is not at hand)."""
-    from auditor.pipeline import Verification, custody_problems
+    from auditor.pipeline import Verification, custody_problems, unlisted
 
     directory = Path(directory)
     path = directory / MANIFEST
@@ -1039,11 +1039,10 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         problems.append(f"{MANIFEST} is not in its canonical form (edited by hand?)")
     on_disk: dict[str, dict[str, Any]] = {}
     listed = manifest.get("files") or {}
-    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file() or p.is_symlink()]
-    for name in sorted(set(found) - set(listed) - {MANIFEST}):
+    for name in unlisted(directory, {*listed, MANIFEST}):
         problems.append(f"{name} is not one of the files {MANIFEST} lists (added or renamed?)")
     for name, want in sorted(listed.items()):
-        if name not in found or not (directory / name).is_file():
+        if "/" in name or name.startswith(".") or not (directory / name).is_file():
             problems.append(f"{name} is missing")
             continue
         have = on_disk[name] = _content(_read_lines(directory / name))

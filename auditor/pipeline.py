@@ -197,11 +197,15 @@ def _inside(name: str) -> bool:
     return not Path(name).is_absolute() and ".." not in Path(name).parts
 
 
-def _unlisted(directory: Path, known: set[str]) -> list[str]:
-    """Every file under the report directory that is not ``known`` (listed by report.json, or
-    one of the gate's files that gate.json lists), hidden files and links included."""
-    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file() or p.is_symlink()]
-    return sorted(n for n in found if n not in known)
+def unlisted(directory: Path, known: set[str]) -> list[str]:
+    """Every file under ``directory`` that is not ``known`` (what its manifest lists), hidden
+    files and links included, and every directory with no file in it."""
+    found = list(directory.rglob("*"))
+    names = {p.relative_to(directory).as_posix() for p in found if p.is_file() or p.is_symlink()}
+    holding = {q.as_posix() for n in names for q in Path(n).parents}
+    empty = {p.relative_to(directory).as_posix() for p in found if p.is_dir() and not p.is_symlink()} - holding
+    empty = {d for d in empty if not any(q.as_posix() in empty for q in Path(d).parents)}  # the outermost
+    return sorted(n for n in names | empty if n not in known)
 
 
 GATE_JSON = "gate.json"
@@ -378,7 +382,7 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             problems.append(f"{name} differs from what report.json renders to (edited?)")
     files = report.get("files", {})
     gate_files, gate_problems = _gate_files(report_dir, report)
-    for name in _unlisted(report_dir, set(files) | set(REPORT_FILES) | gate_files):
+    for name in unlisted(report_dir, set(files) | set(REPORT_FILES) | gate_files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
     problems += gate_problems
     for name, want in sorted(files.items()):

@@ -447,12 +447,17 @@ def test_verify_compares_the_corpus_byte_for_byte_and_names_files_it_does_not_li
             assert not v.ok and len(v.problems) == 1 and said in v.problems[0], v.problems
             assert v.problems[0].startswith("corpus.jsonl.gz is not byte for byte the file the auditor wrote")
         corpus.write_bytes(good)
+        (d / "<script>").mkdir()
+        assert verify(d, store).problems == ["<script> is not one of the files manifest.json lists (added or renamed?)"]
+        (d / "<script>").rmdir()
         for planted in ("corpus.parquet", "changes.jsonl", "extra.jsonl", "sub/plan.jsonl", ".manifest.json.tmp"):
             (d / planted).parent.mkdir(exist_ok=True)
             (d / planted).write_text('{"doc_id":1,"decision":"keep"}\n')
             v = verify(d, store)
             assert v.problems == [f"{planted} is not one of the files manifest.json lists (added or renamed?)"]
             (d / planted).unlink()
+            if "/" in planted:
+                (d / planted).parent.rmdir()
         assert verify(d, store).ok
 
 

@@ -429,6 +429,13 @@ def test_a_store_changed_behind_its_back_is_not_migrated(db, monkeypatch):
         assert last["rows"] == 1 and check_store(s).ok
 
 
+def test_the_log_goes_on_when_its_migration_is_applied_again(db):
+    n = len(actions(db))
+    sql(db, ("DELETE FROM _sqlite_migrations WHERE name = '0009_custody_log'",))
+    with Store(db) as s:
+        assert check_store(s).ok and len(actions(db)) == n
+
+
 def test_require_intact_returns_the_head_it_verified(db):
     with Store(db) as s:
         assert require_intact(s) == custody.head(s.conn)

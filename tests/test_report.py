@@ -191,6 +191,12 @@ def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
         (tmp / "x" / beside).write_text("{}")
         assert verify(tmp / "x", store).problems == [f"{beside} is not one of the files report.json lists (added or renamed?)"]
         (tmp / "x" / beside).unlink()
+        if "/" in beside:
+            (tmp / "x" / beside).parent.rmdir()
+    (tmp / "x" / "empty" / "dir").mkdir(parents=True)
+    assert verify(tmp / "x", store).problems == ["empty is not one of the files report.json lists (added or renamed?)"]
+    (tmp / "x" / "empty" / "dir").rmdir()
+    (tmp / "x" / "empty").rmdir()
     (tmp / "x" / "gate.json").write_text("{}")  # the gate's own files are known only through a real gate.json
     assert verify(tmp / "x", store).problems == ["gate.json is not a gate result ('report')"]
     (tmp / "x" / "gate.json").unlink()

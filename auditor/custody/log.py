@@ -304,13 +304,15 @@ def create(conn: sqlite3.Connection) -> Entry:
     register(conn)
     for stmt in SCHEMA:
         conn.execute(stmt)
+    last = head_entry(conn, rows=False)
+    if last is not None:  # the migration applied again (its record deleted): the log goes on
+        return last
     rows_now = live(conn)
     state = State()
     state.add(rows_now.values())
     rows = [[t, k, None, d] for (t, k), d in sorted(rows_now.items(), key=lambda kv: _order(kv[0]))]
     return append(conn, "genesis", {"note": "the custody log starts here: it vouches for the store's "
-                                            "state from this entry on, not for how it came to be"}, rows, state,
-                  head_entry(conn, rows=False))
+                                            "state from this entry on, not for how it came to be"}, rows, state, None)
 
 
 def _running_state(conn: sqlite3.Connection, last: Entry | None) -> State:
