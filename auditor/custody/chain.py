@@ -43,14 +43,14 @@ def canonical(obj: Any) -> str:
 def row_digest(table: str, key: int | str, names: Sequence[str], cells: Sequence[Any]) -> str:
     """The digest of one row: ``cells`` holds, for each of ``names``, SQLite's ``typeof`` and the
     value as bytes (``CAST(x AS BLOB)``), flat: ``[type1, bytes1, type2, bytes2, ...]``."""
-    h = hashlib.sha256(f"{table}\x00{type(key).__name__}\x00{key}\x00".encode())
-    for i, name in enumerate(names):
-        kind, value = cells[2 * i], cells[2 * i + 1]
+    parts = [f"{table}\x00{type(key).__name__}\x00{key}\x00".encode()]
+    for name, kind, value in zip(names, cells[0::2], cells[1::2], strict=True):
         if kind == "null" or value is None:
             continue
         raw = bytes(value)
-        h.update(f"{name}\x00{kind}\x00".encode() + len(raw).to_bytes(8, "big") + raw)
-    return h.hexdigest()
+        parts.append(f"{name}\x00{kind}\x00".encode() + len(raw).to_bytes(8, "big"))
+        parts.append(raw)
+    return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
 def expand(digests: Iterable[str]) -> np.ndarray:
@@ -77,9 +77,8 @@ class State:
 
     def add(self, digests: Iterable[str], sign: int = 1) -> None:
         for chunk in _chunks(list(digests), 4096):
-            total = expand(chunk).sum(axis=0, dtype=np.uint64)
-            delta = (total & 0xFFFF).astype(np.uint16)
-            self.lanes = (self.lanes + delta if sign > 0 else self.lanes - delta).astype("<u2")
+            delta = expand(chunk).sum(axis=0, dtype="<u2")  # uint16 arithmetic wraps: modulo 2**16
+            self.lanes = self.lanes + delta if sign > 0 else self.lanes - delta
 
     def remove(self, digests: Iterable[str]) -> None:
         self.add(digests, -1)
@@ -93,9 +92,8 @@ class State:
             self.remove(old)
             self.add(new)
             return
-        lanes = expand(old + new).astype(np.int64)
-        delta = lanes[len(old):].sum(axis=0) - lanes[: len(old)].sum(axis=0)
-        self.lanes = ((self.lanes.astype(np.int64) + delta) & 0xFFFF).astype("<u2")
+        lanes = expand(old + new)
+        self.lanes = self.lanes + lanes[len(old):].sum(axis=0, dtype="<u2") - lanes[: len(old)].sum(axis=0, dtype="<u2")
 
     def digest(self) -> str:
         return hashlib.sha256(self.to_bytes()).hexdigest()
