@@ -33,6 +33,7 @@ import hashlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from auditor.errors import StoreDamaged
@@ -85,8 +86,9 @@ class CheckResult:
         if not self.quick:
             parts.append(f"{self.indexed} index rows derived again")
         if self.custody:
-            parts.append(f"custody log: {self.entries} entries verified, head entry {self.custody['seq']} "
-                         f"(hash {self.custody['hash']})")
+            n = f"{self.entries} entr{'y' if self.entries == 1 else 'ies'}"
+            parts.append(f"custody log: {n} {'since the last checkpoint ' if self.quick else ''}verified, "
+                         f"head entry {self.custody['seq']} (hash {self.custody['hash']})")
         return f"{head}: " + "; ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
@@ -123,16 +125,18 @@ def check_store(store: Store, *, quick: bool = False,
     return r
 
 
-def require_intact(store: Store) -> dict[str, Any] | None:
+def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | None:
     """The quick check; raises StoreDamaged when it finds anything. Returns the custody log's
-    head it verified (None for a store without a log)."""
+    head it verified (None for a store without a log). ``name``: the store to name in the
+    message (the user's, when ``store`` is a gate's throwaway copy of it)."""
     r = check_store(store, quick=True)
     if r.ok:
         return r.custody
+    path = name or store.path
     shown = "; ".join(p.line() for p in r.problems[:_SHOWN])
     more = f" (and {len(r.problems) - _SHOWN} more)" if len(r.problems) > _SHOWN else ""
-    raise StoreDamaged(f"{store.path} is damaged, so nothing computed from it could be defended: "
-                       f"{shown}{more}. Run `auditor check --db {store.path}` for the full list; "
+    raise StoreDamaged(f"{path} is damaged, so nothing computed from it could be defended: "
+                       f"{shown}{more}. Run `auditor check --db {path}` for the full list; "
                        "restore the store from a backup or re-ingest the documents named")
 
 

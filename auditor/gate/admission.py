@@ -127,7 +127,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         notes.append("dry run: the batch was ingested into a throwaway copy; the store is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
-        require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
+        require_intact(store, opts.db)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
