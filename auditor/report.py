@@ -19,13 +19,12 @@ import os
 import platform
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from auditor import __version__
+from auditor import __version__, gzfile
 from auditor.audit import AuditResult
 from auditor.controls import ControlsResult, fixtures_digest
 from auditor.errors import DiskFull, ReportError, is_disk_full
@@ -320,34 +319,9 @@ class Sidecar:
         return {"sha256": h.hexdigest(), "lines": n}
 
     def write(self, directory: Path) -> dict[str, Any]:
-        """gzip with no name or time in its header, so the same content gives the same bytes;
-        returns the content's digest, as ``digest`` does."""
-        target = directory / self.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        h, n = hashlib.sha256(), 0
-        try:
-            with open(tmp, "wb") as raw, (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-                                          if self.compressed else nullcontext(raw)) as f:
-                buffered: list[bytes] = []
-                size = 0
-                for line in self.lines():
-                    buffered.append(line)
-                    size += len(line)
-                    h.update(line)
-                    n += 1
-                    if size >= WRITE_AT_ONCE:  # a gzip write per line costs as much as the rest
-                        f.write(b"".join(buffered))
-                        buffered, size = [], 0
-                f.write(b"".join(buffered))
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return {"sha256": h.hexdigest(), "lines": n}
-
-
-WRITE_AT_ONCE = 1 << 20
+        """Written by the auditor's one deterministic gzip writer (``auditor.gzfile``), so the
+        same content gives the same bytes; returns the content's digest, as ``digest`` does."""
+        return gzfile.write_lines(directory / self.name, self.lines(), compress=self.compressed)
 
 
 def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
@@ -357,15 +331,11 @@ def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
-    """{"sha256", "lines"} of a sidecar file's content as it is on disk."""
+    """{"sha256", "lines"} of a sidecar file's content as it is on disk (decompressed)."""
     h, n = hashlib.sha256(), 0
-    try:
-        with (gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")) as f:
-            for line in f:
-                h.update(line)
-                n += 1
-    except (OSError, EOFError) as e:
-        raise ReportError(f"cannot read {path}: {e}") from e
+    for line in gzfile.read_lines(path):
+        h.update(line)
+        n += 1
     return {"sha256": h.hexdigest(), "lines": n}
 
 

@@ -428,8 +428,13 @@ def test_the_same_store_run_and_policy_give_byte_identical_output(built, tmp_pat
     b, _ = made(built, tmp_path, "two")
     names = sorted(f.name for f in a.directory.iterdir())
     assert names == ["corpus.jsonl.gz", "manifest.json", "plan.jsonl"]
-    for n in names:
+    for n in names[:1] + names[2:]:
         assert (a.directory / n).read_bytes() == (b.directory / n).read_bytes(), n
+    # the manifests differ only in the custody head: the first assembly is an entry of the log
+    ma, mb = (json.loads((x.directory / "manifest.json").read_text()) for x in (a, b))
+    assert mb["custody"]["seq"] == ma["custody"]["seq"] + 1
+    assert {k: v for k, v in ma.items() if k not in ("custody", "digest")} == {
+        k: v for k, v in mb.items() if k not in ("custody", "digest")}
     c, _ = made(built, tmp_path, "three", policy=Policy(survivor="largest"))
     assert c.manifest["digest"] != a.manifest["digest"]
 
@@ -475,6 +480,48 @@ def test_verify_passes_and_catches_a_tampered_plan_corpus_or_manifest(built, tmp
         m["policy"]["contained"] = "keep"
         (d / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
         assert not verify(d, store).ok
+
+
+def test_verify_compares_the_corpus_byte_for_byte_and_names_files_it_does_not_list(built, tmp_path):
+    from tests.test_report import evil_header
+
+    a, _ = made(built, tmp_path)
+    d = a.directory
+    corpus = d / "corpus.jsonl.gz"
+    good = corpus.read_bytes()
+    with Store(built["db"]) as store:
+        for edit, said in ((evil_header, "its gzip header names a file ('../../evil-name')"),
+                           (lambda b: b + bytes(4096), "4096 zero bytes follow the gzip member")):
+            corpus.write_bytes(edit(good))
+            assert gzip.decompress(corpus.read_bytes()) == gzip.decompress(good)
+            v = verify(d, store)
+            assert not v.ok and len(v.problems) == 1 and said in v.problems[0], v.problems
+            assert v.problems[0].startswith("corpus.jsonl.gz is not byte for byte the file the auditor wrote")
+        corpus.write_bytes(good)
+        (d / "<script>").mkdir()
+        assert verify(d, store).problems == ["<script> is not one of the files manifest.json lists (added or renamed?)"]
+        (d / "<script>").rmdir()
+        for planted in ("corpus.parquet", "changes.jsonl", "extra.jsonl", "sub/plan.jsonl", ".manifest.json.tmp"):
+            (d / planted).parent.mkdir(exist_ok=True)
+            (d / planted).write_text('{"doc_id":1,"decision":"keep"}\n')
+            v = verify(d, store)
+            assert v.problems == [f"{planted} is not one of the files manifest.json lists (added or renamed?)"]
+            (d / planted).unlink()
+            if "/" in planted:
+                (d / planted).parent.rmdir()
+        assert verify(d, store).ok
+
+
+def test_a_parquet_corpus_rewritten_with_the_same_rows_is_not_the_file_the_auditor_wrote(built, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    a, _ = made(built, tmp_path, "pq", format="parquet")
+    path = a.directory / "corpus.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.replace_schema_metadata({"note": "<script>alert(1)</script>"}), path, compression="zstd")
+    assert pq.read_table(path).to_pylist() == table.to_pylist()
+    with Store(built["db"]) as store:
+        v = verify(a.directory, store)
+    assert not v.ok and v.problems[0].startswith("corpus.parquet is not byte for byte the file the auditor wrote")
 
 
 def test_verify_sees_a_store_that_changed_since(built, tmp_path):

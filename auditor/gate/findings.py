@@ -302,6 +302,8 @@ class GateResult:
     seconds: float = 0.0
     started: str = ""
     files: dict[str, str] = field(default_factory=dict)  # artefact name -> path written
+    artefacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> path, sha256, place in the report
+    custody: dict[str, Any] | None = None  # the store's custody head the gate was computed from
 
     @property
     def exit_code(self) -> int:
@@ -364,6 +366,7 @@ class GateResult:
                        "run_id": self.run_id, "digest": self.digest},
             "baseline": {"path": str(self.baseline) if self.baseline else None,
                          "added": self.baseline_added, "written": self.baseline_written},
+            "artefacts": self.artefacts, "custody": self.custody,
         }
 
 

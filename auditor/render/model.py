@@ -374,7 +374,11 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     keys = (("run id", "run_id"), ("started", "started"), ("ended", "ended"),
             ("seconds", "seconds"), ("host", "host"), ("platform", "platform"), ("python", "python"),
             ("command", "command"), ("controls", "controls_cache"))
-    return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
+    rows = [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
+    head = run.get("custody")
+    if isinstance(head, dict):  # the state of the store the report speaks for (reports since the log)
+        rows.append(("custody head", f"entry {head.get('seq')}, sha256 {head.get('hash')}"))
+    return rows
 
 
 
