@@ -39,7 +39,7 @@ come from :mod:`auditor.dating`; every plan line shows them.
 
 from __future__ import annotations
 
-import gzip
+import filecmp
 import hashlib
 import heapq
 import json
@@ -51,8 +51,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from auditor import __version__, dating
-from auditor.check import require_intact
+from auditor import __version__, custody, dating, gzfile
+from auditor.check import require_intact, require_run_intact
 from auditor.dates import KINDS, Dated, newest_key
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
@@ -64,8 +64,9 @@ if TYPE_CHECKING:
 
 # 2: dates in every plan line, superseded-by, newer and skipped, the boilerplate rule of report
 # format 2 with unrelated containers. A plan of format 1 cannot be recomputed the same.
-FORMAT = "containment-auditor-assembly/2"
-EARLIER = ("containment-auditor-assembly/1",)
+# 3: every plan line's novel share, and covered-by (policy min_novel).
+FORMAT = "containment-auditor-assembly/3"
+EARLIER = ("containment-auditor-assembly/1", "containment-auditor-assembly/2")
 MANIFEST = "manifest.json"
 PLAN = "plan.jsonl"
 CHANGES = "changes.jsonl"
@@ -73,7 +74,7 @@ CORPUS = {"jsonl": "corpus.jsonl.gz", "parquet": "corpus.parquet"}
 PARQUET_INSTALL = ("pip install 'containment-auditor[assemble-parquet]' (or the [spark] extra; from a "
                    "clone of the repository: pip install -e '.[assemble-parquet]')")
 
-REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of", "superseded-by")
+REDUNDANT = ("contained-in", "duplicate-of", "near-duplicate-of", "superseded-by", "covered-by")
 OTHER_DROPS = ("withdrawn", "failed", "skipped", "not-auditable")
 KEEPS = ("not-contained", "survivor", "containers-dropped", "boilerplate", "exhibit", "contained-kept", "newer")
 SURVIVORS = ("earliest", "newest", "source", "largest")
@@ -101,6 +102,9 @@ DECISION_TABLE = {
         "superseded-by": "an older version of the kept document: they contain each other at the "
                          "threshold and the kept document's date is later",
         "contained-in": "contained in the kept document at the threshold (one way)",
+        "covered-by": "its novel share (shingles found in no other kept document) is below the "
+                      "policy's min_novel: the kept documents of its cover hold the rest; `kept` "
+                      "names the one explaining the most (policy min_novel)",
         "withdrawn": "withdrawn from the corpus (its files are gone or it was withdrawn by hand)",
         "failed": "an input that could not be turned into text (failed at ingest)",
         "skipped": "an input ingest does not turn into text by design (an image, a spreadsheet, "
@@ -135,6 +139,7 @@ class Policy:
     contained: str = "drop"
     boilerplate: str = "keep-once"
     exhibits: str = "dedupe"
+    min_novel: float | None = None  # drop a kept document whose novel share is below this (gather's cover)
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"contained": ("drop", "keep"),
                "boilerplate": ("keep-once", "drop"), "exhibits": ("dedupe", "separate")}
@@ -150,6 +155,8 @@ class Policy:
                              "several of them comma-separated, each once (newest,source)")
         if "source" in criteria and not self.prefer_source:
             raise UsageError("survivor=source needs a preferred source order (--prefer-source edgar,data-room)")
+        if self.min_novel is not None and not 0 < self.min_novel <= 1:
+            raise UsageError(f"min_novel={self.min_novel}; expected a share in (0, 1]")
 
     @property
     def criteria(self) -> tuple[str, ...]:
@@ -161,12 +168,14 @@ class Policy:
 
     def as_dict(self) -> dict[str, Any]:
         return {"survivor": self.survivor, "prefer_source": list(self.prefer_source),
-                "contained": self.contained, "boilerplate": self.boilerplate, "exhibits": self.exhibits}
+                "contained": self.contained, "boilerplate": self.boilerplate, "exhibits": self.exhibits,
+                "min_novel": self.min_novel}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Policy:
         return cls(survivor=d["survivor"], prefer_source=tuple(d.get("prefer_source") or ()),
-                   contained=d["contained"], boilerplate=d["boilerplate"], exhibits=d["exhibits"])
+                   contained=d["contained"], boilerplate=d["boilerplate"], exhibits=d["exhibits"],
+                   min_novel=d.get("min_novel"))
 
 
 # -- resolution (pure) -----------------------------------------------------------------------
@@ -595,6 +604,7 @@ class Assembly:
     format: str
     docs: dict[int, Doc]
     entries: list[Entry]
+    novel: dict[int, tuple[int, int]] = field(default_factory=dict)  # gather.novelty_among the kept
     _findings: dict[tuple[int, int], dict[str, Any] | None] = field(default_factory=dict)
 
     @property
@@ -665,6 +675,7 @@ class Assembly:
                 "doc_id": e.doc_id, "decision": "keep" if dec.keep else "drop", "reason": dec.reason,
                 "kept": dec.target, "evidence": self.evidence(e)}
             if e.doc_id is not None:
+                line["novel"] = _novel(self.novel.get(e.doc_id))
                 line["provenance"] = self.provenance(self.docs[e.doc_id])
                 if dec.keep:
                     line["stands_for"] = sorted(stands.get(e.doc_id, []))
@@ -844,13 +855,45 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
                 detail["survivor"] = {"policy": policy.survivor,
                                       "decided_by": decided_by(policy, docs, dated, m, dec.target)}
             entries[m] = Entry(m, dec, detail)
+    novel = _novelty(store, entries, policy, float(json.loads(r["params"] or "{}").get("threshold", 0.8)))
     ordered = [entries[d] for d in sorted(entries)]
     ordered += _failed_inputs(store, {d.sha256 for d in docs.values()})
-    out = Assembly(store, r, policy, format, docs, ordered)
+    out = Assembly(store, r, policy, format, docs, ordered, novel)
     problems = check_plan(out.decisions)
     if problems:  # a bug, never an input: fail loudly rather than write a plan that breaks it
         raise AssertionError("plan invariant broken: " + "; ".join(problems[:5]))
     return out
+
+
+def _novelty(store: Store, entries: dict[int, Entry], policy: Policy, threshold: float) -> dict[int, tuple[int, int]]:
+    """``policy.min_novel``: drop the kept documents (kept for nothing the policy names: not
+    boilerplate, exhibits or contained documents it keeps) whose novel share among the other kept
+    documents is below it, as ``covered-by`` the document of their cover explaining the most,
+    with the cover as evidence (``gather.drop_low_novelty``). Returns every document's novel
+    share among the documents kept in the end (``gather.novelty_among``), for the plan."""
+    from auditor.gather import drop_low_novelty, novelty_among
+
+    kept = sorted(d for d, e in entries.items() if e.decision.keep)
+    if policy.min_novel is not None:
+        eligible = [d for d in kept if entries[d].decision.reason in ("not-contained", "survivor", "containers-dropped")]
+        for d, g in drop_low_novelty(store, kept, eligible, policy.min_novel, threshold=threshold):
+            cover = g.as_dict()
+            for c in cover["components"]:
+                c.pop("spans")
+            entries[d] = Entry(d, Decision(False, "covered-by", g.components[0].doc_id, None,
+                                           entries[d].decision.containers),
+                               {"min_novel": policy.min_novel, "cover": cover})
+        kept = sorted(d for d, e in entries.items() if e.decision.keep)
+    return novelty_among(store, kept, entries)
+
+
+def _novel(held: tuple[int, int] | None) -> dict[str, Any] | None:
+    if held is None:
+        return None
+    from auditor.score import Estimate
+
+    e = Estimate.of(*held)
+    return {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits, "sampled": e.sampled}
 
 
 def _edges(store: Store, run_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -893,31 +936,10 @@ def _content(lines: Iterable[bytes]) -> dict[str, Any]:
     return {"sha256": h.hexdigest(), "lines": n}
 
 
-GZIP_LEVEL = 6  # zlib's default: level 9 takes twice as long for about 1% less on text
-
-
 def _write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
-    """Written beside and renamed; gzip without a name or time, so the same lines give the same
-    bytes. Returns the content digest."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    h, n = hashlib.sha256(), 0
-    try:
-        with open(tmp, "wb") as raw:
-            sink: Any = (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL)
-                         if compress else raw)
-            try:
-                for line in lines:
-                    sink.write(line)
-                    h.update(line)
-                    n += 1
-            finally:
-                if compress:
-                    sink.close()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return {"sha256": h.hexdigest(), "lines": n}
+    """Written beside and renamed, by the auditor's one deterministic gzip writer when
+    ``compress``, so the same lines give the same bytes. Returns the content digest."""
+    return gzfile.write_lines(path, lines, compress=compress)
 
 
 def require_parquet() -> Any:
@@ -982,15 +1004,10 @@ def read_parquet_lines(path: Path) -> Iterator[bytes]:
 
 
 def _read_lines(path: Path) -> Iterator[bytes]:
-    try:
-        if path.name.endswith(".parquet"):
-            yield from read_parquet_lines(path)
-            return
-        opener: Any = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rb") as f:
-            yield from f
-    except (OSError, EOFError) as e:
-        raise ReportError(f"cannot read {path}: {e}") from e
+    if path.name.endswith(".parquet"):
+        yield from read_parquet_lines(path)
+    else:
+        yield from gzfile.read_lines(path)
 
 
 def digest(manifest: Mapping[str, Any]) -> str:
@@ -1126,10 +1143,12 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
     applied = dating.apply_dates(store, dates) if dates is not None else None
-    require_intact(store)  # texts altered behind the store's back would be shipped: StoreDamaged
+    verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
     try:
+        head = custody.head(store.conn)  # the state of the store the corpus is made from
         a = plan(store, run=run, policy=policy, format=format)
+        require_run_intact(store, a.run["id"])  # the run's pairs and documents it is made from
         directory = Path(out)
         directory.mkdir(parents=True, exist_ok=True)
         files = {PLAN: _write_lines(directory / PLAN, a.plan_lines(), compress=False)}
@@ -1152,10 +1171,17 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
             if name != corpus:
                 (directory / name).unlink(missing_ok=True)
         manifest["files"] = files
+        if head is not None:
+            manifest["custody"] = head
         manifest["digest"] = digest(manifest)
         write_text_atomic(directory / MANIFEST, pretty(manifest))
     finally:
         store.conn.execute("COMMIT")
+    if getattr(store, "custody", None) is not None:  # the log records what was shipped
+        with store.write("assemble", {"run_id": a.run["run_id"], "digest": manifest["digest"],
+                                      "directory": str(directory.resolve())}) as c:
+            if verified is not None:
+                custody.checkpoint(c, verified)
     return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)], applied)
 
 
@@ -1175,7 +1201,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest
     only (the previous plan is not at hand)."""
-    from auditor.pipeline import Verification
+    from auditor.pipeline import Verification, custody_problems, unlisted
 
     directory = Path(directory)
     path = directory / MANIFEST
@@ -1186,7 +1212,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if manifest.get("format") in EARLIER:
         return Verification(False, str(manifest.get("digest")), digest(manifest), "", [
             f"{directory} was assembled by an earlier containment-auditor ({manifest['format']}); this one "
-            f"writes {FORMAT} (dates in every plan line, new reasons), so it cannot recompute that plan: "
+            f"writes {FORMAT} (dates and novel shares in every plan line, new reasons), so it cannot recompute that plan: "
             "assemble again"])
     if manifest.get("format") != FORMAT:
         raise ReportError(f"{path} is not a {FORMAT} manifest")
@@ -1198,14 +1224,19 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if path.read_text(encoding="utf-8") != pretty(manifest):
         problems.append(f"{MANIFEST} is not in its canonical form (edited by hand?)")
     on_disk: dict[str, dict[str, Any]] = {}
-    for name, want in sorted((manifest.get("files") or {}).items()):
-        if not (directory / name).is_file():
+    listed = manifest.get("files") or {}
+    for name in unlisted(directory, {*listed, MANIFEST}):
+        problems.append(f"{name} is not one of the files {MANIFEST} lists (added or renamed?)")
+    for name, want in sorted(listed.items()):
+        if "/" in name or name.startswith(".") or not (directory / name).is_file():
             problems.append(f"{name} is missing")
             continue
         have = on_disk[name] = _content(_read_lines(directory / name))
         if have != want:
             problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
                             f"the manifest records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
+        elif name.endswith(".gz") and (why := gzfile.byte_problem(directory / name)):
+            problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
     try:
         policy = Policy.from_dict(manifest["policy"])
         fmt = manifest["corpus"]["format"]
@@ -1213,17 +1244,26 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     except (KeyError, TypeError, UsageError) as e:
         problems.append(f"the manifest does not say how it was made: {e}")
         return Verification(False, str(manifest.get("digest")), content, "", problems)
+    found, notes = custody_problems(store.conn, manifest.get("custody"), run_id, MANIFEST)
+    problems += found
     require_intact(store)
     store.conn.execute("BEGIN")
     try:
         a = plan(store, run=run_id, policy=policy, format=fmt)
+        require_run_intact(store, a.run["id"])
         again = a.manifest_core()
         files = {PLAN: _content(a.plan_lines()), CORPUS[fmt]: _content(a.corpus_lines())}
+        if fmt == "parquet" and on_disk.get(CORPUS[fmt]) == files[CORPUS[fmt]]:
+            why = _parquet_bytes_problem(directory / CORPUS[fmt], a)
+            if why:
+                problems.append(f"{CORPUS[fmt]} is not byte for byte the file the auditor wrote: {why}")
     finally:
         store.conn.execute("COMMIT")
     if CHANGES in (manifest.get("files") or {}):
         files[CHANGES] = manifest["files"][CHANGES]
         again["changes"] = manifest.get("changes")
+    if "custody" in manifest:  # checked against the log above; the store has grown since
+        again["custody"] = manifest["custody"]
     again["files"] = files
     again["digest"] = digest(again)
     if again["digest"] != manifest.get("digest"):
@@ -1236,7 +1276,21 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         problems += _plan_differences(_read_lines(directory / PLAN), a.plan_lines())[:20]
     if again["digest"] != manifest.get("digest") and not problems:
         problems.append("recomputed digest differs")
-    return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems)
+    return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems, notes)
+
+
+def _parquet_bytes_problem(path: Path, a: Assembly) -> str | None:
+    """Whether a Parquet corpus whose rows are right is also the file the auditor writes (no
+    other key-value metadata, row groups or trailing bytes): written again and compared."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="auditor-verify-") as tmp:
+        again = Path(tmp) / path.name
+        _write_parquet(again, a.corpus_records())
+        if filecmp.cmp(again, path, shallow=False):
+            return None
+        return (f"{path.stat().st_size} bytes, {again.stat().st_size} written again from the same rows "
+                "(other metadata or layout)")
 
 
 def _plan_differences(stored: Iterable[bytes], fresh: Iterable[bytes]) -> list[str]:

@@ -1,9 +1,11 @@
-"""Is the store still what ingest wrote? ``auditor check``, and the cheap part audit and gate run.
+"""Is the store still what the auditor wrote? ``auditor check``, and the part audit and gate run first.
 
 SQLite's ``integrity_check`` proves the file's structure, not its content: a text altered by an
 ``UPDATE`` behind the store's back, or bytes flipped inside a record, pass it. So each text
-stored since migration 0006 carries the sha256 of its UTF-8 bytes, and the index rows can be
-derived again from the texts. The full check (:func:`check_store`):
+stored since migration 0006 carries the sha256 of its UTF-8 bytes, the index rows can be
+derived again from the texts, and since migration 0009 every write is recorded in the custody
+log (:mod:`auditor.custody`), whose entries are chained by their hashes. The full check
+(:func:`check_store`):
 
 * ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check``;
 * every stored text against its digest (texts stored before the migration have none: they are
@@ -12,11 +14,17 @@ derived again from the texts. The full check (:func:`check_store`):
 * every document has a text row, and every text, index row and sighting has a document;
 * every index row equals what :func:`auditor.index.prepare_text` derives from the text under the
   stored parameters (word and shingle counts, the sampled hashes), and the normalised-text
-  fingerprint matches the document's.
+  fingerprint matches the document's;
+* every withdrawn document has the withdrawal record that says who withdrew it, when and why;
+* the custody log replayed from its first entry (each entry's hash, its link to the one before,
+  its changes and the state it records), and every tracked row against what the log says it
+  holds: an edit behind the tool's back names the first bad entry and the rows and documents.
 
-The quick check (:func:`require_intact`, called before every audit and gate) is
-``PRAGMA quick_check`` plus the text digests and the missing-text test; it raises
-:class:`~auditor.errors.StoreDamaged` naming the documents.
+The quick check (:func:`require_intact`, called before every audit, gate and assembly) is
+``PRAGMA quick_check``, the text digests, the missing-text and withdrawal tests, and the custody
+log's quick check (the entries since the last checkpoint, and the live state against the state
+the head records); it raises :class:`~auditor.errors.StoreDamaged` naming the entries and
+documents, and returns the log's head, which reports record.
 """
 
 from __future__ import annotations
@@ -25,17 +33,20 @@ import hashlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from auditor.errors import StoreDamaged
 from auditor.store import Store
 
 _SHOWN = 10
+_TEXT_KINDS = ("text_digest", "text_encoding", "text_length", "missing_text")
 
 
 @dataclass
 class Problem:
     kind: str  # integrity | reference | text_digest | text_length | text_encoding | missing_text | orphan | index
+    #            | withdrawal | custody
     detail: str
     doc_id: int | None = None
     path: str | None = None
@@ -56,6 +67,8 @@ class CheckResult:
     no_digest: int = 0  # texts stored before digests were recorded
     indexed: int = 0  # index rows derived again (full check only)
     notes: list[str] = field(default_factory=list)
+    custody: dict[str, Any] | None = None  # the custody log's head (entry, hash, state)
+    entries: int = 0  # custody entries verified now
 
     @property
     def ok(self) -> bool:
@@ -72,11 +85,16 @@ class CheckResult:
             parts.append(f"{self.no_digest} texts have no digest recorded (stored before digests existed)")
         if not self.quick:
             parts.append(f"{self.indexed} index rows derived again")
+        if self.custody:
+            n = f"{self.entries} entr{'y' if self.entries == 1 else 'ies'}"
+            parts.append(f"custody log: {n} {'since the last checkpoint ' if self.quick else ''}verified, "
+                         f"head entry {self.custody['seq']} (hash {self.custody['hash']})")
         return f"{head}: " + "; ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "quick": self.quick, "texts": self.texts, "no_digest": self.no_digest,
                 "indexed": self.indexed, "documents": self.documents, "notes": self.notes,
+                "custody": self.custody, "custody_entries": self.entries,
                 "problems": [p.as_dict() for p in self.problems]}
 
 
@@ -94,7 +112,12 @@ def check_store(store: Store, *, quick: bool = False,
         say("texts")
         paths = _paths(store)
         _texts(store, r, paths)
+        _withdrawals(store, r, paths)
+        say("custody")
+        _custody(store, r, paths, quick)
         if not quick:
+            say("runs")
+            _runs(store, r)
             say("index")
             _index(store, r, paths)
     except sqlite3.DatabaseError as e:
@@ -102,15 +125,18 @@ def check_store(store: Store, *, quick: bool = False,
     return r
 
 
-def require_intact(store: Store) -> None:
-    """The quick check; raises StoreDamaged when it finds anything."""
+def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | None:
+    """The quick check; raises StoreDamaged when it finds anything. Returns the custody log's
+    head it verified (None for a store without a log). ``name``: the store to name in the
+    message (the user's, when ``store`` is a gate's throwaway copy of it)."""
     r = check_store(store, quick=True)
     if r.ok:
-        return
+        return r.custody
+    path = name or store.path
     shown = "; ".join(p.line() for p in r.problems[:_SHOWN])
     more = f" (and {len(r.problems) - _SHOWN} more)" if len(r.problems) > _SHOWN else ""
-    raise StoreDamaged(f"{store.path} is damaged, so nothing computed from it could be defended: "
-                       f"{shown}{more}. Run `auditor check --db {store.path}` for the full list; "
+    raise StoreDamaged(f"{path} is damaged, so nothing computed from it could be defended: "
+                       f"{shown}{more}. Run `auditor check --db {path}` for the full list; "
                        "restore the store from a backup or re-ingest the documents named")
 
 
@@ -167,6 +193,67 @@ def _texts(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
                                       f"records {n_chars}", doc_id, path))
 
 
+def require_run_intact(store: Store, run: int) -> None:
+    """Raise StoreDamaged when the pairs and documents stored for run ``run`` (``runs.id``) are not
+    those it recorded (what an assembly reads from it)."""
+    from auditor.custody.runs import problem
+
+    why = problem(store.conn, run)
+    if why:
+        raise StoreDamaged(f"{store.path} is damaged, so nothing made from this run could be defended: {why}. "
+                           f"Run `auditor check --db {store.path}`, and audit again")
+
+
+def _runs(store: Store, r: CheckResult) -> None:
+    from auditor.custody.runs import problem
+
+    if "contents" not in {c[1] for c in store.conn.execute("PRAGMA table_info(runs)")}:
+        return
+    unrecorded = 0
+    for run, contents in store.conn.execute("SELECT id, contents FROM runs ORDER BY id"):
+        if contents is None:
+            unrecorded += 1
+        elif why := problem(store.conn, int(run)):
+            r.problems.append(Problem("custody", why))
+    if unrecorded:
+        r.notes.append(f"{unrecorded} runs from before the custody log record no digest of their pairs: "
+                       "they are not checked")
+
+
+def _withdrawals(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
+    """A document is withdrawn exactly when its last withdrawal record withdraws it, with the same
+    time and reason: ``withdrawn_at`` set (or cleared) by hand would take a document out of (or
+    back into) every audit and gate with nobody named."""
+    for doc_id, at, reason, action, w_at, w_reason in store.conn.execute(
+            "SELECT d.id, d.withdrawn_at, d.withdrawn_reason, w.action, w.at, w.reason FROM documents d"
+            " LEFT JOIN withdrawals w ON w.id = (SELECT max(id) FROM withdrawals WHERE doc_id = d.id)"
+            " WHERE d.withdrawn_at IS NOT NULL OR w.action = 'withdrawn' ORDER BY d.id"):
+        if at is not None and action != "withdrawn":
+            what = ("the document is withdrawn, but no withdrawal record says who withdrew it, when or why"
+                    if action is None else "the document is withdrawn, but its last withdrawal record restored it")
+        elif at is None:
+            what = "its last withdrawal record withdrew it, but the document is in the corpus: restored by hand"
+        elif (at, reason) != (w_at, w_reason):
+            what = (f"the document's withdrawal ({at}, {reason!r}) is not what its withdrawal record says "
+                    f"({w_at}, {w_reason!r})")
+        else:
+            continue
+        r.problems.append(Problem("withdrawal", what, int(doc_id), paths.get(int(doc_id))))
+
+
+def _custody(store: Store, r: CheckResult, paths: dict[int, str], quick: bool) -> None:
+    from auditor import custody
+
+    outcome = custody.check_quick(store.conn) if quick else custody.check_full(store.conn)
+    if not outcome.present:
+        r.notes.append("this store keeps no custody log yet (it is opened read-only with a schema older than "
+                       "migration 0009: open it once with write access)")
+        return
+    r.custody, r.entries = outcome.head, outcome.entries
+    for f in outcome.findings:
+        r.problems.append(Problem("custody", f.detail, f.doc_id, paths.get(f.doc_id) if f.doc_id is not None else None))
+
+
 def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
     from auditor.index import prepare_text
     from auditor.shingle import HASH_NAME, Params, WordHasher
@@ -179,7 +266,7 @@ def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
             f"this auditor has {HASH_NAME} and {code.normalization}, so its rows cannot be derived again: "
             "run `auditor index --rebuild`"))
         return
-    damaged = {p.doc_id for p in r.problems}
+    damaged = {p.doc_id for p in r.problems if p.kind in _TEXT_KINDS}
     hasher = WordHasher(params.seed)
     rows = store.conn.execute(
         "SELECT d.id, d.n_words, d.norm_sha256, i.n_words, i.n_shingles, i.n_sampled, i.sampled,"

@@ -100,7 +100,7 @@ def build_index(
     if not rebuild:
         store.check_params(params)  # an empty index may take new parameters without a rebuild
     if rebuild or params != store.params:
-        with store.write():
+        with store.write("index", {"rebuild": True, "params": params.as_dict()}):
             store.conn.execute("DELETE FROM index_docs")
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True
@@ -130,7 +130,7 @@ def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refing
     normalisation may change, and the exact-duplicate groups they define."""
     from auditor.withdraw import regroup
 
-    with store.write():
+    with store.write("index", {"documents": len(rows), "params": params.as_dict()}):
         store.check_params(params, within_transaction=True)
         for doc_id, d in rows:
             write_index_rows(store, doc_id, d)

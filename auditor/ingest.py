@@ -692,7 +692,8 @@ def _store_prepared(
     store: Store, task: _Task, result: dict[str, Any], batch_id: int, source: str | None, params: Params
 ) -> FileOutcome:
     out = FileOutcome(path=task.path, status="ok", size=task.size, resolved=task.resolved, sha256=task.sha256)
-    with store.write():
+    detail: dict[str, Any] = {"batch_id": batch_id, "path": task.path, "sha256": task.sha256}
+    with store.write("ingest", detail):
         store.check_params(params, within_transaction=True)  # an index rebuild may have committed since
         _forget_deferral(store, task)
         if "error" in result:
@@ -700,6 +701,7 @@ def _store_prepared(
             _record_failure(store, batch_id=batch_id, status="failed", code=code, message=message,
                             task=task, source=source)
             out.status, out.code, out.message = "failed", code, message
+            detail.update(outcome="failed", code=code)
             return out
         d = result["doc"]
         doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
@@ -719,12 +721,14 @@ def _store_prepared(
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,
                                 sha256=p["sha256"], size=p["size"], meta=p["meta"], source=source)
                 out.part_problems.append((seq, p["code"] or "", p["message"] or ""))
+        detail.update(outcome=out.status, doc_id=doc_id)
     return out
 
 
 def _store_failure(store: Store, task: _Task, status: str, code: str, message: str, batch_id: int,
                    source: str | None) -> FileOutcome:
-    with store.write():
+    with store.write("ingest", {"batch_id": batch_id, "path": task.path, "sha256": task.sha256,
+                                "outcome": status, "code": code}):
         _forget_deferral(store, task)
         _record_failure(store, batch_id=batch_id, status=status, code=code, message=message,
                         task=task, source=source)
@@ -741,7 +745,8 @@ def _store_sighting(store: Store, task: _Task, batch_id: int, source: str | None
             (task.sha256, BUDGET),
         ).fetchone() or ("failed", "an identical file failed earlier in this batch")
         return _store_failure(store, task, "failed", row[0], row[1], batch_id, source)
-    with store.write():
+    with store.write("ingest", {"batch_id": batch_id, "path": task.path, "sha256": task.sha256,
+                                "outcome": "duplicate", "doc_id": int(doc_id)}):
         _forget_deferral(store, task)
         _store_doc(store, {"size": task.size, "sha256": task.sha256}, batch_id=batch_id, task=task,
                    source=source)
@@ -760,7 +765,7 @@ def default_batch_name(inputs: Sequence[str | os.PathLike]) -> str:
 
 
 def _open_batch(store: Store, name: str, source: str | None, command: str, status: str = "running") -> int:
-    with store.write() as c:
+    with store.write("batch", {"batch": name, "status": status, "command": command}) as c:
         row = c.execute("SELECT id FROM batches WHERE name = ?", (name,)).fetchone()
         if row:
             c.execute(
@@ -777,7 +782,7 @@ def _open_batch(store: Store, name: str, source: str | None, command: str, statu
 
 
 def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: str = "complete") -> None:
-    with store.write() as c:
+    with store.write("batch", {"batch_id": batch_id, "status": status}) as c:
         c.execute(
             "UPDATE batches SET status = ?, ended = ?, n_ok = n_ok + ?, n_duplicate = n_duplicate + ?,"
             " n_unchanged = ?, n_failed = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'failed'),"
@@ -789,7 +794,7 @@ def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: st
 
 def _abandon_batch(store: Store, batch_id: int) -> None:
     """Best effort, as the batch fails: never leave it ``running`` when we are still alive."""
-    with contextlib.suppress(Exception), store.write() as c:
+    with contextlib.suppress(Exception), store.write("batch", {"batch_id": batch_id, "status": "interrupted"}) as c:
         c.execute("UPDATE batches SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
                   (now(), batch_id))
 

@@ -666,7 +666,7 @@ def _save_run(store: Store, r: NearDupResult, started: datetime, command: str) -
         n += 1
         run_id = f"{base}-{n}"
     summary = {**r.summary, "command": command}
-    with store.write() as c:
+    with store.write("near-dups", {"run_id": run_id, "digest": r.summary["digest"]}) as c:
         cur = c.execute(
             "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest)"
             " VALUES (?,?,?,?,?,?,?,?,?)",

@@ -7,6 +7,7 @@ REFUSED and holds only the control table, and the caller gets ``refused=True`` (
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -18,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from auditor import render
+from auditor import custody, gzfile, render
 from auditor.audit import AuditResult, Universe, auditable_documents, run_audit, universe
 from auditor.check import require_intact
 from auditor.controls import ControlsResult, run_controls
+from auditor.custody.runs import Contents
 from auditor.errors import UsageError
 from auditor.index import build_index
 from auditor.report import (
@@ -60,11 +62,15 @@ class Outcome:
 
 @dataclass
 class Computed:
-    """A report and the audit behind it, before anything is written."""
+    """A report and the audit behind it, before anything is written; ``custody``: the head of
+    the store's custody log in the snapshot the audit read (reports record it), ``verified``:
+    the head the check before the audit verified with the live state."""
 
     report: Report
     audit: AuditResult | None
     controls_cached: str | None = None  # the fixture controls' cache key, when read from the cache
+    custody: dict[str, Any] | None = None
+    verified: dict[str, Any] | None = None
 
 
 def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_empty: bool) -> list[str]:
@@ -104,7 +110,7 @@ def compute(
     ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
     identical by construction, and the report's manifest names the engine.
     """
-    require_intact(store)  # texts altered behind the store's back: StoreDamaged, before any work
+    verified = require_intact(store)  # altered behind the store's back: StoreDamaged, before any work
     build_index(store)
     audit_fn: Any = run_audit
     if engine == "spark":
@@ -119,6 +125,7 @@ def compute(
     if allow_empty:
         scope = {**(scope or {"kind": "corpus"}), "allow_empty": True}
     with store.snapshot():  # one read snapshot (WAL) for controls, audit and report
+        head = custody.head(store.conn)
         covered = universe(store, documents)
         if failures_through is None:
             failures_through = int(store.scalar("SELECT coalesce(max(id), 0) FROM failures"))
@@ -131,7 +138,7 @@ def compute(
         report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
-        return Computed(report, audit, controls.cached)
+        return Computed(report, audit, controls.cached, head, verified)
 
 
 def audit_job(
@@ -173,13 +180,15 @@ def audit_job(
     report["run"]["directory"] = str(directory.resolve())  # relative links to the sources start here
     if computed.controls_cached:  # not in the digest: a fresh run gives the same results
         report["run"]["controls_cache"] = f"fixture controls read from the cache (key {computed.controls_cached[:16]})"
+    if computed.custody is not None:  # the state of the store the report speaks for
+        report["run"]["custody"] = computed.custody
     if controls_dir is not None:
         report["run"]["controls_dir"] = str(Path(controls_dir).resolve())
     report["run_digest"] = run_digest(report)
     if stage != directory:
         os.replace(stage, directory)
     files = write(computed.report, directory)
-    _save_run(store, report, computed.audit, kind, directory)
+    _save_run(store, report, computed.audit, kind, directory, computed.verified)
     return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
@@ -191,14 +200,49 @@ def _inside(name: str) -> bool:
     return not Path(name).is_absolute() and ".." not in Path(name).parts
 
 
-def _unlisted(directory: Path, files: dict[str, Any]) -> list[str]:
-    """Files that look like the report's own (``report.*``, ``*.jsonl.gz``, anything under
-    ``texts/``) but that report.json does not list. Others are left alone: the gate writes
-    gate.json, and CI its JUnit, SARIF and summary files, beside a report."""
-    known = set(files) | set(REPORT_FILES)
-    found = [p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()]
-    return sorted(n for n in found if n not in known
-                  and (n.startswith(("texts/", "report.")) or n.endswith(".jsonl.gz")))
+def unlisted(directory: Path, known: set[str]) -> list[str]:
+    """Every file under ``directory`` that is not ``known`` (what its manifest lists), hidden
+    files and links included, and every directory with no file in it."""
+    found = list(directory.rglob("*"))
+    names = {p.relative_to(directory).as_posix() for p in found if p.is_file() or p.is_symlink()}
+    holding = {q.as_posix() for n in names for q in Path(n).parents}
+    empty = {p.relative_to(directory).as_posix() for p in found if p.is_dir() and not p.is_symlink()} - holding
+    empty = {d for d in empty if not any(q.as_posix() in empty for q in Path(d).parents)}  # the outermost
+    return sorted(n for n in names | empty if n not in known)
+
+
+GATE_JSON = "gate.json"
+
+
+def _gate_files(directory: Path, report: dict[str, Any]) -> tuple[set[str], list[str]]:
+    """The files the gate wrote into a report directory, as gate.json lists them (gate.json
+    itself, and the JUnit, SARIF and summary files written beside it with their sha256), and
+    what is wrong with them."""
+    path = directory / GATE_JSON
+    if not path.is_file():
+        return set(), []
+    try:
+        g = json.loads(path.read_text(encoding="utf-8"))
+        ref = g["report"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return {GATE_JSON}, [f"{GATE_JSON} is not a gate result ({e})"]
+    problems = []
+    run = report.get("run", {})
+    if (ref.get("run_id"), ref.get("digest")) != (run.get("run_id"), report.get("digest")):
+        problems.append(f"{GATE_JSON} is the result of another run ({ref.get('run_id')}, digest "
+                        f"{str(ref.get('digest'))[:16]}...), not of this report")
+    if "custody" in g and g["custody"] != run.get("custody"):
+        problems.append(f"{GATE_JSON} records another custody head than report.json")
+    known = {GATE_JSON}
+    for name, a in sorted((g.get("artefacts") or {}).items()):
+        inside = a.get("in_report") if isinstance(a, dict) else None
+        if not inside or not _inside(inside):
+            continue
+        known.add(inside)
+        target = directory / inside
+        if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() != a.get("sha256"):
+            problems.append(f"{inside} ({name}) was altered since the gate wrote it")
+    return known, problems
 
 
 def write(report: Report, directory: Path) -> list[Path]:
@@ -229,11 +273,13 @@ def attach_gate(directory: Path, block: dict[str, Any]) -> dict[str, Any]:
 
 
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
-              directory: Path) -> None:
+              directory: Path, verified: dict[str, Any] | None = None) -> None:
     """The run, every document it covered (status, duplicate group, family, containers, whether
-    boilerplate) and every containing pair (the located ones with their spans), for queries."""
+    boilerplate) and every containing pair (the located ones with their spans), for queries;
+    and ``verified`` as the custody log's checkpoint."""
     run = report["run"]
-    with store.write() as c:
+    with store.write(kind, {"run_id": run["run_id"], "status": report["status"], "digest": report["digest"],
+                            "scope": report.get("scope", {}).get("kind")}) as c:
         cur = c.execute(
             "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope)"
             " VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -241,31 +287,38 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
              str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
         )
-        if audit is None or report["status"] != "OK":
-            return
-        rep = {m: g[0] for g in audit.duplicate_groups for m in g}
-        reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
-        fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
-        held = {c.doc: c for c in audit.contained}
-        c.executemany(
-            "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers, boilerplate)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            [(cur.lastrowid, d,
-              "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
-              rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
-              len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
-             for d in audit.universe])
-        c.executemany(
-            "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
-            " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            _finding_rows(cur.lastrowid, audit))
+        if verified is not None:
+            custody.checkpoint(c, verified)
+        contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
+        if audit is not None and report["status"] == "OK":
+            rep = {m: g[0] for g in audit.duplicate_groups for m in g}
+            reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
+            fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
+            held = {c.doc: c for c in audit.contained}
+            documents = sorted(
+                (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
+                 rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
+                 len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
+                for d in audit.universe)
+            for row in documents:
+                contents.add_document(row)
+            c.executemany(
+                "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers,"
+                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(cur.lastrowid, *row) for row in documents])
+            c.executemany(
+                "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
+                " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _finding_rows(cur.lastrowid, audit, contents))
+        if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
+            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), cur.lastrowid))
 
 
 ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at once took 400 MB)
 
 
-def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
-    """The store's findings rows, in key order (contained, container), a slice at a time."""
+def _finding_rows(run: int, audit: AuditResult, contents: Contents | None = None) -> Iterator[tuple[Any, ...]]:
+    """The store's findings rows, in key order (contained, container), a slice at a time;
+    each slice added to ``contents`` as it goes."""
     pairs = audit.containing
     spans = {k: json.dumps([s.as_dict() for s in v], sort_keys=True) for k, v in audit.located.items()}
     top = int(max(pairs.contained.max(), pairs.container.max())) + 1 if len(pairs) else 0
@@ -276,12 +329,18 @@ def _finding_rows(run: int, audit: AuditResult) -> Iterator[tuple[Any, ...]]:
         part = pairs.take(np.arange(s, min(s + ROWS_AT_ONCE, len(pairs))))
         low, high = wilson_arrays(part.hits, part.sampled)
         fa, fb = fam_of[part.contained], fam_of[part.container]
-        family = [None if f < 0 else f for f in np.where(fa == fb, fa, -1).tolist()]
+        families = np.where(fa == fb, fa, -1)
+        family = [None if f < 0 else f for f in families.tolist()]
         a_ids, b_ids = part.contained.tolist(), part.container.tolist()
+        located = [spans.get(k) for k in zip(a_ids, b_ids, strict=True)] if spans else itertools.repeat(None)
+        if contents is not None:
+            contents.add_pairs(
+                [part.contained, part.container, part.exact, part.estimate, low, high, part.hits, part.sampled,
+                 part.shared, part.shingles, families],
+                [(a, b, x) for a, b, x in zip(a_ids, b_ids, located, strict=True) if x is not None] if spans else [])
         yield from zip(itertools.repeat(run), a_ids, b_ids, part.exact.tolist(), part.estimate.tolist(),
                        low.tolist(), high.tolist(), part.hits.tolist(), part.sampled.tolist(),
-                       part.shared.tolist(), part.shingles.tolist(), family,
-                       (spans.get(k) for k in zip(a_ids, b_ids, strict=True)))
+                       part.shared.tolist(), part.shingles.tolist(), family, located)
 
 
 def _other_versions(report: dict[str, Any], again: dict[str, Any]) -> list[str]:
@@ -324,6 +383,23 @@ class Verification:
     content_digest: str
     recomputed_digest: str
     problems: list[str]
+    notes: list[str] = field(default_factory=list)  # said, not failing: what could not be checked
+
+
+def custody_problems(conn: Any, recorded_head: dict[str, Any] | None, run_id: str | None,
+                     what: str) -> tuple[list[str], list[str]]:
+    """(problems, notes) about the custody head a report or assembled corpus records: it must be
+    an entry of the store's log. One that records none is said to predate the log, unless the
+    log recorded its run (then the head was removed)."""
+    if recorded_head is not None:
+        why = custody.find(conn, recorded_head)
+        return ([f"{what}: {why}"] if why else []), []
+    seq = custody.recorded(conn, ("audit", "gate"), "run_id", run_id) if run_id else None
+    if seq is not None:
+        return [f"{what} records no custody head, but the store's custody log recorded its run {run_id} "
+                f"(entry {seq}): the head was removed"], []
+    return [], [f"{what} records no custody head (it was written before the store kept a custody log): "
+                "it cannot be tied to a state of the store"]
 
 
 def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) -> Verification:
@@ -357,8 +433,10 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             problems.append(f"{name} differs from what report.json renders to (edited?)")
     problems += _gate_agrees(report_dir, report)
     files = report.get("files", {})
-    for name in _unlisted(report_dir, files):
+    gate_files, gate_problems = _gate_files(report_dir, report)
+    for name in unlisted(report_dir, set(files) | set(REPORT_FILES) | gate_files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
+    problems += gate_problems
     for name, want in sorted(files.items()):
         path = report_dir / name
         if not _inside(name) or not path.is_file():
@@ -368,19 +446,24 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         if have != want:
             problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
                             f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
+        elif name.endswith(".gz") and (why := gzfile.byte_problem(path)):
+            problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
+    run = report.get("run") or {}
+    found, notes = custody_problems(store.conn, run.get("custody"), run.get("run_id"), "report.json")
+    problems += found
     params = report["manifest"]["params"]
     stored = store.params.as_dict()
     for k, v in stored.items():
         if params.get(k) != v:
             problems.append(f"parameter {k}: report {params.get(k)!r}, store {v!r}")
     if any(p.startswith("parameter") or "documents.jsonl.gz" in p for p in problems):
-        return Verification(False, str(report.get("digest")), content, "", problems)
+        return Verification(False, str(report.get("digest")), content, "", problems, notes)
     covered = [int(d["doc_id"]) for d in read_documents(report_dir / "documents.jsonl.gz")]
     missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})
     if missing:
         problems.append(f"the store lacks {len(missing)} document(s) the report covered: ids "
                         + ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else ""))
-        return Verification(False, str(report.get("digest")), content, "", problems)
+        return Verification(False, str(report.get("digest")), content, "", problems, notes)
     scope = {k: v for k, v in report.get("scope", {"kind": "corpus"}).items() if k != "failures_through"}
     only = set(scope.get("documents", [])) if scope.get("kind") == "batch" else None
     seed = report["manifest"]["controls"].get("seed") or 0
@@ -402,4 +485,4 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         problems += [d for d in differences(core, core2) if not d.startswith("/manifest/corpus")][:20]
         if not problems:
             problems.append("recomputed digest differs")
-    return Verification(not problems, str(report.get("digest")), content, again["digest"], problems)
+    return Verification(not problems, str(report.get("digest")), content, again["digest"], problems, notes)

@@ -15,7 +15,7 @@ from auditor.extract.common import Limits
 from auditor.ingest import prepare_file
 from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
-from auditor.shingle import WordHasher, combine, distinct, sample
+from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
 
 
@@ -107,24 +107,46 @@ def query_files(store: Store, files: Sequence[str | os.PathLike], threshold: flo
     ``error`` for that file and the others are still answered. Unreadable text (a PDF without a
     text layer, glyph codes) is an error too: a query that cannot see the words must not say
     "no stored document contains it"."""
+    return [FileQuery(ft.name, query_text(store, ft.doc["text"], threshold) if ft.doc is not None else None,
+                      ft.error, ft.skipped, ft.warnings)
+            for ft in read_files(files, store.params, limits)]
+
+
+@dataclass
+class FileText:
+    """One file, or one EDGAR part of it (``FILE#sequence``, named as ingest names it), read into
+    text (``doc``: the prepared document, with ``text`` and ``page_offsets``); or ``error`` (code,
+    reason); or ``skipped`` (the code) for a part ingest passes over."""
+
+    name: str
+    doc: dict[str, Any] | None = None
+    error: tuple[str, str] | None = None
+    skipped: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_files(files: Sequence[str | os.PathLike], params: Params, limits: Limits | None = None) -> list[FileText]:
+    """Files read as ingest reads them (``prepare_file``: a sandbox child under ``limits``), part
+    by part for an EDGAR submission, without storing anything; what ``query`` and ``gather`` ask
+    about. A text that cannot be read into words is an error, never an empty text."""
     out = []
     for f in files:
-        prepared = prepare_file(f, store.params, limits)
+        prepared = prepare_file(f, params, limits)
         if "error" in prepared:
-            out.append(FileQuery(str(f), error=tuple(prepared["error"])))
+            out.append(FileText(str(f), error=tuple(prepared["error"])))
             continue
         doc = prepared["doc"]
         pieces = [(str(f), doc, None)] if doc["text"] or not doc["parts"] else []
         pieces += [(f"{f}#{p['meta'].get('sequence') or i}", p["doc"], p) for i, p in enumerate(doc["parts"], 1)]
         for name, d, part in pieces:
             if part is not None and part["status"] == "skipped":
-                out.append(FileQuery(name, skipped=part["code"] or "skipped"))
+                out.append(FileText(name, skipped=part["code"] or "skipped"))
             elif part is not None and part["status"] != "ok":
-                out.append(FileQuery(name, error=(part["code"] or part["status"], part["message"] or "")))
+                out.append(FileText(name, error=(part["code"] or part["status"], part["message"] or "")))
             elif d["unreadable"]:
-                out.append(FileQuery(name, error=("unreadable", d["unreadable"]), warnings=d["warnings"]))
+                out.append(FileText(name, error=("unreadable", d["unreadable"]), warnings=d["warnings"]))
             else:
-                out.append(FileQuery(name, query_text(store, d["text"], threshold), warnings=d["warnings"]))
+                out.append(FileText(name, d, warnings=d["warnings"]))
     return out
 
 

@@ -19,20 +19,19 @@ import os
 import platform
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from auditor import __version__
+from auditor import __version__, gzfile
 from auditor.audit import AuditResult
 from auditor.controls import ControlsResult, fixtures_digest
 from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import Store
 from auditor.versions import shaping_versions
 
-FORMAT = "containment-auditor-report/2"
+FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
 INTERVAL = "wilson-95"
 EXCERPT_CHARS = 400
 
@@ -103,6 +102,13 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                          "RapidFuzz); words counts that alignment, hunks show the differences with "
                          "context in each side's own text, [kind, contained, container] pieces, "
                          "offsets as spans; the full texts are in texts/<doc_id>.txt",
+            "compositions": "for the params.composition.limit documents containing the most others: "
+                            "the greedy cover of their shingles by the covered documents (auditor "
+                            "gather: parts first, then the most newly explained, each explaining at "
+                            "least params.composition.floor), covered counts and novel adding up to "
+                            "shingles",
+            "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
+                     "covered document (an exact-duplicate group counts once), with its Wilson interval",
             "files": "sha256 and line count of the content of every file beside report.json (of "
                      "the uncompressed content for .gz files); report.md and report.html are "
                      "rendered from report.json",
@@ -258,10 +264,13 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
                + f',"search":"{search}","shared":{shared},"shingles":{shingles}}}\n').encode()
 
 
-def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> Iterator[bytes]:
+def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
+                    novelty: dict[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
     """Every document the audit covered, with its provenance (its date and the date's source
-    included, :mod:`auditor.dating`) and its part in the audit."""
+    included, :mod:`auditor.dating`), its part in the audit and, from ``novelty``
+    (``gather.sampled_novelty``, by group representative), its novel share."""
     from auditor.audit import describe_many
+    from auditor.score import Estimate
 
     dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
     rep: dict[int, int] = {}
@@ -282,6 +291,11 @@ def documents_lines(store: Store, audit: AuditResult | None, ids: list[int]) -> 
                 d["status"], d["duplicate_of"] = "duplicate", rep[doc_id]
             else:
                 d["status"] = "not-auditable" if doc_id in unauditable else "audited"
+            held = (novelty or {}).get(rep.get(doc_id, doc_id))
+            if held is not None and d["status"] != "not-auditable":
+                e = Estimate.of(*held)
+                d["novel"] = {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits,
+                              "sampled": e.sampled}
             yield (canonical(d) + "\n").encode("utf-8")
 
 
@@ -305,34 +319,9 @@ class Sidecar:
         return {"sha256": h.hexdigest(), "lines": n}
 
     def write(self, directory: Path) -> dict[str, Any]:
-        """gzip with no name or time in its header, so the same content gives the same bytes;
-        returns the content's digest, as ``digest`` does."""
-        target = directory / self.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        h, n = hashlib.sha256(), 0
-        try:
-            with open(tmp, "wb") as raw, (gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-                                          if self.compressed else nullcontext(raw)) as f:
-                buffered: list[bytes] = []
-                size = 0
-                for line in self.lines():
-                    buffered.append(line)
-                    size += len(line)
-                    h.update(line)
-                    n += 1
-                    if size >= WRITE_AT_ONCE:  # a gzip write per line costs as much as the rest
-                        f.write(b"".join(buffered))
-                        buffered, size = [], 0
-                f.write(b"".join(buffered))
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return {"sha256": h.hexdigest(), "lines": n}
-
-
-WRITE_AT_ONCE = 1 << 20
+        """Written by the auditor's one deterministic gzip writer (``auditor.gzfile``), so the
+        same content gives the same bytes; returns the content's digest, as ``digest`` does."""
+        return gzfile.write_lines(directory / self.name, self.lines(), compress=self.compressed)
 
 
 def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
@@ -342,15 +331,11 @@ def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
-    """{"sha256", "lines"} of a sidecar file's content as it is on disk."""
+    """{"sha256", "lines"} of a sidecar file's content as it is on disk (decompressed)."""
     h, n = hashlib.sha256(), 0
-    try:
-        with (gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")) as f:
-            for line in f:
-                h.update(line)
-                n += 1
-    except (OSError, EOFError) as e:
-        raise ReportError(f"cannot read {path}: {e}") from e
+    for line in gzfile.read_lines(path):
+        h.update(line)
+        n += 1
     return {"sha256": h.hexdigest(), "lines": n}
 
 
@@ -425,6 +410,7 @@ def build_report(
     the report lists (so the report can be verified after more inputs failed).
     """
     from auditor.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+    from auditor.gather import COMPOSITIONS, FLOOR
     from auditor.render import DETAIL_LIMIT
     from auditor.render.model import RENDERER
 
@@ -440,7 +426,8 @@ def build_report(
         "controls": [c.as_dict() for c in controls.results],
         "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
     }
-    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered))]
+    novelty: dict[int, tuple[int, int]] = {}  # filled below for an audit that reports
+    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered, novelty))]
     named: set[int] = set()
     if refused:
         report["refused_because"] = reasons or ["the audit was not run"]
@@ -475,6 +462,11 @@ def build_report(
                 " ORDER BY path, part, sha256, id", (failures_through,))
         ]
         report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
+        report["compositions"] = compositions(store, threshold, audit, covered, novelty)
+        report["manifest"]["params"]["composition"] = {"floor": FLOOR, "limit": COMPOSITIONS}
+        for comp in report["compositions"]:
+            named.add(comp["doc_id"])
+            named.update(c["doc_id"] for c in comp["components"])
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
@@ -497,6 +489,7 @@ def build_report(
             "duplicate_groups": len(audit.duplicate_groups),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
+            "compositions": len(report["compositions"]),
             "controls_passed": sum(c.passed for c in controls.results),
             "controls": len(controls.results),
         }
@@ -506,6 +499,39 @@ def build_report(
     report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
     report["run"] = run
     return Report(report, sidecars)
+
+
+def compositions(store: Store, threshold: float, audit: AuditResult, covered: list[int],
+                 novelty: dict[int, tuple[int, int]]) -> list[dict[str, Any]]:
+    """What the documents containing the most others are made of (``gather.composition_targets``),
+    each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
+    from auditor.audit import ShingleCache, universe
+    from auditor.gather import (
+        composition_targets,
+        document_query,
+        gather_many,
+        load_index,
+        sampled_novelty,
+    )
+
+    scope = universe(store, covered)
+    index = load_index(store, scope.representatives)
+    novelty.update(sampled_novelty(index))
+    cache = ShingleCache(store, store.params)
+    targets = composition_targets(audit.contained)
+    covers = gather_many(store, [document_query(store, d, cache, scope.members) for d in targets],
+                         threshold=threshold, index=index, cache=cache)
+    out = []
+    for doc_id, g in zip(targets, covers, strict=True):
+        d = g.as_dict()
+        for c in d["components"]:
+            c["spans_total"] = len(c["spans"])
+            c["spans"] = sorted(sorted(c["spans"], key=lambda s: (-s["shingles"], s["start"]))[:SPANS_SHOWN],
+                                key=lambda s: s["start"])
+        out.append({"doc_id": doc_id, **{k: d[k] for k in ("shingles", "novel", "novel_shingles", "components",
+                                                            "search", "candidates", "measured")},
+                    "floor": d["floor"]["applied"]})
+    return out
 
 
 def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:

@@ -247,6 +247,13 @@ _TABLES: dict[str, dict[str, Any]] = {
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
     "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
+    "custody": {"description": "The chain of custody: one entry per write, each holding the digest of what it "
+                               "changed and the hash of the entry before it (`auditor check` verifies it).",
+                "columns": {"entry": "canonical JSON: seq, prev, at, by, action, detail, changes, rows, state",
+                            "rows": "[table, key, digest before, digest after] of every row the write changed",
+                            "hash": "sha256 of entry"}},
+    "custody_head": {"description": "The custody log's running state and the last entry a check verified.",
+                     "hidden": True},
 }
 
 _SPANS = ("(SELECT group_concat(json_extract(s.value, '$.start') || '-' || json_extract(s.value, '$.end'), '; ')"

@@ -31,7 +31,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from auditor.errors import DiskFull, IndexMismatch, NoDocument, StoreBusy, StoreError, is_disk_full
+from auditor import custody
+from auditor.errors import (
+    DiskFull,
+    IndexMismatch,
+    NoDocument,
+    StoreBusy,
+    StoreDamaged,
+    StoreError,
+    is_disk_full,
+)
 from auditor.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
@@ -293,6 +302,18 @@ def _document_dates(db: Any) -> None:
     backfill(db.conn)
 
 
+@migration("0009_custody_log")
+def _custody_log(db: Any) -> None:
+    """The chain of custody (:mod:`auditor.custody`): a hash-chained log of every write, whose
+    first entry records every tracked row as the store holds it now; and ``runs.contents``, the
+    digest of what each run stores (runs from before it have none)."""
+    from auditor import custody
+
+    if "contents" not in {r[1] for r in db.execute("PRAGMA table_info(runs)").fetchall()}:
+        db.execute("ALTER TABLE runs ADD COLUMN contents TEXT")  # a run's pairs and documents (custody.runs)
+    custody.create(db.conn)
+
+
 @migration("0010_readings")
 def _readings(db: Any) -> None:
     """The other readings of a document (``auditor.extract.Reading``): what a reader could see
@@ -301,6 +322,7 @@ def _readings(db: Any) -> None:
     The gate audits each reading of a new document against the corpus."""
     db.execute("""
         CREATE TABLE readings (
+            id INTEGER PRIMARY KEY,
             doc_id INTEGER NOT NULL REFERENCES documents(id),
             name TEXT NOT NULL,
             why TEXT NOT NULL,
@@ -309,8 +331,8 @@ def _readings(db: Any) -> None:
             n_words INTEGER NOT NULL,
             n_shingles INTEGER NOT NULL,
             norm_sha256 TEXT,
-            PRIMARY KEY (doc_id, name)
-        ) WITHOUT ROWID""")
+            UNIQUE (doc_id, name)
+        )""")
 
 
 @migration("0012_gate_verdicts")
@@ -446,6 +468,8 @@ class Store:
             self.conn.execute("PRAGMA foreign_keys = ON")
             if self._pending_migrations() and self.writable:
                 self._migrate()
+            # every write of this connection is recorded in the custody log (see Store.write)
+            self.custody = custody.install(self.conn) if self.writable and custody.has_log(self.conn) else None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: {e}") from e
 
@@ -479,13 +503,27 @@ class Store:
         return [n for n in known if n not in applied]
 
     def _migrate(self) -> None:
+        """Apply pending migrations. A store with a custody log must match it first; what the
+        migrations then change in tracked rows is recorded as their entry (``custody.adopt``)."""
         with self.write():
-            if self._pending_migrations():  # another process may have migrated meanwhile
+            pending = self._pending_migrations()  # another process may have migrated meanwhile
+            if pending:
+                logged = custody.has_log(self.conn)
+                if logged:
+                    custody.register(self.conn)
+                    if not custody.matches(self.conn):
+                        raise StoreDamaged(
+                            f"{self.path} does not match its custody log, so its schema is not migrated (the "
+                            "migration would record the difference as its own): run `auditor check --db "
+                            f"{self.path}` with the auditor that wrote it")
                 steps = _sqlite_utils().Migrations(MIGRATION_SET)
                 for name, fn in MIGRATIONS:
                     steps(name=name)(fn)
                 steps.apply(self.db)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
+                if custody.has_log(self.conn):
+                    custody.register(self.conn)
+                    custody.adopt(self.conn, pending)
 
     def __enter__(self) -> Store:
         return self
@@ -540,28 +578,31 @@ class Store:
             raise StoreError(f"{self.path}: {e}") from e
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self, action: str | None = None, detail: dict[str, Any] | None = None
+              ) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none (a savepoint
-        inside a private transaction)."""
+        inside a private transaction, rolled back with it).
+
+        Before it commits, the custody log records the tracked rows it changed in one entry
+        (``action`` and ``detail`` say what the write was; ``detail`` is read then, so a writer
+        may fill it in as it goes), in the same transaction.
+        """
         self.require_writable("this needs to write to it")
         if self.private:
             self.conn.execute("SAVEPOINT write")
             try:
                 yield self.conn
+                self._seal(action, detail)
             except BaseException:
                 self.conn.execute("ROLLBACK TO write")
                 self.conn.execute("RELEASE write")
                 raise
             self.conn.execute("RELEASE write")
             return
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
-            if "locked" in str(e) or "busy" in str(e):
-                raise StoreBusy(f"{self.path} is locked by another process: {e}") from e
-            raise StoreError(f"{self.path}: {e}") from e
+        self._begin("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            self._seal(action, detail)
             self.conn.execute("COMMIT")
         except BaseException as e:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
@@ -571,6 +612,11 @@ class Store:
                                "rolled back, so the store holds what it held before: free some space "
                                "and run the command again") from e
             raise
+
+    def _seal(self, action: str | None, detail: dict[str, Any] | None) -> None:
+        plan = getattr(self, "custody", None)
+        if plan is not None:
+            custody.seal(self.conn, plan, action, detail)
 
     # -- small helpers -------------------------------------------------------------------
     def meta(self, key: str) -> str | None:

@@ -171,7 +171,7 @@ def withdraw(store: Store, refs: Sequence[str], *, reason: str | None = None,
     """
     command = command or _command()
     out = Withdrawal()
-    with store.write():
+    with store.write("withdraw", {"references": len(refs), "reason": reason, "command": command}):
         named: set[int] = set()
         retire: set[int] = set()
         for ref in refs:
@@ -215,7 +215,7 @@ def retire_places(store: Store, places: Iterable[str], *, keep: Collection[tuple
             if (doc_id, resolved, part) not in keep:
                 retire.append(sid)
                 docs.add(doc_id)
-    with store.write():
+    with store.write("withdraw", {"places": len(paths), "reason": reason, "command": command or _command()}):
         _retire(store, retire, reason, command or _command())
     new = {k[0] for k in keep}
     return {d for d in docs - new if store.scalar("SELECT withdrawn_at FROM documents WHERE id = ?", (d,))}
@@ -260,7 +260,7 @@ def sync(store: Store, directories: Sequence[str | os.PathLike], present: Iterab
             if not alive:
                 retire.append(sid)
     out = Withdrawal()
-    with store.write():
+    with store.write("sync", {"directories": roots, "command": command or _command()}):
         out.gone = _places(store, retire)
         out.withdrawn = _retire(store, retire, "its files are gone (`auditor ingest --sync`)", command or _command())
     docs = {int(store.scalar("SELECT doc_id FROM sightings WHERE id = ?", (s,))) for s in retire}
@@ -278,7 +278,7 @@ def reinstate(store: Store, present: Iterable[tuple[int, str]], *, command: str 
         return []
     at = now()
     restored: list[int] = []
-    with store.write():
+    with store.write("restore", {"files": len(present), "command": command or _command()}):
         for doc_id, resolved in present:
             rows = store.conn.execute(
                 "SELECT id, doc_id FROM sightings WHERE resolved = ? AND (doc_id = ? OR within_id = ?)",

@@ -404,7 +404,7 @@ def test_the_manifest_records_the_policy_and_the_summary_adds_up(built, tmp_path
     a, p = made(built, tmp_path, policy=Policy(survivor="largest"))
     m = a.manifest
     assert m["policy"] == {"survivor": "largest", "prefer_source": [], "contained": "drop",
-                           "boilerplate": "keep-once", "exhibits": "dedupe"}
+                           "boilerplate": "keep-once", "exhibits": "dedupe", "min_novel": None}
     s = m["summary"]
     docs = [x for x in p.values() if x["doc_id"] is not None]
     assert s["documents"] == len(docs) and s["failed_inputs"] == len(p) - len(docs)
@@ -428,8 +428,13 @@ def test_the_same_store_run_and_policy_give_byte_identical_output(built, tmp_pat
     b, _ = made(built, tmp_path, "two")
     names = sorted(f.name for f in a.directory.iterdir())
     assert names == ["corpus.jsonl.gz", "manifest.json", "plan.jsonl"]
-    for n in names:
+    for n in names[:1] + names[2:]:
         assert (a.directory / n).read_bytes() == (b.directory / n).read_bytes(), n
+    # the manifests differ only in the custody head: the first assembly is an entry of the log
+    ma, mb = (json.loads((x.directory / "manifest.json").read_text()) for x in (a, b))
+    assert mb["custody"]["seq"] == ma["custody"]["seq"] + 1
+    assert {k: v for k, v in ma.items() if k not in ("custody", "digest")} == {
+        k: v for k, v in mb.items() if k not in ("custody", "digest")}
     c, _ = made(built, tmp_path, "three", policy=Policy(survivor="largest"))
     assert c.manifest["digest"] != a.manifest["digest"]
 
@@ -475,6 +480,48 @@ def test_verify_passes_and_catches_a_tampered_plan_corpus_or_manifest(built, tmp
         m["policy"]["contained"] = "keep"
         (d / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
         assert not verify(d, store).ok
+
+
+def test_verify_compares_the_corpus_byte_for_byte_and_names_files_it_does_not_list(built, tmp_path):
+    from tests.test_report import evil_header
+
+    a, _ = made(built, tmp_path)
+    d = a.directory
+    corpus = d / "corpus.jsonl.gz"
+    good = corpus.read_bytes()
+    with Store(built["db"]) as store:
+        for edit, said in ((evil_header, "its gzip header names a file ('../../evil-name')"),
+                           (lambda b: b + bytes(4096), "4096 zero bytes follow the gzip member")):
+            corpus.write_bytes(edit(good))
+            assert gzip.decompress(corpus.read_bytes()) == gzip.decompress(good)
+            v = verify(d, store)
+            assert not v.ok and len(v.problems) == 1 and said in v.problems[0], v.problems
+            assert v.problems[0].startswith("corpus.jsonl.gz is not byte for byte the file the auditor wrote")
+        corpus.write_bytes(good)
+        (d / "<script>").mkdir()
+        assert verify(d, store).problems == ["<script> is not one of the files manifest.json lists (added or renamed?)"]
+        (d / "<script>").rmdir()
+        for planted in ("corpus.parquet", "changes.jsonl", "extra.jsonl", "sub/plan.jsonl", ".manifest.json.tmp"):
+            (d / planted).parent.mkdir(exist_ok=True)
+            (d / planted).write_text('{"doc_id":1,"decision":"keep"}\n')
+            v = verify(d, store)
+            assert v.problems == [f"{planted} is not one of the files manifest.json lists (added or renamed?)"]
+            (d / planted).unlink()
+            if "/" in planted:
+                (d / planted).parent.rmdir()
+        assert verify(d, store).ok
+
+
+def test_a_parquet_corpus_rewritten_with_the_same_rows_is_not_the_file_the_auditor_wrote(built, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    a, _ = made(built, tmp_path, "pq", format="parquet")
+    path = a.directory / "corpus.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.replace_schema_metadata({"note": "<script>alert(1)</script>"}), path, compression="zstd")
+    assert pq.read_table(path).to_pylist() == table.to_pylist()
+    with Store(built["db"]) as store:
+        v = verify(a.directory, store)
+    assert not v.ok and v.problems[0].startswith("corpus.parquet is not byte for byte the file the auditor wrote")
 
 
 def test_verify_sees_a_store_that_changed_since(built, tmp_path):
@@ -857,3 +904,66 @@ def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_ve
                "'2018-12-24' now" in r.problems[1]
         o = audit_job(store, 0.8, out=tmp_path / "again", command="test")
         assert verify_report(o.directory, store).ok
+
+
+# -- novelty and --min-novel ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def stitched(tmp_path_factory):
+    """A and B stored; X made of half of A and half of C, Y of the same half of C and half of B (C
+    itself is not stored), Z unrelated: no document contains X or Y at the threshold."""
+    d = tmp_path_factory.mktemp("novel")
+    a, b, c, z = (synth.contract(seed, 14_000) for seed in (801, 802, 803, 804))
+
+    def half(t, first=True):
+        paras = t.split("\n\n")
+        return "\n\n".join(paras[: len(paras) // 2] if first else paras[len(paras) // 2:])
+
+    texts = {"a.txt": a, "b.txt": b, "x.txt": half(a) + "\n\n" + half(c), "y.txt": half(c) + "\n\n" + half(b, False),
+             "z.txt": z}
+    for name, t in texts.items():
+        (d / name).write_text(t)
+    db = d / "n.db"
+    with Store(db) as store:
+        ingest(store, [d / n for n in texts], workers=1)
+        ids = {n: store.resolve(str(d / n)) for n in texts}
+        assert not audit_job(store, out=d / "report").refused
+    return db, ids
+
+
+def test_plan_lines_carry_each_documents_novel_share(stitched, tmp_path):
+    db, ids = stitched
+    with Store(db) as store:
+        a = assemble(store, tmp_path / "plain")
+    p = read_plan(a.directory)
+    assert all(p[i]["decision"] == "keep" for i in ids.values())  # nothing is contained in anything
+    novel = {n: p[i]["novel"] for n, i in ids.items()}
+    assert novel["z.txt"]["estimate"] > 0.9 and novel["x.txt"]["estimate"] < 0.1 and novel["y.txt"]["estimate"] < 0.1
+    assert 0.3 < novel["a.txt"]["estimate"] < 0.7  # half of A is in X
+    assert all(set(v) == {"estimate", "interval", "hits", "sampled"} for v in novel.values())
+    with Store(db) as store:
+        assert verify(tmp_path / "plain", store).ok
+
+
+def test_min_novel_drops_one_of_two_documents_that_hold_each_others_text(stitched, tmp_path):
+    """X and Y share C's half: the first dropped is covered by A and the other, which is then kept
+    (it is in the cover) and would otherwise have been covered by the dropped one."""
+    db, ids = stitched
+    with Store(db) as store:
+        a = assemble(store, tmp_path / "min", policy=Policy(min_novel=0.2))
+    p = read_plan(a.directory)
+    assert_invariant(p)
+    dropped = [n for n, i in ids.items() if p[i]["decision"] == "drop"]
+    assert dropped == ["y.txt"]  # the lower estimate, then the later id, goes first
+    y = p[ids["y.txt"]]
+    assert y["reason"] == "covered-by" and y["kept"] in (ids["b.txt"], ids["x.txt"])
+    cover = y["evidence"]["cover"]
+    assert {c["doc_id"] for c in cover["components"]} == {ids["b.txt"], ids["x.txt"]}
+    assert cover["novel"] < 0.2 and y["evidence"]["min_novel"] == 0.2
+    assert cover["novel_shingles"] + sum(c["covered_shingles"] for c in cover["components"]) == cover["shingles"]
+    assert p[ids["x.txt"]]["decision"] == "keep" and p[ids["x.txt"]]["novel"]["estimate"] > 0.3  # C's half is its own now
+    assert a.manifest["policy"]["min_novel"] == 0.2
+    with Store(db) as store:
+        assert verify(tmp_path / "min", store).ok
+    with pytest.raises(UsageError, match="min_novel"):
+        Policy(min_novel=1.5)

@@ -116,9 +116,10 @@ def test_audit_verify_and_gate_refuse_a_damaged_store(filled, tmp_path):
     assert g.returncode == 2 and "damaged" in g.stderr
 
 
-def test_a_store_from_before_digests_is_checked_through_its_index(filled):
+def test_a_store_from_before_digests_is_checked_through_its_index_and_its_custody_log(filled):
     """Texts stored without a digest are never certified after the fact; the full check still
-    derives their index rows again, which a one-word change breaks."""
+    derives their index rows again, which a one-word change breaks, and the custody log (which
+    digests such a text as it was when written) catches it in the quick check too."""
     db, ids = filled
     tamper(db, "UPDATE texts SET sha256 = NULL")
     with Store(db) as s:
@@ -128,8 +129,9 @@ def test_a_store_from_before_digests_is_checked_through_its_index(filled):
     tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (one_word_changed(text), ids["beta"]))
     with Store(db) as s:
         full, quick = check_store(s), check_store(s, quick=True)
-    assert quick.ok  # the cheap check has nothing to compare a digest-less text with
-    assert not full.ok and full.documents == [ids["beta"]] and {p.kind for p in full.problems} == {"index"}
+    assert quick.documents == [ids["beta"]] and {p.kind for p in quick.problems} == {"custody"}
+    assert not full.ok and full.documents == [ids["beta"]] and {p.kind for p in full.problems} == {"index", "custody"}
+    assert "its text is not what custody entry" in next(p.detail for p in full.problems if p.kind == "custody")
 
 
 def test_index_rows_and_missing_texts(filled):
@@ -141,7 +143,8 @@ def test_index_rows_and_missing_texts(filled):
     tamper(db, "DELETE FROM texts WHERE doc_id = ?", (ids["gamma"],))
     with Store(db) as s:
         r = check_store(s)
-    assert {(p.kind, p.doc_id) for p in r.problems} == {("index", ids["alpha"]), ("missing_text", ids["gamma"])}
+    assert {(p.kind, p.doc_id) for p in r.problems} == {("index", ids["alpha"]), ("missing_text", ids["gamma"]),
+                                                        ("custody", ids["alpha"]), ("custody", ids["gamma"])}
 
 
 def test_check_never_writes_to_the_store(filled):

@@ -353,6 +353,26 @@ def test_compressed_parts_are_bounded_and_unread_members_are_named():
     assert "logo.gif: binary data (gif), not text (binary:gif), not read" in part.extracted.unreadable
 
 
+def test_nested_archive_bombs_are_too_large_at_any_depth():
+    """The inflation limit holds for the archive as a whole: a .gz.gz bomb is ``too_large``, never
+    "empty", and so is nesting past the depth limit; a small nested archive is still read."""
+    limits = Limits(max_file_bytes=1_000_000)
+    cases = {
+        "gz.gz": _gz(_gz(b"a " * 3_000_000)),  # inner 3 MB, outer only its compressed size
+        "zip-of-gz": _zip({"x.gz": _gz(b"a " * 3_000_000)}),
+        "two-members": _zip({"a.gz": _gz(b"b " * 300_000), "b.gz": _gz(b"c " * 300_000)}),  # 1.2 MB together
+        "deep": _gz(_gz(_gz(_gz(LEASE.encode())))),
+    }
+    for name, data in cases.items():
+        part = extract_bytes(make_edgar_submission(HEADER, [{"type": "EX-1", "filename": "a.gz", "data": data}]),
+                             limits=limits).parts[0]
+        assert (part.status, part.code) == ("failed", "too_large"), (name, part.code, part.message)
+    small = _gz(_gz(LEASE.encode()))
+    part = extract_bytes(make_edgar_submission(HEADER, [{"type": "EX-1", "filename": "a.gz", "data": small}]),
+                         limits=limits).parts[0]
+    assert part.status == "ok" and _has(part.extracted.text, LEASE)
+
+
 def test_text_with_control_characters_keeps_its_text():
     import random
 

@@ -48,7 +48,7 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
-    assert r["format"] == "containment-auditor-report/2"
+    assert r["format"] == "containment-auditor-report/3"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
@@ -133,6 +133,30 @@ def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
     assert verify(tmp / "e", store).ok
 
 
+def evil_header(gz: bytes) -> bytes:
+    """The same gzip member with FNAME and FCOMMENT set: any gzip reader sees the same content."""
+    return bytes([0x1F, 0x8B, 8, 8 | 16, 0, 0, 0, 0, 0, 255]) + b"../../evil-name\x00<script>alert(1)</script>\x00" + gz[10:]
+
+
+def test_verify_compares_the_gzip_sidecars_byte_for_byte(audited):
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "g")
+    for name, edit, said in (
+            ("findings.jsonl.gz", evil_header, "names a file ('../../evil-name')"),
+            ("findings.jsonl.gz", evil_header, "carries a comment ('<script>alert(1)</script>')"),
+            ("documents.jsonl.gz", lambda b: b + bytes(4096), "4096 zero bytes follow the gzip member"),
+            ("documents.jsonl.gz", lambda b: gzip.compress(gzip.decompress(b), mtime=0), "operating system")):
+        path = tmp / "g" / name
+        before = path.read_bytes()
+        path.write_bytes(edit(before))
+        assert gzip.decompress(path.read_bytes()) == gzip.decompress(before)  # the same content
+        v = verify(tmp / "g", store)
+        assert not v.ok and len(v.problems) == 1, v.problems
+        assert v.problems[0].startswith(f"{name} is not byte for byte the file the auditor wrote") and said in v.problems[0]
+        path.write_bytes(before)
+    assert verify(tmp / "g", store).ok
+
+
 def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "x").report
@@ -163,9 +187,51 @@ def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
     (tmp / "x" / "report.pdf").write_text("planted")
     assert verify(tmp / "x", store).problems == ["report.pdf is not one of the files report.json lists (added or renamed?)"]
     (tmp / "x" / "report.pdf").unlink()
-    for beside in ("gate.json", "junit.xml", "gate.sarif", "summary.md"):  # the gate's and CI's files
+    for beside in (".report.json.tmp", "notes/readme.txt", "junit.xml"):  # any file, not only report-like ones
+        (tmp / "x" / beside).parent.mkdir(exist_ok=True)
         (tmp / "x" / beside).write_text("{}")
+        assert verify(tmp / "x", store).problems == [f"{beside} is not one of the files report.json lists (added or renamed?)"]
+        (tmp / "x" / beside).unlink()
+        if "/" in beside:
+            (tmp / "x" / beside).parent.rmdir()
+    (tmp / "x" / "empty" / "dir").mkdir(parents=True)
+    assert verify(tmp / "x", store).problems == ["empty is not one of the files report.json lists (added or renamed?)"]
+    (tmp / "x" / "empty" / "dir").rmdir()
+    (tmp / "x" / "empty").rmdir()
+    (tmp / "x" / "gate.json").write_text("{}")  # the gate's own files are known only through a real gate.json
+    assert verify(tmp / "x", store).problems == ["gate.json is not a gate result ('report')"]
+    (tmp / "x" / "gate.json").unlink()
     assert verify(tmp / "x", store).ok
+
+
+def test_the_gates_files_in_a_report_directory_are_known_through_gate_json(audited):
+    """CI writes the gate's JUnit, SARIF and summary beside the report (docs/ci-gate.md): gate.json
+    lists them with their sha256, so verify accepts exactly those, unaltered."""
+    from auditor.gate import GateOptions, run_gate
+
+    store, tmp = audited
+    new = tmp / "batch"
+    new.mkdir()
+    (new / "clause.txt").write_text(synth.contract(72, 6_000))
+    out = tmp / "gate-report"
+    g = run_gate(GateOptions(db=store.path, inputs=[new], out=out, junit=out / "junit.xml",
+                             sarif=out / "gate.sarif", summary=out / "summary.md", workers=1))
+    assert g.status == "PASSED" and g.report_dir == out
+    written = json.loads((out / "gate.json").read_text())
+    assert {k: v["in_report"] for k, v in written["artefacts"].items()} == {
+        "junit": "junit.xml", "sarif": "gate.sarif", "summary": "summary.md"}
+    assert verify(out, store).ok, verify(out, store).problems
+    junit = (out / "junit.xml").read_bytes()
+    (out / "junit.xml").write_bytes(junit.replace(b"failures=", b"failures =", 1))
+    assert verify(out, store).problems == ["junit.xml (junit) was altered since the gate wrote it"]
+    (out / "junit.xml").write_bytes(junit)
+    (out / "junit-2.xml").write_bytes(junit)
+    assert verify(out, store).problems == ["junit-2.xml is not one of the files report.json lists (added or renamed?)"]
+    (out / "junit-2.xml").unlink()
+    other = json.loads((out / "gate.json").read_text())
+    other["report"]["run_id"] = "20250101T000000Z-00000000"
+    (out / "gate.json").write_text(json.dumps(other))
+    assert any("gate.json is the result of another run" in p for p in verify(out, store).problems)
 
 
 def test_a_detailed_finding_with_differences_is_aligned_instead_of_excerpted(store, tmp_path):
@@ -278,6 +344,42 @@ def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_pa
     docs = [json.loads(x) for x in gzip.decompress((tmp_path / "r" / "documents.jsonl.gz").read_bytes()).splitlines()]
     assert {x["edgar"]["submission"]["filing_date"] for x in docs if "edgar" in x} == {"2024-03-01"}
     assert "filed 2024-03-01" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
+    """The filing's composition is gather's cover over the covered documents (the contract and its
+    upper-case copy one component); documents.jsonl.gz gives each document's novel share."""
+    from auditor.gather import gather_document
+
+    store, tmp = audited
+    r = audit_job(store, 0.8, out=tmp / "comp").report
+    assert r["format"] == "containment-auditor-report/3"
+    assert r["manifest"]["params"]["composition"] == {"floor": {"share": 0.01, "shingles": 25}, "limit": 20}
+    [comp] = r["compositions"]
+    path = lambda i: r["documents"][str(i)]["path"]  # noqa: E731
+    assert path(comp["doc_id"]).endswith("filing.txt") and r["summary"]["compositions"] == 1
+    g = gather_document(store, comp["doc_id"])
+    assert [c["doc_id"] for c in comp["components"]] == [c.doc_id for c in g.components]
+    assert comp["novel_shingles"] == g.novel_shingles and comp["novel"] == pytest.approx(g.novel)
+    first = comp["components"][0]
+    assert first["part"] and first["containment"] == 1.0 and len(first["duplicates"]) == 1
+    assert {path(first["doc_id"]), path(first["duplicates"][0])} == {
+        p for p in (path(i) for i in r["documents"]) if p.endswith("contract.txt")}
+    assert comp["novel_shingles"] + sum(c["covered_shingles"] for c in comp["components"]) == comp["shingles"]
+    html = (tmp / "comp" / "report.html").read_text()
+    assert '<section id="composition">' in html and 'href="#comp-1-1"' in html
+    docs = {d["path"].rsplit("/", 1)[1]: d for d in (
+        json.loads(x) for x in gzip.decompress((tmp / "comp" / "documents.jsonl.gz").read_bytes()).splitlines())}
+    assert docs["contract.txt"]["novel"]["estimate"] == 0.0 == docs["upper-case-contract.txt"]["novel"]["estimate"]
+    assert 0.3 < docs["filing.txt"]["novel"]["estimate"] < 1.0
+    assert docs["filing.txt"]["novel"]["sampled"] > 100 and "novel" not in docs["tiny.txt"]
+    assert docs["other-1.txt"]["novel"]["estimate"] > 0.7  # an unrelated contract (some shared boilerplate)
+    assert verify(tmp / "comp", store).ok
+    # a composition edited by hand no longer verifies
+    data = json.loads((tmp / "comp" / "report.json").read_text())
+    data["compositions"][0]["components"][0]["covered"] = 0.99
+    (tmp / "comp" / "report.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    assert not verify(tmp / "comp", store).ok
 
 
 def test_a_report_renders_by_the_rules_it_records(audited):

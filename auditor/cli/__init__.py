@@ -22,7 +22,7 @@ COMMANDS = {
     "ingest": "corpus.ingest", "dates": "corpus.dates", "stats": "corpus.stats", "show": "corpus.show", "withdraw": "corpus.withdraw",
     "index": "corpus.index", "check": "corpus.check",
     "controls": "audit.controls", "audit": "audit.audit", "verify": "audit.verify", "demo": "audit.demo",
-    "query": "query.query", "compare": "query.compare",
+    "query": "query.query", "compare": "query.compare", "gather": "gather.gather",
     "gate": "gate.gate",
     "near-dups": "neardup.near_dups", "lsh-curve": "neardup.lsh_curve",
     "export": "export.export",

@@ -37,6 +37,9 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--exhibits", type=click.Choice(["dedupe", "separate"]), default="dedupe", show_default=True,
               help="EDGAR exhibits: like any document, or kept as separate documents even when contained "
                    "in a kept one (their copies are still dropped).")
+@click.option("--min-novel", type=click.FloatRange(0, 1, min_open=True),
+              help="Also drop a kept document whose novel share (shingles found in no other kept document) "
+                   "is below this, as covered-by the kept documents of its cover (auditor gather's).")
 @click.option("--dates", "dates_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Dates supplied for the copies first (CSV or JSON Lines of path or sha256 and date; "
                    "recorded in the store as `auditor dates` does).")
@@ -46,7 +49,8 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
               help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
 @click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
 def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
-             contained: str, boilerplate: str, exhibits: str, dates_file: Path | None, fmt: str,
+             contained: str, boilerplate: str, exhibits: str, min_novel: float | None, dates_file: Path | None,
+             fmt: str,
              previous: Path | None, as_json: bool) -> None:
     """Keep or drop every stored document, with a reason, and write the kept documents' texts.
 
@@ -66,7 +70,7 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
 
     policy = Policy(survivor=(survivor or "").replace(" ", "") or ("source" if prefer_source else "earliest"),
                     prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,
-                    exhibits=exhibits)
+                    exhibits=exhibits, min_novel=min_novel)
     with open_store(db) as store:
         a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous, dates=dates_file)
     if a.dates is not None:

@@ -201,10 +201,14 @@ def verify(report_dir, db, controls_dir, as_json):
     if v.ok:
         out.print(f"verified: {markup(report_dir)} matches a fresh {'assembly' if assembly else 'audit'} "
                   f"(digest {markup(v.stored_digest)})", highlight=False)
+        for note in v.notes:
+            out.print(f"note: {markup(note)}", highlight=False)
         return
     err.print(f"[bold red]NOT VERIFIED[/]: {markup(report_dir)}", highlight=False)
     for p in v.problems:
         err.print(f"  {markup(p)}", highlight=False)
+    for note in v.notes:
+        err.print(f"note: {markup(note)}", highlight=False)
     sys.exit(1)
 
 

@@ -2,7 +2,12 @@
 each member read by the reader of its format (a .docx as a .docx, a PDF as a PDF, XML as its
 text nodes), never as raw markup. What a member's reader does not read (an image, a
 spreadsheet, XBRL, JSON: :func:`~auditor.extract.detect.not_read`) is named in ``unreadable``,
-so the archive fails closed where the gate is concerned."""
+so the archive fails closed where the gate is concerned.
+
+The limit holds for the archive as a whole, nested archives included: what an archive inflates
+to at any depth counts against the same ``max_file_bytes``, and an archive nested deeper than
+``_MAX_ARCHIVE_DEPTH`` is refused too. Either is ``too_large``, never swallowed as an unread
+member: a ``.gz.gz`` bomb reported as "empty" would mislead whoever baselines it."""
 
 from __future__ import annotations
 
@@ -20,8 +25,9 @@ ARCHIVES = ("gz", "zip", "bz2", "xz")
 _MAX_ARCHIVE_DEPTH = 2
 
 
-def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
-    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` in total."""
+def _unpack(data: bytes, kind: str, limit: int, total: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of an archive's members, refusing to inflate past ``limit`` (what is left
+    of the ``total`` the whole archive may inflate to)."""
     import bz2
     import gzip
     import lzma
@@ -46,15 +52,22 @@ def _unpack(data: bytes, kind: str, limit: int) -> list[tuple[str, bytes]]:
     except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as e:
         raise ExtractionError("archive_error", f"unreadable {kind}: {type(e).__name__}: {e}") from e
     if len(out_bytes) > limit:
-        raise ExtractionError("too_large", f"{kind} data inflates to more than {limit} bytes")
+        raise ExtractionError("too_large", f"{kind} data inflates to more than {total} bytes"
+                              + (" (nested archives included)" if limit < total else ""))
     return [("", out_bytes)]
 
 
-def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> Extracted:
+def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0,
+                    budget: list[int] | None = None) -> Extracted:
     """The text of every member of a compressed part (a uuencoded .gz or .zip exhibit), in name
-    order; members that cannot be read are named in ``unreadable``."""
+    order; members that cannot be read are named in ``unreadable``.
+
+    ``budget``: the bytes the whole archive may still inflate to (shared with nested calls).
+    """
+    budget = [limits.max_file_bytes] if budget is None else budget
     kind = binary_kind(data) or ""
-    members = _unpack(data, kind, limits.max_file_bytes)
+    members = _unpack(data, kind, budget[0], limits.max_file_bytes)
+    budget[0] -= sum(len(raw) for _, raw in members)
     texts: list[str] = []
     unreadable: list[str] = []
     warnings = [f"decompressed {kind} {name!r}: {len(members)} member(s)"]
@@ -69,15 +82,17 @@ def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0) -> E
         try:
             if fmt == "binary" and inner in ARCHIVES:
                 if depth >= _MAX_ARCHIVE_DEPTH:
-                    unreadable.append(f"{label}: archive nested more than {_MAX_ARCHIVE_DEPTH} deep, not read")
-                    continue
-                ex = extract_archive(raw, label, limits, depth + 1)
+                    raise ExtractionError("too_large", f"{label}: archives nested more than "
+                                          f"{_MAX_ARCHIVE_DEPTH + 1} deep")
+                ex = extract_archive(raw, label, limits, depth + 1, budget)
             elif fmt in ("binary", "edgar"):
                 unreadable.append(f"{label}: {inner or fmt} content is not read")
                 continue
             else:
                 ex = extract_format(fmt, raw, limits, label)
         except ExtractionError as e:
+            if e.code == "too_large":  # a bomb at any depth is the archive's failure
+                raise
             if e.code != "empty":
                 unreadable.append(f"{label}: {e}")
             continue

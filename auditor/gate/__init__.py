@@ -31,6 +31,8 @@ within-batch    CONTAIN004  a new document is contained in, or identical to, ano
 ingest-error    CONTAIN005  an input (or an EDGAR part) could not be turned into text
 not-auditable   CONTAIN006  a new document's text could not be audited (no shingle, unreadable
                             text such as (cid:N) glyphs or gibberish, or a skipped EDGAR part)
+covered-by-     CONTAIN007  a document is covered (>= threshold) by several new documents
+batch                       together, none of them reaching the threshold alone (a split copy)
 ==============  ==========  ===================================================================
 
 Exit codes: 0 no failing finding; 1 failing findings (or ingest errors); 2 usage, input or store

@@ -4,6 +4,7 @@ baseline, and write every artefact. See :mod:`auditor.gate` for what the gate de
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from auditor import custody
 from auditor.audit import AuditResult
 from auditor.check import require_intact
 from auditor.errors import UsageError
@@ -37,6 +39,7 @@ from auditor.gate.classify import (
     ingest_error_findings,
     not_auditable_findings,
 )
+from auditor.gate.cover import covered_by_batch_findings
 from auditor.gate.findings import (
     KINDS,
     Finding,
@@ -128,7 +131,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                      "is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
-        require_intact(store)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
+        require_intact(store, opts.db)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
@@ -160,6 +163,7 @@ def run_gate(opts: GateOptions) -> GateResult:
             else:
                 assert outcome.audit is not None
                 findings += containment_findings(store, view, outcome.audit, loc)
+                findings += covered_by_batch_findings(store, view, outcome.audit, loc)
                 findings += reading_findings(store, view, opts.threshold, loc, findings)
                 findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
                 findings += duplicate_findings(store, view, loc)
@@ -176,8 +180,10 @@ def run_gate(opts: GateOptions) -> GateResult:
         if status == "PASSED" and any(f.level == "error" for f in findings):
             status = "FAILED"
         documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
+        head = (report or {}).get("run", {}).get("custody") if report else custody.head(store.conn)
         if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
-            with store.write():
+            with store.write("gate", {"batch": view.name, "status": status,
+                                      "run_id": outcome.run_id if outcome else None}):
                 store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
                                    ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
                 if outcome is not None:
@@ -190,7 +196,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         known=view.known, withdrawn=withdrawn, controls=(report or {}).get("controls", []),
         refused_because=(report or {}).get("refused_because", []) if status == "REFUSED" else [],
         stale=stale, notes=notes, baseline=opts.baseline, baseline_added=added, baseline_written=written,
-        started=started,
+        started=started, custody=head,
     )
     if outcome is not None:
         g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
@@ -202,12 +208,12 @@ def run_gate(opts: GateOptions) -> GateResult:
 
 
 def write_artifacts(g: GateResult, opts: GateOptions, cwd: Path) -> None:
-    """gate.json beside the report, then the files the options ask for."""
+    """The files the options ask for, then gate.json beside the report, listing them with their
+    sha256 so that ``auditor verify`` knows the gate's files in a report directory from files
+    added to it."""
+    gate_json = (g.report_dir / "gate.json") if g.report_dir else ((opts.out / "gate.json") if opts.out else None)
     summary = summary_markdown(g)
     targets: list[tuple[str, Path | None, str | bytes]] = [
-        ("gate.json", (g.report_dir / "gate.json") if g.report_dir else
-         ((opts.out / "gate.json") if opts.out else None),
-         json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"),
         ("junit", opts.junit, junit_xml(g)),
         ("sarif", opts.sarif, json.dumps(sarif(g, cwd), indent=2, ensure_ascii=False) + "\n"),
         ("summary", opts.summary, summary),
@@ -215,14 +221,25 @@ def write_artifacts(g: GateResult, opts: GateOptions, cwd: Path) -> None:
     for name, path, content in targets:
         if path is None:
             continue
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+        path.write_bytes(data)
         g.files[name] = str(path)
+        g.artefacts[name] = {"path": str(path), "sha256": hashlib.sha256(data).hexdigest(),
+                             "in_report": _inside(path, gate_json.parent) if gate_json else None}
+    if gate_json is not None:
+        gate_json.parent.mkdir(parents=True, exist_ok=True)
+        gate_json.write_text(json.dumps(g.as_dict(), indent=2, sort_keys=True, ensure_ascii=False, default=str)
+                             + "\n", encoding="utf-8")
+        g.files["gate.json"] = str(gate_json)
     if opts.step_summary is not None:
         append_step_summary(opts.step_summary, summary, g.files.get("summary"))
         g.files["step_summary"] = str(opts.step_summary)
 
 
+def _inside(path: Path, directory: Path) -> str | None:
+    """``path`` relative to ``directory`` when it lies inside it."""
+    try:
+        return path.resolve().relative_to(directory.resolve()).as_posix()
+    except ValueError:
+        return None

@@ -16,7 +16,8 @@ from auditor.render.model import _visible
 
 # -- rules ------------------------------------------------------------------------------------
 
-KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable")
+KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable",
+         "covered-by-batch")
 INPUT_KINDS = ("ingest-error", "not-auditable")  # about one input alone: no other document
 RULES: dict[str, dict[str, str]] = {
     "new-in-corpus": {
@@ -56,6 +57,14 @@ RULES: dict[str, dict[str, str]] = {
                 "after decoding, content after a DOCTYPE entity), or an EDGAR part the ingest "
                 "skipped (an image, a spreadsheet). The gate fails closed: what it cannot read "
                 "it cannot vouch for.",
+    },
+    "covered-by-batch": {
+        "id": "CONTAIN007", "name": "DocumentSplitOverBatch",
+        "short": "A document is covered by several new documents together",
+        "full": "At least the threshold share of a document's 5-word shingles occur in the new "
+                "documents of the batch taken together, though no one of them reaches the "
+                "threshold: a corpus document (or a new one) split into pieces, each padded so "
+                "that no pair is contained. Every piece is named with the share it explains.",
     },
 }
 RULE_IDS = {k: v["id"] for k, v in RULES.items()}
@@ -116,6 +125,8 @@ class Finding:
     level: str = "error"  # error | warning | baselined
     baseline_reason: str | None = None
     reading: str | None = None  # the other reading of the new document it was found under (spans are offsets into it)
+    pieces: list[dict[str, Any]] = field(default_factory=list)  # covered-by-batch: each piece, its share
+    covered_is_new: bool = False  # covered-by-batch: the covered document is in the batch too
 
     @property
     def rule(self) -> str:
@@ -157,6 +168,11 @@ class Finding:
         assert self.other is not None
         other = doc_label(self.other, full_sha)
         pct = f"{self.containment:.4f}" if self.containment is not None else "?"
+        if self.kind == "covered-by-batch":
+            shares = ", ".join(f"{_visible(p['path'])} {p['covered']:.4f}" for p in self.pieces)
+            return (f"{new} is one of {len(self.pieces)} new documents that together cover {other}, "
+                    f"{'also in this batch' if self.covered_is_new else 'in the corpus'} ({pct} of it, "
+                    f"none of them alone at the threshold); the pieces and their shares: {shares}")
         where = "also in this batch" if self.kind == "within-batch" else "in the corpus"
         if self.reading:
             where += f", read as {self.reading}"
@@ -178,6 +194,7 @@ class Finding:
             "fingerprint": self.fingerprint, "baseline_reason": self.baseline_reason,
             "also": self.also, "also_named": self.other_members, "reading": self.reading,
             "message": self.sentence(full_sha=True),
+            **({"pieces": self.pieces, "covered_is_new": self.covered_is_new} if self.pieces else {}),
         }
 
 
@@ -285,6 +302,8 @@ class GateResult:
     seconds: float = 0.0
     started: str = ""
     files: dict[str, str] = field(default_factory=dict)  # artefact name -> path written
+    artefacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> path, sha256, place in the report
+    custody: dict[str, Any] | None = None  # the store's custody head the gate was computed from
 
     @property
     def exit_code(self) -> int:
@@ -347,6 +366,7 @@ class GateResult:
                        "run_id": self.run_id, "digest": self.digest},
             "baseline": {"path": str(self.baseline) if self.baseline else None,
                          "added": self.baseline_added, "written": self.baseline_written},
+            "artefacts": self.artefacts, "custody": self.custody,
         }
 
 

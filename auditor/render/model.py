@@ -374,7 +374,11 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     keys = (("run id", "run_id"), ("started", "started"), ("ended", "ended"),
             ("seconds", "seconds"), ("host", "host"), ("platform", "platform"), ("python", "python"),
             ("command", "command"), ("controls", "controls_cache"))
-    return [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
+    rows = [(label, str(run[k])) for label, k in keys if run.get(k) not in (None, "")]
+    head = run.get("custody")
+    if isinstance(head, dict):  # the state of the store the report speaks for (reports since the log)
+        rows.append(("custody head", f"entry {head.get('seq')}, sha256 {head.get('hash')}"))
+    return rows
 
 
 
@@ -448,3 +452,40 @@ def _threshold_value(report: dict[str, Any]) -> float | None:
         return None
     return t if 0.0 <= t <= 1.0 else None
 
+
+
+# --------------------------------------------------------------------------------------------
+# Compositions: what the documents containing the most others are made of
+# --------------------------------------------------------------------------------------------
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{100 * float(x):.2f}%"
+
+
+def _composition_summary(comp: dict[str, Any]) -> str:
+    parts = [c for c in comp.get("components") or [] if c.get("part")]
+    return (f"{_count(comp.get('shingles', 0))} shingles: {_pct(comp.get('novel'))} novel "
+            f"({_count(comp.get('novel_shingles', 0))} shingles in no component), "
+            f"{_count(len(comp.get('components') or []))} components, {_count(len(parts))} of them parts of it "
+            f"(contained in it at the threshold); each explains at least {_count(comp.get('floor', 0))} shingles")
+
+
+def _component_relation(c: dict[str, Any]) -> str:
+    rel = "part" if c.get("part") else "overlap"
+    dups = c.get("duplicates") or []
+    if dups:
+        rel += f"; also stored as doc {', '.join(str(d) for d in dups[:5])}" + (
+            f" and {len(dups) - 5} more" if len(dups) > 5 else "")
+    return rel
+
+
+def _bar_cells(shares: list[float], width: int) -> list[int]:
+    """Cells of a ``width``-cell bar per share (largest remainder, so they fill it exactly)."""
+    total = sum(shares)
+    if total <= 0:
+        return [0] * len(shares)
+    exact = [width * s / total for s in shares]
+    cells = [int(x) for x in exact]
+    for i in sorted(range(len(exact)), key=lambda i: (-(exact[i] - cells[i]), i))[: width - sum(cells)]:
+        cells[i] += 1
+    return cells

@@ -42,7 +42,10 @@ def _details(f: Finding) -> str:
         lines.append("where: " + "; ".join(
             f"chars {s['start']}-{s['end']}" + (f" (pages {s['pages'][0]}-{s['pages'][1]})" if s.get("pages") else "")
             for s in f.spans[:5]))
-    if f.also:
+    if f.pieces:
+        lines.append("pieces: " + "; ".join(f"{x['path']} (sha256 {x['sha256']}) explains {x['covered']:.4f}"
+                                            for x in f.pieces))
+    elif f.also:
         verb = "also contained in" if f.new_is_contained else "also contains"
         lines.append(f"{verb} {f.also} more: " + ", ".join(f.other_members)
                      + (" ..." if f.also > len(f.other_members) else ""))

@@ -1,4 +1,4 @@
-"""SARIF 2.1.0: one run, rules CONTAIN001 to CONTAIN006 with stable ids, one result per finding.
+"""SARIF 2.1.0: one run, rules CONTAIN001 to CONTAIN007 with stable ids, one result per finding.
 
 Spec: OASIS Static Analysis Results Interchange Format 2.1.0, errata 01 (``SARIF_SCHEMA``;
 tests/data/ holds the JSON schema and tests/formats.py validates against it). Results carry
@@ -55,7 +55,7 @@ def sarif(g: GateResult, cwd: Path) -> dict[str, Any]:
             "properties": {k: v for k, v in (
                 ("kind", f.kind), ("match", f.match), ("containment", f.containment),
                 ("contained_sha256", f.key[1] or None), ("container_sha256", f.key[2] or None),
-                ("new", f.new), ("other", f.other)) if v is not None},
+                ("new", f.new), ("other", f.other), ("pieces", f.pieces or None)) if v is not None},
         }
         if f.other and f.other.get("path"):
             other_path = str(f.other["path"]).split("#", 1)[0] if f.other.get("edgar") else str(f.other["path"])
