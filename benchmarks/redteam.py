@@ -117,6 +117,10 @@ def build_corpus(work: Path, files: dict[str, str]) -> Path:
 # -- damage to the store (the damaged-index family) ---------------------------------------------------
 
 def damaged_copy(db: Path, work: Path, damage: str, payload: str) -> Path:
+    """A copy of the store whose payload's index row was altered behind the tool's back (with
+    sqlite3, as anyone with the file can), not through :class:`~auditor.store.Store`."""
+    import sqlite3
+
     from auditor.store import Store
 
     copy = work / f"damaged-{damage}.db"
@@ -125,20 +129,28 @@ def damaged_copy(db: Path, work: Path, damage: str, payload: str) -> Path:
     with Store(db) as src:
         src.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     shutil.copyfile(db, copy)
-    with Store(copy) as store:
-        doc = store.scalar("SELECT id FROM documents WHERE path LIKE ?", (f"%/{payload}.txt",))
-        other = store.scalar("SELECT id FROM documents WHERE path LIKE '%/GPL-3.txt'")
-        with store.write():
+    if damage.endswith("-via-store"):  # written through the store, as a buggy or older tool would: custody logs it
+        with Store(copy) as store, store.write():
+            doc = store.scalar("SELECT id FROM documents WHERE path LIKE ?", (f"%/{payload}.txt",))
+            store.conn.execute("UPDATE index_docs SET sampled = zeroblob(length(sampled)) WHERE doc_id = ?", (doc,))
+        return copy
+    conn = sqlite3.connect(copy)
+    try:
+        doc = conn.execute("SELECT id FROM documents WHERE path LIKE ?", (f"%/{payload}.txt",)).fetchone()[0]
+        other = conn.execute("SELECT id FROM documents WHERE path LIKE '%/GPL-3.txt'").fetchone()[0]
+        with conn:
             if damage == "zero-sampled":
-                store.conn.execute("UPDATE index_docs SET sampled = zeroblob(length(sampled)) WHERE doc_id = ?", (doc,))
+                conn.execute("UPDATE index_docs SET sampled = zeroblob(length(sampled)) WHERE doc_id = ?", (doc,))
             elif damage == "empty-sampled":
-                store.conn.execute("UPDATE index_docs SET sampled = x'', n_sampled = 0 WHERE doc_id = ?", (doc,))
+                conn.execute("UPDATE index_docs SET sampled = x'', n_sampled = 0 WHERE doc_id = ?", (doc,))
             elif damage == "other-sampled":
-                store.conn.execute("UPDATE index_docs SET sampled = (SELECT sampled FROM index_docs WHERE doc_id = ?), "
-                                   "n_sampled = (SELECT n_sampled FROM index_docs WHERE doc_id = ?) WHERE doc_id = ?",
-                                   (other, other, doc))
+                conn.execute("UPDATE index_docs SET sampled = (SELECT sampled FROM index_docs WHERE doc_id = ?), "
+                             "n_sampled = (SELECT n_sampled FROM index_docs WHERE doc_id = ?) WHERE doc_id = ?",
+                             (other, other, doc))
             else:
                 raise ValueError(damage)
+    finally:
+        conn.close()
     return copy
 
 

@@ -907,9 +907,11 @@ def damaged(t: Texts) -> list[Case]:
 
     copy = synth.partial(t["Apache-2.0"], 0.98, 1)
     out = []
-    for damage, how in [("zero-sampled", "the stored Apache-2.0 licence's sampled hashes zeroed in the store"),
-                        ("empty-sampled", "the stored Apache-2.0 licence's sampled hashes deleted (n_sampled 0)"),
-                        ("other-sampled", "the stored Apache-2.0 licence's sampled hashes replaced by another document's")]:
+    for damage, how in [("zero-sampled", "the stored Apache-2.0 licence's sampled hashes zeroed in the store file (sqlite3)"),
+                        ("empty-sampled", "the stored Apache-2.0 licence's sampled hashes deleted (n_sampled 0, sqlite3)"),
+                        ("other-sampled", "the stored Apache-2.0 licence's sampled hashes replaced by another document's (sqlite3)"),
+                        ("zero-sampled-via-store", "the stored Apache-2.0 licence's sampled hashes zeroed through the "
+                                                   "store's own API (logged by custody as a write)")]:
         out.append(Case("damaged-index", damage, "txt", "Apache-2.0", f"a 98% copy of the Apache-2.0 licence; {how}",
                         {"apache-copy.txt": copy.encode()}, damage=damage))
     return out
