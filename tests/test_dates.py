@@ -344,11 +344,12 @@ def test_a_store_without_dates_is_dated_when_migrated(tmp_path):
     db = tmp_path / "old.db"
     with Store(db) as store:
         ingest(store, [src], workers=1)
-    with sqlite3.connect(db) as c:  # as a store of the previous release: no dates, no migration 0008
+    with sqlite3.connect(db) as c:  # as a store of the previous release: no dates, no custody log
         for stmt in ("ALTER TABLE documents DROP COLUMN date", "ALTER TABLE documents DROP COLUMN date_source",
                      "ALTER TABLE documents DROP COLUMN dates", "ALTER TABLE sightings DROP COLUMN supplied_date",
-                     "ALTER TABLE sightings DROP COLUMN supplied_from",
-                     "DELETE FROM _sqlite_migrations WHERE name = '0008_document_dates'"):
+                     "ALTER TABLE sightings DROP COLUMN supplied_from", "DROP TABLE custody",
+                     "DROP TABLE custody_head", "ALTER TABLE runs DROP COLUMN contents",
+                     "DELETE FROM _sqlite_migrations WHERE name IN ('0008_document_dates', '0009_custody_log')"):
             c.execute(stmt)
     with Store(db) as store:
         assert store.conn.execute("SELECT date, date_source, dates FROM documents").fetchone() == (
