@@ -45,9 +45,10 @@ import numpy as np
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
-from auditor.normalize import word_offsets, words_bytes
+from auditor.index import Sequences
+from auditor.normalize import word_offsets
 from auditor.score import Estimate, min_hits, needs_exact
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.shingle import Params, distinct, sample
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
@@ -278,7 +279,8 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
 # -- shingles of stored documents -------------------------------------------------------------
 
 class ShingleCache:
-    """All-shingle hashes of stored documents, recomputed from text, kept for recent ones.
+    """All-shingle hashes of stored documents, from their stored word sequences, kept for
+    recent ones.
 
     The budget counts hashes (8 bytes each, 16 with the in-order sequence): the default, 4 M,
     holds about 60 filings of 400 KB or tens of thousands of short notices.
@@ -288,12 +290,12 @@ class ShingleCache:
                  *, sequences: bool = True) -> None:
         self.store, self.params, self.budget = store, params, budget
         self.sequences = sequences
-        self.hasher = WordHasher(params.seed)
+        self.words = Sequences(store, params)
         self._lru: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._held = 0
 
     def compute(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
-        seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
+        seq = self.words.get(doc_id, offsets=False).shingles(self.params.k)
         return seq, distinct(seq)
 
     def get(self, doc_id: int, *, keep: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -486,7 +488,7 @@ def locate(
     starts, ends = offsets or word_offsets(text)
     spans = []
     for w0, w1, n in runs:
-        a, b = starts[w0], ends[min(w1, len(ends) - 1)]
+        a, b = int(starts[w0]), int(ends[min(w1, len(ends) - 1)])
         pages = None
         if page_offsets:
             pages = (bisect.bisect_right(page_offsets, a), bisect.bisect_right(page_offsets, max(a, b - 1)))
@@ -495,19 +497,19 @@ def locate(
 
 
 def locate_pairs(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
-    """Where each contained document lies in its container (pairs sorted by container)."""
+    """Where each contained document lies in its container (pairs sorted by container), from
+    the stored word sequences: the container's shingles in order and its words' offsets."""
     cache = ShingleCache(store, params)
-    offsets: dict[int, tuple[list[int], list[int]]] = {}
+    container: tuple[int, np.ndarray, tuple[np.ndarray, np.ndarray], list[int] | None] | None = None
     out = []
     for a, b in pairs:
-        seq_b, _ = cache.get(b)
+        if container is None or container[0] != b:  # pairs come sorted by container: keep one
+            words = cache.words.get(b, offsets=True)
+            assert words.starts is not None and words.ends is not None
+            container = (b, words.shingles(params.k), (words.starts, words.ends),
+                         store.document(b)["page_offsets"])
         _, all_a = cache.get(a)
-        text = store.text(b)
-        if b not in offsets:
-            offsets.clear()  # pairs come sorted by container: keep one
-            offsets[b] = word_offsets(text)
-        out.append(locate(seq_b, all_a, text, params.k, store.document(b)["page_offsets"],
-                          offsets=offsets[b]))
+        out.append(locate(container[1], all_a, "", params.k, container[3], offsets=container[2]))
     return out
 
 
@@ -652,11 +654,11 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
     is not empty; otherwise only the containers. Contained documents beyond ``SHINGLE_BUDGET``
     shingles are counted in further passes over the containers.
     """
-    hasher = WordHasher(params.seed)
+    words = Sequences(store, params)
 
     def shingled(ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
-        for doc_id, text in store.texts_of(ids):
-            yield doc_id, distinct(combine(hasher(words_bytes(text)), params.k))
+        for doc_id, w in words.of(ids):
+            yield doc_id, distinct(w.shingles(params.k))
 
     shared = np.zeros(len(contained), np.int64)
     shingles = np.zeros(len(contained), np.int64)
@@ -795,8 +797,7 @@ class Short:
 def short_documents(store: Any, params: Params, docs: list[int], shingles: list[int]) -> Short:
     """``docs`` (with ``shingles`` distinct shingles each) of at most ``SHORT_SHINGLES``."""
     ids = [d for d, n in zip(docs, shingles, strict=True) if 0 < n <= SHORT_SHINGLES]
-    hasher = WordHasher(params.seed)
-    sets = {d: distinct(combine(hasher(words_bytes(t)), params.k)) for d, t in store.texts_of(ids)}
+    sets = {d: distinct(w.shingles(params.k)) for d, w in Sequences(store, params).of(ids)}
     vocab = distinct(np.concatenate([sets[d] for d in ids])) if ids else np.empty(0, np.uint64)
     return Short(ids, sets, vocab)
 

@@ -16,12 +16,16 @@ kept fraction is uniform, which makes the sampled containment an unbiased estima
 
 from __future__ import annotations
 
+import functools
+import struct
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import xxhash
 
+from auditor import normalize
 from auditor.normalize import NORMALIZATION_VERSION, words_bytes
 
 HASH_NAME = "xxh3_64(word, seed) -> poly(M=0x9E3779B97F4A7C15) -> murmur3-fmix64"
@@ -139,3 +143,229 @@ def shingle_text(
         sampled=sample(every, params.modulus),
         all=every if keep_all else None,
     )
+
+
+# -- words with their offsets, in one pass where the text allows -----------------------------------
+
+_BREAK, _BLANK, _SPACE, _OTHER = "\n", " ", "\x1f", "\x00"
+_ALNUM = np.frombuffer(bytes(1 if chr(b).isalnum() else 0 for b in range(128)) + bytes(128), dtype=np.bool_)
+
+
+def _role(ch: str) -> str | None:
+    """The ASCII character that plays the part of ``ch`` (one character of folded text) in the
+    rules of :mod:`auditor.normalize`: a line break, a blank (``[ \\t]``), other white space, a
+    hyphen, or anything else that only separates words; None for a letter or digit. The join
+    rule itself is asked, so the parts follow it."""
+    if ch.isalnum():
+        return None
+    if ch == "-":
+        return "-"
+    join = normalize._JOIN.search
+    if join(f"a-{ch}a"):
+        return _BREAK
+    if join(f"a-{ch}\na"):
+        return _BLANK
+    if join(f"a-\n{ch}a"):
+        return _SPACE
+    return _OTHER
+
+
+@functools.lru_cache(maxsize=8192)
+def stand_in(ch: str) -> str | None:
+    """An ASCII character that gives the same words and the same word offsets as the non-ASCII
+    ``ch`` wherever it stands, or None if there is none.
+
+    There is one when ``ch`` only separates words: it folds (``normalize``'s own folding) to
+    characters that are not letters or digits and that all play one part (curly quotes, dashes,
+    no-break spaces, section signs). Letters, combining marks (which compose with the character
+    before them), characters that vanish (which join the words around them), surrogates and
+    anything that folds to a letter have none: their texts take the reference path.
+    """
+    if ch.isascii() or unicodedata.category(ch)[0] == "M" or unicodedata.category(ch) == "Cs":
+        return None
+    folded = normalize._to_hyphen(normalize._fold_text(ch))
+    roles = {_role(c) for c in folded}
+    if len(roles) != 1 or None in roles:
+        return None
+    role = roles.pop()
+    if role == "-" and len(folded) != 1:
+        return None  # "--" joins nothing where "-" would
+    return role
+
+
+@dataclass
+class Tokens:
+    """The normalised words of a text (as ``normalize.words_bytes`` gives them) and each word's
+    ``[start, end)`` character offsets in the text (as ``normalize.word_offsets`` gives them)."""
+
+    words: list[bytes]
+    starts: np.ndarray  # int64
+    ends: np.ndarray
+
+
+def _ascii_offsets(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """``word_offsets`` of an ASCII text, as arrays: runs of letters and digits, a hyphen joined
+    across a line break counted inside its word."""
+    mask = _ALNUM[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    if "-" in text:
+        joins = [m.span() for m in normalize._JOIN.finditer(text)]
+        if joins:
+            at = np.array(joins, dtype=np.int64)
+            step = np.zeros(len(mask) + 1, np.int8)
+            step[at[:, 0]] = 1  # joins never touch one another: a join ends on a letter or digit
+            step[at[:, 1]] = -1
+            mask = mask | (np.cumsum(step[:-1], dtype=np.int8) > 0)
+    edges = np.flatnonzero(np.diff(mask, prepend=False, append=False))
+    return edges[0::2], edges[1::2]
+
+
+def _through_runs(text: str, ends: np.ndarray) -> np.ndarray:
+    """A word followed at once by non-ASCII characters ends after them: ``normalize`` folds each
+    run of them with the character before it, and that character's offsets cover the run."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    high = np.append(cps >= 128, False)
+    touched = high[ends]
+    if not touched.any():
+        return ends
+    run_ends = np.flatnonzero(high[:-1] & ~high[1:]) + 1
+    ends = ends.copy()
+    ends[touched] = run_ends[np.searchsorted(run_ends, ends[touched], side="right")]
+    return ends
+
+
+def _reference(text: str) -> Tokens:
+    starts, ends = normalize.word_offsets(text)
+    return Tokens(words_bytes(text), np.asarray(starts, np.int64), np.asarray(ends, np.int64))
+
+
+def tokenize(text: str) -> Tokens:
+    """Words and offsets of ``text``, exactly those of ``normalize.words_bytes`` and
+    ``normalize.word_offsets``.
+
+    An ASCII text, or one whose non-ASCII characters only separate words (``stand_in``), is
+    read as ASCII: each such character replaced by its stand-in, the words are
+    ``words_bytes``' ASCII path and the offsets a few array operations (the reference offsets
+    walk every non-ASCII run in Python: 4 s for the 558 texts with curly quotes of the 140 MB
+    benchmark). Any other text (a letter with an accent, Cyrillic, an invisible character)
+    takes the reference path, so whatever ``normalize`` does with it holds here too.
+    """
+    plain = text
+    if not text.isascii():
+        found = set(normalize._NON_ASCII.findall(text))
+        swaps = [(ch, stand_in(ch)) for ch in found]
+        if any(s is None for _, s in swaps):
+            return _reference(text)
+        for ch, s in swaps:
+            plain = plain.replace(ch, s)  # type: ignore[arg-type]
+    starts, ends = _ascii_offsets(plain)
+    if plain is not text:
+        ends = _through_runs(text, ends)
+    return Tokens(words_bytes(plain), starts, ends)
+
+
+# -- a document's words without its text: the stored sequence ---------------------------------
+
+_MAGIC = b"CAW1"
+_HEADER = struct.Struct("<4sIII")  # magic, words, distinct word hashes, offset exceptions
+_SMALL = 255  # gaps and lengths below this take one byte; the others are listed as exceptions
+
+
+@dataclass
+class WordSequence:
+    """A document's words as the audit reads them: each word's hash, as a sorted vocabulary of
+    the document's distinct word hashes and each word's place in it, and each word's character
+    offsets in the stored text. Its shingles in document order are ``shingles(k)``; nothing
+    needs the text again.
+
+    Stored encoded (``encode``), about 4 bytes a word: the vocabulary (8 bytes a distinct
+    word), the places (2 bytes each below 65,536 distinct words, else 4), and the offsets as a
+    gap and a length of one byte each (rare larger values listed apart).
+    """
+
+    vocab: np.ndarray  # uint64, sorted, distinct
+    ids: np.ndarray  # per word: its hash's index in vocab
+    starts: np.ndarray | None = None  # int64 character offsets (None: not decoded)
+    ends: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, word_hashes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> WordSequence:
+        n = len(word_hashes)
+        if n == 0:
+            return cls(np.empty(0, np.uint64), np.empty(0, np.uint16), np.asarray(starts, np.int64),
+                       np.asarray(ends, np.int64))
+        order = np.argsort(word_hashes)
+        ranked = word_hashes[order]
+        first = np.empty(n, np.bool_)
+        first[0] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        ids = np.empty(n, np.uint32)
+        ids[order] = np.cumsum(first, dtype=np.uint32) - 1
+        vocab = ranked[first]
+        return cls(vocab, ids.astype(np.uint16) if len(vocab) <= 1 << 16 else ids,
+                   np.asarray(starts, np.int64), np.asarray(ends, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def word_hashes(self) -> np.ndarray:
+        return self.vocab[self.ids]
+
+    def shingles(self, k: int) -> np.ndarray:
+        """Hashes of every shingle in document order (``combine`` of the word hashes)."""
+        return combine(self.word_hashes(), k)
+
+    def encode(self) -> bytes:
+        assert self.starts is not None and self.ends is not None
+        n, v = len(self.ids), len(self.vocab)
+        if n >= 1 << 32:
+            raise ValueError(f"{n} words is more than a stored sequence holds")
+        lens = self.ends - self.starts
+        gaps = self.starts - np.concatenate(([0], self.ends[:-1])).astype(np.int64)
+        small = (gaps >= 0) & (gaps < _SMALL) & (lens >= 0) & (lens < _SMALL)
+        odd = np.flatnonzero(~small)
+        exceptions = np.stack([odd, gaps[odd], lens[odd]], axis=1).astype("<i8")
+        return b"".join((
+            _HEADER.pack(_MAGIC, n, v, len(odd)),
+            self.vocab.astype("<u8", copy=False).tobytes(),
+            self.ids.astype("<u2" if v <= 1 << 16 else "<u4", copy=False).tobytes(),
+            np.where(small, gaps, _SMALL).astype(np.uint8).tobytes(),
+            np.where(small, lens, _SMALL).astype(np.uint8).tobytes(),
+            exceptions.tobytes(),
+        ))
+
+    @staticmethod
+    def header(data: bytes) -> tuple[int, int, int]:
+        """(words, distinct word hashes, offset exceptions) of an encoded sequence whose length
+        agrees with them; ValueError for anything else."""
+        if len(data) < _HEADER.size:
+            raise ValueError("a stored word sequence shorter than its header")
+        magic, n, v, e = _HEADER.unpack_from(data)
+        width = 2 if v <= 1 << 16 else 4
+        if magic != _MAGIC or len(data) != _HEADER.size + 8 * v + (width + 2) * n + 24 * e:
+            raise ValueError("not a stored word sequence of this format, or cut short")
+        return n, v, e
+
+    @classmethod
+    def decode(cls, data: bytes, *, offsets: bool = True) -> WordSequence:
+        """The sequence ``encode`` wrote; ValueError if ``data`` is not one. ``offsets=False``
+        leaves the offsets out (verification needs only the hashes)."""
+        n, v, e = cls.header(data)
+        width = 2 if v <= 1 << 16 else 4
+        at = _HEADER.size
+        vocab = np.frombuffer(data, "<u8", v, at).astype(np.uint64, copy=False)
+        at += 8 * v
+        ids = np.frombuffer(data, "<u2" if width == 2 else "<u4", n, at)
+        if n and int(ids.max()) >= v:
+            raise ValueError("a stored word sequence points past its vocabulary")
+        if not offsets:
+            return cls(vocab, ids)
+        at += width * n
+        gaps = np.frombuffer(data, np.uint8, n, at).astype(np.int64)
+        lens = np.frombuffer(data, np.uint8, n, at + n).astype(np.int64)
+        if e:
+            odd = np.frombuffer(data, "<i8", 3 * e, at + 2 * n).reshape(e, 3)
+            if int(odd[:, 0].min()) < 0 or int(odd[:, 0].max()) >= n:
+                raise ValueError("a stored word sequence has offsets for words it does not hold")
+            gaps[odd[:, 0]], lens[odd[:, 0]] = odd[:, 1], odd[:, 2]
+        ends = np.cumsum(gaps + lens)
+        return cls(vocab, ids, ends - lens, ends)

@@ -274,6 +274,21 @@ def _run_scope(db: Any) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
 
 
+@migration("0011_shingle_sequences")
+def _shingle_sequences(db: Any) -> None:
+    """Each indexed document's words as the audit reads them (``shingle.WordSequence``: word
+    hashes and character offsets, about 4 bytes a word), written by ingest in the transaction
+    that stores the text, so that verification, location, controls, gate and query read a
+    document's shingles by key instead of normalising and hashing its text again. Documents
+    stored before have none until ``auditor index`` (which every audit runs first) adds them."""
+    db.execute("""
+        CREATE TABLE shingle_sequences (
+            doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+            n_words INTEGER NOT NULL,
+            data BLOB NOT NULL
+        )""")
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -30,7 +30,7 @@ def test_prepare_text_is_the_shingling_of_the_text():
     assert len(other["sampled"]) > len(d["sampled"])  # 1 in 4 sampled, not 1 in 16
     assert prepare_text(text, DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed), fingerprint=False)["norm_sha256"] is None
     empty = prepare_text("-- . --", DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed))
-    assert empty == {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""}
+    assert empty == {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b"", "sequence": b""}
 
 
 def _rows(store):
