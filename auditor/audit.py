@@ -48,7 +48,7 @@ from scipy.sparse.csgraph import connected_components
 from auditor.index import Sequences
 from auditor.normalize import word_offsets
 from auditor.score import Estimate, min_hits, needs_exact
-from auditor.shingle import Params, distinct, sample
+from auditor.shingle import HashSet, Params, distinct, sample
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
@@ -456,13 +456,11 @@ def exact_min_hits(n: int, threshold: float) -> int:
 
 # -- where -----------------------------------------------------------------------------------
 
-def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """``np.isin(values, sorted_set)`` for a sorted array of distinct hashes, by binary search
-    (np.isin sorts both arrays together, many times slower for a short set in a long text)."""
-    if not len(sorted_set):
-        return np.zeros(len(values), bool)
-    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return sorted_set[at] == values
+def member(values: np.ndarray, sorted_set: np.ndarray | HashSet) -> np.ndarray:
+    """``np.isin(values, sorted_set)`` for a sorted array of distinct hashes, through a bit
+    filter (``HashSet``; np.isin sorts both arrays together, many times slower for a short set
+    in a long text)."""
+    return (sorted_set if isinstance(sorted_set, HashSet) else HashSet(sorted_set)).contains(values)
 
 
 def locate(
@@ -608,7 +606,8 @@ class _Block:
         flat = np.concatenate(arrays) if arrays else np.empty(0, np.uint64)
         self.vocab = distinct(flat)
         self.numbers = np.searchsorted(self.vocab, flat).astype(np.int32)
-        self.mark = np.zeros(len(self.vocab) + 1, bool)  # the last slot: "not in the vocabulary"
+        self.lookup = HashSet(self.vocab)
+        self.mark = np.zeros(len(self.vocab), bool)
         self.rows = np.flatnonzero(np.isin(contained, self.ids))  # the pairs of this block
         self.pos = np.searchsorted(self.ids, contained[self.rows])
         by = container[self.rows]
@@ -625,10 +624,8 @@ class _Block:
         if j < len(self.ids) and self.ids[j] == b:
             b_ids = self.numbers[self.starts[j] : self.starts[j] + self.lens[j]]
         else:
-            at = np.searchsorted(self.vocab, every_b)
-            b_ids = np.where(self.vocab[np.minimum(at, len(self.vocab) - 1)] == every_b, at, len(self.vocab))
+            b_ids = self.lookup.find(every_b)[1]
         self.mark[b_ids] = True
-        self.mark[len(self.vocab)] = False
         s, e = span
         rows, p = self.rows[s:e], self.pos[s:e]
         a = 0
@@ -675,31 +672,31 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
     containers = set(np.unique(container).tolist())
     owners: list[np.ndarray] = []
     numbers: list[np.ndarray] = []
+    short, none = HashSet(vocab), HashSet(vocab[:0])
     for k, block in enumerate(blocks):
         sets = dict(shingled(block))
         counter = _Block(sets, contained, container)
         shingles[counter.rows] = counter.lens[counter.pos]
         walk = sorted(set(docs) | containers) if k == 0 and len(vocab) else sorted(containers)
         for doc_id in [d for d in walk if d in sets]:  # already shingled: no second time
-            _holdings(doc_id, sets[doc_id], vocab if k == 0 else vocab[:0], owners, numbers)
+            _holdings(doc_id, sets[doc_id], short if k == 0 else none, owners, numbers)
             counter.count(doc_id, sets[doc_id], shared)
         for doc_id, every in shingled([d for d in walk if d not in sets]):
-            _holdings(doc_id, every, vocab if k == 0 else vocab[:0], owners, numbers)
+            _holdings(doc_id, every, short if k == 0 else none, owners, numbers)
             counter.count(doc_id, every, shared)
     owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
     number = np.concatenate(numbers) if numbers else np.empty(0, np.int64)
     return shared, shingles, owner, number
 
 
-def _holdings(doc_id: int, every: np.ndarray, vocab: np.ndarray, owners: list[np.ndarray],
+def _holdings(doc_id: int, every: np.ndarray, vocab: HashSet, owners: list[np.ndarray],
               numbers: list[np.ndarray]) -> None:
     if not len(vocab):
         return
-    at = np.searchsorted(vocab, every)
-    inside = vocab[np.minimum(at, len(vocab) - 1)] == every
-    if inside.any():
-        numbers.append(at[inside].astype(np.int64))
-        owners.append(np.full(int(inside.sum()), doc_id, np.int64))
+    at = vocab.find(every)[1]
+    if len(at):
+        numbers.append(at.astype(np.int64))
+        owners.append(np.full(len(at), doc_id, np.int64))
 
 
 def _pass_chunk(args: tuple[str, Params, list[int], np.ndarray, np.ndarray, np.ndarray],
