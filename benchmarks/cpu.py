@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-db", action="store_true")
     ap.add_argument("--render", action="store_true", help="only render --results into --markdown")
     args = ap.parse_args(argv)
+    args.cache, args.work = args.cache.resolve(), args.work.resolve()  # the previous release runs elsewhere
     args.results = args.results or args.work / "results-cpu.json"
     if args.render:
         res = json.loads(args.results.read_text(encoding="utf-8"))
