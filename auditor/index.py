@@ -24,10 +24,9 @@ from auditor.shingle import (
     Params,
     WordHasher,
     WordSequence,
-    combine,
     distinct,
+    read_words,
     sample,
-    tokenize,
 )
 from auditor.store import Store
 
@@ -46,16 +45,14 @@ def prepare_text(
 ) -> dict[str, Any]:
     """Word count, normalised-text fingerprint, sampled shingles and the encoded word sequence
     (``shingle.WordSequence``) of one text."""
-    tokens = tokenize(text)
-    wb = tokens.words
-    hashes = hasher(wb)
-    every = distinct(combine(hashes, params.k))
+    words = read_words(text, hasher)
+    every = distinct(words.sequence.shingles(params.k))
     return {
-        "n_words": len(wb),
-        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb and fingerprint else None,
+        "n_words": len(words),
+        "norm_sha256": hashlib.sha256(words.normalized).hexdigest() if len(words) and fingerprint else None,
         "n_shingles": len(every),
         "sampled": sample(every, params.modulus).tobytes(),
-        "sequence": WordSequence.of(hashes, tokens.starts, tokens.ends).encode() if wb else b"",
+        "sequence": words.sequence.encode() if len(words) else b"",
     }
 
 
@@ -176,8 +173,7 @@ class Sequences:
     def derive(self, text: str) -> WordSequence:
         if self._hasher is None:
             self._hasher = WordHasher(self.params.seed)
-        tokens = tokenize(text)
-        return WordSequence.of(self._hasher(tokens.words), tokens.starts, tokens.ends)
+        return read_words(text, self._hasher).sequence
 
     def _decode(self, doc_id: int, data: bytes, offsets: bool) -> WordSequence:
         try:

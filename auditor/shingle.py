@@ -17,6 +17,7 @@ kept fraction is uniform, which makes the sampled containment an unbiased estima
 from __future__ import annotations
 
 import functools
+import re
 import struct
 import unicodedata
 from collections.abc import Sequence
@@ -68,17 +69,84 @@ class _Hashes(dict):
         return h
 
 
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
 class WordHasher:
-    """Hashes words with xxh3_64, remembering each distinct word (corpora reuse few words)."""
+    """Hashes words with xxh3_64, remembering each distinct word (corpora reuse few words).
+
+    Called with a list of words, one dictionary look-up each. ``packed`` takes words of at most
+    16 bytes as two little-endian integers each instead, and finds a document's distinct words
+    with array operations, so that only those are looked up: a sorted table of the words met
+    so far (their two integers and hash), new words hashed in Python and merged in batches.
+    """
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._cache = _Hashes(seed)
+        self._table = [np.empty(0, np.uint64) for _ in range(4)]  # key, low, high, hash; sorted by key
+        self._pending: list[tuple[int, int, int, int]] = []
 
     def __call__(self, words: Sequence[bytes]) -> np.ndarray:
         if len(self._cache) > _MAX_CACHED_WORDS:
             self._cache = _Hashes(self.seed)
         return np.fromiter(map(self._cache.__getitem__, words), dtype=np.uint64, count=len(words))
+
+    def packed(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(hash of each distinct word, each word's index among them) for words given as the
+        little-endian integers of their first and next 8 bytes, zero-padded (words hold no zero
+        byte, so the pair is the word). None if two different words met the same sort key."""
+        key = low * _K1 + high * _K2
+        key ^= key >> np.uint64(31)
+        order = np.argsort(key)
+        ranked = key[order]
+        head = np.empty(len(key), np.bool_)
+        head[:1] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=head[1:])
+        run = np.cumsum(head) - 1
+        first = order[head]
+        if not (np.array_equal(low[order], low[first][run]) and np.array_equal(high[order], high[first][run])):
+            return None
+        inverse = np.empty(len(key), np.int64)
+        inverse[order] = run
+        return self._lookup(ranked[head], low[first], high[first]), inverse
+
+    def _lookup(self, key: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        t_key, t_low, t_high, t_hash = self._table
+        out = np.empty(len(key), np.uint64)
+        found = np.zeros(len(key), np.bool_)
+        if len(t_key):
+            at = np.minimum(np.searchsorted(t_key, key), len(t_key) - 1)
+            found = (t_key[at] == key) & (t_low[at] == low) & (t_high[at] == high)
+            out[found] = t_hash[at[found]]
+        miss = np.flatnonzero(~found)
+        if len(miss):
+            if len(self._cache) > _MAX_CACHED_WORDS:
+                self._cache = _Hashes(self.seed)
+            get = self._cache.__getitem__
+            for i, k, a, b in zip(miss.tolist(), key[miss].tolist(), low[miss].tolist(), high[miss].tolist(),
+                                  strict=True):
+                h = get((a.to_bytes(8, "little") + b.to_bytes(8, "little")).rstrip(b"\0"))
+                out[i] = h
+                self._pending.append((k, a, b, h))
+            if len(self._pending) >= max(4096, len(t_key) // 4):
+                self._merge()
+        return out
+
+    def _merge(self) -> None:
+        """Fold the words hashed since into the sorted table (a pathological vocabulary starts
+        it again, as the dictionary does)."""
+        new = np.array(self._pending, dtype=np.uint64).reshape(-1, 4).T
+        self._pending = []
+        if len(self._table[0]) + new.shape[1] > _MAX_CACHED_WORDS:
+            self._table = [np.empty(0, np.uint64) for _ in range(4)]
+        cols = [np.concatenate((t, n)) for t, n in zip(self._table, new, strict=True)]
+        order = np.lexsort((cols[2], cols[1], cols[0]))
+        cols = [c[order] for c in cols]
+        keep = np.ones(len(order), np.bool_)  # a word hashed twice before a merge is kept once
+        keep[1:] = (cols[0][1:] != cols[0][:-1]) | (cols[1][1:] != cols[1][:-1]) | (cols[2][1:] != cols[2][:-1])
+        self._table = [c[keep] for c in cols]
 
 
 def combine(word_hashes: np.ndarray, k: int) -> np.ndarray:
@@ -298,6 +366,105 @@ def tokenize(text: str) -> Tokens:
     if plain is not text:
         ends = _through_runs(text, ends)
     return Tokens(words_bytes(plain), starts, ends)
+
+
+def _plain(text: str) -> str | None:
+    """``text`` with each non-ASCII character replaced by its stand-in, or None if one has none."""
+    if text.isascii():
+        return text
+    plain = text
+    for ch in set(normalize._NON_ASCII.findall(text)):
+        s = stand_in(ch)
+        if s is None:
+            return None
+        plain = plain.replace(ch, s)
+    return plain
+
+
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+#: ``normalize``'s join rule with its match captured, so ``split`` gives the cut pieces too
+_CUT = re.compile(f"({normalize._JOIN.pattern})", normalize._JOIN.flags)
+
+
+def _low_bytes(n: np.ndarray) -> np.ndarray:
+    """Masks keeping the low ``n`` bytes (0 to 8) of a uint64."""
+    return _LOW_BYTES[np.clip(n, 0, 8)]
+
+
+@dataclass
+class Words:
+    """A text's words as the index stores them: the word sequence (hashes and offsets) and the
+    normalised text (the words joined by single spaces, what ``norm_sha256`` digests)."""
+
+    sequence: WordSequence
+    normalized: bytes
+
+    def __len__(self) -> int:
+        return len(self.sequence)
+
+
+def read_words(text: str, hasher: WordHasher) -> Words:
+    """``tokenize`` and ``hasher`` in one: the same word hashes, offsets and normalised text.
+
+    A text read as ASCII (``tokenize``) is never split into a Python object per word: its
+    bytes are folded to lower case, the hyphens ``normalize`` joins are cut out, every byte
+    that is not a letter or digit becomes a space, and the words are the runs between spaces,
+    found with array operations. Each word of up to 16 bytes is two integers, so the distinct
+    words of the text are found by sorting those, and only they are hashed (``WordHasher.packed``);
+    longer words, and texts where that fails, go through the dictionary. Offsets follow from the
+    same runs, shifted back over the cut hyphens.
+    """
+    plain = _plain(text)
+    if plain is None:
+        t = _reference(text)
+        return Words(WordSequence.of(hasher(t.words), t.starts, t.ends), b" ".join(t.words))
+    parts = _CUT.split(plain) if "-" in plain else [plain]
+    folded = "".join(parts[0::2]).lower().encode("ascii").translate(normalize._BYTE_TABLE)
+    chars = np.frombuffer(folded, np.uint8)
+    letter = chars != 0x20
+    edges = np.flatnonzero(np.diff(letter, prepend=False, append=False))
+    starts, ends = edges[0::2], edges[1::2]
+    normalized = chars[starts[0] : ends[-1]][letter[starts[0] : ends[-1]] | np.concatenate(
+        ([False], letter[starts[0] : ends[-1] - 1]))].tobytes() if len(starts) else b""
+    sequence = _sequence_of(folded, starts, ends, hasher)
+    if len(parts) > 1:  # back to the text's offsets: add the length of every hyphen cut before
+        sizes = np.fromiter(map(len, parts), np.int64, count=len(parts))
+        where = np.cumsum(sizes[0:-1:2])  # where each cut was, in the folded bytes (never at a word's edge)
+        starts, ends = _shifted(starts, where, sizes[1::2]), _shifted(ends, where, sizes[1::2])
+    if plain is not text:
+        ends = _through_runs(text, ends)
+    sequence.starts, sequence.ends = starts.astype(np.int64), ends.astype(np.int64)
+    return Words(sequence, normalized)
+
+
+def _shifted(offsets: np.ndarray, where: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Each of the sorted ``offsets`` plus the ``sizes`` of the cuts at ``where`` before it."""
+    step = np.zeros(len(offsets) + 1, np.int64)
+    np.add.at(step, np.searchsorted(offsets, where), sizes)
+    return offsets + np.cumsum(step[:-1])
+
+
+def _sequence_of(folded: bytes, starts: np.ndarray, ends: np.ndarray, hasher: WordHasher) -> WordSequence:
+    """The vocabulary and places of the words ``folded[starts[i]:ends[i]]`` (offsets unset)."""
+    if not len(starts):
+        return WordSequence.of(np.empty(0, np.uint64), starts, ends)
+    lens = ends - starts
+    short = np.flatnonzero(lens <= 16)
+    s, n = starts[short], lens[short]
+    window = np.ndarray((len(folded),), dtype="<u8", buffer=folded + bytes(16), strides=(1,))
+    low = window[s] & _low_bytes(n)
+    high = np.where(n > 8, window[np.minimum(s + 8, len(folded) - 1)] & _low_bytes(n - 8), np.uint64(0))
+    found = hasher.packed(low.astype(np.uint64), high.astype(np.uint64))
+    if found is None:  # two words met one sort key: the dictionary, word by word
+        return WordSequence.of(hasher(folded.split()), starts, ends)
+    hashes, inverse = found
+    long = np.flatnonzero(lens > 16)  # through the dictionary, one by one (a few a text)
+    other = hasher([folded[a:b] for a, b in zip(starts[long].tolist(), ends[long].tolist(), strict=True)])
+    vocab = distinct(np.concatenate((hashes, other)))  # two words of one hash are one word to the index
+    ids = np.empty(len(starts), np.int64)
+    ids[short] = np.searchsorted(vocab, hashes)[inverse]
+    ids[long] = np.searchsorted(vocab, other)
+    return WordSequence(vocab, ids.astype(np.uint16 if len(vocab) <= 1 << 16 else np.uint32), starts, ends)
 
 
 # -- a document's words without its text: the stored sequence ---------------------------------

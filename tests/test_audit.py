@@ -318,7 +318,7 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
     def refuse(*args, **kwargs):
         raise AssertionError("the audit normalised a stored text again")
 
-    monkeypatch.setattr(auditor.index, "tokenize", refuse)
+    monkeypatch.setattr(auditor.index, "read_words", refuse)
     monkeypatch.setattr(auditor.audit, "word_offsets", refuse)
     assert _key(run_audit(store, 0.8, workers=1)) == want
     with store.write():  # without its sequence, a document is normalised again (and would fail here)

@@ -15,6 +15,7 @@ from auditor.shingle import (
     WordHasher,
     WordSequence,
     combine,
+    read_words,
     sample,
     shingle_hashes,
     shingle_text,
@@ -318,3 +319,51 @@ def test_hashset_filters_most_non_members_before_searching():
     top = (rng.integers(0, 2**64, 200_000, dtype=np.uint64) >> np.uint64(64 - hs.bits)).astype(np.int64)
     passed = ((hs.table[top >> 3] >> (top & 7).astype(np.uint8)) & 1).mean()
     assert passed < 0.1  # about 1 in 16 of the non-members reach the binary search
+
+
+# -- read_words: tokenize and hash in one, without a Python object per word ---------------------
+
+def _read_reference(text, seed=DEFAULT_PARAMS.seed):
+    t = tokenize(text)
+    return WordSequence.of(WordHasher(seed)(t.words), t.starts, t.ends).encode(), b" ".join(t.words)
+
+
+_long_words = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,40}", fullmatch=True),
+                                 st.sampled_from([" ", "-", "-\n  ", "\n", "--", ", ", "\u201c", "\u2019", "(a)"])),
+                       max_size=80).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_text, _mostly_separated, _long_words))
+def test_read_words_is_tokenize_then_hash(text):
+    words = read_words(text, WordHasher(DEFAULT_PARAMS.seed))
+    assert (words.sequence.encode(), words.normalized) == _read_reference(text)
+
+
+def test_read_words_over_many_texts_with_one_hasher_and_its_table_merges(monkeypatch):
+    """One hasher over many texts (as in an ingest child): words met before come from its
+    table, new ones are merged in batches; a word met twice before a merge is kept once."""
+    from tests.textgen import prose
+
+    hasher = WordHasher(DEFAULT_PARAMS.seed)
+    texts = [prose(900 + i, 300) + " supercalifragilisticexpialidocious-\n  ly" for i in range(30)]
+    for text in texts + texts:
+        words = read_words(text, hasher)
+        assert (words.sequence.encode(), words.normalized) == _read_reference(text)
+    key = hasher._table[0]
+    assert len(key) > 100 and np.all(key[1:] >= key[:-1])
+    rows = list(zip(*(c.tolist() for c in hasher._table[:3]), strict=True))
+    assert len(rows) == len(set(rows))
+
+
+def test_read_words_falls_back_to_the_dictionary_when_two_words_share_a_sort_key(monkeypatch):
+    text = "the lessee shall pay the rent of the premises to the lessor " * 5
+    monkeypatch.setattr(WordHasher, "packed", lambda self, low, high: None)
+    words = read_words(text, WordHasher(DEFAULT_PARAMS.seed))
+    assert (words.sequence.encode(), words.normalized) == _read_reference(text)
+
+
+def test_read_words_of_a_text_without_words():
+    for text in ("", "-- . --", "\u201c\u201d"):
+        words = read_words(text, WordHasher(1))
+        assert len(words) == 0 and words.normalized == b"" and words.sequence.starts.tolist() == []
