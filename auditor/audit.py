@@ -716,7 +716,11 @@ PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more t
 #: pairs to locate below which the pool is not used: locating a pair takes milliseconds, starting
 #: a spawned worker about a second (2.0 s of a 20-document audit's 2.04 s went to that)
 PARALLEL_MIN_LOCATE = 256
-PARALLEL_MIN_SHINGLES = 1_000_000  # shingles to read in a pass before worker processes pay
+#: shingles to read in a pass (verification), or of the containers to locate in, before worker
+#: processes pay: a stored shingle costs about 40 ns to read and count, starting two spawned
+#: workers about 1 CPU-s (0.6 s of wall time). The 140 MB benchmark reads 19 M and locates in
+#: 15 M, so it stays in one process; 560 MB and up use both cores.
+PARALLEL_MIN_SHINGLES = 40_000_000
 
 
 def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
@@ -758,10 +762,13 @@ def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int],
 
 
 def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
-            pool: ProcessPoolExecutor | None) -> list[list[Span]]:
+            pool: ProcessPoolExecutor | None, size: np.ndarray) -> list[list[Span]]:
+    """``locate_pairs``, split between the processes of ``pool`` by container when there is
+    enough to do (``size``: shingles of each container by id)."""
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
     ordered = [pairs[i] for i in order]
-    if pool is None or len(ordered) < PARALLEL_MIN_LOCATE:
+    work = int(size[sorted({b for _, b in pairs})].sum()) if pairs else 0
+    if pool is None or len(ordered) < PARALLEL_MIN_LOCATE or work < PARALLEL_MIN_SHINGLES:
         found = locate_pairs(store, params, ordered)
     else:
         container = np.array([b for _, b in ordered], dtype=np.int64)
@@ -934,7 +941,7 @@ def finish(
             size[doc_id] = n
     contained, cutoff = group_by_contained(containing, families, mutual, size, documents)
     best = [p for c in contained for p in c.best]
-    for p, spans in zip(best, _locate(store, params, [(p.contained, p.container) for p in best], pool),
+    for p, spans in zip(best, _locate(store, params, [(p.contained, p.container) for p in best], pool, size),
                         strict=True):
         p.spans = spans
     na = not_auditable(store, params, scope)
