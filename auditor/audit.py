@@ -298,6 +298,12 @@ class ShingleCache:
         seq = self.words.get(doc_id, offsets=False).shingles(self.params.k)
         return seq, distinct(seq)
 
+    def offsets(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Character offsets of the document's words (for ``locate``), from its stored sequence."""
+        words = self.words.get(doc_id, offsets=True)
+        assert words.starts is not None and words.ends is not None
+        return words.starts, words.ends
+
     def get(self, doc_id: int, *, keep: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """(hash of each shingle in document order, sorted distinct hashes).
 
