@@ -192,6 +192,14 @@ def test_tokenize_of_ascii_text_is_normalize(text):
     _same(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_text, _mostly_separated))
+def test_words_with_offsets_is_normalizes(text):
+    from auditor import normalize, shingle
+
+    assert shingle.words_with_offsets(text) == normalize.words_with_offsets(text)
+
+
 def test_separating_characters_have_a_stand_in_and_the_others_none():
     assert {stand_in(c) for c in "\u201c\u201d\u2019\u2014\u2026\u00a7\u00ae\u2022"} == {"\x00"}
     assert stand_in("\u00a0") == stand_in("\u3000") == " "  # NFKC makes them spaces
