@@ -78,7 +78,7 @@ def export(rev: str, work: Path) -> tuple[Path, str]:
 def gate_batch(corpus: Path, cache: Path, logdir: Path) -> Path:
     """New documents for the gate: a 1.4 MB corpus of another seed, and three contracts of
     ``corpus`` under new names (so the gate has findings to classify)."""
-    batch = cache / f"gate-batch-{corpus.name}"
+    batch = cache / f"{corpus.name}-gate-batch"  # beside the corpus (and ignored by git with it)
     if (batch / "done").exists():
         return batch
     if batch.exists():
