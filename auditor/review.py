@@ -212,6 +212,8 @@ _TABLES: dict[str, dict[str, Any]] = {
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
     "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
+    "shingle_sequences": {"description": "Each indexed document's words as the audit reads them: word hashes "
+                                         "and character offsets (binary).", "hidden": True},
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
     "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
