@@ -308,22 +308,6 @@ class Tokens:
     ends: np.ndarray
 
 
-def _ascii_offsets(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """``word_offsets`` of an ASCII text, as arrays: runs of letters and digits, a hyphen joined
-    across a line break counted inside its word."""
-    mask = _ALNUM[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
-    if "-" in text:
-        joins = [m.span() for m in normalize._JOIN.finditer(text)]
-        if joins:
-            at = np.array(joins, dtype=np.int64)
-            step = np.zeros(len(mask) + 1, np.int8)
-            step[at[:, 0]] = 1  # joins never touch one another: a join ends on a letter or digit
-            step[at[:, 1]] = -1
-            mask = mask | (np.cumsum(step[:-1], dtype=np.int8) > 0)
-    edges = np.flatnonzero(np.diff(mask, prepend=False, append=False))
-    return edges[0::2], edges[1::2]
-
-
 def _through_runs(text: str, ends: np.ndarray) -> np.ndarray:
     """A word followed at once by non-ASCII characters ends after them: ``normalize`` folds each
     run of them with the character before it, and that character's offsets cover the run."""
@@ -338,34 +322,20 @@ def _through_runs(text: str, ends: np.ndarray) -> np.ndarray:
     return ends
 
 
-def _reference(text: str) -> Tokens:
-    starts, ends = normalize.word_offsets(text)
-    return Tokens(words_bytes(text), np.asarray(starts, np.int64), np.asarray(ends, np.int64))
-
-
 def tokenize(text: str) -> Tokens:
     """Words and offsets of ``text``, exactly those of ``normalize.words_bytes`` and
     ``normalize.word_offsets``.
 
-    An ASCII text, or one whose non-ASCII characters only separate words (``stand_in``), is
-    read as ASCII: each such character replaced by its stand-in, the words are
-    ``words_bytes``' ASCII path and the offsets a few array operations (the reference offsets
-    walk every non-ASCII run in Python: 4 s for the 558 texts with curly quotes of the 140 MB
-    benchmark). Any other text (a letter with an accent, Cyrillic, an invisible character)
-    takes the reference path, so whatever ``normalize`` does with it holds here too.
+    ``normalize`` folds each run of non-ASCII characters with the ASCII character before it,
+    and walks the runs in Python (4 s for the 558 texts with curly quotes of the 140 MB
+    benchmark). Here a run of characters that only separate words (``stand_in``) is replaced
+    by their ASCII stand-ins, which the rules treat alike, and ASCII is read with a few array
+    operations. Other runs (a letter with an accent, Cyrillic, an invisible character) go to
+    ``normalize`` as they are, each in the stretch of text around it between two blanks that
+    no rule reaches across, so whatever ``normalize`` does with them holds here too (``_folded``).
     """
-    plain = text
-    if not text.isascii():
-        found = set(normalize._NON_ASCII.findall(text))
-        swaps = [(ch, stand_in(ch)) for ch in found]
-        if any(s is None for _, s in swaps):
-            return _reference(text)
-        for ch, s in swaps:
-            plain = plain.replace(ch, s)  # type: ignore[arg-type]
-    starts, ends = _ascii_offsets(plain)
-    if plain is not text:
-        ends = _through_runs(text, ends)
-    return Tokens(words_bytes(plain), starts, ends)
+    f = _folded(text)
+    return Tokens(f.bytes.split(), f.starts, f.ends)
 
 
 def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
@@ -375,17 +345,134 @@ def words_with_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
     return [w.decode("utf-8", "surrogatepass") for w in t.words], t.starts.tolist(), t.ends.tolist()
 
 
-def _plain(text: str) -> str | None:
-    """``text`` with each non-ASCII character replaced by its stand-in, or None if one has none."""
+def _plain(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with every run of non-ASCII characters that all have a stand-in replaced by
+    them (the same length), and the ``[start, end)`` of the runs left.
+
+    A run is replaced whole or not at all: ``normalize`` folds a run with the character before
+    it, so a run mixing a quote and an accented letter keeps its quote for ``normalize``. A
+    soft hyphen leaves the whole text to ``normalize``: its rule reads the raw text around it,
+    where a stand-in would not be what it replaced.
+    """
     if text.isascii():
-        return text
-    plain = text
-    for ch in set(normalize._NON_ASCII.findall(text)):
-        s = stand_in(ch)
-        if s is None:
-            return None
-        plain = plain.replace(ch, s)
-    return plain
+        return text, []
+    found = set(normalize._NON_ASCII.findall(text))
+    swaps = {ch: stand_in(ch) for ch in found}
+    if all(x is not None for x in swaps.values()):
+        plain = text
+        for ch, x in swaps.items():
+            plain = plain.replace(ch, x)  # type: ignore[arg-type]
+        return plain, []
+    if "\u00ad" in found:
+        return text, [(0, len(text))]
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
+    at = np.flatnonzero(cps >= 128)
+    keys = np.array(sorted(map(ord, found)), dtype=np.uint32)
+    none = np.uint32(0xFFFF_FFFF)  # no stand-in ("\0" is one)
+    values = np.array([ord(x) if (x := swaps[chr(k)]) is not None else none for k in keys.tolist()], np.uint32)
+    sub = values[np.searchsorted(keys, cps[at])]
+    brk = np.flatnonzero(np.diff(at) > 1)
+    run = np.concatenate(([0], np.cumsum(np.diff(at) > 1)))
+    first, last = at[np.concatenate(([0], brk + 1))], at[np.concatenate((brk, [len(at) - 1]))] + 1
+    mixed = np.zeros(len(first), np.bool_)
+    mixed[run[sub == none]] = True
+    keep = ~mixed[run]
+    cps[at[keep]] = sub[keep]
+    plain = cps.tobytes().decode("utf-32-le", "surrogatepass")
+    return plain, list(zip(first[mixed].tolist(), last[mixed].tolist(), strict=True))
+
+
+_BLANKS = " \t\n\r\f\v"
+
+
+def _stretches(plain: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
+    """``plain`` cut into ``(start, end, for normalize)`` stretches: around each run left, from a
+    blank before its preceding character to a blank after it. A cut falls on a blank that
+    follows an ASCII character other than a blank or a hyphen (a character left to normalize
+    may fold to a hyphen), so no hyphen join, no fold (a run folds with the one character
+    before it) and no word reaches across it."""
+    n = len(plain)
+
+    def cut(i: int) -> bool:
+        return plain[i] in _BLANKS and plain[i - 1] not in _BLANKS and plain[i - 1] != "-" and plain[i - 1].isascii()
+
+    windows: list[list[int]] = []
+    for a, b in runs:
+        lo = a - 1
+        while lo > 0 and not cut(lo):
+            lo -= 1
+        hi = b
+        while hi < n and not cut(hi):
+            hi += 1
+        lo = max(lo, 0)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    out: list[tuple[int, int, bool]] = []
+    pos = 0
+    for lo, hi in windows:
+        if lo > pos:
+            out.append((pos, lo, False))
+        out.append((lo, hi, True))
+        pos = hi
+    if pos < n or not out:
+        out.append((pos, n, False))
+    return out
+
+
+@dataclass
+class _Folded:
+    """A text's words as bytes, one blank between stretches: word ``i`` is
+    ``bytes[byte_starts[i]:byte_ends[i]]`` and lies at ``[starts[i], ends[i])`` in the text."""
+
+    bytes: bytes
+    byte_starts: np.ndarray
+    byte_ends: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+
+def _ascii_stretch(part: str) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An ASCII stretch read with array operations: lower case, the joined hyphens cut out
+    (``normalize``'s own rule, split with the match captured), every byte that is not a letter
+    or digit a blank, words the runs between blanks; offsets shifted back over the cuts."""
+    pieces = _CUT.split(part) if "-" in part else [part]
+    folded = "".join(pieces[0::2]).lower().encode("ascii").translate(normalize._BYTE_TABLE)
+    letter = np.frombuffer(folded, np.uint8) != 0x20
+    edges = np.flatnonzero(np.diff(letter, prepend=False, append=False))
+    bs, be = edges[0::2], edges[1::2]
+    starts, ends = bs, be
+    if len(pieces) > 1:
+        sizes = np.fromiter(map(len, pieces), np.int64, count=len(pieces))
+        where = np.cumsum(sizes[0:-1:2])  # where each cut was, in the folded bytes (never at a word's edge)
+        starts, ends = _shifted(bs, where, sizes[1::2]), _shifted(be, where, sizes[1::2])
+    return folded, bs, be, starts, ends
+
+
+def _normalize_stretch(part: str) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A stretch read by ``normalize`` itself (``words_bytes`` and ``word_offsets``)."""
+    words = words_bytes(part)
+    starts, ends = normalize.word_offsets(part)
+    lens = np.fromiter(map(len, words), np.int64, count=len(words))
+    be = np.cumsum(lens + 1) - 1
+    return b" ".join(words), be - lens, be, np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+
+
+def _folded(text: str) -> _Folded:
+    plain, runs = _plain(text)
+    parts = [(a, (_normalize_stretch if slow else _ascii_stretch)(plain[a:b]))
+             for a, b, slow in (_stretches(plain, runs) if runs else [(0, len(plain), False)])]
+    if len(parts) == 1:
+        folded, bs, be, starts, ends = parts[0][1]
+    else:
+        base = np.cumsum([0] + [len(p[0]) + 1 for _, p in parts[:-1]])
+        folded = b" ".join(p[0] for _, p in parts)
+        bs, be, starts, ends = (np.concatenate([p[i] + (base[k] if i < 3 else a) for k, (a, p) in enumerate(parts)])
+                                for i in (1, 2, 3, 4))
+    if plain is not text:
+        ends = _through_runs(text, ends)
+    return _Folded(folded, bs.astype(np.int64), be.astype(np.int64), starts.astype(np.int64), ends.astype(np.int64))
 
 
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
@@ -413,34 +500,20 @@ class Words:
 def read_words(text: str, hasher: WordHasher) -> Words:
     """``tokenize`` and ``hasher`` in one: the same word hashes, offsets and normalised text.
 
-    A text read as ASCII (``tokenize``) is never split into a Python object per word: its
-    bytes are folded to lower case, the hyphens ``normalize`` joins are cut out, every byte
-    that is not a letter or digit becomes a space, and the words are the runs between spaces,
-    found with array operations. Each word of up to 16 bytes is two integers, so the distinct
-    words of the text are found by sorting those, and only they are hashed (``WordHasher.packed``);
-    longer words, and texts where that fails, go through the dictionary. Offsets follow from the
-    same runs, shifted back over the cut hyphens.
+    The words are never split into a Python object each: they are runs of the folded bytes
+    (``_folded``). Each word of up to 16 bytes is two integers, so the distinct words of the
+    text are found by sorting those, and only they are hashed (``WordHasher.packed``); longer
+    words, and texts where that fails, go through the dictionary.
     """
-    plain = _plain(text)
-    if plain is None:
-        t = _reference(text)
-        return Words(WordSequence.of(hasher(t.words), t.starts, t.ends), b" ".join(t.words))
-    parts = _CUT.split(plain) if "-" in plain else [plain]
-    folded = "".join(parts[0::2]).lower().encode("ascii").translate(normalize._BYTE_TABLE)
-    chars = np.frombuffer(folded, np.uint8)
-    letter = chars != 0x20
-    edges = np.flatnonzero(np.diff(letter, prepend=False, append=False))
-    starts, ends = edges[0::2], edges[1::2]
-    normalized = chars[starts[0] : ends[-1]][letter[starts[0] : ends[-1]] | np.concatenate(
-        ([False], letter[starts[0] : ends[-1] - 1]))].tobytes() if len(starts) else b""
-    sequence = _sequence_of(folded, starts, ends, hasher)
-    if len(parts) > 1:  # back to the text's offsets: add the length of every hyphen cut before
-        sizes = np.fromiter(map(len, parts), np.int64, count=len(parts))
-        where = np.cumsum(sizes[0:-1:2])  # where each cut was, in the folded bytes (never at a word's edge)
-        starts, ends = _shifted(starts, where, sizes[1::2]), _shifted(ends, where, sizes[1::2])
-    if plain is not text:
-        ends = _through_runs(text, ends)
-    sequence.starts, sequence.ends = starts.astype(np.int64), ends.astype(np.int64)
+    f = _folded(text)
+    if len(f.byte_starts):
+        a, b = int(f.byte_starts[0]), int(f.byte_ends[-1])
+        letter = np.frombuffer(f.bytes, np.uint8)[a:b] != 0x20
+        normalized = np.frombuffer(f.bytes, np.uint8)[a:b][letter | np.concatenate(([False], letter[:-1]))].tobytes()
+    else:
+        normalized = b""
+    sequence = _sequence_of(f.bytes, f.byte_starts, f.byte_ends, hasher)
+    sequence.starts, sequence.ends = f.starts, f.ends
     return Words(sequence, normalized)
 
 

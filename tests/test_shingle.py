@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xxhash
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from auditor.normalize import word_offsets, words_bytes
@@ -147,7 +147,8 @@ def test_the_word_cache_starts_again_past_its_size_with_the_same_hashes(monkeypa
 # letters): the fast path must take the first and leave the second to normalize.
 SEPARATORS = ("\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\u2026\u00a7\u00a9\u00ae\u2022\u00a0\u2003\u3000"
               "\u1680\u2028\u2029\u0085\u2010\u2011\ufe63\uff0d\u2212\u00b7\u20ac")
-OTHERS = "\u00e9\u00df\ufb01\u0430\u0435\u0301\u0308\u200b\u200d\ufeff\u00ad\u2223\u00d7\u00bd\u2460\u0451"
+OTHERS = ("\u00e9\u00df\ufb01\u0430\u0435\u0301\u0308\u200b\u200d\ufeff\u00ad\u2223\u00d7\u00bd\u2460\u0451"
+          "\u00b9\u00b4\u0338\u2474\u3164")
 _text = st.text(
     alphabet=st.one_of(
         st.characters(codec="utf-8", exclude_categories=("Cs",)),
@@ -159,6 +160,14 @@ _text = st.text(
 _mostly_separated = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,9}", fullmatch=True),
                                        st.sampled_from([*SEPARATORS, " ", "-", "-\n ", "\n", "\t", "--"])),
                              max_size=60).map("".join)
+
+
+# Words, blanks, hyphens at line ends, separators with stand-ins and characters without, side by
+# side: the stretches handed to normalize around the latter must cut nothing a rule reaches across.
+_mixed = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,7}", fullmatch=True),
+                            st.sampled_from([" ", "  ", "-", "-\n ", "- \n", "\n", "\t", "\r\n", "--", ".-"]),
+                            st.sampled_from(list(SEPARATORS)), st.sampled_from(list(OTHERS))),
+                  max_size=50).map("".join)
 
 
 def _reference(text):
@@ -184,6 +193,27 @@ def test_tokenize_gives_the_words_and_offsets_of_normalize_on_any_text(text):
 def test_tokenize_gives_the_words_and_offsets_of_normalize_where_it_reads_as_ascii(text):
     _same(text)
     _same(text.upper())
+
+
+@settings(max_examples=800, deadline=None)
+@given(_mixed)
+@example("\u00b9\u2010\r0")  # a superscript one and a hyphen: "1-" joined across the line break
+def test_tokenize_gives_the_words_and_offsets_of_normalize_around_what_it_leaves_to_normalize(text):
+    _same(text)
+
+
+def test_stretches_for_normalize_are_cut_only_where_no_rule_reaches_across():
+    from auditor.shingle import _plain, _stretches
+
+    text = "A non-\n  exclusive caf\u00e9 \u201cright\u201d, and na\u00efve-\nly so. End"
+    plain, runs = _plain(text)
+    assert plain[text.index("\u201c")] == "\0"  # the quotes, alone in their runs, have stand-ins
+    assert [text[a:b] for a, b in runs] == ["\u00e9", "\u00ef"]
+    cuts = _stretches(plain, runs)
+    assert [(text[a:b], slow) for a, b, slow in cuts] == [
+        ("A non-\n  exclusive", False), (" caf\u00e9 \u201cright\u201d,", True), (" and", False),
+        (" na\u00efve-\nly", True), (" so. End", False)]  # not after a letter left to normalize
+    _same(text)
 
 
 @settings(max_examples=200, deadline=None)
@@ -236,8 +266,11 @@ def _shipped_texts():
 
 def test_tokenize_is_normalize_on_licence_texts_written_by_others():
     checked = non_ascii = 0
+    hasher = WordHasher(DEFAULT_PARAMS.seed)
     for _, text in _shipped_texts():
         _same(text)
+        words = read_words(text, hasher)
+        assert (words.sequence.encode(), words.normalized) == _read_reference(text)
         checked += 1
         non_ascii += not text.isascii()
     assert checked >= 10 and non_ascii >= 1
@@ -341,8 +374,8 @@ _long_words = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,40}", fullmatch=T
                        max_size=80).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(_text, _mostly_separated, _long_words))
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_text, _mostly_separated, _long_words, _mixed))
 def test_read_words_is_tokenize_then_hash(text):
     words = read_words(text, WordHasher(DEFAULT_PARAMS.seed))
     assert (words.sequence.encode(), words.normalized) == _read_reference(text)
