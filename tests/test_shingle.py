@@ -170,6 +170,11 @@ _mixed = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,7}", fullmatch=True),
                   max_size=50).map("".join)
 
 
+# The same, far apart: stretches for normalize then stand apart, with long ASCII between them.
+_sparse = st.lists(st.tuples(st.integers(0, 700), _mixed), min_size=1, max_size=6).map(
+    lambda parts: "".join(" lessee-\nment" * (n // 3) + " rent" * (n - n // 3) + m for n, m in parts))
+
+
 def _reference(text):
     starts, ends = word_offsets(text)
     return words_bytes(text), starts, ends
@@ -202,6 +207,14 @@ def test_tokenize_gives_the_words_and_offsets_of_normalize_around_what_it_leaves
     _same(text)
 
 
+@settings(max_examples=150, deadline=None)
+@given(_sparse)
+def test_tokenize_gives_the_words_and_offsets_of_normalize_around_stretches_far_apart(text):
+    _same(text)
+    words = read_words(text, WordHasher(DEFAULT_PARAMS.seed))
+    assert (words.sequence.encode(), words.normalized) == _read_reference(text)
+
+
 def test_stretches_for_normalize_are_cut_only_where_no_rule_reaches_across():
     from auditor.shingle import _plain, _stretches
 
@@ -209,11 +222,16 @@ def test_stretches_for_normalize_are_cut_only_where_no_rule_reaches_across():
     plain, runs = _plain(text)
     assert plain[text.index("\u201c")] == "\0"  # the quotes, alone in their runs, have stand-ins
     assert [text[a:b] for a, b in runs] == ["\u00e9", "\u00ef"]
-    cuts = _stretches(plain, runs)
-    assert [(text[a:b], slow) for a, b, slow in cuts] == [
-        ("A non-\n  exclusive", False), (" caf\u00e9 \u201cright\u201d,", True), (" and", False),
-        (" na\u00efve-\nly", True), (" so. End", False)]  # not after a letter left to normalize
+    assert [(text[a:b], slow) for a, b, slow in _stretches(plain, runs)] == [
+        ("A non-\n  exclusive", False), (" caf\u00e9 \u201cright\u201d, and na\u00efve-\nly", True),
+        (" so. End", False)]  # stretches this close are one (normalize costs a fixed time a call)
     _same(text)
+    far = text.replace(", and", ", and" + " word" * 500)  # 2,500 characters apart: two stretches
+    plain, runs = _plain(far)
+    assert [(far[a:b], slow) for a, b, slow in _stretches(plain, runs)][1:] == [
+        (" caf\u00e9 \u201cright\u201d,", True),  # not cut after a letter left to normalize
+        (" and" + " word" * 500, False), (" na\u00efve-\nly", True), (" so. End", False)]
+    _same(far)
 
 
 @settings(max_examples=200, deadline=None)
