@@ -34,7 +34,7 @@ import bisect
 import math
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -472,7 +472,7 @@ def member(values: np.ndarray, sorted_set: np.ndarray | HashSet) -> np.ndarray:
 def locate(
     container_seq: np.ndarray, contained: np.ndarray, text: str, k: int,
     page_offsets: list[int] | None = None, min_share: float = 0.02,
-    offsets: tuple[list[int], list[int]] | None = None,
+    offsets: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray] | None = None,
 ) -> list[Span]:
     """Where the shingles of ``contained`` occur in the container, as merged character spans."""
     pos = np.flatnonzero(member(container_seq, contained))

@@ -97,7 +97,7 @@ class WordHasher:
         """(hash of each distinct word, each word's index among them) for words given as the
         little-endian integers of their first and next 8 bytes, zero-padded (words hold no zero
         byte, so the pair is the word). None if two different words met the same sort key."""
-        key = low * _K1 + high * _K2
+        key: np.ndarray = low * _K1 + high * _K2
         key ^= key >> np.uint64(31)
         order = np.argsort(key)
         ranked = key[order]
@@ -472,8 +472,8 @@ def _folded(text: str) -> _Folded:
     else:
         base = np.cumsum([0] + [len(p[0]) + 1 for _, p in parts[:-1]])
         folded = b" ".join(p[0] for _, p in parts)
-        bs, be, starts, ends = (np.concatenate([p[i] + (base[k] if i < 3 else a) for k, (a, p) in enumerate(parts)])
-                                for i in (1, 2, 3, 4))
+        bs, be, starts, ends = (np.concatenate([np.asarray(p[i]) + (base[k] if i < 3 else a)
+                                                for k, (a, p) in enumerate(parts)]) for i in (1, 2, 3, 4))
     if plain is not text:
         ends = _through_runs(text, ends)
     return _Folded(folded, bs.astype(np.int64), be.astype(np.int64), starts.astype(np.int64), ends.astype(np.int64))
