@@ -34,7 +34,7 @@ import bisect
 import math
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 
 from auditor.components import components
-from auditor.normalize import word_offsets, words_bytes
+from auditor.index import Sequences
+from auditor.normalize import word_offsets
 from auditor.score import Estimate, min_hits, needs_exact
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.shingle import HashSet, Params, distinct, sample
 from auditor.store import Store
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
@@ -280,7 +281,8 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
 # -- shingles of stored documents -------------------------------------------------------------
 
 class ShingleCache:
-    """All-shingle hashes of stored documents, recomputed from text, kept for recent ones.
+    """All-shingle hashes of stored documents, from their stored word sequences, kept for
+    recent ones.
 
     The budget counts hashes (8 bytes each, 16 with the in-order sequence): the default, 4 M,
     holds about 60 filings of 400 KB or tens of thousands of short notices.
@@ -290,13 +292,19 @@ class ShingleCache:
                  *, sequences: bool = True) -> None:
         self.store, self.params, self.budget = store, params, budget
         self.sequences = sequences
-        self.hasher = WordHasher(params.seed)
+        self.words = Sequences(store, params)
         self._lru: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._held = 0
 
     def compute(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
-        seq = combine(self.hasher(words_bytes(self.store.text(doc_id))), self.params.k)
+        seq = self.words.get(doc_id, offsets=False).shingles(self.params.k)
         return seq, distinct(seq)
+
+    def offsets(self, doc_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Character offsets of the document's words (for ``locate``), from its stored sequence."""
+        words = self.words.get(doc_id, offsets=True)
+        assert words.starts is not None and words.ends is not None
+        return words.starts, words.ends
 
     def get(self, doc_id: int, *, keep: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """(hash of each shingle in document order, sorted distinct hashes).
@@ -456,19 +464,17 @@ def exact_min_hits(n: int, threshold: float) -> int:
 
 # -- where -----------------------------------------------------------------------------------
 
-def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """``np.isin(values, sorted_set)`` for a sorted array of distinct hashes, by binary search
-    (np.isin sorts both arrays together, many times slower for a short set in a long text)."""
-    if not len(sorted_set):
-        return np.zeros(len(values), bool)
-    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return sorted_set[at] == values
+def member(values: np.ndarray, sorted_set: np.ndarray | HashSet) -> np.ndarray:
+    """``np.isin(values, sorted_set)`` for a sorted array of distinct hashes, through a bit
+    filter (``HashSet``; np.isin sorts both arrays together, many times slower for a short set
+    in a long text)."""
+    return (sorted_set if isinstance(sorted_set, HashSet) else HashSet(sorted_set)).contains(values)
 
 
 def locate(
     container_seq: np.ndarray, contained: np.ndarray, text: str, k: int,
     page_offsets: list[int] | None = None, min_share: float = 0.02,
-    offsets: tuple[list[int], list[int]] | None = None,
+    offsets: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray] | None = None,
 ) -> list[Span]:
     """Where the shingles of ``contained`` occur in the container, as merged character spans."""
     pos = np.flatnonzero(member(container_seq, contained))
@@ -488,7 +494,7 @@ def locate(
     starts, ends = offsets or word_offsets(text)
     spans = []
     for w0, w1, n in runs:
-        a, b = starts[w0], ends[min(w1, len(ends) - 1)]
+        a, b = int(starts[w0]), int(ends[min(w1, len(ends) - 1)])
         pages = None
         if page_offsets:
             pages = (bisect.bisect_right(page_offsets, a), bisect.bisect_right(page_offsets, max(a, b - 1)))
@@ -497,19 +503,19 @@ def locate(
 
 
 def locate_pairs(store: Store, params: Params, pairs: list[tuple[int, int]]) -> list[list[Span]]:
-    """Where each contained document lies in its container (pairs sorted by container)."""
+    """Where each contained document lies in its container (pairs sorted by container), from
+    the stored word sequences: the container's shingles in order and its words' offsets."""
     cache = ShingleCache(store, params)
-    offsets: dict[int, tuple[list[int], list[int]]] = {}
+    container: tuple[int, np.ndarray, tuple[np.ndarray, np.ndarray], list[int] | None] | None = None
     out = []
     for a, b in pairs:
-        seq_b, _ = cache.get(b)
+        if container is None or container[0] != b:  # pairs come sorted by container: keep one
+            words = cache.words.get(b, offsets=True)
+            assert words.starts is not None and words.ends is not None
+            container = (b, words.shingles(params.k), (words.starts, words.ends),
+                         store.document(b)["page_offsets"])
         _, all_a = cache.get(a)
-        text = store.text(b)
-        if b not in offsets:
-            offsets.clear()  # pairs come sorted by container: keep one
-            offsets[b] = word_offsets(text)
-        out.append(locate(seq_b, all_a, text, params.k, store.document(b)["page_offsets"],
-                          offsets=offsets[b]))
+        out.append(locate(container[1], all_a, "", params.k, container[3], offsets=container[2]))
     return out
 
 
@@ -608,7 +614,8 @@ class _Block:
         flat = np.concatenate(arrays) if arrays else np.empty(0, np.uint64)
         self.vocab = distinct(flat)
         self.numbers = np.searchsorted(self.vocab, flat).astype(np.int32)
-        self.mark = np.zeros(len(self.vocab) + 1, bool)  # the last slot: "not in the vocabulary"
+        self.lookup = HashSet(self.vocab)
+        self.mark = np.zeros(len(self.vocab), bool)
         self.rows = np.flatnonzero(np.isin(contained, self.ids))  # the pairs of this block
         self.pos = np.searchsorted(self.ids, contained[self.rows])
         by = container[self.rows]
@@ -625,10 +632,8 @@ class _Block:
         if j < len(self.ids) and self.ids[j] == b:
             b_ids = self.numbers[self.starts[j] : self.starts[j] + self.lens[j]]
         else:
-            at = np.searchsorted(self.vocab, every_b)
-            b_ids = np.where(self.vocab[np.minimum(at, len(self.vocab) - 1)] == every_b, at, len(self.vocab))
+            b_ids = self.lookup.find(every_b)[1]
         self.mark[b_ids] = True
-        self.mark[len(self.vocab)] = False
         s, e = span
         rows, p = self.rows[s:e], self.pos[s:e]
         a = 0
@@ -654,11 +659,11 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
     is not empty; otherwise only the containers. Contained documents beyond ``SHINGLE_BUDGET``
     shingles are counted in further passes over the containers.
     """
-    hasher = WordHasher(params.seed)
+    words = Sequences(store, params)
 
     def shingled(ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
-        for doc_id, text in store.texts_of(ids):
-            yield doc_id, distinct(combine(hasher(words_bytes(text)), params.k))
+        for doc_id, w in words.of(ids):
+            yield doc_id, distinct(w.shingles(params.k))
 
     shared = np.zeros(len(contained), np.int64)
     shingles = np.zeros(len(contained), np.int64)
@@ -675,31 +680,31 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
     containers = set(np.unique(container).tolist())
     owners: list[np.ndarray] = []
     numbers: list[np.ndarray] = []
+    short, none = HashSet(vocab), HashSet(vocab[:0])
     for k, block in enumerate(blocks):
         sets = dict(shingled(block))
         counter = _Block(sets, contained, container)
         shingles[counter.rows] = counter.lens[counter.pos]
         walk = sorted(set(docs) | containers) if k == 0 and len(vocab) else sorted(containers)
         for doc_id in [d for d in walk if d in sets]:  # already shingled: no second time
-            _holdings(doc_id, sets[doc_id], vocab if k == 0 else vocab[:0], owners, numbers)
+            _holdings(doc_id, sets[doc_id], short if k == 0 else none, owners, numbers)
             counter.count(doc_id, sets[doc_id], shared)
         for doc_id, every in shingled([d for d in walk if d not in sets]):
-            _holdings(doc_id, every, vocab if k == 0 else vocab[:0], owners, numbers)
+            _holdings(doc_id, every, short if k == 0 else none, owners, numbers)
             counter.count(doc_id, every, shared)
     owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
     number = np.concatenate(numbers) if numbers else np.empty(0, np.int64)
     return shared, shingles, owner, number
 
 
-def _holdings(doc_id: int, every: np.ndarray, vocab: np.ndarray, owners: list[np.ndarray],
+def _holdings(doc_id: int, every: np.ndarray, vocab: HashSet, owners: list[np.ndarray],
               numbers: list[np.ndarray]) -> None:
     if not len(vocab):
         return
-    at = np.searchsorted(vocab, every)
-    inside = vocab[np.minimum(at, len(vocab) - 1)] == every
-    if inside.any():
-        numbers.append(at[inside].astype(np.int64))
-        owners.append(np.full(int(inside.sum()), doc_id, np.int64))
+    at = vocab.find(every)[1]
+    if len(at):
+        numbers.append(at.astype(np.int64))
+        owners.append(np.full(len(at), doc_id, np.int64))
 
 
 def _pass_chunk(args: tuple[str, Params, list[int], np.ndarray, np.ndarray, np.ndarray],
@@ -719,7 +724,11 @@ PARALLEL_MIN_PAIRS = 2_000  # below this, starting worker processes costs more t
 #: pairs to locate below which the pool is not used: locating a pair takes milliseconds, starting
 #: a spawned worker about a second (2.0 s of a 20-document audit's 2.04 s went to that)
 PARALLEL_MIN_LOCATE = 256
-PARALLEL_MIN_SHINGLES = 1_000_000  # shingles to read in a pass before worker processes pay
+#: shingles to read in a pass (verification), or of the containers to locate in, before worker
+#: processes pay: a stored shingle costs about 40 ns to read and count, starting two spawned
+#: workers about 1 CPU-s (0.6 s of wall time). The 140 MB benchmark reads 19 M and locates in
+#: 15 M, so it stays in one process; 560 MB and up use both cores.
+PARALLEL_MIN_SHINGLES = 40_000_000
 
 
 def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
@@ -761,10 +770,13 @@ def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int],
 
 
 def _locate(store: Store, params: Params, pairs: list[tuple[int, int]],
-            pool: ProcessPoolExecutor | None) -> list[list[Span]]:
+            pool: ProcessPoolExecutor | None, size: np.ndarray) -> list[list[Span]]:
+    """``locate_pairs``, split between the processes of ``pool`` by container when there is
+    enough to do (``size``: shingles of each container by id)."""
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
     ordered = [pairs[i] for i in order]
-    if pool is None or len(ordered) < PARALLEL_MIN_LOCATE:
+    work = int(size[sorted({b for _, b in pairs})].sum()) if pairs else 0
+    if pool is None or len(ordered) < PARALLEL_MIN_LOCATE or work < PARALLEL_MIN_SHINGLES:
         found = locate_pairs(store, params, ordered)
     else:
         container = np.array([b for _, b in ordered], dtype=np.int64)
@@ -797,8 +809,7 @@ class Short:
 def short_documents(store: Any, params: Params, docs: list[int], shingles: list[int]) -> Short:
     """``docs`` (with ``shingles`` distinct shingles each) of at most ``SHORT_SHINGLES``."""
     ids = [d for d, n in zip(docs, shingles, strict=True) if 0 < n <= SHORT_SHINGLES]
-    hasher = WordHasher(params.seed)
-    sets = {d: distinct(combine(hasher(words_bytes(t)), params.k)) for d, t in store.texts_of(ids)}
+    sets = {d: distinct(w.shingles(params.k)) for d, w in Sequences(store, params).of(ids)}
     vocab = distinct(np.concatenate([sets[d] for d in ids])) if ids else np.empty(0, np.uint64)
     return Short(ids, sets, vocab)
 
@@ -975,7 +986,7 @@ def finish(
             size[doc_id] = n
     contained, cutoff = group_by_contained(containing, families, mutual, size, documents)
     best = [p for c in contained for p in c.best]
-    for p, spans in zip(best, _locate(store, params, [(p.contained, p.container) for p in best], pool),
+    for p, spans in zip(best, _locate(store, params, [(p.contained, p.container) for p in best], pool, size),
                         strict=True):
         p.spans = spans
     na = not_auditable(store, params, scope)

@@ -13,8 +13,8 @@ log (:mod:`auditor.custody`), whose entries are chained by their hashes. The ful
   character count;
 * every document has a text row, and every text, index row and sighting has a document;
 * every index row equals what :func:`auditor.index.prepare_text` derives from the text under the
-  stored parameters (word and shingle counts, the sampled hashes), and the normalised-text
-  fingerprint matches the document's;
+  stored parameters (word and shingle counts, the sampled hashes, the stored word sequence the
+  audit reads instead of the text), and the normalised-text fingerprint matches the document's;
 * every withdrawn document has the withdrawal record that says who withdrew it, when and why;
 * the custody log replayed from its first entry (each entry's hash, its link to the one before,
   its changes and the state it records), and every tracked row against what the log says it
@@ -268,11 +268,13 @@ def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
         return
     damaged = {p.doc_id for p in r.problems if p.kind in _TEXT_KINDS}
     hasher = WordHasher(params.seed)
+    sequences = bool(store.scalar("SELECT 1 FROM sqlite_master WHERE name = 'shingle_sequences'"))
     rows = store.conn.execute(
         "SELECT d.id, d.n_words, d.norm_sha256, i.n_words, i.n_shingles, i.n_sampled, i.sampled,"
-        " CAST(t.text AS BLOB) FROM documents d JOIN texts t ON t.doc_id = d.id"
-        " LEFT JOIN index_docs i ON i.doc_id = d.id ORDER BY d.id")
-    for doc_id, n_words, norm, i_words, i_shingles, i_sampled, sampled, raw in rows:
+        " CAST(t.text AS BLOB), " + ("s.data" if sequences else "NULL") + " FROM documents d"
+        " JOIN texts t ON t.doc_id = d.id LEFT JOIN index_docs i ON i.doc_id = d.id"
+        + (" LEFT JOIN shingle_sequences s ON s.doc_id = d.id" if sequences else "") + " ORDER BY d.id")
+    for doc_id, n_words, norm, i_words, i_shingles, i_sampled, sampled, raw, sequence in rows:
         if doc_id in damaged:  # its text is already reported; deriving from it proves nothing
             continue
         path = paths.get(doc_id)
@@ -293,3 +295,6 @@ def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
         elif bytes(sampled) != derived["sampled"] or i_sampled * 8 != len(bytes(sampled)):
             r.problems.append(Problem("index", "the sampled shingle hashes differ from those derived from "
                                       "the text under the stored parameters", doc_id, path))
+        if sequence is not None and bytes(sequence) != derived["sequence"]:
+            r.problems.append(Problem("index", "the stored word sequence differs from the one derived from the "
+                                      "text under the stored parameters", doc_id, path))

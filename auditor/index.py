@@ -11,15 +11,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from typing import Any
 
-from auditor.normalize import words_bytes
+from auditor.errors import NoDocument, StoreDamaged
 from auditor.sandbox import die_with_parent
-from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, combine, distinct, sample
+from auditor.shingle import (
+    DEFAULT_PARAMS,
+    Params,
+    WordHasher,
+    WordSequence,
+    distinct,
+    read_words,
+    sample,
+)
 from auditor.store import Store
 
 
@@ -35,25 +43,28 @@ class IndexResult:
 def prepare_text(
     text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
 ) -> dict[str, Any]:
-    """Word count, normalised-text fingerprint and sampled shingles of one text."""
-    wb = words_bytes(text)
-    seq = combine(hasher(wb), params.k)
-    every = distinct(seq)
+    """Word count, normalised-text fingerprint, sampled shingles and the encoded word sequence
+    (``shingle.WordSequence``) of one text."""
+    words = read_words(text, hasher)
+    every = distinct(words.sequence.shingles(params.k))
     return {
-        "n_words": len(wb),
-        "norm_sha256": hashlib.sha256(b" ".join(wb)).hexdigest() if wb and fingerprint else None,
+        "n_words": len(words),
+        "norm_sha256": hashlib.sha256(words.normalized).hexdigest() if len(words) and fingerprint else None,
         "n_shingles": len(every),
         "sampled": sample(every, params.modulus).tobytes(),
+        "sequence": words.sequence.encode() if len(words) else b"",
     }
 
 
 def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
-    """The document's index entry (inside the caller's transaction)."""
+    """The document's index entry and its word sequence (inside the caller's transaction)."""
     store.conn.execute(
         "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
         " VALUES (?,?,?,?,?)",
         (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
     )
+    store.conn.execute("INSERT OR REPLACE INTO shingle_sequences (doc_id, n_words, data) VALUES (?,?,?)",
+                       (doc_id, d["n_words"], d["sequence"]))
 
 
 def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
@@ -89,7 +100,8 @@ def build_index(
     workers: int = 0,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> IndexResult:
-    """Index every stored document that has text and no index entry yet.
+    """Index every stored document that has text and no index entry (or no stored word
+    sequence) yet.
 
     :param params: parameters to index with; different from the stored ones, they need
         ``rebuild=True`` (the whole index is dropped and rebuilt), otherwise IndexMismatch.
@@ -102,11 +114,13 @@ def build_index(
     if rebuild or params != store.params:
         with store.write("index", {"rebuild": True, "params": params.as_dict()}):
             store.conn.execute("DELETE FROM index_docs")
+            store.conn.execute("DELETE FROM shingle_sequences")
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True
-    ids = [r[0] for r in store.conn.execute(
-        "SELECT d.id FROM documents d JOIN texts t ON t.doc_id = d.id"
-        " WHERE d.n_words > 0 AND d.id NOT IN (SELECT doc_id FROM index_docs) ORDER BY d.id"
+    ids = [r[0] for r in store.conn.execute(  # no entry, or no word sequence (a store from before 0011)
+        "SELECT d.id FROM documents d JOIN texts t ON t.doc_id = d.id WHERE d.n_words > 0"
+        " AND (d.id NOT IN (SELECT doc_id FROM index_docs) OR d.id NOT IN (SELECT doc_id FROM shingle_sequences))"
+        " ORDER BY d.id"
     )]
     done = 0
     if ids:
@@ -139,3 +153,58 @@ def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refing
                                    (d["n_words"], d["norm_sha256"], doc_id))
         if refingerprint:
             regroup(store, [doc_id for doc_id, _ in rows])
+
+
+class Sequences:
+    """Documents' word sequences (``shingle.WordSequence``) read by key.
+
+    A stored sequence is read as ingest wrote it; a document without one (a read-only store
+    from before migration 0011, never caught up; the Parquet export the Spark engine reads) has
+    it derived from its text, as ingest derives it, so results do not depend on which it was.
+    """
+
+    def __init__(self, source: Any, params: Params) -> None:
+        self.source, self.params = source, params
+        conn = getattr(source, "conn", None)
+        self.stored = conn is not None and conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shingle_sequences'").fetchone() is not None
+        self._hasher: WordHasher | None = None
+
+    def derive(self, text: str) -> WordSequence:
+        if self._hasher is None:
+            self._hasher = WordHasher(self.params.seed)
+        return read_words(text, self._hasher).sequence
+
+    def _decode(self, doc_id: int, data: bytes, offsets: bool) -> WordSequence:
+        try:
+            return WordSequence.decode(bytes(data), offsets=offsets)
+        except ValueError as e:
+            raise StoreDamaged(
+                f"{getattr(self.source, 'path', 'the store')}: the stored word sequence of document {doc_id} "
+                f"is damaged ({e}); run `auditor index --rebuild` to derive every sequence again") from e
+
+    def of(self, ids: Iterable[int], *, offsets: bool = False, chunk: int = 200,
+           ) -> Iterator[tuple[int, WordSequence]]:
+        """(id, sequence) of each of ``ids`` that has text, by id. ``offsets=False``: the word
+        hashes alone (what verification needs)."""
+        ordered = sorted(set(ids))
+        if not self.stored:  # one pass over the texts (an export is read as a stream)
+            for doc_id, text in self.source.texts_of(ordered):
+                yield doc_id, self.derive(text)
+            return
+        for a in range(0, len(ordered), chunk):
+            part = ordered[a : a + chunk]
+            rows = dict(self.source.select_in("SELECT doc_id, data FROM shingle_sequences WHERE doc_id IN ({})",
+                                              part))
+            missing = [d for d in part if d not in rows]
+            derived = {d: self.derive(t) for d, t in self.source.texts_of(missing)} if missing else {}
+            for d in part:
+                if d in rows:
+                    yield d, self._decode(d, rows[d], offsets)
+                elif d in derived:
+                    yield d, derived[d]
+
+    def get(self, doc_id: int, *, offsets: bool = True) -> WordSequence:
+        for _, s in self.of([doc_id], offsets=offsets):
+            return s
+        raise NoDocument(f"document {doc_id} has no stored text")

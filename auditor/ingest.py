@@ -60,7 +60,7 @@ from auditor.dating import refresh as refresh_dates
 from auditor.errors import ExtractionError, StoreError
 from auditor.extract.common import Extracted, Limits, storable
 from auditor.index import prepare_text, write_index_rows
-from auditor.shingle import Params, WordHasher
+from auditor.shingle import Params, WordHasher, WordSequence
 from auditor.store import Store, now
 from auditor.withdraw import reinstate
 
@@ -396,7 +396,7 @@ def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
         "n_chars": len(ex.text),
     }
     doc.update(prepare_text(ex.text, params, hasher) if ex.text else
-               {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""})
+               {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b"", "sequence": b""})
     doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher) if readings else []
     doc["parts"] = []
     for part in ex.parts:
@@ -437,8 +437,9 @@ def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     out = dict(doc)
     blobs.append(doc["text"].encode("utf-8", "surrogatepass"))
     out["text"] = len(blobs) - 1
-    blobs.append(doc["sampled"])
-    out["sampled"] = len(blobs) - 1
+    for key in ("sampled", "sequence"):
+        blobs.append(doc[key])
+        out[key] = len(blobs) - 1
     out["readings"] = []
     for r in doc.get("readings", []):
         blobs.append(r["text"].encode("utf-8", "surrogatepass"))
@@ -451,6 +452,9 @@ def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
 def _unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     doc["text"] = blobs[doc["text"]].decode("utf-8", "surrogatepass")
     doc["sampled"] = blobs[doc["sampled"]]
+    doc["sequence"] = blobs[doc["sequence"]]
+    if doc["sequence"] and WordSequence.header(doc["sequence"])[0] != doc["n_words"]:
+        raise ValueError("the word sequence does not hold the document's words")
     if len(doc["sampled"]) % 8:
         raise ValueError("sampled hashes are not whole 8-byte words")
     for r in doc.get("readings", []):

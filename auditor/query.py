@@ -75,8 +75,8 @@ def query_text(store: Store, text: str, threshold: float = 0.8, *, index: Sample
             seq_d, all_d = cache.get(doc_id)
             if direction == "contains-query":
                 exact = containment(all_q, all_d)
-                spans = locate(seq_d, all_q, store.text(doc_id), params.k,
-                               store.document(doc_id)["page_offsets"]) if exact >= threshold else []
+                spans = locate(seq_d, all_q, "", params.k, store.document(doc_id)["page_offsets"],
+                               offsets=cache.offsets(doc_id)) if exact >= threshold else []
             else:
                 exact = containment(all_d, all_q)
                 spans = locate(seq, all_d, text, params.k) if exact >= threshold else []
@@ -177,7 +177,8 @@ def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sa
                 continue
             if direction == "contains-query":
                 seq_d, _ = cache.get(doc_id)
-                spans = locate(seq_d, all_q, store.text(doc_id), params.k, store.document(doc_id)["page_offsets"])
+                spans = locate(seq_d, all_q, "", params.k, store.document(doc_id)["page_offsets"],
+                               offsets=cache.offsets(doc_id))
             else:
                 spans = locate(seq, cache.get(doc_id)[1], text, params.k)
             matches.append(Match(doc_id, direction, est, exact, spans))
@@ -215,7 +216,8 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
     }.items():
         est = Estimate.of(shared_sampled, len(x_s))
         out_exact = containment(x_all, y_all)
-        spans = locate(y_seq, x_all, store.text(y_id), params.k, store.document(y_id)["page_offsets"])
+        spans = locate(y_seq, x_all, "", params.k, store.document(y_id)["page_offsets"],
+                       offsets=cache.offsets(y_id))
         x_id = a if y_id == b else b
         out[name] = {
             "exact": out_exact,

@@ -244,6 +244,8 @@ _TABLES: dict[str, dict[str, Any]] = {
                     "why": "what the reading is", "text": "the reading's text",
                     "sha256": "of the text's UTF-8 bytes", "norm_sha256": "of its normalised words"},
     },
+    "shingle_sequences": {"description": "Each indexed document's words as the audit reads them: word hashes "
+                                         "and character offsets (binary).", "hidden": True},
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
     "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},

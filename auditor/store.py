@@ -335,6 +335,21 @@ def _readings(db: Any) -> None:
         )""")
 
 
+@migration("0011_shingle_sequences")
+def _shingle_sequences(db: Any) -> None:
+    """Each indexed document's words as the audit reads them (``shingle.WordSequence``: word
+    hashes and character offsets, about 4 bytes a word), written by ingest in the transaction
+    that stores the text, so that verification, location, controls, gate and query read a
+    document's shingles by key instead of normalising and hashing its text again. Documents
+    stored before have none until ``auditor index`` (which every audit runs first) adds them."""
+    db.execute("""
+        CREATE TABLE shingle_sequences (
+            doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+            n_words INTEGER NOT NULL,
+            data BLOB NOT NULL
+        )""")
+
+
 @migration("0012_gate_verdicts")
 def _gate_verdicts(db: Any) -> None:
     """A gate run's verdict (PASSED, FAILED, REFUSED), which its report status (OK or REFUSED:

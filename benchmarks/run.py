@@ -58,6 +58,9 @@ NOTES_END = "<!-- end of analysis -->"
 # The boilerplate-dense corpus's section, rendered by benchmarks/boilerplate.py and kept here.
 BOILERPLATE_BEGIN = "<!-- boilerplate: rendered by benchmarks/boilerplate.py -->"
 BOILERPLATE_END = "<!-- end of boilerplate -->"
+# The CPU-seconds comparison with the previous release, rendered by benchmarks/cpu.py and kept here.
+CPU_BEGIN = "<!-- cpu: rendered by benchmarks/cpu.py -->"
+CPU_END = "<!-- end of cpu -->"
 SCALE_UP = 4.0  # a size this many times another measured size is checked against SCALE_UP_LIMITS
 SCALE_UP_LIMITS = {"pipeline_ratio": 4.4, "audit_rss_mb": 2048.0}
 
@@ -160,17 +163,18 @@ def _kill_tree(pid: int, fired: threading.Event) -> None:
 
 
 def measure(name: str, cmd: list[str], logdir: Path, *, check: bool = True, parse_json: bool = False,
-            timeout: float | None = None) -> Stage:
+            timeout: float | None = None, root: Path = ROOT) -> Stage:
     """Run ``cmd`` as a child process; its wall, CPU and memory, and its stdout. With ``timeout``
-    (seconds) the process tree is killed when it runs longer, and ``timed_out`` is set."""
+    (seconds) the process tree is killed when it runs longer, and ``timed_out`` is set. ``root``:
+    the source tree to run (its working directory and ``PYTHONPATH``; another release's)."""
     logdir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = logdir / f"{name}.out", logdir / f"{name}.err"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
     with out_path.open("wb") as out, err_path.open("wb") as err:
         busy0, steal0 = system_cpu()
         self0 = os.times()
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, env=env)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=root, env=env)
         mon = TreeRss(p.pid)
         mon.start()
         fired = threading.Event()
@@ -938,8 +942,9 @@ def render_markdown(res: dict, old: str | None = None) -> str:
     if res.get("plot"):
         L += ["", f"![time and memory against corpus size]({Path(res['plot']).name})"]
     L += [""]
-    if old and BOILERPLATE_BEGIN in old and BOILERPLATE_END in old:
-        L += [old[old.index(BOILERPLATE_BEGIN): old.index(BOILERPLATE_END) + len(BOILERPLATE_END)], ""]
+    for begin, end in ((CPU_BEGIN, CPU_END), (BOILERPLATE_BEGIN, BOILERPLATE_END)):
+        if old and begin in old and end in old:
+            L += [old[old.index(begin): old.index(end) + len(end)], ""]
     notes = None
     if old and NOTES_BEGIN in old and NOTES_END in old:
         notes = old[old.index(NOTES_BEGIN): old.index(NOTES_END) + len(NOTES_END)]

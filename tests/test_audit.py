@@ -290,6 +290,14 @@ def test_index_refuses_other_parameters_until_rebuilt(corpus):
 
 
 @pytest.mark.slow
+def _key(r):
+    """What an audit decided: its pairs with their exact counts, their spans, misses, histogram."""
+    c = r.containing
+    return ([c.contained.tolist(), c.container.tolist(), c.shared.tolist(), c.shingles.tolist()],
+            {k: [s.as_dict() for s in v] for k, v in r.located.items()}, r.below, r.histogram,
+            [(p.contained, p.container, p.exact) for p in r.nearest_misses])
+
+
 def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     import auditor.audit
 
@@ -299,13 +307,53 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_SHINGLES", 1)
     monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_LOCATE", 2)
     two = run_audit(store, 0.8, workers=2)
+    assert _key(one) == _key(two) and len(one.containing) >= 3
+    assert sum(len(v) for v in one.located.values()) >= 3
 
-    def key(r):
-        c = r.containing
-        return ([c.contained.tolist(), c.container.tolist(), c.shared.tolist(), c.shingles.tolist()],
-                {k: [s.as_dict() for s in v] for k, v in r.located.items()}, r.below, r.histogram)
 
-    assert key(one) == key(two) and len(one.containing) >= 3
+def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, monkeypatch):
+    """Verification, the exhaustive search and location read each document's stored words:
+    with every way of normalising a text made to fail, the audit is the same."""
+    import auditor.audit
+    import auditor.index
+
+    store, _ = corpus
+    r = run_audit(store, 0.8, workers=1)
+    want = _key(r)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the audit normalised a stored text again")
+
+    monkeypatch.setattr(auditor.index, "read_words", refuse)
+    monkeypatch.setattr(auditor.audit, "word_offsets", refuse)
+    assert _key(run_audit(store, 0.8, workers=1)) == want
+    with store.write():  # without its sequence, a document is normalised again (and would fail here)
+        store.conn.execute("DELETE FROM shingle_sequences WHERE doc_id = ?", (int(r.containing.contained[0]),))
+    try:
+        with pytest.raises(AssertionError, match="normalised a stored text"):
+            run_audit(store, 0.8, workers=1)
+    finally:
+        monkeypatch.undo()
+        build_index(store)  # the catch-up stores it again, for the other tests of the module
+
+
+def test_an_audit_from_the_texts_is_the_audit_from_the_stored_sequences(corpus, tmp_path):
+    """A store from before migration 0011 (no sequences, opened read-only so never caught up)
+    is audited from its texts, with the same pairs, counts and spans, curly quotes, HTML and
+    PDF texts included."""
+    import sqlite3
+
+    from auditor.store import Store
+
+    store, _ = corpus
+    want = _key(run_audit(store, 0.8, workers=1))
+    copy = tmp_path / "old.db"
+    with sqlite3.connect(copy) as dst:
+        store.conn.backup(dst)
+        dst.execute("DELETE FROM shingle_sequences")
+    with Store(copy, readonly=True) as old:
+        assert old.scalar("SELECT count(*) FROM shingle_sequences") == 0
+        assert _key(run_audit(old, 0.8, workers=1)) == want
 
 
 def test_a_document_quoted_in_pieces_is_still_located(docs):

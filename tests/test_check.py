@@ -163,3 +163,17 @@ def test_new_texts_carry_their_digest(filled):
     with Store(db) as s:
         for doc_id in ids.values():
             assert s.scalar("SELECT sha256 FROM texts WHERE doc_id = ?", (doc_id,)) == text_digest(s.text(doc_id))
+
+
+def test_a_stored_word_sequence_that_differs_from_its_text_is_found(filled):
+    """The audit reads shingles from the stored word sequences, not the texts: the full check
+    derives each again and names the document whose sequence was altered."""
+    db, ids = filled
+    with Store(db) as s:
+        data = bytes(s.scalar("SELECT data FROM shingle_sequences WHERE doc_id = ?", (ids["beta"],)))
+    altered = data[:16] + data[24:32] + data[16:24] + data[32:]  # two word hashes swapped
+    tamper(db, "UPDATE shingle_sequences SET data = ? WHERE doc_id = ?", (altered, ids["beta"]))
+    with Store(db) as s:
+        r = check_store(s)
+    assert [(p.kind, p.doc_id) for p in r.problems] == [("index", ids["beta"])]
+    assert "word sequence" in r.problems[0].detail

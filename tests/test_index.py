@@ -30,7 +30,7 @@ def test_prepare_text_is_the_shingling_of_the_text():
     assert len(other["sampled"]) > len(d["sampled"])  # 1 in 4 sampled, not 1 in 16
     assert prepare_text(text, DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed), fingerprint=False)["norm_sha256"] is None
     empty = prepare_text("-- . --", DEFAULT_PARAMS, WordHasher(DEFAULT_PARAMS.seed))
-    assert empty == {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b""}
+    assert empty == {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b"", "sequence": b""}
 
 
 def _rows(store):
@@ -167,3 +167,94 @@ def test_a_worker_chunk_is_prepared_as_in_process(stored, tmp_path):
     with pytest.raises(StoreError, match="no store"):
         _work((str(missing), ids, params, True))
     assert not missing.exists()
+
+
+# -- stored word sequences ------------------------------------------------------------------------
+
+def _sequences(store):
+    return store.conn.execute("SELECT doc_id, n_words, data FROM shingle_sequences ORDER BY doc_id").fetchall()
+
+
+def test_ingest_stores_each_indexed_documents_word_sequence_as_prepare_text_makes_it(stored):
+    from auditor.shingle import WordSequence
+
+    store = stored
+    seqs = _sequences(store)
+    assert [s[0] for s in seqs] == [r[0] for r in _rows(store)]  # the document without words has none
+    hasher = WordHasher(DEFAULT_PARAMS.seed)
+    for doc_id, n_words, data in seqs:
+        text = store.text(doc_id)
+        assert bytes(data) == prepare_text(text, DEFAULT_PARAMS, hasher)["sequence"]
+        words = WordSequence.decode(bytes(data))
+        assert len(words) == n_words == len(words_bytes(text))
+        assert sorted(set(words.shingles(5).tolist())) == shingle_text(text, keep_all=True).all.tolist()
+
+
+def test_documents_stored_without_a_word_sequence_get_one_from_the_index_catch_up(stored):
+    """A store from before migration 0011 has index rows and no sequences: ``auditor index``
+    (which every audit runs first) adds them and leaves the index rows as they were."""
+    store = stored
+    before, seqs = _rows(store), _sequences(store)
+    with store.write():
+        store.conn.execute("DELETE FROM shingle_sequences WHERE doc_id IN (?, ?)", (seqs[2][0], seqs[5][0]))
+    r = build_index(store)
+    assert (r.indexed, r.total, r.rebuilt) == (2, 9, False)
+    assert _rows(store) == before and _sequences(store) == seqs
+    assert build_index(store).indexed == 0
+
+
+def test_a_rebuild_writes_the_word_sequences_again(stored):
+    store = stored
+    seqs = _sequences(store)
+    with store.write():
+        store.conn.execute("UPDATE shingle_sequences SET data = x'00'")
+    build_index(store, Params(k=3), rebuild=True)
+    assert _sequences(store) == seqs  # words, not shingles: k does not change them
+    build_index(store, Params(seed=7), rebuild=True)
+    other = _sequences(store)
+    assert [s[:2] for s in other] == [s[:2] for s in seqs] and all(a[2] != b[2] for a, b in zip(other, seqs, strict=True))
+
+
+def test_sequences_are_read_by_key_or_derived_from_the_text_alike(stored):
+    from auditor.index import Sequences
+
+    store = stored
+    ids = [r[0] for r in _rows(store)]
+    read = dict(Sequences(store, DEFAULT_PARAMS).of(ids, offsets=True))
+    with store.write():
+        store.conn.execute("DELETE FROM shingle_sequences WHERE doc_id = ?", (ids[3],))
+    mixed = dict(Sequences(store, DEFAULT_PARAMS).of([*ids, 10_000], offsets=True))  # one derived, one unknown
+    assert sorted(mixed) == sorted(read) == ids
+    for i in ids:
+        assert mixed[i].encode() == read[i].encode()
+    assert Sequences(store, DEFAULT_PARAMS).get(ids[0], offsets=False).starts is None
+
+
+def test_a_source_without_stored_sequences_derives_them_in_one_pass_over_its_texts(stored):
+    from auditor.index import Sequences
+
+    class Texts:  # what the Spark engine's Parquet export offers: texts, no store
+        def __init__(self):
+            self.passes = 0
+
+        def texts_of(self, ids):
+            self.passes += 1
+            yield from stored.texts_of(ids)
+
+    src = Texts()
+    ids = [r[0] for r in _rows(stored)]
+    got = dict(Sequences(src, DEFAULT_PARAMS).of(ids, chunk=2))
+    assert src.passes == 1 and sorted(got) == ids
+    assert got[ids[0]].encode() == Sequences(stored, DEFAULT_PARAMS).get(ids[0]).encode()
+
+
+def test_a_damaged_stored_sequence_is_a_damaged_store_naming_the_document(stored):
+    from auditor.errors import StoreDamaged
+    from auditor.index import Sequences
+
+    store = stored
+    doc_id = _rows(store)[4][0]
+    with store.write():
+        store.conn.execute("UPDATE shingle_sequences SET data = substr(data, 1, 20) WHERE doc_id = ?", (doc_id,))
+    with pytest.raises(StoreDamaged, match=f"document {doc_id} is damaged.*index --rebuild"):
+        list(Sequences(store, DEFAULT_PARAMS).of([doc_id]))

@@ -97,6 +97,8 @@ TRACKED: tuple[Tracked, ...] = (
     # existed are digested as they are
     Tracked("texts", "doc_id", ("sha256=coalesce({r}.sha256, custody_sha256({r}.text))",), "text", "doc_id"),
     Tracked("index_docs", "doc_id", ("n_words", "n_shingles", "n_sampled", "sampled"), "index row", "doc_id"),
+    # the words verification and location read instead of the text
+    Tracked("shingle_sequences", "doc_id", ("n_words", "data"), "word sequence", "doc_id"),
     Tracked("sightings", "id", (
         "doc_id", "batch_id", "path", "resolved", "part", "within_id", "size", "mtime", "source", "meta",
         "seen_at", "gone_at", "supplied_date", "supplied_from"), "sighting", "doc_id"),
