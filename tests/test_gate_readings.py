@@ -188,3 +188,33 @@ def test_a_clean_submission_passes_with_its_readings(edgar_corpus):
     d, _ = edgar_corpus
     g = _gate_file(d, "clean.txt", _submission("<p>" + synth.contract(55, 4_000) + "</p>"))
     assert g.status == "PASSED", [f.sentence() for f in g.findings]
+
+
+def test_a_document_is_not_auditable_for_its_own_fault_not_for_another_copys(tmp_path):
+    """Two new documents with the same normalised text: the one whose file cannot be read as a
+    reader reads it (a .docx with two entries of one part) fails closed; the clean one does not
+    inherit its fault."""
+    import warnings
+    import zipfile
+
+    from auditor.gate.admission import GateOptions, run_gate
+    from tests.fixtures_build import make_docx
+
+    (tmp_path / "corpus").mkdir()
+    for i, seed in enumerate((61, 62)):
+        (tmp_path / "corpus" / f"c{i}.txt").write_text(synth.contract(seed, 12_000))
+    (tmp_path / "corpus" / "f.txt").write_text(synth.filing(63, 40_000)[0])
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        ingest(store, [tmp_path / "corpus"], batch="corpus", workers=1)
+    text = synth.contract(64, 6_000)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "a-faulty.docx").write_bytes(make_docx(text.split("\n\n")))
+    with zipfile.ZipFile(tmp_path / "new" / "a-faulty.docx", "a") as z, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name: that is the point
+        z.writestr("word/document.xml", z.read("word/document.xml"))  # a second entry of the main part
+    (tmp_path / "new" / "b-clean.txt").write_text(text)
+    g = run_gate(GateOptions(db=db, inputs=[tmp_path / "new"], batch="new", dry_run=True, out=tmp_path / "g",
+                             workers=1))
+    unreadable = [f.new["path"] for f in g.findings if f.kind == "not-auditable"]
+    assert [p.rsplit("/", 1)[1] for p in unreadable] == ["a-faulty.docx"], [f.sentence() for f in g.findings]

@@ -163,13 +163,19 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
     closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined."""
     reason = {int(x["doc_id"]): x["reason"] for x in audit.not_auditable}
     stands = view.stands_for(store)
+    own = dict(store.select_in("SELECT id, unreadable FROM documents WHERE unreadable IS NOT NULL AND id IN ({})",
+                               view.new_ids | set(stands)))
     out = []
     for rep, news in sorted(stands.items()):
-        if rep not in reason:
-            continue
         for doc_id in news:
+            # what the file could not be read as is its own; a group shares only having no shingle
+            # (the same normalised words), not the fault of another copy's bytes
+            why = f"text not readable: {own[doc_id]}" if doc_id in own else \
+                reason[rep] if rep in reason and rep not in own else None
+            if why is None:
+                continue
             s = view.first_sighting(doc_id)
-            new = {**sighting_provenance(store, s), "code": "not_auditable", "message": reason[rep]}
+            new = {**sighting_provenance(store, s), "code": "not_auditable", "message": why}
             f = Finding("not-auditable", new, None, True, None, "not auditable")
             loc.locate(f, s)
             out.append(f)
