@@ -1,0 +1,162 @@
+"""What a CI gate costs against the size of the store it gates into (issue #26).
+
+    .venv/bin/python benchmarks/gate.py --sizes 140 --repeat 3
+    .venv/bin/python benchmarks/gate.py --sizes 140,560,2240 --repeat-large 1 --markdown benchmarks/RESULTS.md
+
+For each size the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``) is
+ingested into a store once; then, in each repeat, side by side in one script so that the
+machine's load falls on all of them:
+
+- the full audit job (``auditor audit --out DIR``: index catch-up, controls, audit, report);
+- ``auditor gate --dry-run`` of a batch of 6 new documents (2 new contracts, 1 new filing, and 3
+  of the corpus's contracts under new names, so that it has findings to classify);
+- ``auditor gate`` of the same batch, admitted into a copy of the store (the copy is not timed).
+
+CPU = user + system of the whole process tree (``run.measure``), wall, peak memory; medians over
+the repeats; the gate's share of the audit job is taken within each repeat. The fixture
+controls' cache (``AUDITOR_CACHE``) is kept between the runs, as a CI cache would keep it: its
+first gate and audit compute them, the later ones read them (each report says which).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.run import PY, ensure_corpus, machine, measure, parse_sizes, size_tag  # noqa: E402
+
+BEGIN = "<!-- gate cost: rendered by benchmarks/gate.py -->"
+END = "<!-- end of gate cost -->"
+TARGET = 0.10  # issue #26: a 6-document gate at most 10% of a full audit of the same store
+
+
+def batch_of(corpus: Path, work: Path) -> Path:
+    """Six new documents: two contracts and a filing of another seed, three corpus contracts renamed."""
+    batch = work / "batch"
+    if (batch / "done").exists():
+        return batch
+    if batch.exists():
+        shutil.rmtree(batch)
+    batch.mkdir(parents=True)
+    from auditor.demo import synth
+
+    for i, seed in enumerate((9001, 9002)):
+        (batch / f"new-contract-{i}.txt").write_text(synth.contract(seed, 20_000), encoding="utf-8")
+    (batch / "new-filing.txt").write_text(synth.filing(9003, 300_000)[0], encoding="utf-8")
+    contracts = sorted((corpus / "contracts").iterdir())
+    for i, src in enumerate(contracts[:: max(1, len(contracts) // 3)][:3]):
+        (batch / f"copy-{i}{src.suffix}").write_bytes(src.read_bytes())
+    (batch / "done").write_text("")
+    return batch
+
+
+def cli(*args: str) -> list[str]:
+    return [PY, "-m", "auditor", *args]
+
+
+def bench(size: float, args: argparse.Namespace) -> dict:
+    tag = size_tag(size)
+    work = args.work / f"gate-{tag}"
+    logs = work / "logs"
+    corpus, _ = ensure_corpus(size, args.cache, logs)
+    db = work / "store.db"
+    if not (work / "ingested").exists():
+        for p in work.glob("store.db*"):
+            p.unlink()
+        measure("ingest", cli("ingest", "--db", str(db), "--quiet", str(corpus)), logs)
+        (work / "ingested").write_text("")
+    batch = batch_of(corpus, work)
+    repeats = args.repeat if size <= 140 else args.repeat_large
+    rows = []
+    for r in range(repeats):
+        out = work / f"r{r}"
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir()
+        audit = measure(f"audit-{r}", cli("audit", "--db", str(db), "--out", str(out / "audit")), logs)
+        dry = measure(f"gate-dry-{r}", cli("gate", "--db", str(db), "--dry-run", "--out", str(out / "dry"),
+                                           str(batch)), logs, check=False)
+        copy = out / "admit.db"
+        shutil.copyfile(db, copy)
+        real = measure(f"gate-{r}", cli("gate", "--db", str(copy), "--out", str(out / "real"), str(batch)),
+                       logs, check=False)
+        copy.unlink()
+        verdict = json.loads((out / "dry" / "gate.json").read_text())
+        rows.append({"audit": audit.as_dict(), "dry": dry.as_dict(), "real": real.as_dict(),
+                     "status": verdict["status"], "new_documents": verdict["counts"]["new_documents"],
+                     "failing": verdict["counts"]["failing"]})
+    med = lambda key, stage: statistics.median(x[stage][key] for x in rows)  # noqa: E731
+    share = lambda stage, key: statistics.median(x[stage][key] / x["audit"][key] for x in rows)  # noqa: E731
+    return {
+        "size_mb": size, "store_mb": round(db.stat().st_size / 1e6, 1), "repeats": repeats,
+        "documents": _count(db), "new_documents": rows[0]["new_documents"], "status": rows[0]["status"],
+        "failing": rows[0]["failing"],
+        **{f"{s}_{k}": med(k, s) for s in ("audit", "dry", "real") for k in ("wall", "cpu", "tree_rss_mb")},
+        **{f"{s}_share_{k}": share(s, k) for s in ("dry", "real") for k in ("wall", "cpu")},
+    }
+
+
+def _count(db: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(db) as c:
+        return int(c.execute("SELECT count(*) FROM documents").fetchone()[0])
+
+
+def render(results: list[dict], when: str) -> str:
+    lines = [BEGIN, f"## {when}: what a CI gate costs against the size of its store (#26)", "",
+             "`benchmarks/gate.py`: the full audit job, then `auditor gate --dry-run` and `auditor gate` "
+             "(admitted into a copy) of the same 6 new documents, side by side in each repeat; medians; "
+             "CPU = user + system of the process tree; the share is the gate's over the audit job's, taken "
+             f"within each repeat. Target: at most {TARGET:.0%} of the audit at 140 MB, and a cost that grows "
+             "with the batch, not the store.", "",
+             "| store | documents | audit job wall / CPU s | gate --dry-run wall / CPU s | share wall / CPU | "
+             "gate wall / CPU s | share wall / CPU | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(
+            f"| {r['size_mb']:g} MB ({r['store_mb']:g} MB store) | {r['documents']:,} | "
+            f"{r['audit_wall']:.1f} / {r['audit_cpu']:.1f} | {r['dry_wall']:.2f} / {r['dry_cpu']:.2f} | "
+            f"{r['dry_share_wall']:.1%} / {r['dry_share_cpu']:.1%} | {r['real_wall']:.2f} / {r['real_cpu']:.2f} | "
+            f"{r['real_share_wall']:.1%} / {r['real_share_cpu']:.1%} | {r['status']} "
+            f"({r['failing']} failing of {r['new_documents']} new) |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=parse_sizes, default=[140.0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat-large", type=int, default=1)
+    ap.add_argument("--cache", type=Path, default=HERE, help="where corpus-<size>/ directories are kept")
+    ap.add_argument("--work", type=Path, default=HERE / "out")
+    ap.add_argument("--results", type=Path, default=HERE / "results-gate.json")
+    ap.add_argument("--markdown", type=Path, help="RESULTS.md to put the table in (between its markers)")
+    args = ap.parse_args()
+    results = [bench(s, args) for s in args.sizes]
+    when = datetime.now(UTC).date().isoformat()
+    args.results.write_text(json.dumps({"when": when, "machine": machine(), "sizes": results}, indent=2) + "\n")
+    table = render(results, when)
+    print(table)
+    if args.markdown:
+        text = args.markdown.read_text() if args.markdown.exists() else ""
+        if BEGIN in text and END in text:
+            text = text[: text.index(BEGIN)] + table + text[text.index(END) + len(END):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + table + "\n"
+        args.markdown.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
