@@ -388,6 +388,44 @@ class SampledIndex:
         del rows
         return cls(doc_ids, flat, shingles, n)
 
+    @classmethod
+    def touching(cls, store: Store, ids: list[int], batch: set[int]
+                 ) -> tuple[SampledIndex, list[int], list[int], dict[int, int]]:
+        """The index of ``ids`` as far as the ``batch`` documents can see it: every posting of the
+        hashes they hold (their own rows whole), so a batch document's candidates and hits are
+        exactly the full index's; read in one pass over the rows, without sorting the corpus's
+        postings. Also (every id with an index row, its shingle count, and its number of
+        sampled hashes), which the partial index does not hold for the others."""
+        wanted = set(ids)
+        rows = store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", sorted(batch & wanted))
+        own = {int(d): np.frombuffer(b, dtype=np.uint64) for d, b in rows}
+        held = HashSet(distinct(np.concatenate(list(own.values()))) if own else np.empty(0, np.uint64))
+        doc_ids: list[int] = []
+        arrays: list[np.ndarray] = []
+        kept_shingles: list[int] = []
+        every: list[int] = []
+        every_shingles: list[int] = []
+        n_sampled: dict[int, int] = {}
+        for doc_id, blob, n_shingles in store.conn.execute(
+                "SELECT doc_id, sampled, n_shingles FROM index_docs ORDER BY doc_id"):
+            if doc_id not in wanted:
+                continue
+            every.append(doc_id)
+            every_shingles.append(n_shingles)
+            n_sampled[doc_id] = len(blob) // 8
+            if doc_id in own:
+                mine = own[doc_id]
+            else:
+                values = np.frombuffer(blob, dtype=np.uint64)
+                mine = values[held.find(values)[0]]
+                if not len(mine):
+                    continue
+            doc_ids.append(doc_id)
+            arrays.append(mine)
+            kept_shingles.append(n_shingles)
+        index = cls(np.array(doc_ids, dtype=np.int64), arrays, np.array(kept_shingles, dtype=np.int64))
+        return index, every, every_shingles, n_sampled
+
     def hits_of(self, hashes: np.ndarray) -> np.ndarray:
         """For sorted distinct sampled ``hashes`` of an outside text: shared count per document."""
         known = np.isin(hashes, self.uniq, assume_unique=True)
@@ -742,11 +780,14 @@ def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
 
 def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int], sizes: dict[int, int],
                     vocab: np.ndarray, pool: ProcessPoolExecutor | None, workers: int = 2,
-                    ) -> tuple[Pairs, np.ndarray, np.ndarray]:
+                    walk: list[int] | None = None) -> tuple[Pairs, np.ndarray, np.ndarray]:
     """``one_pass`` over the documents, split between the processes of ``pool`` by size: the
-    pairs (sorted by container) with their exact counts, and the short documents' holdings."""
+    pairs (sorted by container) with their exact counts, and the short documents' holdings.
+    ``walk``: the documents to read (by default every one when there is a short document to
+    search for, else the pairs' containers)."""
     pairs = pairs.sort("container", "contained")
-    walk = docs if len(vocab) else np.unique(pairs.container).tolist()
+    if walk is None:
+        walk = docs if len(vocab) else np.unique(pairs.container).tolist()
     if pool is None or sum(sizes.get(d, 0) for d in walk) < PARALLEL_MIN_SHINGLES:
         pairs.shared, pairs.shingles, owner, number = one_pass(store, params, walk, vocab, pairs.contained,
                                                                pairs.container)
@@ -891,6 +932,51 @@ def candidate_pairs(index: SampledIndex, threshold: float, only: set[int] | None
     return Pairs.concat(parts), unverified, n_candidates
 
 
+def batch_candidate_pairs(index: SampledIndex, threshold: float, only: set[int], n_sampled: dict[int, int],
+                          ) -> tuple[Pairs, np.ndarray, int]:
+    """``candidate_pairs(full_index, threshold, only)`` from a batch's index
+    (:meth:`SampledIndex.touching`), at the cost of the batch: the same pairs, hits, histogram
+    and count. A batch document's containers come from its own rarest shingles, as always; the
+    corpus documents a batch document may contain come from the posting lists of its sampled
+    hashes (every document holding ``min_hits`` of them: by the prefix principle, exactly the
+    ones the corpus document's own rarest shingles would lead to)."""
+    position = {int(d): i for i, d in enumerate(index.doc_ids)}
+    batch = sorted(position[d] for d in only if d in position)
+    least: dict[int, int] = {}
+    found: dict[tuple[int, int], int] = {}  # (contained position, container position) -> hits
+    for i in batch:
+        if index.shingles[i] > SHORT_SHINGLES:
+            cands, hits = index.candidates(i, threshold)
+            found.update(zip(zip([i] * len(cands), cands.tolist(), strict=True), hits.tolist(), strict=True))
+        counts = index.hits_of(index.uniq[index.shingles_of(i)])
+        for d in np.flatnonzero(counts).tolist():
+            doc = int(index.doc_ids[d])
+            if d == i or doc in only or index.shingles[d] <= SHORT_SHINGLES:
+                continue
+            n = n_sampled[doc]
+            if n not in least:
+                least[n] = min_hits(n, threshold)
+            if counts[d] >= least[n]:
+                found[(d, i)] = int(counts[d])
+    parts: list[Pairs] = []
+    unverified = np.zeros(HISTOGRAM_BINS, np.int64)
+    by_contained: dict[int, list[tuple[int, int]]] = {}
+    for (a, b), h in found.items():
+        by_contained.setdefault(int(index.doc_ids[a]), []).append((int(index.doc_ids[b]), h))
+    for a_id in sorted(by_contained):
+        cands = sorted(by_contained[a_id])
+        containers = np.array([c for c, _ in cands], dtype=np.int64)
+        hits = np.array([h for _, h in cands], dtype=np.int64)
+        n = n_sampled[a_id]
+        need = needs_exact(hits, n, threshold)
+        if not need.all():
+            unverified += histogram(hits[~need] / n)
+        m = int(need.sum())
+        parts.append(Pairs(np.full(m, a_id), containers[need], hits[need], np.full(m, n), np.full(m, -1),
+                           np.full(m, -1)))
+    return Pairs.concat(parts), unverified, len(found)
+
+
 def histogram(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
     """Counts of scores in ``bins`` equal bins over [0, 1] (1.0 in the last)."""
     return np.bincount(np.minimum((np.asarray(values, np.float64) * bins).astype(np.int64), bins - 1),
@@ -1030,16 +1116,27 @@ def run_audit(
     if only is not None:
         only = {scope.representative[d] for d in only if d in scope.representative}
     reps = scope.representatives
-    index = SampledIndex.load(store, ids=reps)
-    pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
-    docs, shingles = index.doc_ids.tolist(), index.shingles.tolist()
+    if only is None:
+        index = SampledIndex.load(store, ids=reps)
+        pairs, unverified, n_candidates = candidate_pairs(index, threshold, only)
+        docs, shingles = index.doc_ids.tolist(), index.shingles.tolist()
+    else:  # a batch against the corpus: what the batch touches, not the corpus's whole index
+        index, docs, shingles, n_sampled = SampledIndex.touching(store, reps, only)
+        pairs, unverified, n_candidates = batch_candidate_pairs(index, threshold, only, n_sampled)
     del index  # the largest structure of the audit; verification reads texts, not samples
     sizes = dict(zip(docs, shingles, strict=True))
     short = short_documents(store, params, docs, shingles)
+    walk = None
+    if only is not None and not any(d in only for d in short.ids):
+        # no short batch document to search for everywhere: the short corpus documents can only
+        # be contained in a batch document, so only the batch, the pairs' containers and the short
+        # documents themselves (whose holdings the exhaustive search starts from) are read
+        walk = sorted(set(only) | set(pairs.container.tolist()) | set(short.ids))
     # a private transaction's writes (a dry-run gate's batch) are invisible to other processes
     n_workers = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
-        verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers)
+        verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers,
+                                                  walk=walk)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
         return finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
                       candidates=n_candidates + n_short, scope=scope, only=only,

@@ -907,3 +907,26 @@ def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versio
     n = by_doc[ids["notice.txt"]]
     assert n.groups == 11 and n.boilerplate
     assert [c.doc for c in r.boilerplate] == [ids["notice.txt"]]
+
+
+@pytest.mark.parametrize("names", [("h0.txt",), ("c.txt", "f2.txt"), ("n.txt",), ("f1.txt", "b2.txt", "u.txt"),
+                                   ("a2.txt", "r.txt", "h3.txt", "n.txt")])
+def test_a_batch_audit_reads_what_the_batch_touches_and_finds_what_the_full_index_finds(small, names):
+    """The gate's path (``SampledIndex.touching`` and ``batch_candidate_pairs``) gives exactly the
+    full index's candidate pairs, hits, histogram and count for a batch, and the same audit."""
+    from auditor.audit import SampledIndex, batch_candidate_pairs, candidate_pairs, universe
+
+    store, ids, _, _ = small
+    only = {ids[n] for n in names}
+    reps = universe(store).representatives
+    full = candidate_pairs(SampledIndex.load(store, ids=reps), 0.8, only)
+    index, docs, shingles, n_sampled = SampledIndex.touching(store, reps, only)
+    assert len(shingles) == len(docs)
+    batch = batch_candidate_pairs(index, 0.8, only, n_sampled)
+    for f in ("contained", "container", "hits", "sampled"):
+        assert getattr(batch[0], f).tolist() == getattr(full[0], f).tolist(), f
+    assert batch[1].tolist() == full[1].tolist() and batch[2] == full[2]
+    assert docs == sorted(reps) or set(docs) <= set(reps)
+    assert len(index.doc_ids) <= len(docs)  # what the batch touches, not every document
+    whole = pairs_of(run_audit(store, 0.8))
+    assert pairs_of(run_audit(store, 0.8, only=only)) == {k: v for k, v in whole.items() if set(k) & only}

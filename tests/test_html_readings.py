@@ -518,3 +518,18 @@ def test_one_letter_per_element_is_read_as_the_reader_sees_it():
 def test_hostile_css_is_an_answer_not_a_crash(css):
     ex = extract_bytes(page(f"<p class=j>{CONTRACT}</p>", f"<style>{css}</style>"), "x.html")
     assert found(CONTRACT, ex.text) or (ex.unreadable or "").startswith("css-")
+
+
+def test_flex_items_are_parted_as_a_reader_sees_them():
+    """A gap between the items of a flex row parts their words; with no gap they touch (a word
+    split over two items is one word to a reader); a column stacks them."""
+    from auditor.extract import extract_bytes
+
+    def read(style: str, items: list[str]) -> str:
+        html = f"<html><body><div style='display:flex;{style}'>" + "".join(f"<span>{i}</span>" for i in items)
+        return extract_bytes((html + "</div><p>End of the page here.</p></body></html>").encode(), "x.html").text
+
+    assert read("gap:0.3em", ["first", "second", "third"]).startswith("first\tsecond\tthird")
+    assert read("column-gap:4px", ["first", "second"]).startswith("first\tsecond")
+    assert read("", ["Lic", "ense", "granted"]).startswith("Licensegranted")
+    assert read("flex-direction:column", ["first", "second"]).startswith("first\nsecond")

@@ -60,8 +60,6 @@ HOLES = {
     "visible-not-read/html-quotes": "HTML (extract/html.py): the quotes property of <q> is not read",
     "visible-not-read/html-script-document-write": "HTML (extract/html.py): text a script writes neither read nor failing closed",
     "visible-not-read/html-image-of-text": "HTML (extract/html.py): a page-sized picture of text beside little text does not fail closed",
-    "order/html-flex-order": "HTML (extract/html.py): flex items are joined without a space, so the words they show apart run together",
-    "order/html-flex-row-reverse": "HTML (extract/html.py): flex items are joined without a space (row-reverse)",
     "look-alike/html-small-capitals": "normalisation: small capital letters (U+1D00 block) are not folded to their letters",
     "visible-not-read/pdf-scan-decoy-ocr-layer": "PDF: an invisible OCR layer over a scan is trusted without OCR to check it",
 }

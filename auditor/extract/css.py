@@ -44,7 +44,7 @@ RELEVANT = frozenset({
     "overflow-x", "overflow-y", "content", "order", "flex-direction", "flex-flow", "flex-wrap",
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
-    "white-space", "zoom", "background-image", "padding", "padding-left",
+    "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap",
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
@@ -331,6 +331,7 @@ class Style:
     order: int = 0
     flex_direction: str = "row"
     flex_wrap: str = "nowrap"
+    gap: float = 0.0  # between the items of a flex row (column-gap), CSS px
     grid_placed: bool = False
     grid_flow: str = "row"
     left: float | None = None
@@ -479,7 +480,7 @@ def _block_relevant(content: list[Any]) -> bool:
     return any(p in text for p in ("display", "visib", "font", "opacity", "color", "clip", "position",
                                    "left", "top", "indent", "margin", "transform", "translate", "scale",
                                    "width", "height", "content", "order", "flex", "direction", "bidi",
-                                   "float", "grid", "filter", "--"))
+                                   "float", "grid", "filter", "gap", "--"))
 
 
 def _url(prelude: list[Any]) -> str | None:
@@ -847,6 +848,14 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     s.flex_direction = (_ident(v) or "row") if v is not None else "row"
     v = get("flex-wrap")
     s.flex_wrap = (_ident(v) or "nowrap") if v is not None else "nowrap"
+    v = get("column-gap") or get("gap")  # gap: row-gap column-gap, or one value for both
+    w = _words(v) if v is not None else []
+    if w:
+        try:
+            s.gap = max(0.0, length(w[-1] if get("column-gap") is None and len(w) > 1 else w[0], s.font_size) or 0.0)
+        except Unsure:
+            s.gap = 1.0  # a gap we cannot measure still parts the items
+
     v = get("grid-auto-flow")
     s.grid_flow = " ".join(t.lower_value for t in _words(v) if t.type == "ident") if v is not None else "row"
     s.grid_placed = any(get(n) is not None and _ident(get(n)) not in ("auto", "initial") for n in (

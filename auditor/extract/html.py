@@ -278,6 +278,7 @@ class _Frame:
     late_floats: int = 0
     inline_text: bool = False
     closed: bool = False  # a closed <details>: only its summary is shown
+    parted: int = 0  # flex items: 1 apart on a row (a gap between them), 2 stacked (a column)
     moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
 
 
@@ -463,6 +464,8 @@ class _Reader:
                     continue
                 child = f.children[f.i]
                 f.i += 1
+                if f.parted and f.i > 1:
+                    b.block(1) if f.parted == 2 else b.cell()
             tag = child.tag or ""
             if tag == "-text":
                 self._text(child, f, b)
@@ -715,6 +718,8 @@ class _Reader:
         if reverse:
             order.reverse()
         f.children = order
+        if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
+            f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
 
     def _check_layout(self, f: _Frame, child: Any, s: css.Style) -> None:
         """Floats and positioned boxes that can put text in another order than the source's."""
