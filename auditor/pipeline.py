@@ -103,14 +103,20 @@ def compute(
     master: str = "local[*]",
     workdir: Path | None = None,
     cache_controls: bool = False,
+    checked: bool = False,
+    verified: dict[str, Any] | None = None,
 ) -> Computed:
     """The report for the store as it is now (no files written).
 
     ``documents``: audit exactly these documents (an old report's), else every stored one.
     ``engine="spark"`` runs the controls and the audit on Spark (``master``); the results are
     identical by construction, and the report's manifest names the engine.
+    ``checked``: the caller ran the quick check on this store already, in this process, and wrote
+    to it since only through the store (a gate, which checks before it ingests its batch);
+    ``verified`` is the custody head that check returned.
     """
-    verified = require_intact(store)  # altered behind the store's back: StoreDamaged, before any work
+    if not checked:
+        verified = require_intact(store)  # altered behind the store's back: StoreDamaged, before any work
     build_index(store)
     audit_fn: Any = run_audit
     if engine == "spark":
@@ -157,14 +163,17 @@ def audit_job(
     engine: str = "sqlite",
     master: str = "local[*]",
     workdir: Path | None = None,
+    checked: bool = False,
+    verified: dict[str, Any] | None = None,
 ) -> Outcome:
-    """Run the whole audit and write report.json, report.md, report.html and the sidecars."""
+    """Run the whole audit and write report.json, report.md, report.html and the sidecars.
+    ``checked``, ``verified``: as :func:`compute` takes them."""
     store.require_writable("an audit records its run and findings in it "
                            "(`auditor verify` and `auditor gate --dry-run` only read the store)")
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
-                       workdir=workdir, cache_controls=True)
+                       workdir=workdir, cache_controls=True, checked=checked, verified=verified)
     # the sidecars are written (and hashed) once, before the digest that names the run exists
     stage = Path(out) if out else reports_root / f".partial-{started:%Y%m%dT%H%M%S}-{os.getpid()}"
     stage.mkdir(parents=True, exist_ok=True)

@@ -388,20 +388,25 @@ _BLANKS = " \t\n\r\f\v"
 _MERGE = 2048  # characters between two stretches for normalize below which they are one
 _BLANK_CODES = np.zeros(128, np.bool_)
 _BLANK_CODES[[ord(c) for c in _BLANKS]] = True
+#: ASCII a hyphen join reaches across: white space as ``\\s`` reads it (``\\x1c``-``\\x1f`` too) and ``-``
+_JOINABLE_CODES = np.array([chr(b).isspace() or chr(b) == "-" for b in range(128)], np.bool_)
 
 
 def _stretches(plain: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
     """``plain`` cut into ``(start, end, for normalize)`` stretches: around each run left, from a
     blank before its preceding character to a blank after it. A cut falls on a blank that
-    follows an ASCII character other than a blank or a hyphen (a character left to normalize
-    may fold to a hyphen), so no hyphen join, no fold (a run folds with the one character
-    before it) and no word reaches across it."""
+    follows an ASCII character other than white space or a hyphen (a character left to
+    normalize may fold to a hyphen; the join rule's ``\\s*`` after a line break reaches across
+    ``\\x1f``), so no hyphen join, no fold (a run folds with the one character before it) and no
+    word reaches across it."""
     n = len(plain)
     cps = np.frombuffer(plain.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     ascii_ = cps < 128
     blank = np.zeros(n, np.bool_)
     blank[ascii_] = _BLANK_CODES[cps[ascii_]]
-    cuts = np.concatenate(([0], np.flatnonzero(blank[1:] & ~blank[:-1] & ascii_[:-1] & (cps[:-1] != ord("-"))) + 1,
+    joinable = np.zeros(n, np.bool_)
+    joinable[ascii_] = _JOINABLE_CODES[cps[ascii_]]
+    cuts = np.concatenate(([0], np.flatnonzero(blank[1:] & ascii_[:-1] & ~joinable[:-1]) + 1,
                            [n]))  # the text's ends too
     a = np.array([r[0] for r in runs], np.int64)
     b = np.array([r[1] for r in runs], np.int64)

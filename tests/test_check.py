@@ -175,5 +175,6 @@ def test_a_stored_word_sequence_that_differs_from_its_text_is_found(filled):
     tamper(db, "UPDATE shingle_sequences SET data = ? WHERE doc_id = ?", (altered, ids["beta"]))
     with Store(db) as s:
         r = check_store(s)
-    assert [(p.kind, p.doc_id) for p in r.problems] == [("index", ids["beta"])]
-    assert "word sequence" in r.problems[0].detail
+    # the custody log holds the sequences too, so the edit is also a row the log does not vouch for
+    assert sorted((p.kind, p.doc_id) for p in r.problems) == [("custody", ids["beta"]), ("index", ids["beta"])]
+    assert "word sequence" in next(p.detail for p in r.problems if p.kind == "index")

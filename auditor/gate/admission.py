@@ -131,7 +131,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                      "is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
-        require_intact(store, opts.db)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
+        verified = require_intact(store, opts.db)  # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
@@ -156,6 +156,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                 store, opts.threshold, out=opts.out, seed=opts.control_seed, controls_dir=opts.controls_dir,
                 only=set(ids), scope={"kind": "batch", "batch": view.name, "documents": ids},
                 kind="gate", command=opts.command, reports_root=opts.reports_root,
+                checked=True, verified=verified,  # checked above; since then only the batch was written
             )
             report = outcome.report
             if outcome.refused:
