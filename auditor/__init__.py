@@ -19,12 +19,12 @@ _EXPORTS = {
     "AuditorError": "auditor.errors",
     "BatchResult": "auditor.ingest",
     "ControlsResult": "auditor.controls",
-    "DEFAULT_PARAMS": "auditor.shingle",
+    "DEFAULT_PARAMS": "auditor.text.shingle",
     "Extracted": "auditor.extract",
     "Limits": "auditor.extract",
-    "NORMALIZATION_VERSION": "auditor.normalize",
+    "NORMALIZATION_VERSION": "auditor.text.normalize",
     "Outcome": "auditor.pipeline",
-    "Params": "auditor.shingle",
+    "Params": "auditor.text.shingle",
     "Store": "auditor.store",
     "audit_job": "auditor.pipeline",
     "build_index": "auditor.index",
@@ -35,7 +35,7 @@ _EXPORTS = {
     "run_audit": "auditor.audit",
     "run_controls": "auditor.controls",
     "verify": "auditor.pipeline",
-    "words": "auditor.normalize",
+    "words": "auditor.text.normalize",
 }
 
 

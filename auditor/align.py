@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.shingle import words_with_offsets
+from auditor.text.shingle import words_with_offsets
 
 CONTEXT = 6  # equal words shown before and after each difference
 MAX_HUNKS = 20  # differing regions shown per alignment; the count of all is kept

@@ -53,11 +53,11 @@ import numpy as np
 
 from auditor import __version__, custody, dating, gzfile
 from auditor.check import require_intact, require_run_intact
-from auditor.dates import KINDS, Dated, newest_key
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report import canonical, pretty, write_text_atomic
-from auditor.shingle import distinct
 from auditor.store import Store
+from auditor.text.dates import KINDS, Dated, newest_key
+from auditor.text.shingle import distinct
 
 if TYPE_CHECKING:
     from auditor.pipeline import Verification
@@ -890,7 +890,7 @@ def _novelty(store: Store, entries: dict[int, Entry], policy: Policy, threshold:
 def _novel(held: tuple[int, int] | None) -> dict[str, Any] | None:
     if held is None:
         return None
-    from auditor.score import Estimate
+    from auditor.text.score import Estimate
 
     e = Estimate.of(*held)
     return {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits, "sampled": e.sampled}

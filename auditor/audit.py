@@ -43,12 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from auditor.components import components
 from auditor.index import Sequences
-from auditor.normalize import word_offsets
-from auditor.score import Estimate, min_hits, needs_exact
-from auditor.shingle import HashSet, Params, distinct, sample
 from auditor.store import Store
+from auditor.text.components import components
+from auditor.text.normalize import word_offsets
+from auditor.text.score import Estimate, min_hits, needs_exact
+from auditor.text.shingle import HashSet, Params, distinct, sample
 
 SPAN_GAP_WORDS = 24  # matches closer than this merge (page furniture, a changed word)
 BEST_CONTAINERS = 3  # containers located and shown per contained document (1 for boilerplate)

@@ -256,7 +256,7 @@ def _custody(store: Store, r: CheckResult, paths: dict[int, str], quick: bool) -
 
 def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
     from auditor.index import prepare_text
-    from auditor.shingle import HASH_NAME, Params, WordHasher
+    from auditor.text.shingle import HASH_NAME, Params, WordHasher
 
     params = store.params
     code = Params(k=params.k, modulus=params.modulus, seed=params.seed)

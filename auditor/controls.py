@@ -36,9 +36,10 @@ import numpy as np
 from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
-from auditor.score import Estimate
-from auditor.shingle import Params, sample
 from auditor.store import Store
+from auditor.text.reformat import reformat
+from auditor.text.score import Estimate
+from auditor.text.shingle import Params, sample
 
 EMBEDDED_MIN = 0.95
 UNRELATED_MAX = 0.10
@@ -323,12 +324,10 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     c_text = store.text(c_id)
     cut = _paragraph_cut(c_text, rng.uniform(0.3, 0.7))
     embedded = c_text[:cut] + "\n\n" + a_text.strip("\n") + "\n\n" + c_text[cut:]
-    from auditor.demo import synth
-
     files = [
         ("corpus-a.txt", a_text),
         ("corpus-container.txt", embedded),
-        ("corpus-a-reformatted.txt", synth.reformat(a_text, seed)),
+        ("corpus-a-reformatted.txt", reformat(a_text, seed)),
     ]
     label = f"doc {a_id}"
     controls = [

@@ -5,7 +5,7 @@ Each document keeps ``documents.dates`` (JSON: the dates it carries itself, its 
 date its opening lines state, found once at ingest) and ``documents.date``/``date_source``: the
 most trusted of those, of the dates supplied for its copies (``sightings.supplied_date``) and of
 its copies' modification times (``sightings.mtime``, a copy's time when less than a day before
-``sightings.seen_at``); see :mod:`auditor.dates` for the order.
+``sightings.seen_at``); see :mod:`auditor.text.dates` for the order.
 The choice is made again whenever a copy is seen or a date is supplied, so it always follows from
 the rows beside it.
 
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditor import dates as D
 from auditor.errors import UsageError
 from auditor.store import Store
+from auditor.text import dates as D
 
 MAX_FILE = 256 * 2**20
 _SHA = re.compile(r"[0-9a-fA-F]{64}")

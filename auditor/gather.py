@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
-from auditor.normalize import word_offsets, words_bytes
-from auditor.score import Z95, wilson
-from auditor.shingle import WordHasher, combine, distinct
 from auditor.store import Store
+from auditor.text.normalize import word_offsets, words_bytes
+from auditor.text.score import Z95, wilson
+from auditor.text.shingle import WordHasher, combine, distinct
 
 FLOOR_SHARE, FLOOR_SHINGLES = 0.01, 25
 FLOOR = {"share": FLOOR_SHARE, "shingles": FLOOR_SHINGLES}  # recorded with every cover
@@ -503,7 +503,7 @@ def drop_low_novelty(store: Store, kept: Sequence[int], eligible: Sequence[int],
     only documents that stay kept, and two documents holding the same text are never both
     dropped for it.
     """
-    from auditor.score import Estimate
+    from auditor.text.score import Estimate
 
     estimates = novelty_among(store, kept, eligible)
     order = [(Estimate.of(*estimates[d]), d) for d in eligible if d in estimates]

@@ -19,7 +19,8 @@ from typing import Any
 
 from auditor.errors import NoDocument, StoreDamaged
 from auditor.sandbox import die_with_parent
-from auditor.shingle import (
+from auditor.store import Store
+from auditor.text.shingle import (
     DEFAULT_PARAMS,
     Params,
     WordHasher,
@@ -28,7 +29,6 @@ from auditor.shingle import (
     read_words,
     sample,
 )
-from auditor.store import Store
 
 
 @dataclass

@@ -60,8 +60,8 @@ from auditor.dating import refresh as refresh_dates
 from auditor.errors import ExtractionError, StoreError
 from auditor.extract.common import Extracted, Limits, storable
 from auditor.index import prepare_text, write_index_rows
-from auditor.shingle import Params, WordHasher, WordSequence
 from auditor.store import Store, now
+from auditor.text.shingle import Params, WordHasher, WordSequence
 from auditor.withdraw import reinstate
 
 BUDGET = "budget"

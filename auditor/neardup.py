@@ -3,7 +3,7 @@
 The pure measures live in ``auditor.measures``; this module applies them to stored documents
 so that every measure sees the same words: the stored text (or, for HTML with
 ``Preprocess(html="main")``, the main content of the stored document's source bytes), the
-project's normalisation (``auditor.normalize.words``), then the chosen ``Preprocess`` (the
+project's normalisation (``auditor.text.normalize.words``), then the chosen ``Preprocess`` (the
 CopyCat study's stop-word removal and Porter stemming by default). The normalisation already
 case-folds, so ``lowercase=False`` is recorded but cannot bring case back.
 
@@ -78,10 +78,10 @@ from auditor.measures.s3 import S3_N
 from auditor.measures.s3 import s3 as s3_words
 from auditor.measures.simhash import FEATURE_HASH_NAME, hamming, simhash, to_hex
 from auditor.measures.simhash import near_duplicates as simhash_pairs
-from auditor.normalize import NORMALIZATION_VERSION, words
 from auditor.query import compare
-from auditor.shingle import DEFAULT_PARAMS, HASH_NAME, WordHasher, combine
 from auditor.store import Store, now
+from auditor.text.normalize import NORMALIZATION_VERSION, words
+from auditor.text.shingle import DEFAULT_PARAMS, HASH_NAME, WordHasher, combine
 
 METHODS = ("exact", "jaccard", "minhash", "simhash", "s3")
 DEFAULT_K = 5
@@ -200,7 +200,7 @@ class DocWords:
     cacheable: bool = True  # False for a fallback: a later run may find the source
 
     def shingles(self, n: int) -> np.ndarray:
-        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.shingle`` hashing)."""
+        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.text.shingle`` hashing)."""
         seq = combine(_HASHER([w.encode("utf-8", "surrogatepass") for w in self.words]), n)
         return np.unique(seq)
 

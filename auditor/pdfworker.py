@@ -39,9 +39,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor import dates, sandbox
+from auditor import sandbox
 from auditor.errors import ExtractionError
 from auditor.sandbox import MEMORY_EXIT, Fail
+from auditor.text import dates
 
 __all__ = ["MEMORY_EXIT", "PdfResult", "run", "shutdown"]
 

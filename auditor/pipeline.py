@@ -41,8 +41,8 @@ from auditor.report import (
     run_digest,
     write_text_atomic,
 )
-from auditor.score import wilson_arrays
 from auditor.store import Store, now
+from auditor.text.score import wilson_arrays
 
 DEFAULT_REPORTS = Path("reports")
 

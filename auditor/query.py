@@ -13,10 +13,10 @@ import numpy as np
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
 from auditor.extract.common import Limits
 from auditor.ingest import prepare_file
-from auditor.normalize import words_bytes
-from auditor.score import Estimate, containment, jaccard, min_hits
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
+from auditor.text.normalize import words_bytes
+from auditor.text.score import Estimate, containment, jaccard, min_hits
+from auditor.text.shingle import Params, WordHasher, combine, distinct, sample
 
 
 @dataclass

@@ -241,7 +241,7 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
     each distinct one is formatted once.
     """
     from auditor.audit import SHORT_SHINGLES
-    from auditor.score import wilson
+    from auditor.text.score import wilson
 
     c = audit.containing
     fam_of = {m: i for i, f in enumerate(audit.families) for m in f.members}
@@ -270,7 +270,7 @@ def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
     included, :mod:`auditor.dating`), its part in the audit and, from ``novelty``
     (``gather.sampled_novelty``, by group representative), its novel share."""
     from auditor.audit import describe_many
-    from auditor.score import Estimate
+    from auditor.text.score import Estimate
 
     dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
     rep: dict[int, int] = {}

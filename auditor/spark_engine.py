@@ -56,10 +56,10 @@ from auditor.audit import (
     universe,
 )
 from auditor.errors import UsageError
-from auditor.normalize import words_bytes
-from auditor.score import Estimate, min_hits, needs_exact, prefix_length
-from auditor.shingle import Params, WordHasher, combine, sample
 from auditor.store import Store, select_in
+from auditor.text.normalize import words_bytes
+from auditor.text.score import Estimate, min_hits, needs_exact, prefix_length
+from auditor.text.shingle import Params, WordHasher, combine, sample
 
 if TYPE_CHECKING:
     import pyarrow as pa

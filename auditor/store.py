@@ -41,7 +41,7 @@ from auditor.errors import (
     StoreError,
     is_disk_full,
 )
-from auditor.shingle import DEFAULT_PARAMS, Params
+from auditor.text.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (

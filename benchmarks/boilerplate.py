@@ -61,8 +61,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from auditor.demo import synth  # noqa: E402
-from auditor.normalize import words_bytes  # noqa: E402
-from auditor.shingle import Params, WordHasher, combine, distinct  # noqa: E402
+from auditor.text.normalize import words_bytes  # noqa: E402
+from auditor.text.shingle import Params, WordHasher, combine, distinct  # noqa: E402
 from benchmarks.run import (  # noqa: E402
     BOILERPLATE_BEGIN,
     BOILERPLATE_END,

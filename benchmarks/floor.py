@@ -48,7 +48,7 @@ import xxhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor.shingle import DEFAULT_PARAMS
+from auditor.text.shingle import DEFAULT_PARAMS
 
 _TABLE = bytes(b if (b >= 0x80 or chr(b).isalnum()) else 0x20 for b in range(256))
 # A hyphen between two letters/digits, directly or across a line break, is removed. Bytes >= 0x80
@@ -122,14 +122,14 @@ def _fold_runs(b: bytes) -> bytes:
 
 
 def words(text: str) -> list[bytes]:
-    """The normalised words of ``text`` (the same as ``auditor.normalize.words_bytes``), in bytes
+    """The normalised words of ``text`` (the same as ``auditor.text.normalize.words_bytes``), in bytes
     throughout: non-ASCII runs are folded once per distinct run and substituted."""
     b = text.encode("utf-8", "surrogatepass").lower()
     if not text.isascii():
         try:
             b = _fold_runs(b)
         except _Composes:  # not in the benchmark corpus; the library's per-text Unicode path
-            from auditor.normalize import words_bytes
+            from auditor.text.normalize import words_bytes
 
             return words_bytes(text)
     if b"-" in b:

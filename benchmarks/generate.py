@@ -25,7 +25,7 @@ from typing import TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from auditor.demo import synth
-from auditor.shingle import shingle_text
+from auditor.text.shingle import shingle_text
 
 # Share of contracts per primary placement kind (the rest of the corpus shape is in main()).
 KIND_SHARES = {

@@ -43,12 +43,12 @@ ROOT = Path(__file__).resolve().parent.parent
 #: of them that reach the mutated function). The module's own test file, plus the end-to-end tests
 #: of its rule where the rule is only visible end to end (score: the straddling pairs of run_audit).
 MODULES: dict[str, list[str]] = {
-    "score": ["tests/test_score.py", "tests/test_audit.py", "-k", "test_score or straddling or estimated_below"],
-    "shingle": ["tests/test_shingle.py", "tests/test_index.py"],
+    "text.score": ["tests/test_score.py", "tests/test_audit.py", "-k", "test_score or straddling or estimated_below"],
+    "text.shingle": ["tests/test_shingle.py", "tests/test_index.py"],
     "index": ["tests/test_index.py"],
     "controls": ["tests/test_controls.py", "tests/test_packaging.py::test_auditor_controls_overrides_every_other_location",
                  "tests/test_packaging.py::test_installed_controls_come_before_a_checkout"],
-    "normalize": ["tests/test_normalize.py"],
+    "text.normalize": ["tests/test_normalize.py"],
     "audit": ["tests/test_audit.py"],
 }
 
@@ -400,12 +400,17 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
           37: "caught by type check", -11: "segfault", -9: "segfault"}
 
 
+def _file(module: str) -> str:
+    """The source file of ``module`` (a dotted path under ``auditor``, as ``MODULES`` names it)."""
+    return f"auditor/{module.replace('.', '/')}.py"
+
+
 def _config(module: str, workers: int) -> str:
     tests = json.dumps(MODULES[module] + ["-m", "not slow"])
     return (
         "\n[tool.mutmut]\n"
         'source_paths = ["auditor"]\n'
-        f'only_mutate = ["auditor/{module}.py"]\n'
+        f'only_mutate = ["{_file(module)}"]\n'
         'also_copy = ["controls"]\n'
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:randomly"]\n'
         f"pytest_add_cli_args_test_selection = {tests}\n"
@@ -446,7 +451,7 @@ def _diff(d: Path, name: str) -> tuple[str, str]:
 
 
 def _function(name: str) -> str:
-    """``auditor.score.xǁEstimateǁof__mutmut_6`` -> ``Estimate.of``."""
+    """``auditor.text.score.xǁEstimateǁof__mutmut_6`` -> ``Estimate.of``."""
     tail = name.rsplit(".", 1)[1]
     tail = re.sub(r"__mutmut_\d+$", "", tail)
     return tail[1:].strip("ǁ").replace("ǁ", ".") if "ǁ" in tail else tail[2:]
@@ -501,9 +506,9 @@ def run_module(module: str, work: Path, workers: int, timeout: float, *, collect
     d = work / module
     load = os.getloadavg()[0]
     if recheck is not None:
-        if (d / "auditor" / f"{module}.py").read_bytes() != (ROOT / "auditor" / f"{module}.py").read_bytes():
-            raise SystemExit(f"auditor/{module}.py changed since its run in {d}: run it again, not --recheck")
-        codes = json.loads((d / "mutants" / "auditor" / f"{module}.py.meta").read_text())["exit_code_by_key"]
+        if (d / _file(module)).read_bytes() != (ROOT / _file(module)).read_bytes():
+            raise SystemExit(f"{_file(module)} changed since its run in {d}: run it again, not --recheck")
+        codes = json.loads((d / "mutants" / f"{_file(module)}.meta").read_text())["exit_code_by_key"]
         explained = {s["mutant"] for s in recheck["survivors"] if _reason(s["function"], s["added"], s["removed"])}
         names = sorted(k for k, v in codes.items()
                        if STATUS.get(v) in ("survived", "no tests") and k not in explained)
@@ -516,7 +521,7 @@ def run_module(module: str, work: Path, workers: int, timeout: float, *, collect
         wall = _mutmut_run(d, module, [f"auditor.{module}.{f}" for f in FUNCTIONS.get(module, [])], workers, timeout)
     else:
         wall = collect
-    meta = d / "mutants" / "auditor" / f"{module}.py.meta"
+    meta = d / "mutants" / f"{_file(module)}.meta"
     if not meta.exists():
         raise SystemExit(f"no mutmut results for {module} in {d}")
     codes = json.loads(meta.read_text())["exit_code_by_key"]
@@ -579,17 +584,17 @@ def markdown(results: dict) -> str:
     for r in rows:
         eq = sum(1 for s in r["survivors"] if s["reason"])
         checked = r["mutants"] - r.get("not_checked", 0)
-        out.append(f"| auditor/{r['module']}.py | {' '.join(Path(t).name for t in r['tests'])} | "
+        out.append(f"| {_file(r['module'])} | {' '.join(Path(t).name for t in r['tests'])} | "
                    f"{checked} | {r['killed']} ({100 * r['killed'] / max(1, checked):.1f}%) | "
                    f"{len(r['survivors'])} ({eq}) | {len(r['survivors']) - eq} | {r.get('not_checked', 0)} | "
                    f"{r['wall_s'] / 60:.1f} min |")
     for module, why in sorted(results.get("not_run", {}).items()):
-        out.append(f"| auditor/{module}.py | {' '.join(Path(t).name for t in MODULES[module])} | "
+        out.append(f"| {_file(module)} | {' '.join(Path(t).name for t in MODULES[module])} | "
                    f"not run: {why} | | | | | |")
     out.append(f"| **all** | | {total} | {killed} ({100 * killed / max(1, total):.1f}%) | "
                f"{total - killed} ({equivalent}) | {total - killed - equivalent} | {unchecked} | "
                f"{results['wall_s'] / 60:.1f} min |")
-    out += [""] + [f"auditor/{m}.py: {text}" for m, text in sorted(results.get("notes", {}).items())]
+    out += [""] + [f"{_file(m)}: {text}" for m, text in sorted(results.get("notes", {}).items())]
     out += ["", "What mutmut does not mutate: functions under a decorator other than `@classmethod`/"
             "`@staticmethod` (`score.min_hits` under `lru_cache`, `normalize._skeleton_table` under "
             "`functools.cache`), module-level constants and class bodies. `min_hits` is pinned by "
@@ -597,13 +602,13 @@ def markdown(results: dict) -> str:
             "derivation by its digest (tests/test_normalize.py).", ""]
     for r in rows:
         if r.get("functions", ["all"]) != ["all"]:
-            out.append(f"auditor/{r['module']}.py: only these functions were mutated (mutant-name globs): "
+            out.append(f"{_file(r['module'])}: only these functions were mutated (mutant-name globs): "
                        + ", ".join(f"`{f}`" for f in r["functions"]) + ".")
             out.append("")
     for r in rows:
         if not r["survivors"]:
             continue
-        out += [f"## auditor/{r['module']}.py: surviving mutants", ""]
+        out += [f"## {_file(r['module'])}: surviving mutants", ""]
         for s in r["survivors"]:
             why = s["reason"] or "**UNEXPLAINED**"
             out += [f"- `{s['function']}` ({s['status']}): {why}", "  ```diff"]
@@ -663,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.note:
             args.notes.pop(m, None)
     for m in modules:
-        print(f"mutating auditor/{m}.py ...", flush=True)
+        print(f"mutating {_file(m)} ...", flush=True)
         r = run_module(m, args.work, args.workers, args.timeout, collect=args.collect,
                        recheck=done[m] if args.recheck and m in done else None)
         done[m] = r

@@ -4,7 +4,7 @@
 
 Every stored document with text gets a MinHash (128 permutations, datasketch's default SHA-1
 hash of each item, ``update_batch``) of *all* its distinct 5-word shingle hashes as computed by
-``auditor.shingle`` (8 bytes each), and goes into one ``MinHashLSHEnsemble(threshold=0.8,
+``auditor.text.shingle`` (8 bytes each), and goes into one ``MinHashLSHEnsemble(threshold=0.8,
 num_perm=128, num_part=16)`` with its set size. Each contract file is then queried: the ensemble
 returns the documents that (it estimates) contain at least 80% of the contract's shingles. Recall
 is counted on the truth's must-find placements: found when the placement's container (the EDGAR
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor.shingle import Params, WordHasher, shingle_text
+from auditor.text.shingle import Params, WordHasher, shingle_text
 
 NUM_PERM = 128
 NUM_PART = 16

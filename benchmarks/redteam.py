@@ -310,7 +310,7 @@ def ocr(images: list[Path]) -> str:
 def containment(contract: str, text: str) -> float:
     import numpy as np
 
-    from auditor.shingle import shingle_text
+    from auditor.text.shingle import shingle_text
 
     a = shingle_text(contract, keep_all=True).all
     if not len(a):

@@ -384,7 +384,7 @@ class CorpusMap:
             return None
         import sqlite3
 
-        from auditor.normalize import words
+        from auditor.text.normalize import words
 
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         try:

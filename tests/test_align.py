@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from auditor.align import align, word_diff
 from auditor.demo import synth
-from auditor.normalize import words
+from auditor.text.normalize import words
 
 LEASE = ("The Tenant shall pay the Rent promptly on the first day of each month, without demand.\n\n"
          "Section 2. The Landlord shall maintain the roof and the structure of the building in good repair. "

@@ -11,10 +11,10 @@ from auditor.demo import synth
 from auditor.errors import IndexMismatch
 from auditor.index import build_index
 from auditor.ingest import ingest
-from auditor.normalize import words_bytes
 from auditor.query import compare, query_text
-from auditor.score import Estimate, containment, jaccard
-from auditor.shingle import Params, WordHasher, combine
+from auditor.text.normalize import words_bytes
+from auditor.text.score import Estimate, containment, jaccard
+from auditor.text.shingle import Params, WordHasher, combine
 from tests.fixtures_build import make_pdf
 
 
@@ -203,7 +203,7 @@ def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
 
 def _window(words, size, sampled):
     """The first run of ``size`` words whose text has (or has no) sampled shingle."""
-    from auditor.shingle import shingle_text
+    from auditor.text.shingle import shingle_text
 
     for i in range(0, len(words) - size):
         text = " ".join(words[i:i + size])
@@ -253,7 +253,7 @@ def test_sampled_estimate_is_unbiased_against_the_exact_value():
     The sampled sets come from the index's own shingling and sampling, the estimate from
     ``Estimate.of``, the exact value from all shingles.
     """
-    from auditor.shingle import shingle_text
+    from auditor.text.shingle import shingle_text
 
     rng = np.random.default_rng(2024)
     diffs = []
@@ -392,7 +392,7 @@ def _straddling(low: float, high: float, threshold: float = 0.8):
     """(A, B, exact, estimate): the first ``cut`` words of a 330-word A inside a filler B, found by
     trying seeds and cuts, such that ``low <= exact < high`` while the sampled estimate is below
     ``threshold`` and its upper Wilson bound reaches it (the index alone cannot decide the pair)."""
-    from auditor.shingle import shingle_text
+    from auditor.text.shingle import shingle_text
     from tests.textgen import prose
 
     for seed in range(1, 200):
@@ -481,8 +481,8 @@ def _small_corpus(d):
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
-    from auditor.shingle import shingle_text
     from auditor.store import Store
+    from auditor.text.shingle import shingle_text
 
     d = tmp_path_factory.mktemp("small")
     texts = _small_corpus(d)
@@ -612,7 +612,7 @@ def _prefix_candidates(held, i, threshold, exact):
     """What ``SampledIndex.candidates`` promises, by brute force: the documents holding one of the
     ``n - least + 1`` rarest shingles of ``i`` (fewest holders first, ties in hash order), with
     how many of its shingles each holds, kept from ``least`` of them (``exact``: from one)."""
-    from auditor.score import min_hits
+    from auditor.text.score import min_hits
 
     s = held[i]
     n = len(s)
@@ -706,7 +706,7 @@ def test_candidate_pairs_verify_what_may_reach_the_threshold_and_bin_the_rest():
     for exact verification, with its hits; every other candidate's estimate is counted in the
     histogram of unverified pairs (20 bins over [0, 1]), which the report shows."""
     from auditor.audit import SHORT_SHINGLES, candidate_pairs
-    from auditor.score import Estimate
+    from auditor.text.score import Estimate
 
     rng = np.random.default_rng(5)
     held = [np.unique(rng.integers(0, 70, rng.integers(15, 50))) for _ in range(30)]
@@ -738,7 +738,7 @@ def test_a_candidate_whose_upper_bound_falls_short_is_binned_not_verified():
     1e-12; one whose bound falls in that last 1e-12 is counted in the unverified histogram by
     its estimate (the only candidates that are not verified), one hit more is verified."""
     from auditor.audit import candidate_pairs
-    from auditor.score import wilson
+    from auditor.text.score import wilson
 
     n, h = 40, 26
     threshold = wilson(h, n)[1] + 5e-13

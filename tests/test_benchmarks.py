@@ -173,7 +173,7 @@ def _all_pairs(db: Path, threshold: float = 0.8) -> dict[tuple[int, int], float]
     ``shingle_text`` (independently of the checker's inverted index)."""
     import sqlite3
 
-    from auditor.shingle import Params, shingle_text
+    from auditor.text.shingle import Params, shingle_text
 
     con = sqlite3.connect(db)
     params = Params(**json.loads(con.execute("SELECT value FROM meta WHERE key = 'index_params'").fetchone()[0]))

@@ -94,7 +94,7 @@ def _drop_every_word(monkeypatch):
     """A normaliser that drops every word, in this process: every word sequence the audit reads
     (stored ones too, which the extraction children wrote) is what it derives."""
     import auditor.index
-    from auditor.shingle import read_words
+    from auditor.text.shingle import read_words
 
     monkeypatch.setattr(auditor.index, "read_words", lambda text, hasher: read_words("", hasher))
     monkeypatch.setattr(auditor.index.Sequences, "_decode", lambda self, doc_id, data, offsets: self.derive(""))
@@ -439,8 +439,8 @@ def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated
 
 def _sampled_windows(text):
     """The 5-word windows of ``text`` whose shingle is sampled, one per distinct sampled shingle."""
-    from auditor.normalize import words
-    from auditor.shingle import DEFAULT_PARAMS, shingle_hashes
+    from auditor.text.normalize import words
+    from auditor.text.shingle import DEFAULT_PARAMS, shingle_hashes
 
     ws, seen, out = words(text), set(), []
     for i, h in enumerate(shingle_hashes(text).tolist()):
@@ -654,7 +654,7 @@ def _controls(d, controls):
 def test_a_control_result_reports_the_files_and_what_was_measured(store, tmp_path):
     """Names, notes (none: ""), the exact score, the sampled estimate as hits / sampled over the
     contained file's own samples; a contained file without a word scores 0."""
-    from auditor.shingle import shingle_text
+    from auditor.text.shingle import shingle_text
 
     d = _controls(_scored_fixture(tmp_path / "fx"), [
         {"name": "emb", "kind": "embedded", "contained": "a.txt", "container": "b.txt", "note": "in the filing"},
@@ -767,7 +767,7 @@ def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path)
     one among them, would look like it held less than half and could become the container."""
     import numpy as np
 
-    from auditor.shingle import shingle_hashes
+    from auditor.text.shingle import shingle_hashes
     from tests.textgen import prose
 
     nan_window = "zulabeci carahi bulehofo pozolufu kigiduka"

@@ -280,7 +280,7 @@ def _part(doc: dict):
 
 
 def _has(text: str, body: str) -> bool:
-    from auditor.normalize import normalize
+    from auditor.text.normalize import normalize
 
     return normalize(body) in normalize(text)
 

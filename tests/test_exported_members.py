@@ -1,7 +1,7 @@
 import auditor
 import auditor.extract
 import auditor.ingest
-import auditor.normalize
+import auditor.text.normalize
 
 
 def _isort_order(name: str) -> tuple[int, str]:
@@ -14,7 +14,7 @@ def test_public_names_are_exported_and_sorted():
     assert sorted(auditor.__all__) == sorted(auditor._EXPORTS)  # every lazy export is public
     for name in auditor.__all__:
         assert getattr(auditor, name) is not None
-    assert all(type(m).__name__ == "module" for m in (auditor.ingest, auditor.extract, auditor.normalize))
+    assert all(type(m).__name__ == "module" for m in (auditor.ingest, auditor.extract, auditor.text.normalize))
 
 
 def test_library_round_trip(tmp_path):

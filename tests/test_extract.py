@@ -362,7 +362,7 @@ LEASE = ("The Lessee shall keep the Premises in good repair and shall pay the re
 
 
 def _has_lease(text: str) -> bool:
-    from auditor.normalize import normalize
+    from auditor.text.normalize import normalize
 
     return normalize(LEASE) in normalize(text)
 
@@ -439,7 +439,7 @@ CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the
 
 
 def _found(contract: str, text: str) -> bool:
-    from auditor.normalize import normalize
+    from auditor.text.normalize import normalize
 
     return normalize(contract) in normalize(text)
 
@@ -474,7 +474,7 @@ def test_html_text_in_every_container_a_reader_or_machine_sees(wrap, reading):
 
 
 def test_html_character_references_to_invisible_characters_vanish_in_normalisation():
-    from auditor.normalize import words
+    from auditor.text.normalize import words
 
     disguised = CONTRACT.replace("e", "e&#8203;").replace("a", "&#x200D;a").replace("o", "o&#xFEFF;")
     ex = extract_bytes(f"<html><body><p>{disguised}</p></body></html>".encode(), "x.html")

@@ -17,7 +17,7 @@ import pytest
 
 from auditor.demo import synth
 from auditor.extract import extract_bytes
-from auditor.shingle import shingle_text
+from auditor.text.shingle import shingle_text
 from tests.fixtures_build import part_relationships
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -19,7 +19,7 @@ import pytest
 from auditor import pdfworker
 from auditor.demo import synth
 from auditor.extract import extract_bytes
-from auditor.shingle import shingle_text
+from auditor.text.shingle import shingle_text
 from tests.fixtures_build import serialize_pdf
 
 JUNK = ["zebra", "quartz", "mango", "violet", "ember", "tundra", "pixel", "walnut"]

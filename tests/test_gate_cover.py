@@ -17,8 +17,8 @@ import pytest
 from auditor.demo import synth
 from auditor.gate.cover import split_cover
 from auditor.ingest import ingest
-from auditor.shingle import shingle_text
 from auditor.store import Store
+from auditor.text.shingle import shingle_text
 from tests.fixtures_build import make_edgar_submission
 from tests.formats import validate_sarif
 

@@ -13,8 +13,8 @@ from auditor.gate.findings import Finding
 from auditor.gate.readings import reading_findings
 from auditor.index import prepare_text
 from auditor.ingest import ingest
-from auditor.shingle import WordHasher
 from auditor.store import Store
+from auditor.text.shingle import WordHasher
 
 
 def _reading(store: Store, doc_id: int, name: str, text: str) -> None:

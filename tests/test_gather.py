@@ -25,8 +25,8 @@ from auditor.gather import (
     greedy_cover,
 )
 from auditor.ingest import ingest
-from auditor.shingle import shingle_text
 from auditor.store import Store
+from auditor.text.shingle import shingle_text
 from auditor.withdraw import withdraw
 from tests.fixtures_build import make_edgar_submission
 

@@ -15,7 +15,7 @@ import pytest
 
 from auditor.demo import synth
 from auditor.extract import extract_bytes
-from auditor.normalize import normalize, words
+from auditor.text.normalize import normalize, words
 
 CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
             "day of each month without demand, deduction or set-off of any kind whatsoever. The "

@@ -10,8 +10,8 @@ import pytest
 from auditor.errors import IndexMismatch
 from auditor.index import build_index, prepare_text
 from auditor.ingest import ingest
-from auditor.normalize import words_bytes
-from auditor.shingle import DEFAULT_PARAMS, Params, WordHasher, shingle_text
+from auditor.text.normalize import words_bytes
+from auditor.text.shingle import DEFAULT_PARAMS, Params, WordHasher, shingle_text
 from tests.textgen import prose
 
 
@@ -176,7 +176,7 @@ def _sequences(store):
 
 
 def test_ingest_stores_each_indexed_documents_word_sequence_as_prepare_text_makes_it(stored):
-    from auditor.shingle import WordSequence
+    from auditor.text.shingle import WordSequence
 
     store = stored
     seqs = _sequences(store)

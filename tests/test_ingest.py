@@ -219,7 +219,7 @@ def test_an_index_rebuilt_meanwhile_with_other_parameters_is_never_mixed(db_path
     from dataclasses import replace
 
     from auditor.errors import IndexMismatch
-    from auditor.shingle import Params
+    from auditor.text.shingle import Params
 
     (tmp_path / "a.txt").write_text(prose(60, 200))
     with Store(db_path) as s:

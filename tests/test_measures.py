@@ -54,8 +54,8 @@ from auditor.measures import (
 )
 from auditor.measures.minhash import coefficients, mulmod
 from auditor.measures.simhash import _popcount, _swar_popcount, table_masks
-from auditor.normalize import normalize
-from auditor.shingle import Params, shingle_hashes
+from auditor.text.normalize import normalize
+from auditor.text.shingle import Params, shingle_hashes
 
 D1 = "the crawler fetches each page and follows its links to new pages"
 D2 = "the crawler fetches every page and follows its links to other pages"
@@ -181,7 +181,7 @@ def test_containment_jaccard_s3_on_a_small_set_inside_a_large_one():
     assert jaccard(small, big) == 0.05
     assert s3_sets(small, big) == pytest.approx(6_000 / 63_000)
     assert round(s3_sets(small, big), 3) == 0.095
-    # The same over hash arrays (as auditor.shingle produces), with values across 64 bits.
+    # The same over hash arrays (as auditor.text.shingle produces), with values across 64 bits.
     rng = np.random.default_rng(7)
     hb = np.unique(rng.integers(0, 2**64 - 1, size=60_000, dtype=np.uint64, endpoint=True))
     assert hb.size == 60_000

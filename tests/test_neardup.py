@@ -172,7 +172,7 @@ def test_sketches_are_computed_once_and_recomputed_for_other_parameters(store, c
 
 @pytest.mark.parametrize("pre", [Preprocess(), Preprocess(stem=False), Preprocess(stopwords=False, lowercase=False)])
 def test_preprocess_words_equals_preprocess_apply(pre):
-    from auditor.normalize import words
+    from auditor.text.normalize import words
 
     ws = [*words(synth.contract(5, 4_000)), "Running", "The", "ponies", "caresses"]
     assert neardup.preprocess_words(ws, pre) == pre.apply(ws)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor import normalize as norm
-from auditor.normalize import normalize, word_offsets, words, words_bytes, words_with_offsets
+from auditor.text import normalize as norm
+from auditor.text.normalize import normalize, word_offsets, words, words_bytes, words_with_offsets
 
 # Invisible characters a submitter can put inside words: zero-width space, non-joiner, joiner,
 # word joiner, BOM, combining grapheme joiner, soft hyphen, variation selectors, a tag
@@ -343,7 +343,7 @@ def test_the_normalisation_version_names_the_unicode_version():
     assert norm.NORMALIZATION_VERSION.endswith(f"unicode/{unicodedata.unidata_version}")
     assert norm.NORMALIZATION_VERSION.startswith(norm.NORMALIZATION_RULES)
     assert "/3" in norm.NORMALIZATION_RULES and "unmark" in norm.NORMALIZATION_RULES
-    from auditor.shingle import DEFAULT_PARAMS
+    from auditor.text.shingle import DEFAULT_PARAMS
 
     assert DEFAULT_PARAMS.normalization == norm.NORMALIZATION_VERSION
 

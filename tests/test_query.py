@@ -6,10 +6,10 @@ import pytest
 from auditor.audit import SHORT_SHINGLES
 from auditor.demo import synth
 from auditor.ingest import ingest
-from auditor.normalize import words_bytes
 from auditor.query import query_text
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
 from auditor.store import Store
+from auditor.text.normalize import words_bytes
+from auditor.text.shingle import Params, WordHasher, combine, distinct, sample
 
 NOTICE = ("This notice applies to every holder of record of the Series B notes issued under the "
           "indenture dated March 3 2021 between the Issuer and the Trustee named in it.")

@@ -16,7 +16,7 @@ from auditor import pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, extract_bytes
 from auditor.ingest import _POOL, _PrepareWorker, handle
-from auditor.shingle import Params
+from auditor.text.shingle import Params
 from tests import hostile
 from tests.fixtures_build import make_docx, make_pdf
 from tests.textgen import prose
@@ -115,7 +115,7 @@ from dataclasses import asdict
 from auditor import pdfworker
 from auditor.extract import Limits
 from auditor.ingest import _PrepareWorker
-from auditor.shingle import Params
+from auditor.text.shingle import Params
 from tests.hostile import slow_pdf
 pdf = slow_pdf()
 requests = [(pdfworker._Worker(2**30), {{"max_pages": 5000, "max_chars": 10**9, "timeout": 600}}),

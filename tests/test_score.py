@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from auditor.score import (
+from auditor.text.score import (
     Z95,
     Estimate,
     containment,

@@ -6,8 +6,8 @@ import xxhash
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from auditor.normalize import word_offsets, words_bytes
-from auditor.shingle import (
+from auditor.text.normalize import word_offsets, words_bytes
+from auditor.text.shingle import (
     DEFAULT_PARAMS,
     HashSet,
     Params,
@@ -129,9 +129,9 @@ def test_all_hashes_are_kept_only_when_asked():
 
 
 def test_the_word_cache_starts_again_past_its_size_with_the_same_hashes(monkeypatch):
-    import auditor.shingle
+    import auditor.text.shingle
 
-    monkeypatch.setattr(auditor.shingle, "_MAX_CACHED_WORDS", 3)
+    monkeypatch.setattr(auditor.text.shingle, "_MAX_CACHED_WORDS", 3)
     hasher = WordHasher(9)
     words = [f"w{i}".encode() for i in range(10)]
     got = [h for i in range(0, 10, 2) for h in hasher(words[i:i + 2]).tolist()]
@@ -216,7 +216,7 @@ def test_tokenize_gives_the_words_and_offsets_of_normalize_around_stretches_far_
 
 
 def test_stretches_for_normalize_are_cut_only_where_no_rule_reaches_across():
-    from auditor.shingle import _plain, _stretches
+    from auditor.text.shingle import _plain, _stretches
 
     text = "A non-\n  exclusive caf\u00e9 \u201cright\u201d, and na\u00efve-\nly so. End"
     plain, runs = _plain(text)
@@ -243,7 +243,7 @@ def test_tokenize_of_ascii_text_is_normalize(text):
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(_text, _mostly_separated))
 def test_words_with_offsets_is_normalizes(text):
-    from auditor import normalize, shingle
+    from auditor.text import normalize, shingle
 
     assert shingle.words_with_offsets(text) == normalize.words_with_offsets(text)
 

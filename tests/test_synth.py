@@ -15,8 +15,8 @@ import pytest
 
 from auditor.demo import synth
 from auditor.errors import UsageError
-from auditor.normalize import words
-from auditor.shingle import shingle_text
+from auditor.text.normalize import words
+from auditor.text.shingle import shingle_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

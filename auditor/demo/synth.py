@@ -1,6 +1,7 @@
-"""Deterministic synthetic legal prose: contracts, annual-report filings, and reformattings.
+"""Deterministic synthetic legal prose: contracts and annual-report filings (reformattings come
+from :mod:`auditor.text.reformat`, which the controls use too, and are re-exported here).
 
-The demo corpus, the tests, the controls and the benchmark all need documents whose containment
+The demo corpus, the tests and the benchmark all need documents whose containment
 relations are known exactly. Real contracts cannot be shipped, so this module writes its own:
 every word list, clause and template below was written for this project.
 
@@ -26,10 +27,25 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import pairwise
 from typing import TypeVar
 
 from auditor.errors import UsageError
+from auditor.text.reformat import (
+    HYPHENATED_LINE_END,
+    PARAGRAPH_BREAK,
+    add_page_furniture,
+    curly_quotes,
+    hyphenate_line_ends,
+    is_block,
+    is_heading,
+    is_table,
+    paragraphs,
+    pick,
+    reformat,
+    rewrap,
+    upper_headings,
+    wrap,
+)
 
 __all__ = [
     "CONTRACT_KINDS",
@@ -748,10 +764,6 @@ def _coin(rng: random.Random) -> str:
     return s.capitalize()
 
 
-def _pick(rng: random.Random, seq: Sequence[T]) -> T:
-    return seq[int(rng.random() * len(seq))]
-
-
 def _money(rng: random.Random) -> str:
     r = rng.random()
     if r < 0.35:
@@ -764,12 +776,12 @@ def _money(rng: random.Random) -> str:
 
 
 def _date(rng: random.Random, lo: int = 2008, hi: int = 2024) -> str:
-    return f"{_pick(rng, _MONTHS)} {int(rng.random() * 28) + 1}, {lo + int(rng.random() * (hi - lo + 1))}"
+    return f"{pick(rng, _MONTHS)} {int(rng.random() * 28) + 1}, {lo + int(rng.random() * (hi - lo + 1))}"
 
 
 def _period(rng: random.Random) -> str:
-    n = _pick(rng, list(_NUMBER_WORDS))
-    unit = _pick(rng, _PERIOD_UNITS)
+    n = pick(rng, list(_NUMBER_WORDS))
+    unit = pick(rng, _PERIOD_UNITS)
     if unit in ("months", "weeks") and n > 60:
         n = 12
         return f"twelve (12) {unit}"
@@ -811,9 +823,9 @@ class _Banks:
         self.ROOTS = roots
         self.SURNAMES = roots[: len(roots) // 2] + coined[:800]
         self.PLACES = [r for r in roots[len(roots) // 2 :]]
-        self.ORG = [f"{_pick(rng, roots + coined)} {_pick(rng, _COMPANY_SUFFIXES)}" for _ in range(6000)]
-        self.PERSON = [f"{_pick(rng, _FIRST_NAMES)} {_pick(rng, self.SURNAMES)}" for _ in range(6000)]
-        self.PLACE = [f"{p}, {_pick(rng, _US_STATES)}" if rng.random() < 0.6 else p for p in self.PLACES]
+        self.ORG = [f"{pick(rng, roots + coined)} {pick(rng, _COMPANY_SUFFIXES)}" for _ in range(6000)]
+        self.PERSON = [f"{pick(rng, _FIRST_NAMES)} {pick(rng, self.SURNAMES)}" for _ in range(6000)]
+        self.PLACE = [f"{p}, {pick(rng, _US_STATES)}" if rng.random() < 0.6 else p for p in self.PLACES]
         self.AMT = [_money(rng) for _ in range(20000)]
         self.PCT = [f"{int(rng.random() * 400) / 10 + 0.5:.1f}%" for _ in range(2000)]
         self.DATE = [_date(rng) for _ in range(6000)]
@@ -923,21 +935,7 @@ class _Writer:
 # Layout helpers
 # ---------------------------------------------------------------------------------------------
 
-_WRAP_CACHE: dict[int, re.Pattern[str]] = {}
-_PAR_SEP = re.compile(r"\n(?:[ \t]*\n)+")
 _WORDS = re.compile(r"[^\W_]+")
-
-
-def _wrap(par: str, width: int, indent: str = "") -> str:
-    """Greedy word wrap of a one-line paragraph, as one regex pass (textwrap is 50x slower)."""
-    w = max(width - len(indent), 10)
-    pat = _WRAP_CACHE.get(w)
-    if pat is None:
-        pat = _WRAP_CACHE[w] = re.compile(rf"\S.{{0,{w - 1}}}(?=\s|$)|\S+")
-    lines = pat.findall(par)
-    if indent:
-        return indent + ("\n" + indent).join(lines)
-    return "\n".join(lines)
 
 
 def _title(words: str) -> str:
@@ -950,7 +948,7 @@ def _title(words: str) -> str:
 
 def word_count(text: str) -> int:
     """Words as the auditor counts them (normalised), so fractions match its shingles."""
-    from auditor.normalize import words_bytes
+    from auditor.text.normalize import words_bytes
 
     return len(words_bytes(text))
 
@@ -963,43 +961,43 @@ def word_count(text: str) -> int:
 def _company(rng: random.Random) -> tuple[str, str]:
     """A full company name and the short name the contract uses for it."""
     b = _banks()
-    root = _pick(rng, b.ROOTS) if rng.random() < 0.5 else _pick(rng, b.COINED)
+    root = pick(rng, b.ROOTS) if rng.random() < 0.5 else pick(rng, b.COINED)
     if rng.random() < 0.3:
-        root = f"{root} {_pick(rng, b.COINED)}"
-    return f"{root} {_pick(rng, _COMPANY_SUFFIXES)}", root.split(" ")[0]
+        root = f"{root} {pick(rng, b.COINED)}"
+    return f"{root} {pick(rng, _COMPANY_SUFFIXES)}", root.split(" ")[0]
 
 
 def _address(rng: random.Random) -> str:
     b = _banks()
-    street = _pick(rng, b.ROOTS)
-    kind = _pick(rng, ["Road", "Street", "Avenue", "Boulevard", "Parkway", "Drive", "Plaza", "Lane"])
+    street = pick(rng, b.ROOTS)
+    kind = pick(rng, ["Road", "Street", "Avenue", "Boulevard", "Parkway", "Drive", "Plaza", "Lane"])
     suite = f", Suite {int(rng.random() * 2900) + 100}" if rng.random() < 0.6 else ""
-    return (f"{int(rng.random() * 9900) + 100} {street} {kind}{suite}, {_pick(rng, b.PLACES)}, "
-            f"{_pick(rng, _US_STATES)} {int(rng.random() * 89999) + 10000:05d}")
+    return (f"{int(rng.random() * 9900) + 100} {street} {kind}{suite}, {pick(rng, b.PLACES)}, "
+            f"{pick(rng, _US_STATES)} {int(rng.random() * 89999) + 10000:05d}")
 
 
 def _defined_term(rng: random.Random) -> str:
     b = _banks()
     x = rng.random()
     if x < 0.35:
-        return _title(f"{_pick(rng, b.A)} {_pick(rng, b.N)}")
+        return _title(f"{pick(rng, b.A)} {pick(rng, b.N)}")
     if x < 0.6:
-        return f"{_pick(rng, b.COINED)} {_title(_pick(rng, b.N))}"
+        return f"{pick(rng, b.COINED)} {_title(pick(rng, b.N))}"
     if x < 0.85:
-        return _title(f"{_pick(rng, b.N)} {_pick(rng, b.NS)}")
-    return _title(f"{_pick(rng, b.A)} {_pick(rng, b.N)} {_pick(rng, b.N)}")
+        return _title(f"{pick(rng, b.N)} {pick(rng, b.NS)}")
+    return _title(f"{pick(rng, b.A)} {pick(rng, b.N)} {pick(rng, b.N)}")
 
 
 def _section_heading(rng: random.Random) -> str:
     b = _banks()
     x = rng.random()
     if x < 0.3:
-        return _title(f"{_pick(rng, b.A)} {_pick(rng, b.NS)}")
+        return _title(f"{pick(rng, b.A)} {pick(rng, b.NS)}")
     if x < 0.55:
-        return _title(f"{_pick(rng, b.N)} of {_pick(rng, b.NS)}")
+        return _title(f"{pick(rng, b.N)} of {pick(rng, b.NS)}")
     if x < 0.8:
-        return _title(f"{_pick(rng, b.NS)} and {_pick(rng, b.NS)}")
-    return _title(_pick(rng, b.NS))
+        return _title(f"{pick(rng, b.NS)} and {pick(rng, b.NS)}")
+    return _title(pick(rng, b.NS))
 
 
 _ALTERNATIVES = re.compile(r"\[([^\[\]]*)\]")
@@ -1024,13 +1022,13 @@ class _ContractWriter:
         self.rng = rng
         spec = _KINDS[kind]
         self.kind = kind
-        self.title = _pick(rng, spec["titles"])
-        role_a, role_b = _pick(rng, spec["roles"])
+        self.title = pick(rng, spec["titles"])
+        role_a, role_b = pick(rng, spec["roles"])
         self.a_full, a_root = _company(rng)
         self.b_full, b_root = _company(rng)
         self.b_is_person = kind == "employment" or (kind == "consulting" and rng.random() < 0.5)
         if self.b_is_person:
-            self.b_full = _pick(rng, _banks().PERSON)
+            self.b_full = pick(rng, _banks().PERSON)
             b_root = self.b_full.split(" ")[-1]
         self.a = a_root if rng.random() < 0.5 else role_a
         self.b = b_root if (rng.random() < 0.5 and b_root != a_root) else role_b
@@ -1044,33 +1042,33 @@ class _ContractWriter:
         }
         self.ab = _Writer(rng, {**local, "P": [self.a], "Q": [self.b]})
         self.ba = _Writer(rng, {**local, "P": [self.b], "Q": [self.a]})
-        self.state = _pick(rng, _GOVERNING_STATES)
-        self.city = _pick(rng, _banks().PLACES)
-        self.width = _pick(rng, [70, 72, 76, 78, 80])
+        self.state = pick(rng, _GOVERNING_STATES)
+        self.city = pick(rng, _banks().PLACES)
+        self.width = pick(rng, [70, 72, 76, 78, 80])
 
     def sentences(self, frames: Sequence[str], n: int) -> str:
         w = self.ab if self.rng.random() < 0.55 else self.ba
         return w.sentences(frames, n)
 
     def para(self, text: str) -> str:
-        return _wrap(text, self.width)
+        return wrap(text, self.width)
 
     def head(self) -> list[str]:
         rng = self.rng
-        st_a, st_b = _pick(rng, _US_STATES), _pick(rng, _US_STATES)
-        form_a, form_b = _pick(rng, _ENTITY_FORMS), _pick(rng, _ENTITY_FORMS)
-        b_desc = (f"an individual residing in {_pick(rng, _banks().PLACE)}" if self.b_is_person
+        st_a, st_b = pick(rng, _US_STATES), pick(rng, _US_STATES)
+        form_a, form_b = pick(rng, _ENTITY_FORMS), pick(rng, _ENTITY_FORMS)
+        b_desc = (f"an individual residing in {pick(rng, _banks().PLACE)}" if self.b_is_person
                   else f"a {st_b} {form_b}")
-        pre = _fill(rng, _pick(rng, _PREAMBLE) + _pick(rng, _PARTIES_SENTENCE), {
+        pre = _fill(rng, pick(rng, _PREAMBLE) + pick(rng, _PARTIES_SENTENCE), {
             "TITLE": self.title, "TITLE_U": self.title.upper(), "AGN": self.short,
             "DATE": _date(rng), "AF": self.a_full, "AD": f"a {st_a} {form_a}", "A": self.a,
             "BF": self.b_full, "BD": b_desc, "B": self.b})
         pre = _fix_articles(pre)
-        out = [self.title.upper(), self.para(pre), _pick(rng, ["RECITALS", "BACKGROUND", "W I T N E S S E T H:"])]
+        out = [self.title.upper(), self.para(pre), pick(rng, ["RECITALS", "BACKGROUND", "W I T N E S S E T H:"])]
         frames = _RECITAL_FRAMES[:]
         for _ in range(int(rng.random() * 3) + 2):
             out.append(self.para(self.ab.fill(frames.pop(int(rng.random() * len(frames))))))
-        out.append(self.para(_fill(rng, _pick(rng, _CONSIDERATION), {})))
+        out.append(self.para(_fill(rng, pick(rng, _CONSIDERATION), {})))
         return out
 
     def definitions(self, number: int, budget: int) -> list[str]:
@@ -1081,7 +1079,7 @@ class _ContractWriter:
         for _ in range(int(rng.random() * 3)):
             defs.append(_fill(rng, shared.pop(int(rng.random() * len(shared))), {"CITY": self.city}))
         for term in self.terms:
-            frame = _pick(rng, _DEFINITION_FRAMES).replace("{TERM}", term)
+            frame = pick(rng, _DEFINITION_FRAMES).replace("{TERM}", term)
             defs.append(self.ab.fill(frame))
         size = 0
         kept: list[str] = []
@@ -1118,7 +1116,7 @@ class _ContractWriter:
         ag = f"this {self.short}"
         out = [f"ARTICLE {number}\nMISCELLANEOUS"]
         for i, name in enumerate(chosen, 1):
-            text = _fill(rng, _pick(rng, _BOILERPLATE[name]), {
+            text = _fill(rng, pick(rng, _BOILERPLATE[name]), {
                 "AGU": ag.upper(), "AGN": self.short, "AG": ag, "ST": self.state,
                 "CITY": self.city, "A": self.a, "B": self.b, "D": _period(rng)})
             text = text[0].upper() + text[1:]
@@ -1128,14 +1126,14 @@ class _ContractWriter:
     def signatures(self) -> list[str]:
         rng = self.rng
         b = _banks()
-        out = [self.para(_fill(rng, _pick(rng, _WITNESS), {"AGN": self.short}))]
+        out = [self.para(_fill(rng, pick(rng, _WITNESS), {"AGN": self.short}))]
         for full, is_person in ((self.a_full, False), (self.b_full, self.b_is_person)):
-            person = _pick(rng, b.PERSON)
+            person = pick(rng, b.PERSON)
             if is_person:
                 out.append(f"{full.upper()}\n\n/s/ {full}\nAddress: {_address(rng)}")
                 continue
             out.append(f"{full.upper()}\n\nBy: /s/ {person}\nName: {person}\n"
-                       f"Title: {_pick(rng, _TITLES_OF_OFFICERS)}\nAddress: {_address(rng)}")
+                       f"Title: {pick(rng, _TITLES_OF_OFFICERS)}\nAddress: {_address(rng)}")
         return out
 
 
@@ -1148,7 +1146,7 @@ def contract(seed: int, target_bytes: int = 20_000, kind: str | None = None) -> 
     """
     rng = random.Random(f"contract/{seed}")
     if kind is None:
-        kind = _pick(rng, CONTRACT_KINDS)
+        kind = pick(rng, CONTRACT_KINDS)
     elif kind not in _KINDS:
         raise UsageError(f"unknown contract kind {kind!r}; expected one of {', '.join(CONTRACT_KINDS)}")
     cw = _ContractWriter(rng, kind)
@@ -1216,7 +1214,7 @@ def _table(rng: random.Random, years: list[int], width: int) -> str:
     start = int(rng.random() * (len(_FINANCIAL_LINES) - 6))
     n = int(rng.random() * 10) + 5
     labels = _FINANCIAL_LINES[start : start + n]
-    scale = _pick(rng, [9_999, 99_999, 999_999, 9_999_999])
+    scale = pick(rng, [9_999, 99_999, 999_999, 9_999_999])
     cols = int(rng.random() * 2) + 2
     label_w = max(30, width - 14 * cols)
     lines = [" " * label_w + "".join(f"{y:>14}" for y in years[:cols])]
@@ -1227,7 +1225,7 @@ def _table(rng: random.Random, years: list[int], width: int) -> str:
             cells = ["$ " + c for c in cells]
             first = False
         lines.append(f"{label[: label_w - 2]:<{label_w}}" + "".join(f"{c:>14}" for c in cells))
-    caption = _pick(rng, ["(in thousands, except per share data)", "(in thousands)", "(in millions)",
+    caption = pick(rng, ["(in thousands, except per share data)", "(in thousands)", "(in millions)",
                           "(dollars in thousands)"])
     return caption + "\n" + "\n".join(lines)
 
@@ -1241,10 +1239,10 @@ class _FilingWriter:
         self.year = 2009 + int(rng.random() * 15)
         self.years = [self.year, self.year - 1, self.year - 2]
         self.cik = f"{int(rng.random() * 1_900_000) + 10_000:010d}"
-        self.state = _pick(rng, _GOVERNING_STATES)
-        self.width = _pick(rng, [76, 78, 80, 84])
-        segments = [f"{_pick(rng, b.COINED)} {_title(_pick(rng, b.N))}" for _ in range(int(rng.random() * 3) + 2)]
-        products = [_pick(rng, b.COINED) for _ in range(int(rng.random() * 8) + 4)]
+        self.state = pick(rng, _GOVERNING_STATES)
+        self.width = pick(rng, [76, 78, 80, 84])
+        segments = [f"{pick(rng, b.COINED)} {_title(pick(rng, b.N))}" for _ in range(int(rng.random() * 3) + 2)]
+        products = [pick(rng, b.COINED) for _ in range(int(rng.random() * 8) + 4)]
         fy = [f"fiscal {y}" for y in self.years] + [f"the year ended December 31, {y}" for y in self.years]
         self.writer = _Writer(rng, {
             "CO": [self.short, "The Company", "We"],
@@ -1253,10 +1251,10 @@ class _FilingWriter:
             "FY": fy,
         })
         self.segments = segments
-        self.officers = [(_pick(rng, b.PERSON), t) for t in ("Chief Executive Officer", "Chief Financial Officer")]
+        self.officers = [(pick(rng, b.PERSON), t) for t in ("Chief Executive Officer", "Chief Financial Officer")]
 
     def para(self, text: str) -> str:
-        return _wrap(text, self.width)
+        return wrap(text, self.width)
 
     def prose(self, lo: int = 3, hi: int = 8) -> str:
         return self.para(self.writer.sentences(_FILING_PROSE_FRAMES, int(self.rng.random() * (hi - lo + 1)) + lo))
@@ -1421,171 +1419,6 @@ def filing_company(seed: int) -> dict[str, str]:
             "cfo": fw.officers[1][0]}
 
 
-# ---------------------------------------------------------------------------------------------
-# Reformatting: same words, different layout
-# ---------------------------------------------------------------------------------------------
-
-_OPEN_DQ = re.compile(r'(^|[\s(\[{\u2014])"', re.M)
-_OPEN_SQ = re.compile(r"(^|[\s(\[{\u2014])'", re.M)
-_INLINE_HEADING = re.compile(r"^(\s*\d+(?:\.\d+)+\.?\s+)([A-Z][^.\n]{0,80}?\.)(?=\s)")
-_TABLE_GAP = re.compile(r"\S {2,}\S")
-_HYPHEN_NL = re.compile(r"(?<=[^\W_]-)[ \t]*\n[ \t]*")
-
-
-def _paragraphs(text: str) -> list[str]:
-    return _PAR_SEP.split(text.strip("\n"))
-
-
-def _is_table(par: str) -> bool:
-    if "  " not in par:
-        return False
-    lines = par.split("\n")
-    return len(lines) >= 2 and sum(1 for ln in lines if _TABLE_GAP.search(ln)) >= len(lines) // 2 + 1
-
-
-def _is_block(par: str) -> bool:
-    """Lines that must keep their breaks: signature blocks, addresses, cover-page stacks.
-
-    Told from wrapped prose by a line that greedy wrapping would have filled further: the
-    next line's first word would still have fitted within the paragraph's longest line.
-    """
-    lines = par.split("\n")
-    if len(lines) < 2:
-        return False
-    longest = max(len(ln) for ln in lines)
-    for ln, nxt in pairwise(lines):
-        first = nxt.split(None, 1)
-        if first and len(ln.rstrip()) + 1 + len(first[0]) <= longest:
-            return True
-    return False
-
-
-def _is_heading(par: str) -> bool:
-    lines = par.strip().split("\n")
-    if len(lines) > 3 or not any(c.isalpha() for c in par):
-        return False
-    last = par.rstrip()[-1]
-    return (last not in ".;:,)" and all(len(ln) <= 90 for ln in lines) and ":" not in par
-            and not par.lstrip().startswith(("(", "$", "/s/", "By")) and not _is_table(par))
-
-
-def _unwrap(par: str) -> str:
-    """A paragraph's lines as one line; a word hyphenated at a line end stays hyphenated."""
-    if "-\n" in par:
-        par = _HYPHEN_NL.sub("", par)
-    return " ".join(par.split())
-
-
-def curly_quotes(text: str) -> str:
-    """Typographic quotes and apostrophes, as word processors write them."""
-    text = _OPEN_DQ.sub("\\1\u201c", text).replace('"', "\u201d")
-    text = _OPEN_SQ.sub("\\1\u2018", text).replace("'", "\u2019")
-    return text.replace(" -- ", " \u2014 ")
-
-
-def upper_headings(text: str) -> str:
-    """Upper-case heading paragraphs and the run-in headings of numbered sections."""
-    out = []
-    for par in _paragraphs(text):
-        if _is_heading(par):
-            par = par.upper()
-        else:
-            par = _INLINE_HEADING.sub(lambda m: m.group(1) + m.group(2).upper(), par)
-        out.append(par)
-    return "\n\n".join(out) + "\n"
-
-
-def rewrap(text: str, width: int, indent: int = 0) -> str:
-    """Re-flow prose paragraphs to ``width`` columns, first lines indented by ``indent``.
-
-    Tables, headings and short-line blocks (signatures, addresses) keep their line breaks.
-    """
-    pad = " " * indent
-    out = []
-    for par in _paragraphs(text):
-        if _is_table(par) or _is_block(par) or _is_heading(par):
-            out.append(par)
-            continue
-        flat = _unwrap(par)
-        if indent:
-            first, *rest = _wrap(pad + flat, width).split("\n", 1)
-            out.append(first if not rest else first + "\n" + _wrap(rest[0].replace("\n", " "), width))
-        else:
-            out.append(_wrap(flat, width))
-    return "\n\n".join(out) + "\n"
-
-
-_VOWELS = frozenset("aeiouyAEIOUY")
-
-
-def _break_point(word: str, room: int) -> int:
-    """Where to hyphenate ``word`` with at most ``room`` letters before the hyphen: before a
-    consonant between vowels (``agree-ments``) or between doubled consonants (``resel-ler``);
-    0 if no such point leaves three letters on each side."""
-    for k in range(min(room, len(word) - 3), 2, -1):
-        a, b, c = word[k - 1], word[k], word[k + 1]
-        if b not in _VOWELS and ((a in _VOWELS and c in _VOWELS) or a == b):
-            return k
-    return 0
-
-
-def hyphenate_line_ends(text: str, width: int) -> str:
-    """Break long words across line ends with a hyphen, as typesetting does.
-
-    When the next line starts with a word of 8+ letters and the current line has room for a
-    syllable-like head of it (three letters or more) plus a hyphen, that head moves up.
-    """
-    out = []
-    for par in _paragraphs(text):
-        if _is_table(par) or _is_block(par) or _is_heading(par):
-            out.append(par)
-            continue
-        lines = par.split("\n")
-        for i in range(len(lines) - 1):
-            nxt = lines[i + 1]
-            stripped = nxt.lstrip()
-            word_end = stripped.find(" ")
-            word = stripped if word_end < 0 else stripped[:word_end]
-            if len(word) < 8 or not word.isalpha() or word_end < 0:
-                continue
-            k = _break_point(word, width - len(lines[i]) - 2)
-            if k:
-                lines[i] += " " + word[:k] + "-"
-                lines[i + 1] = nxt[: len(nxt) - len(stripped)] + stripped[k:]
-        out.append("\n".join(lines))
-    return "\n\n".join(out) + "\n"
-
-
-def add_page_furniture(text: str, lines_per_page: int, header: str) -> str:
-    """Split into pages: a running header, the page's lines, ``Page n of N``, a form feed."""
-    lines = text.rstrip("\n").split("\n")
-    per = max(5, lines_per_page)
-    pages = [lines[i : i + per] for i in range(0, len(lines), per)]
-    total = len(pages)
-    out = []
-    for n, page in enumerate(pages, 1):
-        out.append(f"{header}\n\n" + "\n".join(page) + f"\n\n{f'Page {n} of {total}':^60}".rstrip())
-    return "\n\f\n".join(out) + "\n"
-
-
-def reformat(text: str, seed: int) -> str:
-    """The same document as another typist would lay it out.
-
-    Upper-case headings, curly quotes, a new line width and indent, words hyphenated at line
-    ends, and page headers, footers and form feeds; the parameters come from ``seed``.
-    """
-    rng = random.Random(f"reformat/{seed}")
-    width = _pick(rng, [58, 62, 66, 70, 84, 92])
-    indent = _pick(rng, [0, 0, 2, 4, 5])
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")[:50]
-    header = _pick(rng, [f"Exhibit 10.{int(rng.random() * 40) + 1}", first.upper(), "CONFIDENTIAL"])
-    t = upper_headings(text)
-    t = curly_quotes(t)
-    t = rewrap(t, width, indent)
-    t = hyphenate_line_ends(t, width)
-    return add_page_furniture(t, int(rng.random() * 17) + 44, header)
-
-
 def partial(text: str, fraction: float, seed: int) -> str:
     """A contiguous run of whole paragraphs holding about ``fraction`` of the text's words.
 
@@ -1594,8 +1427,8 @@ def partial(text: str, fraction: float, seed: int) -> str:
     """
     if not 0 < fraction <= 1:
         raise UsageError(f"fraction must be in (0, 1], got {fraction}")
-    starts = [0] + [m.end() for m in _PAR_SEP.finditer(text)]
-    ends = [m.start() for m in _PAR_SEP.finditer(text)] + [len(text)]
+    starts = [0] + [m.end() for m in PARAGRAPH_BREAK.finditer(text)]
+    ends = [m.start() for m in PARAGRAPH_BREAK.finditer(text)] + [len(text)]
     counts = [word_count(text[a:b]) for a, b in zip(starts, ends, strict=True)]
     total = sum(counts) or 1
     goal = fraction * total
@@ -1641,20 +1474,20 @@ def _html_blocks(text: str) -> str:
     """Blocks for the paragraphs of ``text``; everything is paragraph-local, so converting
     parts of a text separately gives the same HTML as converting the whole."""
     blocks = []
-    for par in _paragraphs(_escape(text)):
+    for par in paragraphs(_escape(text)):
         if not par.strip():
             continue
-        if _is_table(par):
+        if is_table(par):
             rows = ["<tr>" + " ".join(f"<td>{c}</td>" for c in _CELL_SPLIT.split(ln.strip())) + "</tr>"
                     for ln in par.split("\n")]
             blocks.append("<table>\n" + "\n".join(rows) + "\n</table>")
-        elif _is_heading(par):
+        elif is_heading(par):
             blocks.append(f"<h2>{' '.join(par.split())}</h2>")
-        elif _is_block(par):
+        elif is_block(par):
             blocks.append("<p>" + "<br>\n".join(ln.strip() for ln in par.split("\n")) + "</p>")
         else:
             if "-\n" in par:
-                par = _HYPHEN_NL.sub("", par)
+                par = HYPHENATED_LINE_END.sub("", par)
             blocks.append(f"<p>{' '.join(par.split())}</p>")
     if not blocks:
         return ""
@@ -1710,5 +1543,5 @@ def subsidiaries(seed: int) -> str:
     rng = random.Random(f"subsidiaries/{seed}")
     b = _banks()
     co = filing_company(seed)
-    rows = [f"{_pick(rng, b.ORG):<50}{_pick(rng, _US_STATES)}" for _ in range(int(rng.random() * 8) + 3)]
+    rows = [f"{pick(rng, b.ORG):<50}{pick(rng, _US_STATES)}" for _ in range(int(rng.random() * 8) + 3)]
     return f"SUBSIDIARIES OF {co['name'].upper()}\n\n" + "\n".join(rows) + "\n"

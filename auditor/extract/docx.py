@@ -30,12 +30,12 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from auditor import dates
 from auditor.errors import ExtractionError
 from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.detect import binary_kind, detect_format
 from auditor.extract.order import BIDI_CONTROLS, display_order
+from auditor.text import dates
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"

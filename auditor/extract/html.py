@@ -35,7 +35,6 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from auditor import dates
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spacing
@@ -50,6 +49,7 @@ from auditor.extract.text import (
     mess,
     nul_pattern,
 )
+from auditor.text import dates
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor import dates, pdfworker
+from auditor import pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
+from auditor.text import dates
 
 
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:

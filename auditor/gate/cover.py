@@ -29,9 +29,9 @@ from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
 from auditor.gate.classify import EXCERPT_CHARS, Locator
 from auditor.gate.findings import Finding, main_span
 from auditor.gather import Candidate, Step, floor_of, greedy_cover
-from auditor.score import min_hits
-from auditor.shingle import distinct, sample
 from auditor.store import Store
+from auditor.text.score import min_hits
+from auditor.text.shingle import distinct, sample
 
 
 @dataclass

@@ -3,7 +3,7 @@
 The near-duplicate article (after Manning, Raghavan and Schütze 2008, §19.6) fingerprints a
 page with 64 bits of a cryptographic hash: different fingerprints mean different content, equal
 ones mean identical content with overwhelming probability. We hash the *normalised* text
-(``auditor.normalize.normalize``), so copies that differ only in layout, case or typographic
+(``auditor.text.normalize.normalize``), so copies that differ only in layout, case or typographic
 forms get the same fingerprint; any change of a word gives an unrelated one.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from auditor.normalize import normalize
+from auditor.text.normalize import normalize
 
 
 def fingerprint(text: str) -> int:

@@ -7,7 +7,7 @@ which is the question this auditor asks (a 3,000-shingle rule inside a 60,000-sh
 containment 1 but resemblance 0.05).
 
 The set versions are exact and meant for tests and small inputs; the ``*_hashes`` versions take
-the sorted distinct ``uint64`` shingle hashes of ``auditor.shingle`` and cost one
+the sorted distinct ``uint64`` shingle hashes of ``auditor.text.shingle`` and cost one
 ``np.intersect1d``.
 
 Empty sets: two empty sets are equal, so their resemblance is 1.0 (as their MinHash sketches
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auditor import score
 from auditor.errors import UsageError
+from auditor.text import score
 
 
 def shingles(words: Sequence[str], k: int) -> set[tuple[str, ...]]:
@@ -73,11 +73,11 @@ def intersection_size(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int]:
 
 def jaccard_hashes(a: np.ndarray, b: np.ndarray) -> float:
     """``jaccard`` over sorted distinct ``uint64`` shingle hashes (checked): the engine's
-    :func:`auditor.score.jaccard`, 1.0 for two empty sets."""
+    :func:`auditor.text.score.jaccard`, 1.0 for two empty sets."""
     return score.jaccard(check_hashes(a, "a"), check_hashes(b, "b"))
 
 
 def containment_hashes(a: np.ndarray, b: np.ndarray) -> float:
     """``containment`` of ``a`` in ``b`` over sorted distinct ``uint64`` shingle hashes
-    (checked): the engine's :func:`auditor.score.containment`."""
+    (checked): the engine's :func:`auditor.text.score.containment`."""
     return score.containment(check_hashes(a, "a"), check_hashes(b, "b"))

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import xxhash
 
-from auditor import normalize
-from auditor.normalize import NORMALIZATION_VERSION, words_bytes
+from auditor.text import normalize
+from auditor.text.normalize import NORMALIZATION_VERSION, words_bytes
 
 HASH_NAME = "xxh3_64(word, seed) -> poly(M=0x9E3779B97F4A7C15) -> murmur3-fmix64"
 
@@ -258,7 +258,7 @@ _ALNUM = np.frombuffer(bytes(1 if chr(b).isalnum() else 0 for b in range(128)) +
 
 def _role(ch: str) -> str | None:
     """The ASCII character that plays the part of ``ch`` (one character of folded text) in the
-    rules of :mod:`auditor.normalize`: a line break, a blank (``[ \\t]``), other white space, a
+    rules of :mod:`auditor.text.normalize`: a line break, a blank (``[ \\t]``), other white space, a
     hyphen, or anything else that only separates words; None for a letter or digit. The join
     rule itself is asked, so the parts follow it."""
     if ch.isalnum():
