@@ -827,3 +827,24 @@ def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
     assert corpus_controls(store, 0, None, draw_from=batch) == (files, controls, note)
     whole = corpus_controls(store, 0, None)
     assert whole[1][0]["note"].split(" inserted")[0] not in ("doc 3", "doc 7") or whole != (files, controls, note)
+
+
+def test_the_unrelated_control_is_checked_on_every_shingle_before_use(store, tmp_path):
+    """A sampled estimate of 0 can hide a 0.15 overlap: the drawn document is replaced by one
+    that is unrelated on every shingle, and none is used when none of the pool is."""
+    from auditor.controls import _truly_unrelated
+    from auditor.demo import synth
+
+    words = synth.contract(63, 30_000).split()
+    a = " ".join(words[:400])
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "a.txt").write_text(a)
+    (d / "overlapping.txt").write_text(" ".join(words[:100] + words[2000:2600]))  # a quarter of a
+    (d / "unrelated.txt").write_text(" ".join(synth.contract(64, 30_000, kind="lease").split()[:600]))
+    ingest(store, [d], workers=1)
+    ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
+    over, free = ids["overlapping.txt"], ids["unrelated.txt"]
+    assert _truly_unrelated(store, a, over, sorted([over, free])) == free
+    assert _truly_unrelated(store, a, free, sorted([over, free])) == free
+    assert _truly_unrelated(store, a, over, [over]) is None

@@ -45,10 +45,11 @@ RELEVANT = frozenset({
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
     "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap",
+    "quotes", "list-style", "list-style-type",
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
-    "text-shadow", "direction", "white-space",
+    "text-shadow", "direction", "white-space", "quotes", "list-style-type",
 })
 _DISPLAY = frozenset({
     "none", "contents", "block", "inline", "inline-block", "flow-root", "list-item", "table",
@@ -80,6 +81,7 @@ details:not([open]) > :not(summary:first-of-type) { display: none }
 pre, listing, xmp, plaintext, textarea { white-space: pre }
 [dir] { unicode-bidi: isolate } bdi { unicode-bidi: isolate } bdo, bdo[dir] { unicode-bidi: isolate-override }
 [dir=rtl i] { direction: rtl } [dir=ltr i] { direction: ltr }
+q::before { content: open-quote } q::after { content: close-quote }
 """
 
 
@@ -338,7 +340,9 @@ class Style:
     top: float | None = None
     white_space: str = "normal"
     custom: dict[str, tuple[Any, ...]] = field(default_factory=dict)
-    content: tuple[Any, ...] | None = None  # of a ::before or ::after
+    content: tuple[Any, ...] | None = None  # of a ::before, ::after or ::marker
+    quotes: tuple[str, ...] | None = None  # the quotes property: (open, close)*; None for auto
+    marker: str | None = None  # a list-style-type that is a string: the marker a list item shows
     hidden: str | None = None  # why the element and all it holds are not shown
     unsure: str | None = None  # a value the reader's browser evaluates that this code cannot
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
@@ -583,7 +587,7 @@ def _add_qualified(sheets: Sheets, prelude: list[Any], decls: list[Decl], origin
         pseudo = sel.pseudo_element
         if pseudo:
             text = _PSEUDO_ELEMENT.sub("", text).strip() or "*"
-            if pseudo not in ("before", "after"):
+            if pseudo not in ("before", "after", "marker"):
                 continue
         sels.append((text, sel.specificity, pseudo))
     sheets.rules.append(Rule(sels, decls, origin, layer, len(sheets.rules)))
@@ -629,7 +633,7 @@ def key_of(important: bool, origin: int, layer: int, spec: tuple[int, int, int],
 
 
 _SHORTHANDS = frozenset({"font", "margin", "padding", "inset", "flex-flow", "background", "overflow",
-                         "-webkit-text-stroke", "grid-area", "grid-row", "grid-column"})
+                         "-webkit-text-stroke", "grid-area", "grid-row", "grid-column", "list-style"})
 
 
 def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...]]]:
@@ -639,8 +643,13 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top"], "padding": ["padding-left"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
                  "background": ["background-color"], "overflow": ["overflow-x", "overflow-y"],
-                 "-webkit-text-stroke": ["-webkit-text-stroke-width"]}.get(name, ["grid-placed"])
+                 "-webkit-text-stroke": ["-webkit-text-stroke-width"],
+                 "list-style": ["list-style-type"]}.get(name, ["grid-placed"])
         return [(n, value) for n in longs]
+    if name == "list-style":  # the type is its string, its counter style or none; an image is no word
+        marker = [t for t in w if t.type == "string"] or [
+            t for t in w if t.type == "ident" and t.lower_value not in ("inside", "outside")]
+        return [("list-style-type", (marker[0],))] if marker else []
     if name == "font":
         size = _font_size_of(w)
         return [("font-size", (size,))] if size is not None else []
@@ -800,6 +809,11 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     if pseudo:
         s.content = get("content")
     # inherited
+    v = get("quotes")
+    s.quotes = p.quotes if v is None else None if initial(v) or _ident(v) == "auto" else tuple(
+        t.value for t in _words(v) if t.type == "string")
+    v = get("list-style-type")
+    s.marker = p.marker if v is None else next((t.value for t in _words(v) if t.type == "string"), None)
     v = get("visibility")
     s.visibility = p.visibility if v is None else ("visible" if initial(v) else _ident(v) or "visible")
     v = get("direction")

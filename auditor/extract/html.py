@@ -22,8 +22,8 @@ naive extractor reads them) when the visible reading hid or added anything, and
 closed in ``Extracted.unreadable`` with a code: ``css-order:`` (layout decides the order),
 ``css-value:``/``css-selector:``/``css-media:`` (CSS this code cannot evaluate), ``css-font:``
 (a web font may draw other letters than the text holds), ``css-external:`` (a style sheet outside
-the document that could hide text interleaved with the words), ``letter-spaced:`` and
-``nested-depth:``.
+the document that could hide text interleaved with the words), ``html-script:`` (a script or
+event handler a browser runs, which may write text), ``letter-spaced:`` and ``nested-depth:``.
 """
 
 from __future__ import annotations
@@ -271,7 +271,7 @@ class _Frame:
     pre: bool = False
     bidi: bool = False
     rtl_block: bool = False
-    after: tuple[str, css.Style] | None = None
+    after: bool = False  # an ::after applies: generated when the element ends (after its quotes)
     i: int = 0
     prestyles: dict[Any, css.Style] | None = None
     right_floats: int = 0
@@ -311,6 +311,8 @@ class _Reader:
         self.matched: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.before: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.after: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
+        self.marker: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
+        self.quote_depth = 0  # open-quote and close-quote nest (CSS Generated Content, quotes)
         self.styled: dict[Any, str] = {}
         self.nested_all: list[str] = []
 
@@ -359,7 +361,7 @@ class _Reader:
                     return self._attributes(sheets)
                 entries = [(css.key_of(d.important, rule.origin, rule.layer, spec, rule.order), rule.origin, d)
                            for d in rule.decls]
-                target = self.matched if pseudo is None else self.before if pseudo == "before" else self.after
+                target = {None: self.matched, "before": self.before, "after": self.after}.get(pseudo, self.marker)
                 for n in nodes:
                     target.setdefault(n, []).extend(entries)
         self._attributes(sheets)
@@ -434,8 +436,48 @@ class _Reader:
         content = s.content
         if s.hidden or not content:
             return None
-        text = _content_text(content, node)
+        text = self._content_text(content, node, s)
         return (text, s) if text.strip() else None
+
+    def _marker(self, node: Any, style: css.Style) -> tuple[str, css.Style] | None:
+        """What a list item's marker shows in words: its ``::marker`` content, else a
+        ``list-style-type`` string (counters and bullets give no word, as ``content`` counters do not)."""
+        s = css.compute(style, list(self.marker.get(node, ())), pseudo=True)
+        if s.hidden:
+            return None
+        kw = css._ident(s.content) if s.content else None
+        if s.content and kw not in ("normal",):
+            text = "" if kw == "none" else self._content_text(s.content, node, s)
+        else:
+            text = style.marker or ""
+        return (text, s) if text.strip() else None
+
+    def _content_text(self, content: tuple[Any, ...], node: Any, s: css.Style) -> str:
+        """The text of a ``content`` value: strings, ``attr()``, quotes (the ``quotes`` property's
+        pair at their depth); counters and images give none."""
+        out = []
+        for t in content:
+            if t.type == "string":
+                out.append(t.value)
+            elif t.type == "function" and t.lower_name == "attr":
+                name = next((a.value for a in t.arguments if a.type == "ident"), None)
+                out.append((node.attributes.get(name) or "") if name else "")
+            elif t.type == "ident" and t.lower_value in ("open-quote", "close-quote", "no-open-quote", "no-close-quote"):
+                opening = t.lower_value in ("open-quote", "no-open-quote")
+                if not opening:
+                    self.quote_depth = max(0, self.quote_depth - 1)
+                depth = self.quote_depth
+                if opening:
+                    self.quote_depth += 1
+                if t.lower_value.startswith("no-"):
+                    continue
+                pairs = s.quotes if s.quotes is not None else ("\u201c", "\u201d", "\u2018", "\u2019")
+                if len(pairs) >= 2:
+                    at = 2 * min(depth, len(pairs) // 2 - 1) + (0 if opening else 1)
+                    out.append(pairs[at])
+            elif t.type == "literal" and t.value == "/":
+                break  # alternative text of the content follows: not shown
+        return "".join(out)
 
     # -- the walk --------------------------------------------------------------------------------
 
@@ -531,17 +573,20 @@ class _Reader:
                 b.push_bidi(_OPEN[("bidi-override", style.direction)])
         if display in _FLEX or display in _GRID or (display == "table-row" and style.direction == "rtl"):
             self._reorder(f)
+        if display.endswith("list-item") and (style.marker or node in self.marker):
+            marker = self._marker(node, style)
+            if marker:
+                self._generated(marker, b, f)
         if self.before:
             before = self._pseudo(node, style, self.before)
             if before:
                 self._generated(before, b, f)
-        if self.after:
-            f.after = self._pseudo(node, style, self.after)
+        f.after = node in self.after
         return f
 
     def _end(self, f: _Frame, b: _Builder) -> None:
-        if f.after:
-            self._generated(f.after, b, f)
+        if f.after and (after := self._pseudo(f.node, f.style, self.after)):
+            self._generated(after, b, f)
         if f.bidi:
             b.pop_bidi()
         if f.rtl_block:
@@ -792,14 +837,47 @@ class _Reader:
         text = "\n".join([text, *self.nested_all])
         return _BLANK.sub("\n", text).strip()
 
+    def _scripts(self) -> None:
+        """A browser runs the page's scripts, which can write any text into it (``document.write``,
+        the DOM, under any disguise): what they would write cannot be read without running them,
+        so a page that carries one fails closed. Data blocks (a ``type`` that is not JavaScript)
+        and scripts in an inert ``template`` do not run."""
+        if "<script" not in self.lowered and not _HANDLER.search(self.lowered):
+            return
+        found = []
+        for node in self.tree.css("script"):
+            kind = (node.attributes.get("type") or "").strip().lower().split(";")[0].strip()
+            if (not kind or kind in _JS_TYPES) and not _inside(node, ("template",)):
+                found.append("a script from " + (node.attributes.get("src") or "")[:80]
+                             if node.attributes.get("src") else "an inline script")
+        if _HANDLER.search(self.lowered):
+            for node in self.tree.body.traverse() if self.tree.body is not None else ():
+                handler = next((k for k in (node.attributes or {}) if k.lower().startswith("on")), None)
+                if handler and not _inside(node, ("template",)):
+                    found.append(f"an event handler ({handler} on <{node.tag}>)")
+                    break
+        if found:
+            self.unreadable.append(f"html-script: the page runs {found[0]}" + (
+                f" and {len(found) - 1} more" if len(found) > 1 else "") + ": a browser runs it, and what it "
+                "writes into the page cannot be read without running it")
+
     def read(self) -> _Result:
         visible, logical = self.visible()
+        self._scripts()
         if self.sheets.external and _fragmented(self.tree):
             self.unreadable.append(
                 f"css-external: a style sheet outside the document ({self.sheets.external[0]}) could hide "
                 "the many small classed elements its text is split into")
         shows_all = self.hidden_text or self.generated
         return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable)
+
+
+_JS_TYPES = frozenset({"module", "text/javascript", "application/javascript", "application/ecmascript",
+                       "text/ecmascript", "application/x-javascript", "text/jscript", "text/livescript",
+                       "text/x-javascript", "text/x-ecmascript", "application/x-ecmascript", "text/javascript1.0",
+                       "text/javascript1.1", "text/javascript1.2", "text/javascript1.3", "text/javascript1.4",
+                       "text/javascript1.5"})
+_HANDLER = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=")
 
 
 def _tokens(text: str) -> list[Any]:
@@ -899,22 +977,6 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
     if decls is None:
         decls = _HINT_CACHE[text] = css.declarations(text)
     return [(_HINT_KEY, 1, d) for d in decls]
-
-
-def _content_text(content: tuple[Any, ...], node: Any) -> str:
-    """The text of a ``content`` value: strings, ``attr()``, quotes; counters and images give none."""
-    out = []
-    for t in content:
-        if t.type == "string":
-            out.append(t.value)
-        elif t.type == "function" and t.lower_name == "attr":
-            name = next((a.value for a in t.arguments if a.type == "ident"), None)
-            out.append((node.attributes.get(name) or "") if name else "")
-        elif t.type == "ident" and t.lower_value in ("open-quote", "close-quote"):
-            out.append("\u201c" if t.lower_value == "open-quote" else "\u201d")
-        elif t.type == "literal" and t.value == "/":
-            break  # alternative text of the content follows: not shown
-    return "".join(out)
 
 
 def _fragmented(tree: Any) -> bool:

@@ -26,6 +26,9 @@ index records it and refuses to mix versions):
    ``rn``/``m``) are edits a reader can see, and keeping ASCII words as they are keeps the
    English stemming and stop words of the near-duplicate measures working. Punctuation whose
    look-alike is punctuation too is left alone (it only separates words either way).
+   A small capital is its small letter (``ᴀ`` is ``a``, ``ʀ`` is ``r``): TR39 lists only some
+   of them (``ᴏ``, ``ᴄ``), while a reader reads all of them as the letters; which characters
+   are small capitals, and of what, is read from their Unicode names (``_small_capitals``).
 4. Unicode hyphens count as ``-``. A hyphen between two letters or digits is removed,
    joining them, whether the next part follows directly (``non-exclusive``) or after a line
    break (``agree-\\n  ment``); so a word broken at a line end and the same word unbroken
@@ -55,7 +58,7 @@ import regex
 #: The rules, then the Unicode version of this Python's ``unicodedata`` (NFKC, case folding and
 #: the categories change between Unicode versions): an index built under another Python whose
 #: Unicode differs refuses until rebuilt, as for a change of the rules.
-NORMALIZATION_RULES = "nfkc-casefold-unmark-dehyphen-alnum-skeleton/3"
+NORMALIZATION_RULES = "nfkc-casefold-unmark-dehyphen-alnum-skeleton-smallcaps/3"
 NORMALIZATION_VERSION = f"{NORMALIZATION_RULES} unicode/{unicodedata.unidata_version}"
 
 _HYPHEN_CHARS = "\u2010\u2011"
@@ -173,6 +176,27 @@ def _skeleton_table() -> dict[int, str]:
     return table
 
 
+@functools.cache
+def _small_capitals() -> dict[int, str]:
+    """``ord(c)`` -> the small letter, for each character named ``<SCRIPT> LETTER SMALL CAPITAL
+    <X>`` (or ``<SCRIPT> SMALL CAPITAL LETTER <X>``) whose small letter ``<SCRIPT> SMALL LETTER
+    <X>`` exists, by this Python's Unicode names (whose version the normalisation version names)."""
+    out: dict[int, str] = {}
+    for cp in range(0x80, 0x30000):
+        name = unicodedata.name(chr(cp), "")
+        m = _SMALL_CAPITAL_NAME.fullmatch(name)
+        if m:
+            try:
+                out[cp] = unicodedata.lookup(f"{m['script']} SMALL LETTER {m['letter']}")
+            except KeyError:
+                continue
+    return out
+
+
+_SMALL_CAPITAL_NAME = re.compile(r"(?P<script>LATIN|GREEK|CYRILLIC) (?:LETTER SMALL CAPITAL|SMALL CAPITAL LETTER) "
+                                 r"(?P<letter>.+)")
+
+
 def skeleton_table_digest() -> str:
     """sha256 of the derived skeleton table, to compare with ``SKELETON_TABLE_SHA256``."""
     items = sorted(_skeleton_table().items())
@@ -189,8 +213,9 @@ def _clean(piece: str) -> str:
     """
     s = unicodedata.normalize("NFKC", piece)
     table = _skeleton_table()
+    small = _small_capitals()
     for _ in range(6):
-        d = unicodedata.normalize("NFD", s).translate(table)
+        d = unicodedata.normalize("NFD", s).translate(small).translate(table)
         t = _fold(_strip_marks(unicodedata.normalize("NFD", d)))
         if _IGNORABLE.search(t):
             t = _fold(_IGNORABLE.sub("", t))
