@@ -2,7 +2,7 @@
 
 The library behind the ``auditor`` command; each name below is what one command calls. Functions
 named like their module (``ingest``, ``extract``, ``normalize``) are imported from the module
-(``from auditor.ingest import ingest``), so that ``auditor.ingest`` stays the module.
+(``from auditor.corpus.ingest import ingest``), so that ``auditor.corpus.ingest`` stays the module.
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -12,29 +12,29 @@ try:
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-# Exported lazily (PEP 562): ``import auditor.pdfworker`` in the PDF child process must not pull
+# Exported lazily (PEP 562): ``import auditor.sandbox.pdfworker`` in the PDF child process must not pull
 # in numpy and the rest, which would cost start-up time and address space under its memory limit.
 _EXPORTS = {
-    "AuditResult": "auditor.audit",
+    "AuditResult": "auditor.engine.audit",
     "AuditorError": "auditor.errors",
-    "BatchResult": "auditor.ingest",
+    "BatchResult": "auditor.corpus.ingest",
     "ControlsResult": "auditor.controls",
     "DEFAULT_PARAMS": "auditor.text.shingle",
     "Extracted": "auditor.extract",
     "Limits": "auditor.extract",
     "NORMALIZATION_VERSION": "auditor.text.normalize",
-    "Outcome": "auditor.pipeline",
+    "Outcome": "auditor.report.pipeline",
     "Params": "auditor.text.shingle",
-    "Store": "auditor.store",
-    "audit_job": "auditor.pipeline",
-    "build_index": "auditor.index",
-    "compare": "auditor.query",
+    "Store": "auditor.store.db",
+    "audit_job": "auditor.report.pipeline",
+    "build_index": "auditor.index.builder",
+    "compare": "auditor.engine.query",
     "extract_bytes": "auditor.extract",
-    "query_files": "auditor.query",
-    "query_text": "auditor.query",
-    "run_audit": "auditor.audit",
+    "query_files": "auditor.engine.query",
+    "query_text": "auditor.engine.query",
+    "run_audit": "auditor.engine.audit",
     "run_controls": "auditor.controls",
-    "verify": "auditor.pipeline",
+    "verify": "auditor.report.pipeline",
     "words": "auditor.text.normalize",
 }
 

@@ -34,7 +34,7 @@ document that was never measured to contain it.
 strictly newest first, and no document is dropped in favour of an older one: one contained only
 in older kept documents is kept (``newer``: a later version that cut text). A near-duplicate
 older than the document kept in its place is ``superseded-by`` it, whatever the policy. Dates
-come from :mod:`auditor.dating`; every plan line shows them.
+come from :mod:`auditor.store.dating`; every plan line shows them.
 """
 
 from __future__ import annotations
@@ -51,16 +51,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from auditor import __version__, custody, dating, gzfile
-from auditor.check import require_intact, require_run_intact
+from auditor import __version__
+from auditor.corpus.check import require_intact, require_run_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
-from auditor.report import canonical, pretty, write_text_atomic
-from auditor.store import Store
+from auditor.report.build import canonical, pretty, write_text_atomic
+from auditor.store import custody, dating, gzfile
+from auditor.store.db import Store
 from auditor.text.dates import KINDS, Dated, newest_key
 from auditor.text.shingle import distinct
 
 if TYPE_CHECKING:
-    from auditor.pipeline import Verification
+    from auditor.report.pipeline import Verification
 
 # 2: dates in every plan line, superseded-by, newer and skipped, the boilerplate rule of report
 # format 2 with unrelated containers. A plan of format 1 cannot be recomputed the same.
@@ -871,7 +872,7 @@ def _novelty(store: Store, entries: dict[int, Entry], policy: Policy, threshold:
     documents is below it, as ``covered-by`` the document of their cover explaining the most,
     with the cover as evidence (``gather.drop_low_novelty``). Returns every document's novel
     share among the documents kept in the end (``gather.novelty_among``), for the plan."""
-    from auditor.gather import drop_low_novelty, novelty_among
+    from auditor.engine.gather import drop_low_novelty, novelty_among
 
     kept = sorted(d for d, e in entries.items() if e.decision.keep)
     if policy.min_novel is not None:
@@ -1201,7 +1202,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest
     only (the previous plan is not at hand)."""
-    from auditor.pipeline import Verification, custody_problems, unlisted
+    from auditor.report.pipeline import Verification, custody_problems, unlisted
 
     directory = Path(directory)
     path = directory / MANIFEST
@@ -1267,7 +1268,7 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     again["files"] = files
     again["digest"] = digest(again)
     if again["digest"] != manifest.get("digest"):
-        from auditor.report import differences
+        from auditor.report.build import differences
 
         core = {k: v for k, v in manifest.items() if k != "digest"}
         core2 = {k: v for k, v in again.items() if k != "digest"}

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
+from auditor.corpus.ingest import ingest
+from auditor.engine.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 from auditor.text.reformat import reformat
 from auditor.text.score import Estimate
 from auditor.text.shingle import Params, sample, shingle_hashes

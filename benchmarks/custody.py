@@ -87,8 +87,8 @@ def stage_check(db: str, times: int = 5) -> dict[str, Any]:
     """In this process (with whichever tree PYTHONPATH names): the pre-audit check, and its
     custody part when the tree has one, each ``times`` times after a warm-up."""
     import auditor
-    from auditor.check import require_intact
-    from auditor.store import Store
+    from auditor.corpus.check import require_intact
+    from auditor.store.db import Store
 
     out: dict[str, Any] = {"auditor": auditor.__file__}
     with Store(db, create=False) as s:
@@ -101,7 +101,7 @@ def stage_check(db: str, times: int = 5) -> dict[str, Any]:
         out["check_cpu"] = runs
         if not s.scalar("SELECT 1 FROM sqlite_master WHERE name = 'custody'"):
             return out
-        from auditor import custody
+        from auditor.store import custody
 
         runs = []
         for _ in range(times):
@@ -231,8 +231,8 @@ def render(res: dict[str, Any], tag: str) -> str:
 
 def nolog(args: list[str]) -> int:
     """``auditor ARGS`` with the log's recording switched off (no trigger, so no entry is written)."""
-    from auditor import custody
     from auditor.cli import cli
+    from auditor.store import custody
 
     custody.install = lambda conn: None  # Store keeps no plan: Store.write seals nothing
     return int(cli.main(args, prog_name="auditor", standalone_mode=False) or 0)

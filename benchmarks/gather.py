@@ -53,9 +53,9 @@ def pick_filings(truth: dict, n: int) -> list[str]:
 
 def stage_library(db: str, ref: str, n: int) -> dict[str, Any]:
     """In one process: the sampled index loaded once, then each part's cover ``n`` times."""
-    from auditor.audit import ShingleCache
-    from auditor.gather import document_query, gather_many, load_index, stored_parts
-    from auditor.store import Store
+    from auditor.engine.audit import ShingleCache
+    from auditor.engine.gather import document_query, gather_many, load_index, stored_parts
+    from auditor.store.db import Store
 
     with Store(db, create=False) as store:
         t = time.perf_counter()
@@ -90,7 +90,7 @@ def bench_size(size: float, args: argparse.Namespace) -> dict[str, Any]:
     ingest = None
     if not db.exists():
         ingest = bench.measure(f"ingest-{tag}", bench.auditor_cmd("ingest", "--db", str(db), str(corpus)), logdir).as_dict()
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     with Store(db, create=False) as store:  # every path at which each document is stored, for the check
         paths: dict[int, set[str]] = {}

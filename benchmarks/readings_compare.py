@@ -31,7 +31,7 @@ sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from auditor.extract import extract_bytes
 from auditor.text.normalize import words_bytes
-from auditor import pdfworker
+from auditor.sandbox import pdfworker
 inputs = sorted(Path(sys.argv[2]).glob("in/*"))
 texts = [p.read_text("utf-8") for p in sorted(Path(sys.argv[2]).glob("norm/*"))]
 out = {"digests": {}, "times": {}}

@@ -91,8 +91,8 @@ def corpus_files(stored: dict[str, str]) -> dict[str, str]:
 
 def build_corpus(work: Path, files: dict[str, str]) -> Path:
     """The corpus store, rebuilt only when its files changed."""
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.corpus.ingest import ingest
+    from auditor.store.db import Store
 
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     db = work / "corpus.db"
@@ -118,10 +118,10 @@ def build_corpus(work: Path, files: dict[str, str]) -> Path:
 
 def damaged_copy(db: Path, work: Path, damage: str, payload: str) -> Path:
     """A copy of the store whose payload's index row was altered behind the tool's back (with
-    sqlite3, as anyone with the file can), not through :class:`~auditor.store.Store`."""
+    sqlite3, as anyone with the file can), not through :class:`~auditor.store.db.Store`."""
     import sqlite3
 
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     copy = work / f"damaged-{damage}.db"
     for p in (copy, Path(f"{copy}-wal"), Path(f"{copy}-shm")):
@@ -512,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{n}/{len(cases)}] {case.id}: {gate['status']} {'; '.join(gate['caught_by'])}", flush=True)
             results.append(r)
     finally:
-        from auditor import pdfworker
+        from auditor.sandbox import pdfworker
 
         pdfworker.shutdown()
     print(f"{len(results)} cases gated in {time.monotonic() - t0:.0f} s", file=sys.stderr)

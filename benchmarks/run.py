@@ -219,9 +219,9 @@ def stage_audit(db: str, out: str) -> dict:
 
     import numpy as np
 
-    from auditor import audit as audit_mod
-    from auditor import pipeline
-    from auditor.store import Store
+    from auditor.engine import audit as audit_mod
+    from auditor.report import pipeline
+    from auditor.store.db import Store
 
     phases: dict[str, float] = {}
     peak_mb: dict[str, float] = {}
@@ -269,9 +269,9 @@ def stage_audit(db: str, out: str) -> dict:
 
 def stage_query(db: str, file: str, n: int) -> dict:
     """In-library query time: ``query_text`` of one file's text, ``n`` times (each loads the index)."""
+    from auditor.engine.query import query_text
     from auditor.extract import extract
-    from auditor.query import query_text
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     with Store(Path(db), create=False) as store:
         t = time.perf_counter()
@@ -295,9 +295,9 @@ def stage_pdf(files: int, pages: int) -> dict:
         from fpdf import FPDF
     except ImportError:
         return {"skipped": "fpdf2 is not installed (pip install -e '.[test]')"}
-    from auditor import pdfworker
     from auditor.demo import synth
     from auditor.extract import extract_bytes
+    from auditor.sandbox import pdfworker
 
     t0 = time.perf_counter()
     docs = []

@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor.audit import AuditResult, run_audit
-from auditor.spark_engine import LAST_TIMING, run_audit_spark, session
-from auditor.store import Store
+from auditor.engine.audit import AuditResult, run_audit
+from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
+from auditor.store.db import Store
 
 
 def _key(r: AuditResult) -> dict:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.store import Store
+from auditor.store.db import Store
 
 
 @pytest.fixture(autouse=True)

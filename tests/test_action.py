@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

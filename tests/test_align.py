@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.align import align, word_diff
 from auditor.demo import synth
+from auditor.engine.align import align, word_diff
 from auditor.text.normalize import words
 
 LEASE = ("The Tenant shall pay the Rent promptly on the first day of each month, without demand.\n\n"

@@ -29,13 +29,13 @@ from auditor.assemble import (
     verify,
 )
 from auditor.cli import cli
-from auditor.dating import apply_dates
+from auditor.corpus.ingest import ingest
+from auditor.corpus.withdraw import withdraw
 from auditor.demo import synth
 from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job
-from auditor.store import Store
-from auditor.withdraw import withdraw
+from auditor.report.pipeline import audit_job
+from auditor.store.dating import apply_dates
+from auditor.store.db import Store
 from tests.test_cli_contract import broken_controls
 from tests.textgen import write_contract_in_filing
 
@@ -886,7 +886,7 @@ def test_an_assembly_of_the_previous_format_is_recognised_and_told_to_assemble_a
 
 
 def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_verifies(versions, tmp_path):
-    from auditor.pipeline import verify as verify_report
+    from auditor.report.pipeline import verify as verify_report
 
     v = versions["mtime"]
     db = copy_store(v["db"], tmp_path / "copy.db")

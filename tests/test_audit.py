@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.audit import Pairs, SampledIndex, exact_min_hits, member, mutual_mask, run_audit
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
+from auditor.engine.audit import Pairs, SampledIndex, exact_min_hits, member, mutual_mask, run_audit
+from auditor.engine.query import compare, query_text
 from auditor.errors import IndexMismatch
-from auditor.index import build_index
-from auditor.ingest import ingest
-from auditor.query import compare, query_text
+from auditor.index.builder import build_index
 from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard
 from auditor.text.shingle import Params, WordHasher, combine
@@ -73,7 +73,7 @@ def corpus(tmp_path_factory, docs):
     first_page = small[:a].count("\n") // 45 + 1
     last_page = small[:b].count("\n") // 45 + 1
     (d / "copy-of-filing.txt").write_text(docs["filing"].replace("\n", "\r\n"))
-    from auditor.store import Store
+    from auditor.store.db import Store
     store = Store(d / "corpus.db")
     ingest(store, [d], workers=1)
     yield store, {"pdf_pages": (first_page, last_page)}
@@ -178,7 +178,7 @@ def test_query_and_compare_without_storing(corpus, docs, tmp_path):
 
 @pytest.mark.slow
 def test_a_contract_filed_in_many_filings_is_found_in_all(tmp_path):
-    from auditor.store import Store
+    from auditor.store.db import Store
     contract = synth.contract(7, 12_000)
     d = tmp_path / "c"
     d.mkdir()
@@ -299,13 +299,13 @@ def _key(r):
 
 
 def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
-    import auditor.audit
+    import auditor.engine.audit
 
     store, _ = corpus
     one = run_audit(store, 0.8, workers=1)
-    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_PAIRS", 1)
-    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_SHINGLES", 1)
-    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_LOCATE", 2)
+    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_PAIRS", 1)
+    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_SHINGLES", 1)
+    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_LOCATE", 2)
     two = run_audit(store, 0.8, workers=2)
     assert _key(one) == _key(two) and len(one.containing) >= 3
     assert sum(len(v) for v in one.located.values()) >= 3
@@ -314,8 +314,8 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
 def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, monkeypatch):
     """Verification, the exhaustive search and location read each document's stored words:
     with every way of normalising a text made to fail, the audit is the same."""
-    import auditor.audit
-    import auditor.index
+    import auditor.engine.audit
+    import auditor.index.builder
 
     store, _ = corpus
     r = run_audit(store, 0.8, workers=1)
@@ -324,8 +324,8 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
     def refuse(*args, **kwargs):
         raise AssertionError("the audit normalised a stored text again")
 
-    monkeypatch.setattr(auditor.index, "read_words", refuse)
-    monkeypatch.setattr(auditor.audit, "word_offsets", refuse)
+    monkeypatch.setattr(auditor.index.builder, "read_words", refuse)
+    monkeypatch.setattr(auditor.engine.audit, "word_offsets", refuse)
     assert _key(run_audit(store, 0.8, workers=1)) == want
     with store.write():  # without its sequence, a document is normalised again (and would fail here)
         store.conn.execute("DELETE FROM shingle_sequences WHERE doc_id = ?", (int(r.containing.contained[0]),))
@@ -343,7 +343,7 @@ def test_an_audit_from_the_texts_is_the_audit_from_the_stored_sequences(corpus, 
     PDF texts included."""
     import sqlite3
 
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     store, _ = corpus
     want = _key(run_audit(store, 0.8, workers=1))
@@ -357,7 +357,7 @@ def test_an_audit_from_the_texts_is_the_audit_from_the_stored_sequences(corpus, 
 
 
 def test_a_document_quoted_in_pieces_is_still_located(docs):
-    from auditor.audit import locate
+    from auditor.engine.audit import locate
 
     words = docs["contract"].split()
     filler = synth.contract(999, 20_000).split()
@@ -411,7 +411,7 @@ def _straddling(low: float, high: float, threshold: float = 0.8):
 
 
 def _straddling_audit(store, tmp_path, low, high):
-    from auditor.audit import SHORT_SHINGLES
+    from auditor.engine.audit import SHORT_SHINGLES
 
     a, b, exact, est = _straddling(low, high)
     (tmp_path / "a.txt").write_text(a)
@@ -481,7 +481,7 @@ def _small_corpus(d):
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
-    from auditor.store import Store
+    from auditor.store.db import Store
     from auditor.text.shingle import shingle_text
 
     d = tmp_path_factory.mktemp("small")
@@ -654,16 +654,16 @@ def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
     document's shingles (a family of variants), or by a binary search per (candidate, shingle)
     in blocks of ``CANDIDATE_BLOCK`` queries (a document whose rare shingles few others hold,
     beside common ones that many hold). Both give the brute-force counts."""
-    import auditor.audit
+    import auditor.engine.audit
 
     rare, common = np.arange(0, 9), np.arange(1000, 1011)
     held = [np.concatenate((rare, common))] + [np.concatenate((common, [5000 + k])) for k in range(300)]
     held += [np.concatenate((rare, common[:k])) for k in (2, 5, 8)]  # last: the keys' end is searched past
     variants = [np.arange(0, 30)] + [np.concatenate((np.arange(0, 30), [100 + k])) for k in range(10)]
     calls = []
-    ranges = auditor.audit._ranges
-    monkeypatch.setattr(auditor.audit, "_ranges", lambda *a: calls.append(1) or ranges(*a))
-    monkeypatch.setattr(auditor.audit, "CANDIDATE_BLOCK", 20)  # one candidate a block for 20 shingles
+    ranges = auditor.engine.audit._ranges
+    monkeypatch.setattr(auditor.engine.audit, "_ranges", lambda *a: calls.append(1) or ranges(*a))
+    monkeypatch.setattr(auditor.engine.audit, "CANDIDATE_BLOCK", 20)  # one candidate a block for 20 shingles
     ways = set()
     for h in (held, variants):
         index = _index_of(h)
@@ -705,7 +705,7 @@ def test_candidate_pairs_verify_what_may_reach_the_threshold_and_bin_the_rest():
     exhaustively elsewhere): a candidate whose upper Wilson bound reaches the threshold is kept
     for exact verification, with its hits; every other candidate's estimate is counted in the
     histogram of unverified pairs (20 bins over [0, 1]), which the report shows."""
-    from auditor.audit import SHORT_SHINGLES, candidate_pairs
+    from auditor.engine.audit import SHORT_SHINGLES, candidate_pairs
     from auditor.text.score import Estimate
 
     rng = np.random.default_rng(5)
@@ -737,7 +737,7 @@ def test_a_candidate_whose_upper_bound_falls_short_is_binned_not_verified():
     """A candidate has at least min_hits hits, whose upper bound reaches the threshold less
     1e-12; one whose bound falls in that last 1e-12 is counted in the unverified histogram by
     its estimate (the only candidates that are not verified), one hit more is verified."""
-    from auditor.audit import candidate_pairs
+    from auditor.engine.audit import candidate_pairs
     from auditor.text.score import wilson
 
     n, h = 40, 26
@@ -776,7 +776,7 @@ def test_families_are_the_components_of_mutual_containment_in_order_of_their_sma
     """Three families with interleaved ids (members ascending, families by their smallest
     member), each with its number of mutual pairs and the range of their values; pairs that are
     not mutual join nothing."""
-    from auditor.audit import families_of
+    from auditor.engine.audit import families_of
 
     big = list(range(3, 120, 3))  # 39 documents, each contained in the next and the next in it
     small = [2, 50, 101]
@@ -825,7 +825,7 @@ def test_a_short_document_is_scored_against_every_holder_of_its_rarest_shingles(
 
 
 def test_without_short_documents_the_candidates_are_the_sampled_search_s(store, tmp_path, docs):
-    from auditor.audit import candidate_pairs
+    from auditor.engine.audit import candidate_pairs
 
     for name in ("contract", "filing", "unrelated", "half"):
         (tmp_path / f"{name}.txt").write_text(docs[name])
@@ -835,7 +835,7 @@ def test_without_short_documents_the_candidates_are_the_sampled_search_s(store, 
 
 
 def test_histogram_bins_scores_in_twentieths_with_one_in_the_last():
-    from auditor.audit import histogram
+    from auditor.engine.audit import histogram
 
     got = histogram(np.array([0.0, 0.049, 0.05, 0.5, 0.949, 0.95, 0.97, 1.0]))
     expected = [0] * 20
@@ -846,7 +846,7 @@ def test_histogram_bins_scores_in_twentieths_with_one_in_the_last():
 
 
 def test_ranges_concatenates_aranges_as_integers():
-    from auditor.audit import _ranges
+    from auditor.engine.audit import _ranges
 
     got = _ranges(np.array([5, 0, 9, 2]), np.array([2, 0, 3, 1]))
     assert got.dtype == np.int64 and got.tolist() == [5, 6, 9, 10, 11, 2]
@@ -864,7 +864,7 @@ def _outside(pairs):
 
 
 def test_container_groups_count_unrelated_containers_once_per_family_or_chain():
-    from auditor.audit import container_groups
+    from auditor.engine.audit import container_groups
 
     family = np.full(40, -1, np.int64)
     family[[20, 21, 22]] = 0  # 20, 21, 22 contain one another
@@ -882,7 +882,7 @@ def test_container_groups_count_unrelated_containers_once_per_family_or_chain():
 
 @pytest.mark.skipif(not Path("/usr/share/common-licenses/GPL-3").is_file(), reason="no GPL-3 text")
 def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versions_is_not(tmp_path):
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     gpl = Path("/usr/share/common-licenses/GPL-3").read_text()
     paragraphs = [p for p in gpl.split("\n\n") if p.strip()]
@@ -914,7 +914,7 @@ def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versio
 def test_a_batch_audit_reads_what_the_batch_touches_and_finds_what_the_full_index_finds(small, names):
     """The gate's path (``SampledIndex.touching`` and ``batch_candidate_pairs``) gives exactly the
     full index's candidate pairs, hits, histogram and count for a batch, and the same audit."""
-    from auditor.audit import SampledIndex, batch_candidate_pairs, candidate_pairs, universe
+    from auditor.engine.audit import SampledIndex, batch_candidate_pairs, candidate_pairs, universe
 
     store, ids, _, _ = small
     only = {ids[n] for n in names}

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor.check import check_store, require_intact
 from auditor.cli import cli
+from auditor.corpus.check import check_store, require_intact
+from auditor.corpus.ingest import ingest
 from auditor.errors import StoreDamaged
-from auditor.ingest import ingest
-from auditor.pipeline import compute
-from auditor.store import Store, text_digest
+from auditor.report.pipeline import compute
+from auditor.store.db import Store, text_digest
 from tests.textgen import prose
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.store import Store
+from auditor.store.db import Store
 from tests.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parent.parent

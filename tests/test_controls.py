@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 from auditor.cli import cli
 from auditor.controls import corpus_controls, default_controls_dir, run_controls
+from auditor.corpus.ingest import ingest
 from auditor.gate import BASELINE_VERSION
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job
-from auditor.store import Store
+from auditor.report.pipeline import audit_job
+from auditor.store.db import Store
 from tests.textgen import write_contract_in_filing
 
 
@@ -93,11 +93,11 @@ def test_text_that_normalises_to_nothing_fails_the_corpus_controls(store, tmp_pa
 def _drop_every_word(monkeypatch):
     """A normaliser that drops every word, in this process: every word sequence the audit reads
     (stored ones too, which the extraction children wrote) is what it derives."""
-    import auditor.index
+    import auditor.index.builder
     from auditor.text.shingle import read_words
 
-    monkeypatch.setattr(auditor.index, "read_words", lambda text, hasher: read_words("", hasher))
-    monkeypatch.setattr(auditor.index.Sequences, "_decode", lambda self, doc_id, data, offsets: self.derive(""))
+    monkeypatch.setattr(auditor.index.builder, "read_words", lambda text, hasher: read_words("", hasher))
+    monkeypatch.setattr(auditor.index.builder.Sequences, "_decode", lambda self, doc_id, data, offsets: self.derive(""))
 
 
 def test_a_normaliser_that_drops_every_word_fails_the_controls(store, corpus_dir, monkeypatch, tmp_path):
@@ -580,7 +580,7 @@ def test_a_corpus_of_variants_stops_drawing_after_draws_documents(store, tmp_pat
     """Every document is a variant of every other, so no draw finds an unrelated one: the draw
     stops after DRAWS documents (one estimate each) instead of trying every document."""
     from auditor import controls as controls_module
-    from auditor.audit import SampledIndex
+    from auditor.engine.audit import SampledIndex
     from tests.textgen import prose
 
     base = prose(851, 320)
@@ -716,7 +716,7 @@ def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0", "PYTHONPATH": str(root)}
     script = ("import locale, sys\n"
-              "from auditor.controls import run_controls\nfrom auditor.ingest import ingest\nfrom auditor.store import Store\n"
+              "from auditor.controls import run_controls\nfrom auditor.corpus.ingest import ingest\nfrom auditor.store.db import Store\n"
               "import codecs\n"
               "if codecs.lookup(locale.getpreferredencoding(False)).name != 'ascii':\n"
               "    print('not ascii'); sys.exit(0)\n"
@@ -793,7 +793,7 @@ def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, 
     parameters, threshold and fixtures): the same report digest, the run block says so, and
     verify (which never reads the cache) agrees. Another threshold is another key."""
     from auditor.controls import cache_dir, fixture_key
-    from auditor.pipeline import verify
+    from auditor.report.pipeline import verify
 
     monkeypatch.delenv("AUDITOR_NO_CACHE")
     monkeypatch.setenv("AUDITOR_CACHE", str(tmp_path / "cache"))

@@ -12,18 +12,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor import custody, render
 from auditor.assemble import assemble
 from auditor.assemble import verify as verify_assembly
-from auditor.check import check_store, require_intact
 from auditor.cli import cli
-from auditor.custody.chain import GENESIS_PREV, State, entry_hash, row_digest
+from auditor.corpus.check import check_store, require_intact
+from auditor.corpus.ingest import ingest
+from auditor.corpus.withdraw import withdraw
 from auditor.demo import synth
 from auditor.errors import StoreDamaged
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job, verify
-from auditor.store import MIGRATIONS, Store, text_digest
-from auditor.withdraw import withdraw
+from auditor.report import render
+from auditor.report.pipeline import audit_job, verify
+from auditor.store import custody
+from auditor.store.custody.chain import GENESIS_PREV, State, entry_hash, row_digest
+from auditor.store.db import MIGRATIONS, Store, text_digest
 from tests.textgen import prose
 
 # -- the pure part ------------------------------------------------------------------------------
@@ -318,7 +319,7 @@ def test_a_writer_refuses_to_extend_a_log_whose_head_does_not_hold_together(base
 # -- a run's pairs and documents --------------------------------------------------------------------
 
 def test_a_run_records_the_digest_of_its_pairs_and_documents(base, db):
-    from auditor.custody.runs import problem, stored
+    from auditor.store.custody.runs import problem, stored
 
     with Store(db) as s:
         run, contents = s.conn.execute("SELECT id, contents FROM runs WHERE kind = 'audit'").fetchone()
@@ -370,7 +371,7 @@ def test_reports_gate_results_and_corpora_record_the_head_and_verify_checks_it(b
 
 
 def test_verify_names_a_head_that_is_not_in_the_chain_or_was_removed(base, db, tmp_path):
-    from auditor.report import pretty, run_digest
+    from auditor.report.build import pretty, run_digest
 
     with Store(db) as s:
         audit_job(s, 0.8, out=tmp_path / "rep")
@@ -393,7 +394,7 @@ def test_verify_names_a_head_that_is_not_in_the_chain_or_was_removed(base, db, t
 def test_reports_from_before_the_log_still_verify_with_a_note(base, db, tmp_path):
     """A store written before migration 0009 gets the log when it is next opened; its old reports
     (no head) verify, and say they cannot be tied to a state of the log."""
-    from auditor.report import pretty, run_digest
+    from auditor.report.build import pretty, run_digest
 
     with Store(db) as s:
         o = audit_job(s, 0.8, out=tmp_path / "old")
@@ -418,7 +419,7 @@ def test_a_store_changed_behind_its_back_is_not_migrated(db, monkeypatch):
     def fill(database):
         database.execute("UPDATE documents SET unreadable = 'migrated' WHERE id = 1")
 
-    monkeypatch.setattr("auditor.store.MIGRATIONS", [*MIGRATIONS, ("0099_test_fill", fill)])
+    monkeypatch.setattr("auditor.store.db.MIGRATIONS", [*MIGRATIONS, ("0099_test_fill", fill)])
     sql(db, ("UPDATE documents SET size = size + 1 WHERE id = 2",))
     with pytest.raises(StoreDamaged, match="does not match its custody log"):
         Store(db)

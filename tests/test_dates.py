@@ -1,4 +1,4 @@
-"""Dates of documents (auditor.text.dates, pure) and of stored documents (auditor.dating): parsing,
+"""Dates of documents (auditor.text.dates, pure) and of stored documents (auditor.store.dating): parsing,
 dates stated in opening lines, metadata of real PDFs, .docx and HTML, the choice by trust, and
 dates supplied in a file."""
 
@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.dating import apply_dates, read_dates_file
+from auditor.corpus.ingest import ingest
 from auditor.errors import UsageError
 from auditor.extract import extract_bytes
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.dating import apply_dates, read_dates_file
+from auditor.store.db import Store
 from auditor.text import dates as D
 
 LICENSES = Path("/usr/share/common-licenses")

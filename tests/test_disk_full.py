@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.errors import DiskFull, is_disk_full
-from auditor.ingest import ingest
-from auditor.report import write_text_atomic
-from auditor.store import Store
+from auditor.report.build import write_text_atomic
+from auditor.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,12 +50,12 @@ def test_the_cli_names_a_full_disk_and_exits_2(tmp_path):
     """/dev/full refuses every write with ENOSPC: a report written there fails as a full disk."""
     (tmp_path / "a.txt").write_text(synth.contract(1, 6_000))
     code = ("import sys; from auditor.cli import cli; from pathlib import Path\n"
-            "import auditor.report as r\n"
+            "import auditor.report.build as r\n"
             "real = r.write_text_atomic\n"
             "def to_full(path, text):\n"
             "    with open('/dev/full', 'w') as f: f.write(text); f.flush()\n"
             "r.write_text_atomic = to_full\n"
-            "import auditor.pipeline as p; p.write_text_atomic = to_full\n"
+            "import auditor.report.pipeline as p; p.write_text_atomic = to_full\n"
             "sys.argv = ['auditor'] + sys.argv[1:]; cli()\n")
     subprocess.run([sys.executable, "-m", "auditor", "ingest", "--db", "c.db", "a.txt"], cwd=tmp_path, check=True,
                    capture_output=True)

@@ -8,11 +8,11 @@ import sqlite3
 
 import pytest
 
-import auditor.audit
-from auditor.audit import run_audit
+import auditor.engine.audit
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.engine.audit import run_audit
+from auditor.store.db import Store
 
 
 def test_a_private_transaction_is_seen_only_by_its_connection_and_rolled_back(tmp_path, db_path):
@@ -40,9 +40,9 @@ def test_an_audit_in_a_private_transaction_stays_in_this_process(tmp_path, db_pa
     for i in range(4):
         (tmp_path / f"c{i}.txt").write_text(synth.contract(i, 6_000))
     seen: list[int] = []
-    real = auditor.audit._pool
-    monkeypatch.setattr(auditor.audit, "_pool", lambda workers, pairs: seen.append(workers) or real(workers, pairs))
-    monkeypatch.setattr(auditor.audit, "PARALLEL_MIN_PAIRS", 0)
+    real = auditor.engine.audit._pool
+    monkeypatch.setattr(auditor.engine.audit, "_pool", lambda workers, pairs: seen.append(workers) or real(workers, pairs))
+    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_PAIRS", 0)
     with Store(db_path) as store:
         ingest(store, [tmp_path / "c0.txt", tmp_path / "c1.txt"], workers=1)
         with store.private_transaction():

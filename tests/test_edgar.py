@@ -10,10 +10,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from auditor import edgar
 from auditor.demo import synth
 from auditor.errors import ExtractionError
-from auditor.extract import Limits, detect_format, extract_bytes
+from auditor.extract import Limits, detect_format, edgar, extract_bytes
 from tests.fixtures_build import make_docx, make_edgar_submission, make_pdf, uuencode
 from tests.textgen import prose
 
@@ -70,7 +69,7 @@ def submission(exhibit_pdf) -> bytes:
 def test_submission_header_and_parts(submission, exhibit_pdf):
     assert detect_format(submission, "0000950170-22-000796.txt") == "edgar"
     ex = extract_bytes(submission, "0000950170-22-000796.txt")
-    assert (ex.format, ex.text, ex.extractor) == ("edgar", "", "auditor.edgar")
+    assert (ex.format, ex.text, ex.extractor) == ("edgar", "", "auditor.extract.edgar")
     assert ex.meta == {
         "accession_number": "0000950170-22-000796", "form_type": "10-K", "filing_date": "20220207",
         "period": "20211231", "company_name": "EXAMPLE HOLDINGS INC", "cik": "0001234567",
@@ -791,9 +790,9 @@ def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, fi
     in its own filing's XBRL and no family of spreadsheets, yet still finds a real copy; the
     assembled corpus keeps both bodies."""
     from auditor.assemble import plan
-    from auditor.ingest import ingest
-    from auditor.pipeline import audit_job
-    from auditor.store import Store
+    from auditor.corpus.ingest import ingest
+    from auditor.report.pipeline import audit_job
+    from auditor.store.db import Store
 
     (tmp_path / "0001493152-25-001317.txt").write_bytes(filings[0])
     (tmp_path / "0000943374-24-000509.txt").write_bytes(filings[1])
@@ -844,9 +843,9 @@ def test_an_sec_form_whose_content_follows_the_closing_html_tag_is_read():
 def test_the_gate_fails_closed_on_every_skipped_part(tmp_path, filings):
     """Each part skipped for what it is (a spreadsheet, XBRL, viewer files) is a not-auditable
     finding (CONTAIN006) of the gate, with its reason code; the documents read pass."""
+    from auditor.corpus.ingest import ingest
     from auditor.gate import GateOptions, run_gate
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     corpus, new = tmp_path / "corpus", tmp_path / "new"
     corpus.mkdir()
@@ -869,9 +868,9 @@ def test_a_part_seen_in_several_copies_of_its_filing_is_one_document_shown_with_
     """The feed's .nc copy (lone CR line ends), the archive's .txt copy and a copy without its
     header hold the same parts: one document each, one sighting per copy, each sighting with its
     copy's header, and ``show`` names the filing from the copy whose header says most."""
-    from auditor.document import document_view, lines
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.corpus.document import document_view, lines
+    from auditor.corpus.ingest import ingest
+    from auditor.store.db import Store
 
     (tmp_path / "a-bare.txt").write_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="bare"))
     (tmp_path / "b-feed.nc").write_bytes(make_edgar_submission(ROLES, TWO_PARTS, style="nc"))

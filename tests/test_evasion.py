@@ -11,11 +11,11 @@ import zipfile
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
+from auditor.engine.query import query_text
 from auditor.extract import extract_bytes
-from auditor.ingest import ingest
-from auditor.query import query_text
-from auditor.store import Store
+from auditor.store.db import Store
 from tests.fixtures_build import make_docx, make_edgar_submission
 from tests.test_edgar import HEADER
 

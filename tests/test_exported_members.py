@@ -1,6 +1,6 @@
 import auditor
+import auditor.corpus.ingest
 import auditor.extract
-import auditor.ingest
 import auditor.text.normalize
 
 
@@ -14,13 +14,13 @@ def test_public_names_are_exported_and_sorted():
     assert sorted(auditor.__all__) == sorted(auditor._EXPORTS)  # every lazy export is public
     for name in auditor.__all__:
         assert getattr(auditor, name) is not None
-    assert all(type(m).__name__ == "module" for m in (auditor.ingest, auditor.extract, auditor.text.normalize))
+    assert all(type(m).__name__ == "module" for m in (auditor.corpus.ingest, auditor.extract, auditor.text.normalize))
 
 
 def test_library_round_trip(tmp_path):
     """The library alone, as the README's commands use it: ingest, audit, verify."""
+    from auditor.corpus.ingest import ingest
     from auditor.demo import synth
-    from auditor.ingest import ingest
 
     contract = synth.contract(91, 10_000)
     (tmp_path / "c.txt").write_text(contract)

@@ -20,7 +20,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor import pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract import (
     Extracted,
@@ -31,6 +30,7 @@ from auditor.extract import (
     extract_bytes,
     extract_pdf_pages,
 )
+from auditor.sandbox import pdfworker
 from tests.fixtures_build import (
     make_docx,
     make_pdf,

@@ -16,9 +16,9 @@ import zlib
 import numpy as np
 import pytest
 
-from auditor import pdfworker
 from auditor.demo import synth
 from auditor.extract import extract_bytes
+from auditor.sandbox import pdfworker
 from auditor.text.shingle import shingle_text
 from tests.fixtures_build import serialize_pdf
 

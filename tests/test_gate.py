@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.gate import (
@@ -35,8 +36,7 @@ from auditor.gate import (
     parse_fail_on,
 )
 from auditor.gate.formats.annotations import _capped
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 from tests.fixtures_build import make_edgar_submission, make_pdf
 from tests.formats import validate_junit, validate_sarif
 

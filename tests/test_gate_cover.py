@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.gate.cover import split_cover
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
 from tests.fixtures_build import make_edgar_submission
 from tests.formats import validate_sarif

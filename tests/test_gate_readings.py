@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.gate.batch import batch_view
 from auditor.gate.classify import Locator
 from auditor.gate.findings import Finding
 from auditor.gate.readings import reading_findings
-from auditor.index import prepare_text
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.index.builder import prepare_text
+from auditor.store.db import Store
 from auditor.text.shingle import WordHasher
 
 
@@ -65,7 +65,7 @@ def test_a_reading_already_covered_by_the_visible_text_adds_nothing(tmp_path, st
 
 
 def test_show_lists_the_other_readings(tmp_path, store):
-    from auditor.document import document_view, lines
+    from auditor.corpus.document import document_view, lines
 
     (tmp_path / "a.txt").write_text(synth.contract(31, 3_000, kind="lease"))
     ingest(store, [tmp_path / "a.txt"], workers=1)
@@ -81,7 +81,7 @@ def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
     import json
 
     from auditor.gate.admission import GateOptions, run_gate
-    from auditor.pipeline import verify
+    from auditor.report.pipeline import verify
 
     lease = synth.contract(41, 12_000)
     (tmp_path / "corpus").mkdir()

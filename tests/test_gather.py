@@ -13,8 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from auditor.corpus.ingest import ingest
+from auditor.corpus.withdraw import withdraw
 from auditor.demo import synth
-from auditor.gather import (
+from auditor.engine.gather import (
     FLOOR,
     Candidate,
     CoverStats,
@@ -24,10 +26,8 @@ from auditor.gather import (
     gather_text,
     greedy_cover,
 )
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
-from auditor.withdraw import withdraw
 from tests.fixtures_build import make_edgar_submission
 
 LICENCES = Path("/usr/share/common-licenses")
@@ -301,7 +301,7 @@ def test_cli_stored_documents_files_and_submissions(corpus, tmp_path):
 
 
 def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
-    import auditor.gather as g
+    import auditor.engine.gather as g
 
     calls = []
     real = g.one_pass

@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from auditor import gzfile
+from auditor.store import gzfile
 
 LINES = [f'{{"n":{i},"text":"Section {i % 97}. The Lessee shall pay."}}\n'.encode() for i in range(30_000)]
 CONTENT = b"".join(LINES)

@@ -415,9 +415,9 @@ def test_licence_texts_as_html_read_as_text():
 
 def test_a_found_copy_is_found_by_the_index(tmp_path):
     """One disguise per family through ingest, the sampled index and a query, as the gate does."""
-    from auditor.ingest import ingest
-    from auditor.query import query_text
-    from auditor.store import Store
+    from auditor.corpus.ingest import ingest
+    from auditor.engine.query import query_text
+    from auditor.store.db import Store
 
     lease = synth.contract(4242, 4_000, kind="lease")
     (tmp_path / "lease.txt").write_text(lease)

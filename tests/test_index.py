@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.errors import IndexMismatch
-from auditor.index import build_index, prepare_text
-from auditor.ingest import ingest
+from auditor.index.builder import build_index, prepare_text
 from auditor.text.normalize import words_bytes
 from auditor.text.shingle import DEFAULT_PARAMS, Params, WordHasher, shingle_text
 from tests.textgen import prose
@@ -153,7 +153,7 @@ def test_a_worker_chunk_is_prepared_as_in_process(stored, tmp_path):
     the rows of the same texts prepared in this process, with the given parameters and
     fingerprinting; a store that is not there is an error, not a new empty store."""
     from auditor.errors import StoreError
-    from auditor.index import _work
+    from auditor.index.builder import _work
 
     ids = [r[0] for r in _rows(stored)][:4]
     params = Params(k=4, modulus=8)
@@ -216,7 +216,7 @@ def test_a_rebuild_writes_the_word_sequences_again(stored):
 
 
 def test_sequences_are_read_by_key_or_derived_from_the_text_alike(stored):
-    from auditor.index import Sequences
+    from auditor.index.builder import Sequences
 
     store = stored
     ids = [r[0] for r in _rows(store)]
@@ -231,7 +231,7 @@ def test_sequences_are_read_by_key_or_derived_from_the_text_alike(stored):
 
 
 def test_a_source_without_stored_sequences_derives_them_in_one_pass_over_its_texts(stored):
-    from auditor.index import Sequences
+    from auditor.index.builder import Sequences
 
     class Texts:  # what the Spark engine's Parquet export offers: texts, no store
         def __init__(self):
@@ -250,7 +250,7 @@ def test_a_source_without_stored_sequences_derives_them_in_one_pass_over_its_tex
 
 def test_a_damaged_stored_sequence_is_a_damaged_store_naming_the_document(stored):
     from auditor.errors import StoreDamaged
-    from auditor.index import Sequences
+    from auditor.index.builder import Sequences
 
     store = stored
     doc_id = _rows(store)[4][0]

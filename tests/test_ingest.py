@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.errors import StoreBusy
 from auditor.extract import Limits
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store.db import Store
 from tests import hostile
 from tests.fixtures_build import make_edgar_submission, make_pdf, make_raw_pdf
 from tests.textgen import prose
@@ -335,7 +335,7 @@ def test_symlinks_are_followed_only_to_files_inside_the_tree(store, tmp_path):
 
 
 def test_a_directory_that_vanishes_mid_walk_is_an_ingest_error(tmp_path):
-    from auditor.ingest import walk
+    from auditor.corpus.ingest import walk
 
     d = tmp_path / "in"
     (d / "later").mkdir(parents=True)
@@ -409,7 +409,7 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
             kids = hostile.descendants(me)
             for pid, start in kids.items():
                 line = hostile.cmdline(pid)
-                if "auditor.sandbox pdf" in line:
+                if "auditor.sandbox.pool pdf" in line:
                     pdf_children[pid] = start
                     parent = int(line.split("--parent ")[1].split()[0])  # the child extracting b.pdf
                     if parent == me:  # an idle PDF child an earlier test left for reuse
@@ -437,7 +437,7 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
 
 
 def test_an_unexpected_error_storing_one_file_fails_that_file_only(store, tmp_path, monkeypatch):
-    import auditor.ingest as ingest_module
+    import auditor.corpus.ingest as ingest_module
 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.txt").write_text(prose(340 + ord(name), 200))
@@ -528,10 +528,10 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
     try:
         def pdf_children_running():
             kids = hostile.descendants(proc.pid)
-            return kids if any("auditor.sandbox pdf" in hostile.cmdline(p) for p in kids) else None
+            return kids if any("auditor.sandbox.pool pdf" in hostile.cmdline(p) for p in kids) else None
         kids = hostile.wait_for(pdf_children_running, 120)
         assert kids, "no PDF child ever started"
-        assert any("auditor.sandbox prepare" in hostile.cmdline(p) for p in kids)
+        assert any("auditor.sandbox.pool prepare" in hostile.cmdline(p) for p in kids)
         os.kill(proc.pid, signal.SIGKILL)  # the parent only, as the OOM killer would
         proc.wait()
         left = hostile.wait_for(lambda: not any(hostile.alive(p, s) for p, s in kids.items()), 15)
@@ -548,7 +548,7 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
 def test_one_or_two_extraction_children_store_the_same(tmp_path, mixed):
     """The number of sandbox children changes only speed: the same documents, ids, texts and
     samples, in the same order."""
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     def stored(workers):
         with Store(tmp_path / f"w{workers}.db") as s:

@@ -1,4 +1,4 @@
-"""Tests of auditor.measures: the worked numbers of the near-duplicate article and CopyCat's S3.
+"""Tests of auditor.engine.measures: the worked numbers of the near-duplicate article and CopyCat's S3.
 
 Numbers quoted from the articles are checked exactly (or at the article's rounding).
 """
@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.errors import UsageError
-from auditor.measures import (
+from auditor.engine.measures import (
     COPYCAT,
     LUCENE_ENGLISH_STOP_WORDS,
     MERSENNE_PRIME,
@@ -52,8 +51,9 @@ from auditor.measures import (
     to_hex,
     totals,
 )
-from auditor.measures.minhash import coefficients, mulmod
-from auditor.measures.simhash import _popcount, _swar_popcount, table_masks
+from auditor.engine.measures.minhash import coefficients, mulmod
+from auditor.engine.measures.simhash import _popcount, _swar_popcount, table_masks
+from auditor.errors import UsageError
 from auditor.text.normalize import normalize
 from auditor.text.shingle import Params, shingle_hashes
 

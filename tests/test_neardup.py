@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from auditor import neardup
 from auditor.cli import cli
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
+from auditor.engine import neardup
+from auditor.engine.measures import Preprocess, hamming, standard_error
+from auditor.engine.neardup import measures_for_pair, near_duplicates, prefix_candidates
 from auditor.errors import UsageError
-from auditor.ingest import ingest
-from auditor.measures import Preprocess, hamming, standard_error
-from auditor.neardup import measures_for_pair, near_duplicates, prefix_candidates
 
 PLANTED = {  # method -> the near-duplicate pair it must find
     "exact": ("contract.txt", "relaid.txt"),

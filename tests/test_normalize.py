@@ -236,10 +236,10 @@ def test_an_index_built_with_the_old_normalisation_refuses_until_rebuilt(tmp_pat
     from click.testing import CliRunner
 
     from auditor.cli import cli
+    from auditor.corpus.ingest import ingest
     from auditor.errors import IndexMismatch
-    from auditor.index import build_index
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.index.builder import build_index
+    from auditor.store.db import Store
     from tests.textgen import write_contract_in_filing
 
     corpus = tmp_path / "corpus"
@@ -333,8 +333,8 @@ def test_a_letter_matches_its_base_letter_and_marks_alone_only_separate():
 
 def test_stored_text_keeps_its_marks(tmp_path):
     """Only matching folds marks: ingest stores the text as extracted."""
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.corpus.ingest import ingest
+    from auditor.store.db import Store
 
     text = ("Le pr\u00eateur accorde au b\u00e9n\u00e9ficiaire un cr\u00e9dit renouvelable "
             "dont les modalit\u00e9s sont d\u00e9crites ci-apr\u00e8s. ") * 12
@@ -358,8 +358,8 @@ def test_the_normalisation_version_names_the_unicode_version():
 
 def test_an_index_built_with_v2_refuses(tmp_path):
     from auditor.errors import IndexMismatch
-    from auditor.index import build_index
-    from auditor.store import Store
+    from auditor.index.builder import build_index
+    from auditor.store.db import Store
 
     with Store(tmp_path / "v2.db") as store:
         from dataclasses import replace

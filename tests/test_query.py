@@ -3,11 +3,11 @@ are searched exactly in every stored text, as the audit searches its short docum
 
 import pytest
 
-from auditor.audit import SHORT_SHINGLES
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.query import query_text
-from auditor.store import Store
+from auditor.engine.audit import SHORT_SHINGLES
+from auditor.engine.query import query_text
+from auditor.store.db import Store
 from auditor.text.normalize import words_bytes
 from auditor.text.shingle import Params, WordHasher, combine, distinct, sample
 
@@ -114,8 +114,8 @@ def hostile_files(tmp_path_factory, stored):
 def test_query_files_reads_each_file_in_a_sandbox_and_goes_on_past_a_bad_one(stored, hostile_files):
     """The bomb fails on the child's memory limit (code "memory": only the sandbox says that), the
     empty and the unreadable file say why, and the files around them are still answered."""
+    from auditor.engine.query import query_files
     from auditor.extract import Limits
-    from auditor.query import query_files
 
     db, _, ids = stored
     with Store(db) as store:
@@ -196,9 +196,9 @@ def test_the_cli_names_a_stored_copy_once(tmp_path):
     from click.testing import CliRunner
 
     from auditor.cli import cli
+    from auditor.corpus.ingest import ingest
     from auditor.demo import synth
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     text = synth.contract(81, 6_000)
     (tmp_path / "stored.txt").write_text(text)

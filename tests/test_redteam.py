@@ -107,8 +107,8 @@ def _gate(tmp: Path, db: Path, batch: str, cases: dict[str, rc.Case]) -> dict[st
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    from auditor.ingest import ingest
-    from auditor.store import Store
+    from auditor.corpus.ingest import ingest
+    from auditor.store.db import Store
 
     d = tmp_path_factory.mktemp("redteam")
     contract = LICENCE.read_text() if LICENCE.is_file() else synth.contract(8001, 2_000, kind="license")
@@ -160,7 +160,7 @@ def _damaged_gate(corpus, tmp_path, how: str | None):
     import sqlite3
 
     from auditor.gate.admission import GateOptions, run_gate
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     d, _ = corpus
     lease = (d / "corpus" / "lease.txt").read_text()

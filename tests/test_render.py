@@ -11,8 +11,8 @@ from typing import Any
 import lxml.html
 import pytest
 
-from auditor import render
-from auditor.render import as_markdown, model
+from auditor.report import render
+from auditor.report.render import as_markdown, model
 
 HOSTILE_NAME = "/data/<script>alert(1)<.txt"
 HOSTILE_EXCERPT = "WHEREAS the parties <script>alert(1)</script> agree | `code` *bold*"

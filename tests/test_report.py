@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job, verify
-from auditor.report import digest, pretty, run_digest
+from auditor.report.build import digest, pretty, run_digest
+from auditor.report.pipeline import audit_job, verify
 from tests.textgen import write_contract_in_filing
 
 
@@ -319,8 +319,8 @@ def test_verify_uses_the_controls_the_audit_used(audited, tmp_path):
 
 
 def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_path):
-    from auditor.audit import describe
-    from auditor.edgar import iso_date
+    from auditor.engine.audit import describe
+    from auditor.extract.edgar import iso_date
     from tests.fixtures_build import make_edgar_submission
 
     assert iso_date("20240301") == "2024-03-01"
@@ -349,7 +349,7 @@ def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_pa
 def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
     """The filing's composition is gather's cover over the covered documents (the contract and its
     upper-case copy one component); documents.jsonl.gz gives each document's novel share."""
-    from auditor.gather import gather_document
+    from auditor.engine.gather import gather_document
 
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "comp").report
@@ -386,8 +386,8 @@ def test_a_report_renders_by_the_rules_it_records(audited):
     """Renderer 2 writes '1 contained document' and says a pair no sampled shingle speaks for was
     searched exhaustively; a report that records no renderer (written before) renders as it was
     written, '1 contained documents', so it still verifies byte for byte."""
-    from auditor import render
-    from auditor.render.model import RENDERER, _estimate_text, rendering
+    from auditor.report import render
+    from auditor.report.render.model import RENDERER, _estimate_text, rendering
 
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "plural").report

@@ -3,9 +3,9 @@ tool's version or the limits changed since they failed; otherwise they stay fail
 
 from __future__ import annotations
 
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.extract import Limits
-from auditor.ingest import ingest
 from tests.fixtures_build import make_edgar_submission
 
 HEADER = {"accession_number": "0000950123-24-000009", "form_type": "8-K", "filing_date": "20240301",
@@ -18,7 +18,7 @@ def test_a_failed_file_is_tried_again_when_the_limits_or_the_version_changed(tmp
     small = Limits(max_text_chars=1_000)
     assert ingest(store, [f], limits=small, workers=1).outcomes[0].code == "text_too_long"
     assert ingest(store, [f], limits=small, workers=1).outcomes[0].status == "unchanged"
-    monkeypatch.setattr("auditor.ingest.__version__", "9.9.9")  # a new release may read it
+    monkeypatch.setattr("auditor.corpus.ingest.__version__", "9.9.9")  # a new release may read it
     assert ingest(store, [f], limits=small, workers=1).outcomes[0].code == "text_too_long"  # tried again
     assert ingest(store, [f], limits=small, workers=1).outcomes[0].status == "unchanged"
     assert ingest(store, [f], workers=1).outcomes[0].status == "ok"  # larger limit: stored now

@@ -20,13 +20,13 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.errors import NoDocument, NoRun, UsageError
 from auditor.gate import GateOptions, run_gate
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job
-from auditor.review import datasette_metadata, findings, list_runs
-from auditor.store import Store
+from auditor.report.pipeline import audit_job
+from auditor.report.review import datasette_metadata, findings, list_runs
+from auditor.store.db import Store
 from tests.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,10 +242,10 @@ def test_browse_serves_the_store_in_datasette_with_descriptions_and_canned_queri
 
 
 def test_browse_without_datasette_says_what_to_install(reviewed, monkeypatch):
-    import auditor.review
+    import auditor.report.review
 
-    monkeypatch.setattr(auditor.review, "datasette_missing", lambda: "auditor browse needs Datasette, which "
-                        "is not installed: " + auditor.review.BROWSE_INSTALL)
+    monkeypatch.setattr(auditor.report.review, "datasette_missing", lambda: "auditor browse needs Datasette, which "
+                        "is not installed: " + auditor.report.review.BROWSE_INSTALL)
     _, db, _, _ = reviewed
     r = CliRunner().invoke(cli, ["browse", "--db", str(db)])
     assert r.exit_code == 2 and "[browse]" in r.output

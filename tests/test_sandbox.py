@@ -12,10 +12,10 @@ from dataclasses import asdict
 
 import pytest
 
-from auditor import pdfworker
+from auditor.corpus.ingest import _POOL, _PrepareWorker, handle
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, extract_bytes
-from auditor.ingest import _POOL, _PrepareWorker, handle
+from auditor.sandbox import pdfworker
 from auditor.text.shingle import Params
 from tests import hostile
 from tests.fixtures_build import make_docx, make_pdf
@@ -112,9 +112,9 @@ HOLDER = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from dataclasses import asdict
-from auditor import pdfworker
+from auditor.sandbox import pdfworker
 from auditor.extract import Limits
-from auditor.ingest import _PrepareWorker
+from auditor.corpus.ingest import _PrepareWorker
 from auditor.text.shingle import Params
 from tests.hostile import slow_pdf
 pdf = slow_pdf()

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from auditor import render
+from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.pipeline import audit_job
+from auditor.report import render
+from auditor.report.pipeline import audit_job
 from tests.test_render import ok_report
 
 CHROMIUM = shutil.which("chromium")
@@ -57,7 +57,7 @@ def ink(png: Path):
 @pytest.fixture(scope="module")
 def audited_page(tmp_path_factory) -> Path:
     """A real audit: an edited contract inside a filing, so the page has a side-by-side view."""
-    from auditor.store import Store
+    from auditor.store.db import Store
 
     d = tmp_path_factory.mktemp("shots")
     corpus = d / "corpus with a long directory name that has to wrap at phone width"

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor.audit import SampledIndex, duplicate_groups, not_auditable, run_audit
 from auditor.cli import cli
 from auditor.controls import corpus_controls
+from auditor.corpus.ingest import ingest
+from auditor.corpus.withdraw import sync, withdraw
 from auditor.demo import synth
-from auditor.ingest import ingest
-from auditor.store import Store
-from auditor.withdraw import sync, withdraw
+from auditor.engine.audit import SampledIndex, duplicate_groups, not_auditable, run_audit
+from auditor.store.db import Store
 from tests.fixtures_build import make_edgar_submission
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,7 +201,7 @@ def test_a_store_written_before_withdrawal_existed_is_migrated(db_path, corpus):
 
 def test_the_parquet_export_leaves_withdrawn_documents_out(filled, corpus, tmp_path):
     pq = pytest.importorskip("pyarrow.parquet", reason="the export needs the [spark] extra (pyarrow)")
-    from auditor.export import export_parquet
+    from auditor.engine.export import export_parquet
 
     f = doc_id(filled, corpus / "f.txt")
     withdraw(filled, [str(f)])

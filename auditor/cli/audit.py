@@ -30,7 +30,7 @@ from auditor.errors import ControlsFailed
 def controls(db, threshold, control_seed, controls_dir, as_json):
     """Run the positive and negative controls alone (exit 2 if any fails)."""
     from auditor.controls import run_controls
-    from auditor.index import build_index
+    from auditor.index.builder import build_index
 
     with open_store(db) as store:
         build_index(store)
@@ -70,7 +70,7 @@ def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_
     control fails, when nothing can be audited, or when no control can be drawn from the
     corpus: no finding is ever reported by a detector that could not show it can see.
     """
-    from auditor.pipeline import audit_job
+    from auditor.report.pipeline import audit_job
 
     if engine == "spark":
         from auditor.extras import require_spark
@@ -136,20 +136,20 @@ def out_console_report(r: dict, threshold: float) -> None:
 
 
 def _n(n: int, noun: str) -> str:
-    from auditor.render.model import _n as counted
+    from auditor.report.render.model import _n as counted
 
     return counted(n, noun)
 
 
 def _path(r: dict, doc_id: int) -> str:
     """A document's name for a rich print: cleaned and markup-escaped."""
-    from auditor.render.model import _name
+    from auditor.report.render.model import _name
 
     return markup(_name(r, doc_id))
 
 
 def _where(r: dict, best: dict) -> str:
-    from auditor.render.model import _where as where
+    from auditor.report.render.model import _where as where
 
     return markup(where(r, best))
 
@@ -158,7 +158,7 @@ def _every_pair(directory: Path) -> None:
     """Every containing pair of a written report, from its sidecars (``--verbose``)."""
     import gzip
 
-    from auditor.report import read_documents
+    from auditor.report.build import read_documents
 
     paths = {d["doc_id"]: d["path"] for d in read_documents(directory / "documents.jsonl.gz")}
     path = directory / "findings.jsonl.gz"
@@ -190,7 +190,7 @@ def verify(report_dir, db, controls_dir, as_json):
 
     from auditor.assemble import is_assembly
     from auditor.assemble import verify as verify_assembly
-    from auditor.pipeline import verify as run
+    from auditor.report.pipeline import verify as run
 
     assembly = is_assembly(report_dir)  # an assembled corpus (manifest.json), else a report
     with open_store(db) as store:
@@ -219,9 +219,9 @@ def verify(report_dir, db, controls_dir, as_json):
 @click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold)
 def demo(directory, threshold):
     """Build the bundled demo corpus, ingest it, run the controls and the audit, write the report."""
+    from auditor.corpus.ingest import ingest as run_ingest
     from auditor.demo import build_corpus
-    from auditor.ingest import ingest as run_ingest
-    from auditor.pipeline import audit_job
+    from auditor.report.pipeline import audit_job
 
     counts = build_corpus(directory / "corpus")
     db = directory / "demo.db"

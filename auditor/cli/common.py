@@ -19,7 +19,7 @@ from rich.table import Table
 
 from auditor.console import clean, markup, text
 from auditor.errors import AuditorError, ControlsFailed, is_disk_full
-from auditor.store import Store
+from auditor.store.db import Store
 
 UNLIMITED = 100_000  # columns: wider than any line printed
 
@@ -162,7 +162,7 @@ def doc_line(d: dict) -> str:
 
 def spans_line(spans: list[dict]) -> str:
     """``characters 120-15818 (pages 3-7), 16000-16400``: where a contained text lies."""
-    from auditor.review import spans_text
+    from auditor.report.review import spans_text
 
     return "characters " + spans_text(spans).replace("; ", ", ")
 

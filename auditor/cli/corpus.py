@@ -27,7 +27,7 @@ from auditor.cli.common import (
 )
 from auditor.console import clean, markup, text
 from auditor.errors import UsageError
-from auditor.store import Store
+from auditor.store.db import Store
 
 
 def progress_bar(quiet: bool) -> Progress:
@@ -79,8 +79,8 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     (the others are ingested; nothing is recorded for it), 1 if --budget ran out first (a
     re-run resumes).
     """
+    from auditor.corpus.ingest import ingest as run
     from auditor.extract import Limits
-    from auditor.ingest import ingest as run
 
     limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
                     pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20, timeout=timeout,
@@ -104,7 +104,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
                      dates=dates_file)
         synced = None
         if sync:
-            from auditor.withdraw import sync as run_sync
+            from auditor.corpus.withdraw import sync as run_sync
 
             synced = run_sync(store, [i for i in inputs if i.is_dir()], _present(result), command=command)
     if as_json:
@@ -162,7 +162,7 @@ def dates(db, dates_file, as_json):
     with those bytes. A date supplied is the most trusted; see `auditor show` for each document's
     dates and their sources. Exit 2 if a line cannot be read (the others are recorded).
     """
-    from auditor.dating import apply_dates
+    from auditor.store.dating import apply_dates
 
     with open_store(db) as store:
         applied = apply_dates(store, dates_file)
@@ -230,7 +230,7 @@ def show(db, doc, with_text, as_json):
     """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
     findings in the latest audit run that has any. By id, sha256 prefix or path (PATH#SEQUENCE
     for EDGAR parts)."""
-    from auditor.document import document_view, lines
+    from auditor.corpus.document import document_view, lines
 
     with open_store(db) as store:
         p = document_view(store, store.resolve(doc), with_text=with_text)
@@ -260,7 +260,7 @@ def withdraw(db, refs, reason, as_json):
 
     Exit 2 if a reference names nothing (the others are withdrawn).
     """
-    from auditor.withdraw import withdraw as run
+    from auditor.corpus.withdraw import withdraw as run
 
     with open_store(db) as store:
         w = run(store, list(refs), reason=reason, command=" ".join(["auditor", *sys.argv[1:]]))
@@ -295,7 +295,7 @@ def index(db, rebuild, k, modulus, seed, workers, as_json):
     """Bring the sampled shingle index up to date (audit and query do this themselves)."""
     from dataclasses import replace
 
-    from auditor.index import build_index
+    from auditor.index.builder import build_index
 
     with open_store(db) as store:
         params = store.params
@@ -327,7 +327,7 @@ def check(db, quick, as_json):
     Texts stored before digests were recorded (stores written by auditor 0.1.0) are counted as
     "no digest recorded": their index rows are still derived again. The store is opened read-only.
     """
-    from auditor.check import check_store
+    from auditor.corpus.check import check_store
 
     with Store(db, create=False, readonly=True) as store:
         r = check_store(store, quick=quick)

@@ -1,5 +1,5 @@
 """`auditor export`: the store as Parquet for a Spark cluster. All logic lives in
-:mod:`auditor.export`; the Spark audit itself is ``auditor audit --engine spark``.
+:mod:`auditor.engine.export`; the Spark audit itself is ``auditor audit --engine spark``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ def export(db: Path, directory: Path, buckets: int | None, no_texts: bool, overw
 
     \b
     auditor export --db corpus.db --parquet corpus-parquet/
-    spark-submit auditor/spark_engine.py corpus-parquet/ result/   # see docs/spark.md
+    spark-submit auditor/engine/spark_engine.py corpus-parquet/ result/   # see docs/spark.md
     """
     try:
-        from auditor.export import export_parquet
+        from auditor.engine.export import export_parquet
     except ImportError as e:
         from auditor.extras import SPARK_INSTALL
 

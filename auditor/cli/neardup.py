@@ -1,5 +1,5 @@
 """`auditor near-dups` and `auditor lsh-curve`: options and printing. All logic lives in
-:mod:`auditor.neardup`.
+:mod:`auditor.engine.neardup`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any, Literal
 import click
 from rich.table import Table
 
-from auditor import neardup
 from auditor.cli.common import doc_line, open_store, out
 from auditor.console import markup
-from auditor.measures.minhash import DEFAULT_M, DEFAULT_SEED
-from auditor.measures.preprocess import Preprocess
-from auditor.neardup import DEFAULT_BANDS, DEFAULT_K, DEFAULT_ROWS, METHODS
+from auditor.engine import neardup
+from auditor.engine.measures.minhash import DEFAULT_M, DEFAULT_SEED
+from auditor.engine.measures.preprocess import Preprocess
+from auditor.engine.neardup import DEFAULT_BANDS, DEFAULT_K, DEFAULT_ROWS, METHODS
 
 ARTICLE_POINTS = (1 / 3, 0.5, 0.9)  # the near-duplicate article's worked probabilities
 

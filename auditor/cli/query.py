@@ -42,10 +42,10 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     limit. A file that cannot be read into words (a decompression bomb, a parser that hangs,
     unreadable or empty text) is reported with the reason, the other files are still answered,
     and the exit code is 2."""
-    from auditor.audit import describe
+    from auditor.engine.audit import describe
+    from auditor.engine.query import query_files
     from auditor.extract import Limits
-    from auditor.index import build_index
-    from auditor.query import query_files
+    from auditor.index.builder import build_index
 
     limits = Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20)
     results = []
@@ -119,7 +119,7 @@ def compare(db, a, b, as_json):
     LSH banding (20 x 10), simhash and Hamming distance, S3 over word 8-grams (all after the
     CopyCat preprocessing), and the engine's containment both ways with spans.
     """
-    from auditor.neardup import measures_for_pair
+    from auditor.engine.neardup import measures_for_pair
 
     with open_store(db) as store:
         m = measures_for_pair(store, store.resolve(a), store.resolve(b))
@@ -169,8 +169,8 @@ def compare(db, a, b, as_json):
 
 def _print_alignment(x: dict, x_name: str, y_name: str) -> None:
     """Where X lies in Y, and a short word-by-word excerpt of the differences."""
-    from auditor.align import word_diff
-    from auditor.render.model import _alignment_summary
+    from auditor.engine.align import word_diff
+    from auditor.report.render.model import _alignment_summary
 
     if not x["spans"]:
         return

@@ -1,5 +1,5 @@
 """`auditor runs`, `auditor findings`, `auditor browse`: reviewing past runs. The logic lives
-in :mod:`auditor.review`.
+in :mod:`auditor.report.review`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def runs(db, as_json):
     \b
     auditor runs --db corpus.db
     """
-    from auditor.review import list_runs
+    from auditor.report.review import list_runs
 
     with open_store(db) as store:
         rows = list_runs(store)
@@ -75,8 +75,8 @@ def findings(db, run, min_score, document, batch, fmt, limit):
     Spans (character offsets into the container's text, `auditor show --text`) are recorded
     for each contained document's best containers. Exit 2 if the run, document or batch is unknown.
     """
-    from auditor.review import FINDING_COLUMNS, count_findings, spans_text
-    from auditor.review import findings as select
+    from auditor.report.review import FINDING_COLUMNS, count_findings, spans_text
+    from auditor.report.review import findings as select
 
     with open_store(db) as store:
         rows = select(store, run, min_score=min_score, document=document, batch=batch, limit=limit)
@@ -110,7 +110,7 @@ def _findings_table(rows: list[dict], total: int) -> None:
     for c, justify in (("contained", "left"), ("container", "left"), ("containment", "right"),
                        ("estimate [95%]", "right"), ("family", "right"), ("spans", "left")):
         t.add_column(c, justify=justify, overflow="fold")
-    from auditor.review import spans_text
+    from auditor.report.review import spans_text
 
     for r in rows:
         t.add_row(text(f"{r['contained_id']} {r['contained']}" + (" (boilerplate)" if r["boilerplate"] else "")),
@@ -131,7 +131,7 @@ def browse(db, port):
     \b
     auditor browse --db corpus.db --port 8001    # then open http://127.0.0.1:8001/
     """
-    from auditor.review import datasette_command, datasette_metadata, datasette_missing
+    from auditor.report.review import datasette_command, datasette_metadata, datasette_missing
 
     why = datasette_missing()
     if why:

@@ -20,7 +20,7 @@ class Limits:
     max_pdf_pages: int = 5000
     #: EDGAR documents read from one submission; the rest are recorded as one failed part.
     max_parts: int = 1000
-    # Enforced by ingest, which extracts every input in an auditor.sandbox child process:
+    # Enforced by ingest, which extracts every input in an auditor.sandbox.pool child process:
     #: seconds for one input file, all its parts and PDFs included;
     timeout: float = 300.0
     #: address-space limit of that child, in bytes;

@@ -9,7 +9,7 @@ import os
 import re
 import zipfile
 
-from auditor import edgar
+from auditor.extract import edgar
 from auditor.extract.text import SNIFF, detect_bom, nul_pattern
 
 _MAGIC: list[tuple[bytes, str]] = [

@@ -1,4 +1,4 @@
-"""PDF through pdfminer.six in a killable child process (:mod:`auditor.pdfworker`), with page
+"""PDF through pdfminer.six in a killable child process (:mod:`auditor.sandbox.pdfworker`), with page
 boundaries kept, letter-spaced words rejoined, and the signs that the text layer is not a
 reading of the page (unmapped glyphs, shattered or fragmented letter-spaced text) recorded."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor import pdfworker
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
+from auditor.sandbox import pdfworker
 from auditor.text import dates
 
 

@@ -1,4 +1,4 @@
-"""EDGAR submissions: the envelope is taken apart by :mod:`auditor.edgar`; here each document
+"""EDGAR submissions: the envelope is taken apart by :mod:`auditor.extract.edgar`; here each document
 becomes a part, read by what it is, or recorded as skipped or failed with the reason.
 
 A part is decided in this order (the first rule that applies wins):
@@ -33,9 +33,8 @@ from __future__ import annotations
 import html
 import re
 
-from auditor import edgar
 from auditor.errors import ExtractionError
-from auditor.extract import extract_format
+from auditor.extract import edgar, extract_format
 from auditor.extract.archive import ARCHIVES, extract_archive
 from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
 from auditor.extract.detect import binary_kind, detect_format, extension, not_read
@@ -132,7 +131,7 @@ def extract_edgar(data: bytes, limits: Limits, name: str = "") -> Extracted:
                           f"{limits.max_parts}: documents {first} to {n} were not read"))
     outside = Reading("edgar:outside-documents", as_plain_text(edgar.outside_documents(data, sub.documents)),
                       "the submission's bytes outside its documents' <TEXT>: header, between and after documents")
-    return Extracted("edgar", "", "auditor.edgar", auditor_version(), meta=sub.meta, parts=parts,
+    return Extracted("edgar", "", "auditor.extract.edgar", auditor_version(), meta=sub.meta, parts=parts,
                      warnings=sub.warnings, readings=[outside])
 
 

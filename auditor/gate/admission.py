@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from auditor import custody
-from auditor.audit import AuditResult
-from auditor.check import require_intact
+from auditor.corpus.check import require_intact
+from auditor.corpus.ingest import ingest
+from auditor.engine.audit import AuditResult
 from auditor.errors import UsageError
 from auditor.extract.common import Limits
 from auditor.gate.baseline import (
@@ -52,8 +52,8 @@ from auditor.gate.formats.junit import junit_xml
 from auditor.gate.formats.sarif import sarif
 from auditor.gate.formats.summary import append_step_summary, summary_markdown
 from auditor.gate.readings import reading_findings
-from auditor.ingest import ingest
-from auditor.store import Store
+from auditor.store import custody
+from auditor.store.db import Store
 
 
 def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None, audit: AuditResult | None,
@@ -113,7 +113,7 @@ def run_gate(opts: GateOptions) -> GateResult:
     an empty batch come back as a REFUSED or ERROR result, with the artefacts written, so CI
     shows why.
     """
-    from auditor.pipeline import attach_gate, audit_job
+    from auditor.report.pipeline import attach_gate, audit_job
 
     t0 = time.monotonic()
     started = datetime.now(UTC).isoformat(timespec="seconds")

@@ -12,7 +12,7 @@ from typing import Any
 
 from auditor.errors import UsageError
 from auditor.gate.findings import INPUT_KINDS, KIND_OF, RULE_IDS, Finding
-from auditor.store import Store
+from auditor.store.db import Store
 
 BASELINE_VERSION = 1
 

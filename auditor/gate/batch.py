@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditor.audit import describe
-from auditor.edgar import submission_fields
+from auditor.corpus.ingest import BatchResult, sha256_file
+from auditor.engine.audit import describe
 from auditor.errors import StoreError, UsageError
+from auditor.extract.edgar import submission_fields
 from auditor.gate.findings import seq_key
-from auditor.ingest import BatchResult, sha256_file
-from auditor.store import Store, connect, writable_location
+from auditor.store.db import Store, connect, writable_location
 
 # -- the store copy ---------------------------------------------------------------------------
 
@@ -196,9 +196,9 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
 
 
 def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
-    """Withdraw (``auditor.withdraw``) corpus documents seen only at paths this change revises or
+    """Withdraw (``auditor.corpus.withdraw``) corpus documents seen only at paths this change revises or
     deletes; in the store the gate works on (rolled back after a dry run)."""
-    from auditor.withdraw import retire_places
+    from auditor.corpus.withdraw import retire_places
 
     view.gone = {s.resolved for s in view.sightings if not s.part} | {_resolved(p) for p in deleted}
     view.withdrawn = retire_places(store, view.gone, keep=view.keys,

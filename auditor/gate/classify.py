@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor import edgar
-from auditor.audit import AuditResult, locate_pairs
+from auditor.engine.audit import AuditResult, locate_pairs
+from auditor.extract import edgar
 from auditor.gate.batch import BatchView, Sighting, corpus_provenance, sighting_provenance
 from auditor.gate.findings import Finding, artifact_uri, classify_pair, main_span
-from auditor.store import Store
+from auditor.store.db import Store
 
 # -- classification ---------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ union of the batch's new documents, none of which reaches the threshold alone.
 A stored contract split over three new documents, each piece padded with new text so that no
 pair reaches the threshold either way, passes every pairwise rule; together the pieces still
 carry the contract. So for each corpus document the gate measures its cover by the new
-documents (``auditor.gather.greedy_cover``: the pieces that explain the most first, each above
+documents (``auditor.engine.gather.greedy_cover``: the pieces that explain the most first, each above
 the gather floor), and a cover at or above the threshold with no single new document reaching
 it is a finding on every piece, naming all of them and their shares. A new document covered
 the same way by the *other* new documents (a split within the batch) is one too.
@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from auditor.audit import AuditResult, SampledIndex, ShingleCache, locate, universe
+from auditor.engine.audit import AuditResult, SampledIndex, ShingleCache, locate, universe
+from auditor.engine.gather import Candidate, Step, floor_of, greedy_cover
 from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
 from auditor.gate.classify import EXCERPT_CHARS, Locator
 from auditor.gate.findings import Finding, main_span
-from auditor.gather import Candidate, Step, floor_of, greedy_cover
-from auditor.store import Store
+from auditor.store.db import Store
 from auditor.text.score import min_hits
 from auditor.text.shingle import distinct, sample
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from auditor import __version__
 from auditor.errors import AuditorError, ControlsFailed, UsageError
-from auditor.render.model import _visible
+from auditor.report.render.model import _visible
 
 # -- rules ------------------------------------------------------------------------------------
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.audit import SHORT_SHINGLES, SampledIndex
+from auditor.engine.audit import SHORT_SHINGLES, SampledIndex
+from auditor.engine.query import query_text
 from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
 from auditor.gate.classify import OTHERS_NAMED, Locator
 from auditor.gate.findings import Finding, classify_pair
-from auditor.query import query_text
-from auditor.store import Store
+from auditor.store.db import Store
 
 
 def reading_findings(store: Store, view: BatchView, threshold: float, loc: Locator,

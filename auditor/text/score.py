@@ -108,7 +108,7 @@ def needs_exact(hits: np.ndarray, sampled: np.ndarray | int, threshold: float) -
 
 def containment(a: np.ndarray, b: np.ndarray) -> float:
     """|a & b| / |a| over sorted arrays of distinct hashes; 0.0 when ``a`` is empty (nothing of
-    it can be found anywhere). The one definition: ``auditor.measures`` checks its inputs and
+    it can be found anywhere). The one definition: ``auditor.engine.measures`` checks its inputs and
     calls this."""
     if len(a) == 0:
         return 0.0
@@ -117,7 +117,7 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """|a & b| / |a | b| over sorted arrays of distinct hashes; 1.0 for two empty sets (they are
-    the same set), as Broder's resemblance and ``auditor.measures`` have it."""
+    the same set), as Broder's resemblance and ``auditor.engine.measures`` have it."""
     inter = len(np.intersect1d(a, b, assume_unique=True))
     union = len(a) + len(b) - inter
     return inter / union if union else 1.0

@@ -2,7 +2,7 @@
 
 Spec: GitHub Flavored Markdown (tables, ``<br>`` inside cells) as GitHub renders a job summary
 (``$GITHUB_STEP_SUMMARY``, at most 1 MiB per step: ``fit_summary`` cuts at a line boundary and
-says so). Text from the batch is escaped by :mod:`auditor.render.as_markdown`.
+says so). Text from the batch is escaped by :mod:`auditor.report.render.as_markdown`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.gate.findings import INPUT_KINDS, KINDS, Finding, GateResult, main_span
-from auditor.render.as_markdown import _cell_code, _md, _md_table
+from auditor.report.render.as_markdown import _cell_code, _md, _md_table
 
 STEP_SUMMARY_CAP = 1024 * 1024  # GitHub's limit for one step's summary
 

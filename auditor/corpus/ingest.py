@@ -1,0 +1,988 @@
+"""Ingest files and directories into the store, with provenance, resumably.
+
+A batch runs in three steps:
+
+1. **walk** the inputs in a deterministic order (each input as given; directories recursively,
+   entries sorted by name) and hash every regular file's raw bytes;
+2. **prepare** the files whose bytes are new: extract text, normalise, shingle and sample it.
+   This runs in :mod:`auditor.sandbox.pool` child processes (one per core), each with an
+   address-space limit and a wall-clock limit per file, because parsers of hostile input can
+   loop, exhaust memory or crash; results come back in input order;
+3. **store** each prepared file in one transaction: the document, its text (with its sha256),
+   its index postings and the sighting row commit together or not at all.
+
+Because a file's raw sha256 is its identity, the same bytes are never stored twice: a second
+sighting (another path, another batch, the same exhibit in two EDGAR submissions) adds a
+sighting row to the existing document. Re-running a batch skips every file already stored at
+the same path, so a run killed at any point resumes where it stopped.
+
+Every input ends with a recorded outcome and the batch goes on, whatever happens to one input:
+
+* only regular files are opened (``O_NONBLOCK | O_NOFOLLOW``, then checked with ``fstat``):
+  FIFOs, sockets and devices are recorded as skipped (``not_regular``), so none can hang ingest;
+* a symbolic link is followed only when its target lies inside its input tree (the directory
+  being walked; for a link given as an input, the directory holding it) and is a file; a link
+  out of the tree (``symlink_outside``) or to a directory (``symlink_dir``) is recorded as
+  skipped, a link loop (``symlink_loop``) or a dangling link (``unreadable``) as failed;
+* a directory that cannot be listed (``unreadable_dir``) or vanishes while it is walked
+  (``vanished``) is a failed input, never silently missing files;
+* a file name that is not valid UTF-8 is stored with its undecodable bytes escaped
+  (``\\xff``), and its exact bytes in the sighting's ``meta.path_bytes`` (hex);
+* an extraction that runs out of memory, is killed, overruns its time or raises anything
+  unexpected (``memory``, ``crash``, ``timeout``, ``internal_error``) fails that file only;
+* with ``Limits.budget``, inputs not processed when the batch's time runs out are recorded as
+  failed with code ``budget`` and the batch as ``incomplete``; a re-run resumes them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import stat
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from auditor import __version__
+from auditor.corpus.withdraw import reinstate
+from auditor.errors import ExtractionError, StoreError
+from auditor.extract.common import Extracted, Limits, storable
+from auditor.index.builder import prepare_text, write_index_rows
+from auditor.sandbox import pool as sandbox
+from auditor.store.dating import Applied, apply_dates, read_dates_file
+from auditor.store.dating import refresh as refresh_dates
+from auditor.store.db import Store, now
+from auditor.text.shingle import Params, WordHasher, WordSequence
+
+BUDGET = "budget"
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    status: str  # ok | duplicate | unchanged | failed | skipped
+    size: int = 0
+    doc_id: int | None = None
+    code: str | None = None
+    message: str | None = None
+    parts: int = 0
+    part_problems: list[tuple[str, str, str]] = field(default_factory=list)  # (part, code, message)
+    resolved: str = ""  # as recorded in the store (sightings.resolved, failures.resolved)
+    sha256: str = ""  # of the raw bytes, when they were read
+
+
+@dataclass
+class BatchResult:
+    batch: str
+    outcomes: list[FileOutcome]
+    # inputs that do not exist: a mistake of this invocation, not a property of the corpus, so
+    # they are returned (the CLI exits 2) and never stored as failures
+    missing: list[str] = field(default_factory=list)
+    restored: list[int] = field(default_factory=list)  # withdrawn documents whose files came back
+    complete: bool = True  # False when the time budget ran out before every input was processed
+    dates: Applied | None = None  # what the dates file given to ``ingest`` did
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = {k: 0 for k in ("ok", "duplicate", "unchanged", "failed", "skipped")}
+        for o in self.outcomes:
+            c[o.status] += 1
+        return c
+
+    @property
+    def problems(self) -> list[tuple[str, str, str]]:
+        """(path, code, message) of every failed or skipped input and failed/skipped EDGAR part."""
+        out = [(o.path, o.code or "", o.message or "") for o in self.outcomes
+               if o.status in ("failed", "skipped")]
+        for o in self.outcomes:
+            out += [(f"{o.path}#{p}", code, msg) for p, code, msg in o.part_problems]
+        return out
+
+    @property
+    def not_processed(self) -> list[str]:
+        """Inputs left for a re-run because the batch's time budget ran out."""
+        return [o.path for o in self.outcomes if o.code == BUDGET]
+
+
+@dataclass
+class _Task:
+    path: str  # as given or walked, storable
+    resolved: str  # storable
+    fs_path: str = ""  # what to open
+    size: int = 0
+    mtime: str = ""
+    sha256: str = ""
+    meta: dict = field(default_factory=dict)
+    attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
+    retry: bool = False  # a stored file read again for the parts that failed
+    readings: bool = False  # prepare its other readings too (a gate's batch)
+
+
+# -- names ---------------------------------------------------------------------------------------
+
+
+def db_text(s: str) -> str:
+    """``s`` as SQLite can store it: lone surrogates (undecodable bytes of a file name, kept by
+    Python as surrogate escapes) become ``\\xNN`` / ``\\udcNN`` text."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return os.fsencode(s).decode("utf-8", "backslashreplace") if _fs_roundtrips(s) else \
+            s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _fs_roundtrips(s: str) -> bool:
+    try:
+        os.fsencode(s)
+        return True
+    except UnicodeError:
+        return False
+
+
+def _name_meta(path: str) -> dict:
+    """The exact bytes of a name that had to be escaped to be stored."""
+    if db_text(path) == path or not _fs_roundtrips(path):
+        return {}
+    return {"path_bytes": os.fsencode(path).hex()}
+
+
+# -- walking ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Found:
+    """One thing the walk met: a regular file to ingest (``status`` None) or a recorded problem."""
+
+    path: str  # as given or walked
+    fs_path: str  # what to open (a followed link's target)
+    status: str | None = None  # None, "failed" or "skipped"
+    code: str = ""
+    message: str = ""
+
+    @property
+    def resolved(self) -> str:
+        return os.path.realpath(self.fs_path) if self.status is None else os.path.abspath(self.fs_path)
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _os_message(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def walk(inputs: Iterable[str | os.PathLike]) -> Iterator[Found]:
+    """Everything under ``inputs``, in a stable order: files first, then subdirectories, each
+    sorted by name (as ``os.walk`` top-down). Never raises for what it finds; see the module
+    docstring for how links, special files and unreadable directories are reported."""
+    for inp in inputs:
+        given = str(Path(os.fsdecode(os.fspath(inp))))
+        yield from _walk_input(given)
+
+
+def _walk_input(given: str) -> Iterator[Found]:
+    fs = os.path.expanduser(given)
+    try:
+        st = os.lstat(fs)
+    except FileNotFoundError:
+        yield Found(given, fs, "failed", "not_found", f"no such file or directory: {given}")
+        return
+    except OSError as e:
+        yield Found(given, fs, "failed", "unreadable", f"cannot read: {_os_message(e)}")
+        return
+    if stat.S_ISLNK(st.st_mode):
+        root = os.path.realpath(os.path.dirname(os.path.abspath(fs)))
+        target, found = _follow(given, fs, root)
+        if found is not None:
+            yield found
+        elif os.path.isdir(target):
+            yield from _walk_dir(given, target, target)
+        else:
+            yield from _file_or_special(given, target)
+    elif stat.S_ISDIR(st.st_mode):
+        yield from _walk_dir(given, fs, os.path.realpath(fs))
+    else:
+        yield from _file_or_special(given, fs)
+
+
+def _follow(shown: str, link: str, root: str) -> tuple[str, Found | None]:
+    """A link's target when it may be followed, else the problem to record."""
+    try:
+        target = os.path.realpath(link, strict=True)
+    except OSError as e:
+        if e.errno == getattr(os, "ELOOP", 40) or "loop" in str(e).lower():
+            return "", Found(shown, link, "failed", "symlink_loop", "symbolic link loop: it never reaches a file")
+        try:
+            to = os.readlink(link)
+        except OSError:
+            to = "?"
+        return "", Found(shown, link, "failed", "unreadable", f"cannot read: dangling symbolic link to {to!r} "
+                         f"({_os_message(e)})")
+    if not _inside(target, root):
+        return "", Found(shown, link, "skipped", "symlink_outside",
+                         f"symbolic link to {target!r}, outside the input tree {root!r}: not followed "
+                         "(give the target itself as an input to ingest it)")
+    return target, None
+
+
+def _file_or_special(shown: str, fs: str) -> Iterator[Found]:
+    try:
+        st = os.stat(fs)
+    except OSError as e:
+        yield Found(shown, fs, "failed", "unreadable", f"cannot read: {_os_message(e)}")
+        return
+    if stat.S_ISREG(st.st_mode):
+        yield Found(shown, fs)
+    else:
+        yield Found(shown, fs, "skipped", "not_regular", f"{_kind(st.st_mode)}, not a regular file: not read")
+
+
+def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
+    stack = [(shown_top, fs_top)]
+    while stack:
+        shown, fs = stack.pop()
+        try:
+            with os.scandir(fs) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            yield Found(shown, fs, "failed", "vanished", "directory vanished while it was being walked")
+            continue
+        except OSError as e:
+            yield Found(shown, fs, "failed", "unreadable_dir", f"cannot list this directory: {_os_message(e)}")
+            continue
+        subdirs = []
+        for e in entries:
+            shown_e, fs_e = str(Path(shown) / e.name), os.path.join(fs, e.name)
+            try:
+                if e.is_symlink():
+                    target, problem = _follow(shown_e, fs_e, root)
+                    if problem is not None:
+                        yield problem
+                    elif os.path.isdir(target):
+                        yield Found(shown_e, fs_e, "skipped", "symlink_dir",
+                                    f"symbolic link to the directory {target!r}: not followed "
+                                    "(links to directories could loop or repeat the tree)")
+                    else:
+                        yield from _file_or_special(shown_e, target)
+                elif e.is_dir(follow_symlinks=False):
+                    subdirs.append((shown_e, fs_e))
+                elif e.is_file(follow_symlinks=False):
+                    yield Found(shown_e, fs_e)
+                else:
+                    mode = e.stat(follow_symlinks=False).st_mode
+                    yield Found(shown_e, fs_e, "skipped", "not_regular",
+                                f"{_kind(mode)}, not a regular file: not read")
+            except FileNotFoundError:
+                yield Found(shown_e, fs_e, "failed", "vanished", "vanished while the directory was being walked")
+            except OSError as err:
+                yield Found(shown_e, fs_e, "failed", "unreadable", f"cannot read: {_os_message(err)}")
+        stack.extend(reversed(subdirs))
+
+
+class _Unreadable(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+               | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+
+
+@contextlib.contextmanager
+def open_regular(path: str) -> Iterator[tuple[int, os.stat_result]]:
+    """An fd on ``path`` if it is a regular file. ``O_NONBLOCK`` keeps a FIFO swapped in since
+    the walk from blocking the open; ``O_NOFOLLOW`` refuses a link swapped in. Raises
+    _Unreadable with a code."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError as e:
+        raise _Unreadable("vanished", f"vanished before it could be read ({_os_message(e)})") from e
+    except OSError as e:
+        if e.errno == getattr(os, "ELOOP", 40):
+            raise _Unreadable("symlink_loop", "replaced by a symbolic link while it was being read") from e
+        raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unreadable("not_regular", f"{_kind(st.st_mode)}, not a regular file: not read")
+        yield fd, st
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, limit: int, h: Any = None) -> bytes:
+    """Up to ``limit + 1`` bytes (the caller tells an over-long file by the extra byte)."""
+    chunks, n = [], 0
+    while n <= limit:
+        try:
+            block = os.read(fd, min(1 << 20, limit + 1 - n))
+        except OSError as e:
+            raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
+        if not block:
+            break
+        if h is not None:
+            h.update(block)
+        chunks.append(block)
+        n += len(block)
+    return b"".join(chunks)
+
+
+def _hash_fd(fd: int) -> str:
+    """sha256 of the rest of an fd from ``open_regular`` (which keeps it open)."""
+    try:
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as e:
+        raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
+
+
+def sha256_file(path: str | os.PathLike) -> str | None:
+    """sha256 of a regular file's bytes; None for anything else (never blocks on a FIFO)."""
+    try:
+        with open_regular(os.fspath(path)) as (fd, _):
+            return _hash_fd(fd)
+    except _Unreadable:
+        return None
+
+
+def _iso_mtime(st: os.stat_result) -> str:
+    try:
+        return datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):  # beyond the years datetime can hold
+        return repr(st.st_mtime)
+
+
+# -- preparing (in sandbox children) --------------------------------------------------------------
+
+
+def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
+                  readings: bool = False) -> dict[str, Any]:
+    """One extracted input, normalised, shingled and sampled; with ``readings``, its other
+    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them)."""
+    doc: dict[str, Any] = {
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "size": len(raw),
+        "format": ex.format,
+        "extractor": ex.extractor,
+        "extractor_version": ex.extractor_version,
+        "encoding": ex.encoding,
+        "page_offsets": ex.page_offsets,
+        "meta": ex.meta,
+        "warnings": ex.warnings,
+        "unreadable": ex.unreadable,
+        "text": ex.text,
+        "n_chars": len(ex.text),
+    }
+    doc.update(prepare_text(ex.text, params, hasher) if ex.text else
+               {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b"", "sequence": b""})
+    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher) if readings else []
+    doc["parts"] = []
+    for part in ex.parts:
+        p: dict[str, Any] = {
+            "sha256": hashlib.sha256(part.raw).hexdigest(),
+            "size": len(part.raw),
+            "meta": part.meta,
+            "status": part.status,
+            "code": part.code,
+            "message": part.message,
+            "doc": None,
+        }
+        if part.status == "ok" and part.extracted is not None:
+            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher, readings)
+        doc["parts"].append(p)
+    return doc
+
+
+def _prepared_readings(ex: Extracted, norm_sha256: str | None, params: Params,
+                       hasher: WordHasher) -> list[dict[str, Any]]:
+    """The document's other readings that a reader could tell from its text: at least one
+    shingle, and normalised words other than the document's (the first of a name wins)."""
+    out: list[dict[str, Any]] = []
+    seen = {norm_sha256}
+    for r in ex.readings:
+        text = storable(r.text, [])
+        p = prepare_text(text, params, hasher)
+        if not p["n_shingles"] or p["norm_sha256"] in seen or any(x["name"] == r.name for x in out):
+            continue
+        seen.add(p["norm_sha256"])
+        out.append({"name": r.name, "why": r.why, "text": text, "n_words": p["n_words"],
+                    "n_shingles": p["n_shingles"], "norm_sha256": p["norm_sha256"]})
+    return out
+
+
+def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
+    """The prepared document as JSON, its text and sampled hashes moved to binary attachments."""
+    out = dict(doc)
+    blobs.append(doc["text"].encode("utf-8", "surrogatepass"))
+    out["text"] = len(blobs) - 1
+    for key in ("sampled", "sequence"):
+        blobs.append(doc[key])
+        out[key] = len(blobs) - 1
+    out["readings"] = []
+    for r in doc.get("readings", []):
+        blobs.append(r["text"].encode("utf-8", "surrogatepass"))
+        out["readings"].append({**r, "text": len(blobs) - 1})
+    out["parts"] = [{**p, "doc": _pack(p["doc"], blobs) if p["doc"] is not None else None}
+                    for p in doc["parts"]]
+    return out
+
+
+def _unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
+    doc["text"] = blobs[doc["text"]].decode("utf-8", "surrogatepass")
+    doc["sampled"] = blobs[doc["sampled"]]
+    doc["sequence"] = blobs[doc["sequence"]]
+    if doc["sequence"] and WordSequence.header(doc["sequence"])[0] != doc["n_words"]:
+        raise ValueError("the word sequence does not hold the document's words")
+    if len(doc["sampled"]) % 8:
+        raise ValueError("sampled hashes are not whole 8-byte words")
+    for r in doc.get("readings", []):
+        r["text"] = blobs[r["text"]].decode("utf-8", "surrogatepass")
+    for p in doc["parts"]:
+        if p["doc"] is not None:
+            _unpack(p["doc"], blobs)
+    return doc
+
+
+_HASHER: WordHasher | None = None
+
+
+def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
+    """The ``prepare`` job of :mod:`auditor.sandbox.pool`, in the child: one file, extracted,
+    normalised, shingled and sampled."""
+    global _HASHER
+    limits = Limits(**request["limits"])
+    params = Params(**request["params"])
+    if _HASHER is None or _HASHER.seed != params.seed:
+        _HASHER = WordHasher(params.seed)
+    from auditor.extract import extract_bytes  # the parsers: only in the sandbox child
+
+    ex = extract_bytes(data, request["name"], limits)
+    blobs: list[bytes] = []
+    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER, bool(request.get("readings"))), blobs)}, blobs
+
+
+def classify(e: BaseException) -> tuple[str, str]:
+    """The code recorded for an exception raised while preparing one file (in the child)."""
+    if isinstance(e, ExtractionError):
+        return e.code, str(e)
+    if sandbox.is_memory_error(e):
+        return "memory", "ran out of memory extracting this file (see --memory-mb)"
+    if isinstance(e, RecursionError):
+        return "recursion", "input nested too deeply to extract"
+    return "internal_error", f"unexpected {type(e).__name__} extracting this file: {str(e)[:500]}"
+
+
+class _PrepareWorker(sandbox.Worker):
+    job = "prepare"
+    prefix = ""
+    what = "extraction"
+    retire_after = 20_000
+
+
+_POOL = sandbox.register(sandbox.Pool(_PrepareWorker))
+
+
+def shutdown() -> None:
+    """Stop the idle extraction children of this process (they also exit with it)."""
+    _POOL.clear()
+
+
+def _budget_error(limits: Limits) -> dict[str, Any]:
+    return {"error": (BUDGET, f"not processed: the batch's time budget of {limits.budget:g} s ran out; "
+                              "run the same ingest again to resume")}
+
+
+def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | None,
+                 cancel: threading.Event) -> dict[str, Any]:
+    if cancel.is_set() or (deadline is not None and time.monotonic() >= deadline):
+        return _budget_error(limits)
+    try:
+        with open_regular(task.fs_path) as (fd, _):
+            h = hashlib.sha256()
+            data = _read_fd(fd, limits.max_file_bytes, h)
+    except _Unreadable as e:
+        return {"error": (e.code, str(e))}
+    if len(data) > limits.max_file_bytes:
+        return {"error": ("too_large", f"grew past the limit of {limits.max_file_bytes} bytes while being read")}
+    if h.hexdigest() != task.sha256:
+        return {"error": ("changed", "the file changed between hashing and extraction: run again")}
+    file_deadline = time.monotonic() + limits.timeout
+    until = min(file_deadline, deadline if deadline is not None else math.inf)
+    request = {"name": task.path, "timeout": max(0.0, until - time.monotonic()),
+               "limits": asdict(limits), "params": params.as_dict(), "readings": task.readings}
+    try:
+        msg, blobs = _POOL.run(request, data, memory=limits.memory, deadline=until, cancel=cancel)
+    except ExtractionError as e:
+        if e.code == "timeout":
+            if deadline is not None and until < file_deadline:
+                return _budget_error(limits)
+            return {"error": ("timeout", f"extraction took longer than the limit of {limits.timeout:g} s "
+                                         "per file; the worker was killed")}
+        if e.code == "cancelled":
+            return _budget_error(limits)
+        return {"error": (e.code, str(e))}
+    try:
+        return {"doc": _unpack(msg["doc"], blobs)}
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        return {"error": ("crash", f"extraction worker gave a malformed result ({type(e).__name__}: {e})")}
+
+
+def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None = None) -> dict[str, Any]:
+    """One file prepared as ingest prepares it (extracted, normalised and sampled in a sandbox
+    child, under ``limits``' memory and time), without storing anything: ``{"doc": ...}`` with
+    its text and parts, or ``{"error": (code, message)}``. For ``query``, which reads files
+    from anyone as ingest does."""
+    name, limits = os.fspath(path), limits or Limits()
+    real = os.path.realpath(name)  # a link given by name is followed, as ingest follows it
+    try:
+        with open_regular(real) as (fd, st):
+            if st.st_size > limits.max_file_bytes:
+                return {"error": ("too_large", f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")}
+            digest = _hash_fd(fd)
+    except _Unreadable as e:
+        return {"error": (e.code, str(e))}
+    task = _Task(path=name, resolved=real, fs_path=real, sha256=digest)
+    return _prepare_one(task, limits, params, None, threading.Event())
+
+
+class _Preparer:
+    """Prepares ``todo`` in sandbox children, ``n`` at a time, handing results back in order.
+
+    At most ``2 n`` files are read ahead. Leaving early (an exception in the caller) cancels
+    what is in flight: the children are killed at once instead of finishing their files.
+    """
+
+    def __init__(self, todo: list[_Task], limits: Limits, params: Params, workers: int,
+                 deadline: float | None) -> None:
+        self.todo, self.limits, self.params, self.deadline = todo, limits, params, deadline
+        self.n = max(1, min(workers or min(2, os.cpu_count() or 1), len(todo)))
+        self.cancel = threading.Event()
+        self.pending: deque[Future] = deque()
+        self.next_index = 0
+        self.pool: ThreadPoolExecutor | None = None
+
+    def __enter__(self) -> _Preparer:
+        if self.todo:
+            self.pool = ThreadPoolExecutor(self.n, thread_name_prefix="auditor-prepare")
+            for _ in range(2 * self.n):
+                self._submit()
+        return self
+
+    def _submit(self) -> None:
+        if self.pool is not None and self.next_index < len(self.todo):
+            t = self.todo[self.next_index]
+            self.next_index += 1
+            self.pending.append(self.pool.submit(
+                _prepare_one, t, self.limits, self.params, self.deadline, self.cancel))
+
+    def next(self) -> dict[str, Any]:
+        fut = self.pending.popleft()
+        try:
+            result = fut.result()
+        except Exception as e:  # a bug on the parent's side of one file; the batch goes on
+            result = {"error": ("internal_error", f"unexpected {type(e).__name__} preparing this file: {e}")}
+        self._submit()
+        return result
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            if exc[0] is not None:
+                self.cancel.set()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- storing ------------------------------------------------------------------------------------
+
+
+def _store_doc(
+    store: Store, d: dict[str, Any], *, batch_id: int, task: _Task, part: str = "",
+    within_id: int | None = None, meta: dict | None = None, source: str | None,
+) -> tuple[int, bool]:
+    """Insert one prepared document (or only its sighting when its bytes are known)."""
+    c = store.conn
+    row = c.execute("SELECT id FROM documents WHERE sha256 = ?", (d["sha256"],)).fetchone()
+    created = row is None
+    if created:
+        dup = None
+        if d["norm_sha256"]:
+            dup = store.scalar(  # the group's representative: its first document not withdrawn
+                "SELECT min(id) FROM documents WHERE norm_sha256 = ? AND withdrawn_at IS NULL",
+                (d["norm_sha256"],),
+            )
+        cur = c.execute(
+            "INSERT INTO documents (sha256, parent_id, format, extractor, extractor_version, encoding,"
+            " size, n_pages, page_offsets, n_chars, n_words, norm_sha256, duplicate_of, meta, warnings,"
+            " path, batch_id, created, unreadable) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                d["sha256"], within_id, d["format"], d["extractor"], d["extractor_version"],
+                d["encoding"], d["size"],
+                len(d["page_offsets"]) if d["page_offsets"] is not None else None,
+                json.dumps(d["page_offsets"]) if d["page_offsets"] is not None else None,
+                d["n_chars"], d["n_words"], d["norm_sha256"], dup,
+                json.dumps(d["meta"], sort_keys=True), json.dumps(d["warnings"]),
+                f"{task.path}#{part}" if part else task.path, batch_id, now(), d.get("unreadable"),
+            ),
+        )
+        doc_id = int(cur.lastrowid or 0)
+        store.insert_text(doc_id, d["text"])
+        if d["n_words"]:
+            write_index_rows(store, doc_id, d)
+        for r in d.get("readings", []):
+            store.insert_reading(doc_id, r)
+    else:
+        doc_id = int(row[0])
+    c.execute(
+        "INSERT OR IGNORE INTO sightings (doc_id, batch_id, path, resolved, part, within_id, size,"
+        " mtime, source, meta, seen_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            doc_id, batch_id, task.path, task.resolved, part, within_id, d["size"],
+            task.mtime, source, json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
+        ),
+    )
+    refresh_dates(c, [doc_id], text=d["text"] if created else None, own=created)
+    return doc_id, created
+
+
+def _record_failure(
+    store: Store, *, batch_id: int, status: str, code: str, message: str, task: _Task,
+    part: str = "", within_id: int | None = None, sha256: str | None = None,
+    size: int | None = None, meta: dict | None = None, source: str | None,
+) -> None:
+    store.conn.execute(
+        "INSERT INTO failures (batch_id, status, code, message, path, resolved, part, within_id,"
+        " sha256, size, mtime, source, meta, seen_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT (resolved, part, sha256) DO UPDATE SET batch_id = excluded.batch_id,"
+        " status = excluded.status, code = excluded.code, message = excluded.message,"
+        " meta = excluded.meta, seen_at = excluded.seen_at",
+        (
+            batch_id, status, code, db_text(message), task.path, task.resolved, db_text(part), within_id,
+            sha256 if sha256 is not None else task.sha256,
+            size if size is not None else task.size, task.mtime, source,
+            json.dumps({**(meta or {}), **task.meta, **({"attempt": task.attempt} if task.attempt else {})},
+                       sort_keys=True), now(),
+        ),
+    )
+
+
+def _forget_deferral(store: Store, task: _Task) -> None:
+    """A file the budget left over last time is being dealt with now (inside a transaction)."""
+    store.conn.execute("DELETE FROM failures WHERE resolved = ? AND part = '' AND code = ?",
+                       (task.resolved, BUDGET))
+
+
+def _store_prepared(
+    store: Store, task: _Task, result: dict[str, Any], batch_id: int, source: str | None, params: Params
+) -> FileOutcome:
+    out = FileOutcome(path=task.path, status="ok", size=task.size, resolved=task.resolved, sha256=task.sha256)
+    detail: dict[str, Any] = {"batch_id": batch_id, "path": task.path, "sha256": task.sha256}
+    with store.write("ingest", detail):
+        store.check_params(params, within_transaction=True)  # an index rebuild may have committed since
+        _forget_deferral(store, task)
+        if "error" in result:
+            code, message = result["error"]
+            _record_failure(store, batch_id=batch_id, status="failed", code=code, message=message,
+                            task=task, source=source)
+            out.status, out.code, out.message = "failed", code, message
+            detail.update(outcome="failed", code=code)
+            return out
+        d = result["doc"]
+        doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
+        out.doc_id = doc_id
+        out.status = "ok" if created or task.retry else "duplicate"
+        if task.retry:  # its parts' failures are recorded again below, from this attempt
+            store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
+                               (task.resolved, doc_id))
+        for i, p in enumerate(d["parts"], 1):
+            seq = db_text(str(p["meta"].get("sequence") or i))
+            if p["doc"] is not None:
+                _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
+                           within_id=doc_id, meta=p["meta"], source=source)
+                out.parts += 1
+            else:
+                _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
+                                message=p["message"] or "", task=task, part=seq, within_id=doc_id,
+                                sha256=p["sha256"], size=p["size"], meta=p["meta"], source=source)
+                out.part_problems.append((seq, p["code"] or "", p["message"] or ""))
+        detail.update(outcome=out.status, doc_id=doc_id)
+    return out
+
+
+def _store_failure(store: Store, task: _Task, status: str, code: str, message: str, batch_id: int,
+                   source: str | None) -> FileOutcome:
+    with store.write("ingest", {"batch_id": batch_id, "path": task.path, "sha256": task.sha256,
+                                "outcome": status, "code": code}):
+        _forget_deferral(store, task)
+        _record_failure(store, batch_id=batch_id, status=status, code=code, message=message,
+                        task=task, source=source)
+    return FileOutcome(task.path, status, task.size, code=code, message=db_text(message),
+                       resolved=task.resolved, sha256=task.sha256)
+
+
+def _store_sighting(store: Store, task: _Task, batch_id: int, source: str | None) -> FileOutcome:
+    """Same bytes as a document already stored (or failed) under another path."""
+    doc_id = store.scalar("SELECT id FROM documents WHERE sha256 = ?", (task.sha256,))
+    if doc_id is None:  # the first copy failed to extract: so does this one
+        row = store.conn.execute(
+            "SELECT code, message FROM failures WHERE sha256 = ? AND part = '' AND code != ? LIMIT 1",
+            (task.sha256, BUDGET),
+        ).fetchone() or ("failed", "an identical file failed earlier in this batch")
+        return _store_failure(store, task, "failed", row[0], row[1], batch_id, source)
+    with store.write("ingest", {"batch_id": batch_id, "path": task.path, "sha256": task.sha256,
+                                "outcome": "duplicate", "doc_id": int(doc_id)}):
+        _forget_deferral(store, task)
+        _store_doc(store, {"size": task.size, "sha256": task.sha256}, batch_id=batch_id, task=task,
+                   source=source)
+    return FileOutcome(task.path, "duplicate", task.size, doc_id=int(doc_id), resolved=task.resolved,
+                       sha256=task.sha256)
+
+
+# -- the batch ----------------------------------------------------------------------------------
+
+
+def default_batch_name(inputs: Sequence[str | os.PathLike]) -> str:
+    """Derived from the resolved inputs, so re-running the same command resumes the same batch."""
+    key = b"\n".join(sorted(os.fsencode(Path(os.fsdecode(os.fspath(i))).expanduser().resolve())
+                            for i in inputs))
+    return "batch-" + hashlib.sha256(key).hexdigest()[:12]
+
+
+def _open_batch(store: Store, name: str, source: str | None, command: str, status: str = "running") -> int:
+    with store.write("batch", {"batch": name, "status": status, "command": command}) as c:
+        row = c.execute("SELECT id FROM batches WHERE name = ?", (name,)).fetchone()
+        if row:
+            c.execute(
+                "UPDATE batches SET runs = runs + 1, status = ?, ended = NULL, command = ?"
+                " WHERE id = ?", (status, command, row[0]),
+            )
+            return int(row[0])
+        cur = c.execute(
+            "INSERT INTO batches (name, source, tool_version, command, started, status)"
+            " VALUES (?,?,?,?,?,?)",
+            (name, source, __version__, command, now(), status),
+        )
+        return int(cur.lastrowid or 0)
+
+
+def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: str = "complete") -> None:
+    with store.write("batch", {"batch_id": batch_id, "status": status}) as c:
+        c.execute(
+            "UPDATE batches SET status = ?, ended = ?, n_ok = n_ok + ?, n_duplicate = n_duplicate + ?,"
+            " n_unchanged = ?, n_failed = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'failed'),"
+            " n_skipped = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'skipped')"
+            " WHERE id = ?",
+            (status, now(), counts["ok"], counts["duplicate"], counts["unchanged"], batch_id, batch_id, batch_id),
+        )
+
+
+def _abandon_batch(store: Store, batch_id: int) -> None:
+    """Best effort, as the batch fails: never leave it ``running`` when we are still alive."""
+    with contextlib.suppress(Exception), store.write("batch", {"batch_id": batch_id, "status": "interrupted"}) as c:
+        c.execute("UPDATE batches SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
+                  (now(), batch_id))
+
+
+def _is_store_problem(e: BaseException) -> bool:
+    """Errors of the store itself (locked, full, read-only, corrupt) stop the batch; anything
+    else raised while storing one file fails that file only."""
+    return isinstance(e, (StoreError, sqlite3.OperationalError, sqlite3.DatabaseError)) and not isinstance(
+        e, (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError))
+
+
+def ingest(
+    store: Store,
+    inputs: Sequence[str | os.PathLike],
+    *,
+    batch: str | None = None,
+    source: str | None = None,
+    limits: Limits | None = None,
+    workers: int = 0,
+    retry_failed: bool = False,
+    command: str | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_file: Callable[[FileOutcome], None] | None = None,
+    gating: bool = False,
+    dates: str | os.PathLike | None = None,
+) -> BatchResult:
+    """Ingest ``inputs`` (files and directories) as one batch; see the module docstring.
+
+    :param workers: extraction child processes; 0 means one per core (at most 2).
+    :param retry_failed: prepare again files that failed before with the same bytes at the
+        same path (by default they are counted as unchanged).
+    :param dates: a dates file (:mod:`auditor.store.dating`), read before anything is ingested and
+        recorded on the copies it names once the batch is stored.
+    """
+    supplied = read_dates_file(dates) if dates is not None else None
+    limits = limits or Limits()
+    deadline = time.monotonic() + limits.budget if limits.budget is not None else None
+    params = store.params
+    store.check_params(params)
+    store.require_writable("ingest stores documents in it")
+    name = db_text(batch or default_batch_name(inputs))
+    source = db_text(source) if source is not None else None
+    missing = [os.fsdecode(os.fspath(i)) for i in inputs if not os.path.lexists(i)]
+    inputs = [i for i in inputs if os.path.lexists(i)]
+    # a gate's batch stays "gating" until the gate decides: interrupted, it is gated again
+    batch_id = _open_batch(store, name, source, db_text(command or " ".join(sys.argv)),
+                           "gating" if gating else "running")
+    try:
+        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed, gating,
+                        deadline, on_start, on_file)
+        restored = reinstate(  # a withdrawn file that comes back is restored
+            store, [(o.doc_id, o.resolved) for o in outcomes if o.doc_id is not None], command=command)
+    except BaseException:
+        _abandon_batch(store, batch_id)
+        raise
+    result = BatchResult(name, outcomes, missing, restored,
+                         complete=not any(o.code == BUDGET for o in outcomes))
+    _close_batch(store, batch_id, result.counts,
+                 "gating" if gating else "complete" if result.complete else "incomplete")
+    if supplied is not None:
+        result.dates = apply_dates(store, supplied.path, supplied)
+    return result
+
+
+def _task_for(found: Found) -> _Task:
+    return _Task(db_text(found.path), db_text(found.resolved), found.fs_path, meta=_name_meta(found.path))
+
+
+def attempt_of(limits: Limits) -> dict[str, Any]:
+    """What decides whether an input that failed could fare otherwise now: the tool's version
+    and the limits it ran under (not the batch's time budget)."""
+    return {"tool_version": __version__,
+            "limits": {k: v for k, v in sorted(asdict(limits).items()) if k != "budget"}}
+
+
+def _tried_alike(store: Store, attempt: dict[str, Any], where: str, args: tuple[Any, ...]) -> bool:
+    """Whether every failure matching ``where`` was recorded under ``attempt`` (failures recorded
+    before attempts were kept count as tried alike: the user can still ask for a retry)."""
+    for (meta,) in store.conn.execute(f"SELECT meta FROM failures WHERE {where}", args):
+        then = json.loads(meta or "{}").get("attempt")
+        if then is not None and then != attempt:
+            return False
+    return True
+
+
+def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, source: str | None,
+         limits: Limits, params: Params, workers: int, retry_failed: bool, readings: bool,
+         deadline: float | None,
+         on_start: Callable[[int, int], None] | None,
+         on_file: Callable[[FileOutcome], None] | None) -> list[FileOutcome]:
+    outcomes: list[FileOutcome] = []
+    todo: list[_Task] = []
+    seen_here: set[tuple[str, str]] = set()
+    queued: set[str] = set()
+
+    def done(o: FileOutcome) -> None:
+        outcomes.append(o)
+        if on_file:
+            on_file(o)
+
+    attempt = attempt_of(limits)
+    plan: list[tuple[str, Any]] = []  # in input order: ("done", outcome), ("fail", ...), ("dup"|"todo", task)
+    # the store's own files are never read here: another descriptor on them would drop this
+    # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
+    own = {os.path.realpath(store.path) + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    for found in walk(inputs):
+        if found.status is None and found.resolved in own:
+            continue
+        task = _task_for(found)
+        task.attempt, task.readings = attempt, readings
+        if found.status is not None:
+            plan.append(("fail", (task, found.status, found.code, found.message)))
+            continue
+        if deadline is not None and time.monotonic() >= deadline:
+            plan.append(("fail", (task, "failed", *_budget_error(limits)["error"])))
+            continue
+        try:
+            with open_regular(found.fs_path) as (fd, st):
+                task.size, task.mtime = st.st_size, _iso_mtime(st)
+                if st.st_size > limits.max_file_bytes:
+                    plan.append(("fail", (task, "failed", "too_large",
+                                 f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")))
+                    continue
+                task.sha256 = _hash_fd(fd)
+        except _Unreadable as e:
+            status = "skipped" if e.code == "not_regular" else "failed"
+            plan.append(("fail", (task, status, e.code, str(e))))
+            continue
+        known = store.conn.execute(
+            "SELECT d.id FROM documents d JOIN sightings s ON s.doc_id = d.id"
+            " WHERE d.sha256 = ? AND s.resolved = ? AND s.part = '' LIMIT 1",
+            (task.sha256, task.resolved),
+        ).fetchone()
+        where = "resolved = ? AND part = '' AND sha256 = ? AND code != ?"
+        failed_before = not retry_failed and store.scalar(f"SELECT 1 FROM failures WHERE {where}",
+                                                          (task.resolved, task.sha256, BUDGET)) \
+            and _tried_alike(store, attempt, where, (task.resolved, task.sha256, BUDGET))
+        if known and (task.sha256, task.resolved) not in seen_here:
+            parts = "resolved = ? AND within_id = ? AND part != '' AND status = 'failed'"
+            if store.scalar(f"SELECT 1 FROM failures WHERE {parts}", (task.resolved, known[0])) and (
+                    retry_failed or not _tried_alike(store, attempt, parts, (task.resolved, known[0]))):
+                task.retry = True  # parts that failed are tried again
+                plan.append(("todo", task))
+                todo.append(task)
+                seen_here.add((task.sha256, task.resolved))
+                continue
+        if known or failed_before or (task.sha256, task.resolved) in seen_here:
+            plan.append(("done", FileOutcome(task.path, "unchanged", task.size,
+                                             doc_id=int(known[0]) if known else None,
+                                             resolved=task.resolved, sha256=task.sha256)))
+        elif task.sha256 in queued or store.scalar(
+            "SELECT 1 FROM documents WHERE sha256 = ?", (task.sha256,)
+        ):
+            plan.append(("dup", task))  # same bytes seen at another path: a sighting only
+        else:
+            plan.append(("todo", task))
+            todo.append(task)
+            queued.add(task.sha256)
+        seen_here.add((task.sha256, task.resolved))
+
+    if on_start:
+        on_start(len(plan), sum(t.size for t in todo))
+
+    with _Preparer(todo, limits, params, workers, deadline) as prepared:
+        for kind, item in plan:
+            if kind == "done":
+                done(item)
+                continue
+            task = item[0] if kind == "fail" else item
+            result = prepared.next() if kind == "todo" else None
+            try:
+                if kind == "fail":
+                    _, status, code, message = item
+                    o = _store_failure(store, task, status, code, message, batch_id, source)
+                elif kind == "dup":
+                    o = _store_sighting(store, task, batch_id, source)
+                else:
+                    assert result is not None
+                    o = _store_prepared(store, task, result, batch_id, source, params)
+            except Exception as e:
+                if _is_store_problem(e):
+                    raise
+                o = _store_failure(store, task, "failed", "internal_error",
+                                   f"unexpected {type(e).__name__} storing this file: {e}", batch_id, source)
+            done(o)
+    return outcomes

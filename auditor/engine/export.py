@@ -1,0 +1,255 @@
+"""Export a store as Parquet, the form a Spark cluster reads (``auditor export``).
+
+SQLite is one file on one machine; a cluster reads many files from shared storage in parallel.
+The export writes, under one directory:
+
+- ``documents/``: one row per document not withdrawn (withdrawn ones take no part in audits and
+  are left out everywhere below) with its provenance (sha256, path, format,
+  extractor, parent EDGAR submission, exact-duplicate link, meta) and its index counts
+  (``n_shingles``, ``n_sampled``; null when the document is not indexed);
+- ``sightings/``: every place each document was seen;
+- ``postings/bucket=B/``: the sampled index as ``(hash, doc_id)`` rows, ``hash`` being the
+  uint64 shingle hash viewed as a signed int64 (Parquet and Spark have no unsigned 64-bit
+  type; equality, which is all joins need, is unchanged). Rows are spread over buckets by
+  ``uint64 hash % buckets``, so each posting list lies in one bucket and a cluster can read
+  buckets in parallel;
+- ``texts/``: ``(doc_id, text)``, the stored text, for exact verification on the cluster;
+- ``params.json``: the index parameters (k, modulus, seed, hash, normalisation), counts, and
+  the corpus digest, so a reader can refuse an export built with other parameters.
+
+Everything is streamed from SQLite with bounded memory: a corpus larger than RAM exports too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from auditor.errors import UsageError
+from auditor.store.db import SCHEMA_VERSION, Store, now
+
+FORMAT = "containment-auditor-parquet/1"
+POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
+MAX_BUCKETS = 1024
+TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
+TEXT_ROW_GROUP_CHARS = 4_000_000  # small row groups: the driver reads one text cheaply
+_FLUSH_POSTINGS = 1_000_000
+
+DOCUMENT_SCHEMA = pa.schema([
+    ("id", pa.int64()), ("sha256", pa.string()), ("path", pa.string()), ("format", pa.string()),
+    ("extractor", pa.string()), ("extractor_version", pa.string()), ("encoding", pa.string()),
+    ("size", pa.int64()), ("n_pages", pa.int64()), ("page_offsets", pa.string()),
+    ("n_chars", pa.int64()), ("n_words", pa.int64()), ("norm_sha256", pa.string()),
+    ("parent_id", pa.int64()), ("duplicate_of", pa.int64()), ("meta", pa.string()),
+    ("warnings", pa.string()), ("batch", pa.string()), ("created", pa.string()),
+    ("n_shingles", pa.int64()), ("n_sampled", pa.int64()),
+])
+SIGHTING_SCHEMA = pa.schema([
+    ("doc_id", pa.int64()), ("path", pa.string()), ("resolved", pa.string()), ("part", pa.string()),
+    ("within_id", pa.int64()), ("size", pa.int64()), ("mtime", pa.string()), ("source", pa.string()),
+    ("meta", pa.string()), ("seen_at", pa.string()), ("batch", pa.string()),
+])
+POSTING_SCHEMA = pa.schema([("hash", pa.int64()), ("doc_id", pa.int64())])
+TEXT_SCHEMA = pa.schema([("doc_id", pa.int64()), ("text", pa.string())])
+
+
+@dataclass
+class ExportResult:
+    directory: str
+    documents: int
+    indexed: int
+    postings: int
+    buckets: int
+    texts: int
+    text_chars: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def default_buckets(postings: int) -> int:
+    """Enough buckets that each holds about ``POSTINGS_PER_BUCKET`` postings."""
+    return max(1, min(MAX_BUCKETS, math.ceil(postings / POSTINGS_PER_BUCKET)))
+
+
+def _table(cursor: Any, schema: pa.Schema) -> pa.Table:
+    rows = cursor.fetchall()
+    cols: list[Any] = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    return pa.table([pa.array(list(c), type=f.type) for c, f in zip(cols, schema, strict=True)],
+                    schema=schema)
+
+
+def export_parquet(
+    store: Store,
+    directory: str | Path,
+    *,
+    buckets: int | None = None,
+    texts: bool = True,
+    overwrite: bool = False,
+) -> ExportResult:
+    """Write the store's documents, sampled postings and texts as Parquet under ``directory``.
+
+    :param buckets: postings buckets (default: one per ~4 M postings).
+    :param texts: also write ``texts/`` (needed for exact verification on the cluster).
+    :param overwrite: replace an existing export; otherwise a non-empty directory is an error.
+    """
+    from auditor.report.build import universe_digest
+
+    out = Path(directory)
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise UsageError(f"{out} is not empty; pass overwrite=True (--overwrite) to replace it")
+        if not (out / "params.json").exists():
+            raise UsageError(f"{out} is not empty and holds no export; refusing to delete it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    conn = store.conn
+
+    docs = _table(conn.execute(
+        "SELECT d.id, d.sha256, d.path, d.format, d.extractor, d.extractor_version, d.encoding,"
+        " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
+        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled"
+        " FROM documents d JOIN batches b ON b.id = d.batch_id"
+        " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
+    ), DOCUMENT_SCHEMA)
+    (out / "documents").mkdir()
+    pq.write_table(docs, out / "documents" / "part-00000.parquet")
+    sightings = _table(conn.execute(
+        "SELECT s.doc_id, s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source,"
+        " s.meta, s.seen_at, b.name FROM sightings s JOIN batches b ON b.id = s.batch_id"
+        " WHERE s.doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL) ORDER BY s.id"
+    ), SIGHTING_SCHEMA)
+    (out / "sightings").mkdir()
+    pq.write_table(sightings, out / "sightings" / "part-00000.parquet")
+
+    n_postings = int(store.scalar(f"SELECT coalesce(sum(n_sampled), 0) FROM index_docs WHERE {_LIVE}"))
+    n_buckets = buckets or default_buckets(n_postings)
+    if n_buckets < 1:
+        raise UsageError("buckets must be at least 1")
+    written = _export_postings(store, out / "postings", n_buckets)
+    n_texts, n_chars = _export_texts(store, out / "texts") if texts else (0, 0)
+
+    live = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE withdrawn_at IS NULL ORDER BY id")]
+    n_docs, cdig = len(live), universe_digest(store, live)
+    result = ExportResult(str(out), docs.num_rows, int(store.scalar(f"SELECT count(*) FROM index_docs WHERE {_LIVE}")),
+                          written, n_buckets, n_texts, n_chars)
+    meta = {
+        "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": store.params.as_dict(),
+        "with_texts": texts, "hash_encoding": "uint64 viewed as int64 (two's complement)",
+        "bucket": "uint64 hash % buckets", "corpus": {"documents": n_docs, "digest": cdig},
+        "counts": {k: v for k, v in result.as_dict().items() if k != "directory"},
+        "source": str(store.path),
+        "exported": now(),
+    }
+    (out / "params.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+_LIVE = "doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL)"
+
+
+def _export_postings(store: Store, where: Path, n_buckets: int) -> int:
+    """Stream index_docs into one Parquet file per bucket, flushing every ~1 M postings."""
+    writers: dict[int, pq.ParquetWriter] = {}
+    pending_h: list[np.ndarray] = []
+    pending_d: list[np.ndarray] = []
+    held = written = 0
+
+    def flush() -> None:
+        nonlocal held, written
+        if not held:
+            return
+        h = np.concatenate(pending_h)
+        d = np.concatenate(pending_d)
+        bucket = h % np.uint64(n_buckets)
+        order = np.argsort(bucket, kind="stable")  # keeps document order within a bucket
+        h, d, bucket = h[order], d[order], bucket[order]
+        cuts = np.flatnonzero(np.diff(bucket)) + 1
+        for a, b in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(h)])), strict=True):
+            k = int(bucket[a])
+            if k not in writers:
+                (where / f"bucket={k}").mkdir(parents=True)
+                writers[k] = pq.ParquetWriter(where / f"bucket={k}" / "part-00000.parquet", POSTING_SCHEMA)
+            writers[k].write_table(pa.table(
+                {"hash": h[a:b].view(np.int64), "doc_id": d[a:b]}, schema=POSTING_SCHEMA))
+        written += len(h)
+        pending_h.clear()
+        pending_d.clear()
+        held = 0
+
+    where.mkdir()
+    for doc_id, blob in store.conn.execute(f"SELECT doc_id, sampled FROM index_docs WHERE {_LIVE} ORDER BY doc_id"):
+        s = np.frombuffer(blob, dtype=np.uint64)
+        if len(s):
+            pending_h.append(s)
+            pending_d.append(np.full(len(s), doc_id, dtype=np.int64))
+            held += len(s)
+            if held >= _FLUSH_POSTINGS:
+                flush()
+    flush()
+    for w in writers.values():
+        w.close()
+    if not writers:  # an empty index is still a readable dataset
+        (where / "bucket=0").mkdir()
+        pq.write_table(POSTING_SCHEMA.empty_table(), where / "bucket=0" / "part-00000.parquet")
+    return written
+
+
+def _export_texts(store: Store, where: Path) -> tuple[int, int]:
+    """Stream texts in document order into files of about ``TEXT_FILE_CHARS`` characters."""
+    where.mkdir()
+    n = chars = 0
+    file_no = file_chars = 0
+    writer: pq.ParquetWriter | None = None
+    ids: list[int] = []
+    texts: list[str] = []
+    group_chars = 0
+
+    def write_group() -> None:
+        nonlocal group_chars
+        if ids and writer is not None:
+            writer.write_table(pa.table({"doc_id": ids, "text": texts}, schema=TEXT_SCHEMA))
+        ids.clear()
+        texts.clear()
+        group_chars = 0
+
+    for doc_id, text in store.conn.execute(f"SELECT doc_id, text FROM texts WHERE {_LIVE} ORDER BY doc_id"):
+        if writer is None:
+            writer = pq.ParquetWriter(where / f"part-{file_no:05d}.parquet", TEXT_SCHEMA)
+        ids.append(doc_id)
+        texts.append(text)
+        n += 1
+        chars += len(text)
+        group_chars += len(text)
+        file_chars += len(text)
+        if group_chars >= TEXT_ROW_GROUP_CHARS:
+            write_group()
+        if file_chars >= TEXT_FILE_CHARS:
+            write_group()
+            writer.close()
+            writer, file_no, file_chars = None, file_no + 1, 0
+    if writer is None:
+        writer = pq.ParquetWriter(where / f"part-{file_no:05d}.parquet", TEXT_SCHEMA)
+    write_group()
+    writer.close()
+    return n, chars
+
+
+def read_params(directory: str | Path) -> dict[str, Any]:
+    """The export's ``params.json``; refuses a directory that is not an export of this format."""
+    path = Path(directory) / "params.json"
+    try:
+        meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{directory} is not a Parquet export (cannot read {path}: {e})") from e
+    if meta.get("format") != FORMAT:
+        raise UsageError(f"{path}: format {meta.get('format')!r}, this auditor reads {FORMAT!r}")
+    return meta

@@ -1,0 +1,544 @@
+"""The containment audit on Apache Spark: the same findings as ``run_audit``, beyond one machine.
+
+The steps are those of :mod:`auditor.engine.audit`, written as joins over the Parquet export
+(:mod:`auditor.engine.export`) so that no step needs a whole corpus in one process:
+
+1. **Postings** ``(hash, doc_id)`` of the first document of each exact-duplicate group, read
+   from the export, or computed from ``texts/`` inside Spark by the library's own
+   ``words_bytes`` and ``combine`` (so the sampled sets are the index's, bit for bit).
+2. **Prefix filter**: document frequency per hash; each document keeps its
+   ``prefix_length(n, threshold)`` rarest sampled shingles (by df, then unsigned hash: the order
+   of ``SampledIndex.candidates``). Joining only those to the postings keeps boilerplate
+   posting lists out of the join, so its size grows with the corpus, not with its square.
+3. **Hits** per candidate pair ``(A, B)``: A's whole sampled set semi-joined to B's; pairs
+   below ``min_hits(n)`` are dropped, exactly as the library drops them.
+4. **Estimate** and Wilson interval by ``Estimate.of`` (the library's function, in the Python
+   workers), and whether the pair needs exact verification.
+5. **Exact containment** of those pairs: both texts shingled in Spark (all shingles), shared
+   distinct hashes counted by a join; ``shared / shingles(A)``.
+6. Every candidate pair is written as Parquet (``pairs/``) with a ``summary/``; the driver
+   loads them (``load_result``) into an :class:`auditor.engine.audit.AuditResult`: the verdict,
+   mutual-containment clusters and character spans of findings are computed there with the
+   library's own functions, as ``run_audit`` computes them. The report writer takes it as is.
+
+Integers (sampled, hits, shared, shingles) cross the Spark boundary; every float is computed
+from them by the same Python expression as the SQLite path, so the results are identical, not
+merely close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from auditor.engine.audit import (
+    SHORT_SHINGLES,
+    AuditResult,
+    Pairs,
+    exhaustive_pairs,
+    finish,
+    histogram,
+    one_pass,
+    short_documents,
+    universe,
+)
+from auditor.errors import UsageError
+from auditor.store.db import Store, select_in
+from auditor.text.normalize import words_bytes
+from auditor.text.score import Estimate, min_hits, needs_exact, prefix_length
+from auditor.text.shingle import Params, WordHasher, combine, sample
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+ENGINE = "spark"
+RESULT_FORMAT = "containment-auditor-spark-result/1"
+_SIGN = -(2**63)  # XOR with this maps uint64 order onto int64 order
+
+
+# -- the session ------------------------------------------------------------------------------
+
+def session(master: str | None = "local[*]", *, config: dict[str, str] | None = None) -> SparkSession:
+    """A SparkSession for the audit (the running one if there is one).
+
+    ``master=None`` leaves the master to ``spark-submit``. In local mode the Python workers are
+    this interpreter (so they import this very ``auditor``), shuffles use a few partitions
+    rather than 200, and the driver, which is also the only executor, gets 4 GB.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise UsageError("the Spark engine needs PySpark: pip install 'containment-auditor[spark]'") from e
+    local = bool(master) and str(master).startswith("local")
+    conf = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC",
+            "spark.app.name": "containment-auditor"}
+    if local:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        conf |= {"spark.driver.memory": "4g",
+                 "spark.sql.shuffle.partitions": str(max(2, 2 * (os.cpu_count() or 1)))}
+    conf |= config or {}
+    builder = SparkSession.builder
+    if master:
+        builder = builder.master(master)
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# -- Python workers (module level: pickled by reference, imported on the executors) -----------
+
+_HASHERS: dict[int, WordHasher] = {}
+
+
+def _shingle_batches(params: dict[str, int], keep_all: bool, batches: Iterator[pa.RecordBatch]
+                     ) -> Iterator[pa.RecordBatch]:
+    """``(doc_id, text)`` -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
+
+    The very code of ``index.prepare_text`` and ``ShingleCache``: ``words_bytes``, xxh3 per word
+    with the index seed, ``combine``, ``np.unique``, 1-in-modulus sampling.
+    """
+    import pyarrow as pa
+
+    k, modulus, seed = params["k"], params["modulus"], params["seed"]
+    hasher = _HASHERS.setdefault(seed, WordHasher(seed))
+    for batch in batches:
+        ids = batch.column("doc_id").to_pylist()
+        texts = batch.column("text").to_pylist()
+        n_words, n_shingles, sampled, every = [], [], [], []
+        for text in texts:
+            wb = words_bytes(text)
+            distinct = np.unique(combine(hasher(wb), k))
+            n_words.append(len(wb))
+            n_shingles.append(len(distinct))
+            sampled.append(sample(distinct, modulus).view(np.int64))
+            if keep_all:
+                every.append(distinct.view(np.int64))
+        cols = {"doc_id": pa.array(ids, pa.int64()), "n_words": pa.array(n_words, pa.int64()),
+                "n_shingles": pa.array(n_shingles, pa.int64()), "sampled": _lists(sampled)}
+        if keep_all:
+            cols["shingles"] = _lists(every)
+        yield pa.RecordBatch.from_pydict(cols)
+
+
+def _lists(arrays: list[np.ndarray]) -> pa.Array:
+    import pyarrow as pa
+
+    offsets = np.concatenate(([0], np.cumsum([len(a) for a in arrays]))).astype(np.int32)
+    values = np.concatenate(arrays) if arrays else np.empty(0, np.int64)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.int64()))
+
+
+def _estimate_batches(threshold: float, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``Estimate.of(hits, sampled)`` per pair, and whether it must be verified exactly."""
+    import pyarrow as pa
+
+    for batch in batches:
+        hits = batch.column("hits").to_pylist()
+        n = batch.column("sampled").to_pylist()
+        ests = [Estimate.of(h, s) for h, s in zip(hits, n, strict=True)]
+        yield pa.RecordBatch.from_pydict({
+            "contained": batch.column("contained"), "container": batch.column("container"),
+            "sampled": batch.column("sampled"), "hits": batch.column("hits"),
+            "estimate": pa.array([e.estimate for e in ests], pa.float64()),
+            "low": pa.array([e.low for e in ests], pa.float64()),
+            "high": pa.array([e.high for e in ests], pa.float64()),
+            "verify": pa.array([e.needs_exact(threshold) for e in ests], pa.bool_()),
+        })
+
+
+def _shared_groups(left: pa.Table, right: pa.Table) -> pa.Table:
+    """One container's distinct shingles against those of each document it may contain."""
+    import pyarrow as pa
+
+    b = right.column("b").combine_chunks()
+    b_all = b.flatten().to_numpy() if len(b) else np.empty(0, np.int64)
+    a = left.column("a").combine_chunks()
+    offs, vals = a.offsets.to_numpy(), a.values.to_numpy()
+    shared = [len(np.intersect1d(vals[offs[i]:offs[i + 1]], b_all, assume_unique=True))
+              for i in range(len(left))]
+    return pa.table({"contained": left.column("contained"), "container": left.column("container"),
+                     "shingles": left.column("shingles"), "shared": pa.array(shared, pa.int64())})
+
+
+_SHINGLED = "doc_id long, n_words long, n_shingles long, sampled array<long>"
+_ESTIMATED = ("contained long, container long, sampled long, hits long, estimate double, "
+              "low double, high double, verify boolean")
+
+
+# -- the Spark job ----------------------------------------------------------------------------
+
+def _read_params(spark: SparkSession, source: str) -> dict[str, Any]:
+    """params.json through Spark, so ``source`` may be any URL the cluster reads (hdfs://, s3a://)."""
+    from auditor.engine.export import FORMAT
+
+    row = spark.read.text(f"{source}/params.json", wholetext=True).first()
+    meta: dict[str, Any] = json.loads(row[0]) if row else {}
+    if meta.get("format") != FORMAT:
+        raise UsageError(f"{source} is not a Parquet export of this auditor ({FORMAT})")
+    return meta
+
+
+def spark_audit(
+    spark: SparkSession,
+    source: str,
+    out: str,
+    threshold: float = 0.8,
+    *,
+    only: set[int] | None = None,
+    sampled_from: str = "postings",
+    representatives: set[int] | None = None,
+    covered: list[int] | None = None,
+) -> dict[str, Any]:
+    """Run the audit over the export at ``source`` and write ``pairs/`` and ``summary/`` to ``out``.
+
+    :param representatives: the documents that take part (the first covered member of each
+        duplicate group, as ``audit.universe`` says); default: every document that is not an
+        exact duplicate.
+
+    :param sampled_from: ``"postings"`` reads the exported sampled index; ``"text"`` shingles
+        and samples ``texts/`` inside Spark (for text on shared storage without an index).
+    :returns: the summary (documents, candidate pairs, pairs verified, params).
+    """
+    if sampled_from not in ("postings", "text"):
+        raise UsageError(f"sampled_from must be 'postings' or 'text', not {sampled_from!r}")
+    meta = _read_params(spark, source)
+    if not meta.get("with_texts"):
+        raise UsageError(f"{source} was exported without texts/; exact verification needs them "
+                         "(auditor export without --no-texts)")
+    # Arrow batches to the Python workers carry whole texts: keep them to a few hundred rows.
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
+    cached: list[DataFrame] = []
+    try:
+        summary = _job(spark, meta, source, out, threshold, only, sampled_from, cached, representatives,
+                       covered)
+        return summary
+    finally:
+        for d in cached:
+            d.unpersist()
+
+
+def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, threshold: float,
+         only: set[int] | None, sampled_from: str, cached: list[DataFrame],
+         representatives: set[int] | None = None, covered: list[int] | None = None) -> dict[str, Any]:
+    """The steps of ``spark_audit``; what it persists goes to ``cached``."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    def persist(d: DataFrame) -> DataFrame:
+        cached.append(d.persist())
+        return d
+
+    params = meta["params"]
+    docs = spark.read.parquet(f"{source}/documents")
+    if representatives is None:
+        firsts = docs.where(F.col("duplicate_of").isNull())
+    else:
+        chosen = spark.createDataFrame([(int(i),) for i in sorted(representatives)], "id long")
+        firsts = docs.join(F.broadcast(chosen), "id", "left_semi")
+    texts = spark.read.parquet(f"{source}/texts")
+    shingle_all = functools.partial(_shingle_batches, {k: params[k] for k in ("k", "modulus", "seed")})
+
+    # 1. postings of the first document of each duplicate group
+    if sampled_from == "postings":
+        reps = firsts.where(F.col("n_sampled").isNotNull()).select(
+            F.col("id").alias("doc_id"), F.col("n_sampled").alias("n"))
+        postings = spark.read.parquet(f"{source}/postings").select("hash", "doc_id").join(
+            reps.select("doc_id"), "doc_id", "left_semi")
+    else:
+        shingled = persist(texts.join(
+            firsts.where(F.col("n_words") > 0).select(F.col("id").alias("doc_id")), "doc_id", "left_semi"
+        ).mapInArrow(functools.partial(shingle_all, False), _SHINGLED))
+        reps = shingled.select("doc_id", F.size("sampled").cast("long").alias("n"))
+        postings = shingled.select("doc_id", F.explode("sampled").alias("hash"))
+    postings = persist(postings)
+    reps = persist(reps)
+    n_documents = reps.count()
+
+    # 2. prefix filter: each document's prefix_length(n) rarest sampled shingles
+    ns = sorted(r[0] for r in reps.where(F.col("n") > 0).select("n").distinct().collect())
+    limits = spark.createDataFrame(
+        [(n, min_hits(n, threshold), prefix_length(n, threshold)) for n in ns],
+        "n long, min_hits long, prefix long")
+    reps_l = reps.join(F.broadcast(limits), "n")
+    df = postings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"))
+    rank = Window.partitionBy("doc_id").orderBy("df", F.col("hash").bitwiseXOR(F.lit(_SIGN)))
+    prefix = (postings.join(df, "hash").withColumn("rank", F.row_number().over(rank))
+              .join(reps_l.select("doc_id", "prefix"), "doc_id")
+              .where(F.col("rank") <= F.col("prefix"))
+              .select(F.col("doc_id").alias("contained"), "hash"))
+    cands = (prefix.join(postings.withColumnRenamed("doc_id", "container"), "hash")
+             .where(F.col("contained") != F.col("container"))
+             .select("contained", "container").distinct())
+    if only is not None:
+        keep = spark.createDataFrame([(int(i),) for i in sorted(only)], "id long")
+        cands = cands.join(F.broadcast(keep.withColumnRenamed("id", "contained")), "contained", "left_semi") \
+            .unionByName(cands.join(F.broadcast(keep.withColumnRenamed("id", "container")), "container",
+                                    "left_semi")).distinct()
+
+    # 3. hits: A's whole sampled set against B's
+    hits = (cands.join(postings.withColumnRenamed("doc_id", "contained"), "contained")
+            .join(postings.withColumnRenamed("doc_id", "container"), ["container", "hash"], "left_semi")
+            .groupBy("contained", "container").agg(F.count(F.lit(1)).alias("hits"))
+            .join(reps_l.select(F.col("doc_id").alias("contained"), F.col("n").alias("sampled"),
+                                "min_hits"), "contained")
+            .where(F.col("hits") >= F.col("min_hits"))
+            .select("contained", "container", "sampled", "hits"))
+
+    # 4. estimates, by the library's Estimate.of
+    est = persist(hits.mapInArrow(functools.partial(_estimate_batches, threshold), _ESTIMATED))
+
+    # 5. exact containment of every pair whose interval reaches the threshold: all shingles of
+    #    the documents involved, then per container its set against each contained document's
+    check = est.where("verify").select("contained", "container")
+    involved = check.select(F.col("contained").alias("doc_id")).unionByName(
+        check.select(F.col("container").alias("doc_id"))).distinct()
+    full = persist(texts.join(F.broadcast(involved), "doc_id", "left_semi")
+                   .mapInArrow(functools.partial(shingle_all, True), _SHINGLED + ", shingles array<long>")
+                   .select("doc_id", "n_shingles", "shingles"))
+    left = check.join(full.select(F.col("doc_id").alias("contained"), F.col("n_shingles").alias("shingles"),
+                                  F.col("shingles").alias("a")), "contained")
+    right = full.select(F.col("doc_id").alias("container"), F.col("shingles").alias("b"))
+    exact = left.groupBy("container").cogroup(right.groupBy("container")).applyInArrow(
+        _shared_groups, "contained long, container long, shingles long, shared long")
+
+    # 6. every candidate pair, with its verdict
+    pairs = (est.join(exact, ["contained", "container"], "left")
+             .withColumn("exact", F.when(F.col("shingles") > 0, F.col("shared") / F.col("shingles"))
+                         .when(F.col("shingles").isNotNull(), F.lit(0.0)))
+             .withColumn("verdict", F.when(F.col("exact") >= threshold, "contained")
+                         .when(F.col("exact").isNotNull(), "below").otherwise("estimate"))
+             .select("contained", "container", "sampled", "hits", "estimate", "low", "high",
+                     "shingles", "shared", "exact", "verdict"))
+    pairs.write.mode("overwrite").parquet(f"{out}/pairs")
+    written = spark.read.parquet(f"{out}/pairs")
+    unverified = written.where(F.col("exact").isNull() & (F.col("high") >= threshold)).count()
+    if unverified:  # their texts are missing: never let an estimate stand in for the exact value
+        raise UsageError(f"{unverified} candidate pairs could not be verified exactly: "
+                         f"documents without text in {source}/texts")
+    summary = {
+        "format": RESULT_FORMAT, "engine": ENGINE, "threshold": threshold, "params": params,
+        "corpus": meta.get("corpus"), "sampled_from": sampled_from,
+        "only": sorted(int(i) for i in only) if only is not None else None,
+        "covered": sorted(int(i) for i in covered) if covered is not None else None,
+        "documents": n_documents, "candidates": written.count(),
+        "verified": written.where(F.col("exact").isNotNull()).count(),
+        "contained_pairs": written.where(F.col("verdict") == "contained").count(),
+    }
+    spark.createDataFrame([(json.dumps(summary, sort_keys=True),)], "summary string") \
+        .coalesce(1).write.mode("overwrite").parquet(f"{out}/summary")
+    return summary
+
+
+# -- back on the driver -----------------------------------------------------------------------
+
+class _ExportSource:
+    """The parts of a Store the audit's driver side reads, served from a Parquet export.
+
+    ``conn`` is an in-memory SQLite copy of the few document columns that
+    ``audit.not_auditable`` and ``audit.duplicate_groups`` query, so both run unchanged.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        import pyarrow.parquet as pq
+
+        from auditor.engine.export import read_params
+
+        self.directory = Path(directory)
+        self.meta = read_params(self.directory)
+        self.params = Params(**self.meta["params"])
+        docs = pq.read_table(self.directory / "documents",
+                             columns=["id", "duplicate_of", "norm_sha256", "n_words", "n_shingles",
+                                      "n_sampled", "page_offsets", "path"]).to_pylist()
+        self._docs = {d["id"]: d for d in docs}
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
+                          " norm_sha256 TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
+        self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
+        self.conn.executemany("INSERT INTO documents (id, n_words, duplicate_of, norm_sha256) VALUES (?,?,?,?)",
+                              [(d["id"], d["n_words"], d["duplicate_of"], d["norm_sha256"]) for d in docs])
+        self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
+                              [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
+                               if d["n_sampled"] is not None])
+
+    def select_in(self, sql: str, ids: Any) -> list[tuple]:
+        return select_in(self.conn, sql, ids)
+
+    def texts_of(self, ids: Any) -> Iterator[tuple[int, str]]:
+        """(id, text) of each of ``ids``, in one pass over ``texts/`` (written in id order)."""
+        import pyarrow.parquet as pq
+
+        wanted = set(ids)
+        for part in sorted((self.directory / "texts").glob("*.parquet")):
+            for batch in pq.ParquetFile(part).iter_batches(columns=["doc_id", "text"], batch_size=256):
+                for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+                    if doc_id in wanted:
+                        yield int(doc_id), str(text)
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one source per audit; findings come by container
+    def text(self, doc_id: int) -> str:
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(self.directory / "texts", filters=[("doc_id", "=", doc_id)])
+        if t.num_rows == 0:
+            raise UsageError(f"document {doc_id} has no text in {self.directory}")
+        return str(t.column("text")[0].as_py())
+
+    def document(self, doc_id: int) -> dict[str, Any]:
+        d = dict(self._docs[doc_id])
+        d["page_offsets"] = json.loads(d["page_offsets"]) if d["page_offsets"] else None
+        return d
+
+
+def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
+    """The ``AuditResult`` of a Spark run, finished on the driver as ``run_audit`` finishes it.
+
+    :param result: the ``out`` directory of ``spark_audit`` (copied back from the cluster).
+    :param source: the store, or the Parquet export, the run was made from (texts for spans,
+        documents for the not-auditable list and duplicate groups).
+    """
+    import pyarrow.parquet as pq
+
+    result = Path(result)
+    rows = pq.read_table(result / "summary").column("summary").to_pylist()
+    summary = json.loads(rows[0])
+    if summary.get("format") != RESULT_FORMAT:
+        raise UsageError(f"{result} is not a Spark audit result ({RESULT_FORMAT})")
+    src: Any = source if isinstance(source, Store) else _ExportSource(source)
+    params: Params = src.params
+    if params.as_dict() != summary["params"]:
+        raise UsageError(f"{result} was computed with other index parameters than {source}")
+    threshold = float(summary["threshold"])
+    only = set(summary["only"]) if summary["only"] is not None else None
+
+    table = pq.read_table(result / "pairs", columns=["contained", "container", "hits", "sampled", "shared",
+                                                      "shingles"])
+    cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names}
+    for c in ("shared", "shingles"):  # a pair that was not verified: -1, as in run_audit
+        cols[c] = np.nan_to_num(np.asarray(cols[c], dtype=np.float64), nan=-1).astype(np.int64)
+    pairs = Pairs(*(np.asarray(cols[c], dtype=np.int64) for c in
+                    ("contained", "container", "hits", "sampled", "shared", "shingles")))
+    scope = universe(cast(Store, src), summary.get("covered"))
+    reps = scope.representatives
+    sizes = dict(src.select_in("SELECT doc_id, n_shingles FROM index_docs WHERE doc_id IN ({})", reps))
+    docs = [d for d in reps if d in sizes]
+    long_ids = np.array(sorted(d for d in docs if sizes[d] > SHORT_SHINGLES), dtype=np.int64)
+    pairs = pairs.take(np.flatnonzero(np.isin(pairs.contained, long_ids)))  # short ones: exhaustively
+    need = needs_exact(pairs.hits, pairs.sampled, threshold)
+    if bool((need & ~pairs.verified).any()):
+        raise UsageError(f"{result} holds pairs that needed exact verification and have none")
+    unverified = histogram(pairs.estimate[~need]) if (~need).any() else np.zeros(20, np.int64)
+    short = short_documents(src, params, docs, [sizes[d] for d in docs])
+    empty = np.empty(0, np.int64)
+    _, _, owner, number = one_pass(src, params, docs, short.vocab, empty, empty)
+    found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
+    return finish(cast(Store, src), params, threshold, Pairs.concat([pairs.take(np.flatnonzero(need)), found]),
+                  unverified=unverified, candidates=len(pairs) + n_short, scope=scope, only=only,
+                  documents=int(summary["documents"]))
+
+
+@dataclass
+class Timing:
+    """Seconds spent in each phase of the last ``run_audit_spark`` (for benchmarks)."""
+
+    session: float = 0.0
+    export: float = 0.0
+    spark: float = 0.0
+    load: float = 0.0
+
+
+LAST_TIMING = Timing()
+
+
+def run_audit_spark(
+    store_or_parquet_dir: Store | str | Path,
+    threshold: float = 0.8,
+    *,
+    master: str = "local[*]",
+    only: set[int] | None = None,
+    documents: list[int] | set[int] | None = None,
+    workdir: str | Path | None = None,
+    spark: SparkSession | None = None,
+    sampled_from: str = "postings",
+) -> AuditResult:
+    """``run_audit`` on Spark: the same ``AuditResult``, findings and values.
+
+    ``documents``: audit exactly these (an old report's), as ``run_audit`` does; ``only``: a
+    batch's documents, as there.
+
+    A store is first exported (``auditor.engine.export``) under ``workdir``; a Parquet export is read
+    in place. ``workdir`` (default: a temporary directory, removed afterwards) holds the export
+    and the result; on a cluster it must be storage every executor can read (NFS, a mounted
+    bucket).
+    """
+    from auditor.engine.export import export_parquet
+
+    local = master.startswith("local")
+    if workdir is None and not local and spark is None:
+        raise UsageError("a Spark cluster needs --workdir on storage every executor can read")
+    t0 = time.perf_counter()
+    spark = spark or session(master)
+    t1 = time.perf_counter()
+    tmp = None if workdir is not None else tempfile.mkdtemp(prefix="auditor-spark-")
+    work = Path(workdir if workdir is not None else cast(str, tmp))
+    try:
+        if isinstance(store_or_parquet_dir, Store):
+            export_parquet(store_or_parquet_dir, work / "export", overwrite=True)
+            source: Store | str | Path = store_or_parquet_dir
+            parquet = work / "export"
+        else:
+            source = parquet = Path(store_or_parquet_dir)
+        src: Any = source if isinstance(source, Store) else _ExportSource(source)
+        scope = universe(src, documents)
+        if only is not None:
+            only = {scope.representative[d] for d in only if d in scope.representative}
+        t2 = time.perf_counter()
+        # file:// URLs: on a cluster a bare path would name the cluster's default file system
+        spark_audit(spark, parquet.resolve().as_uri(), (work / "result").resolve().as_uri(), threshold,
+                    only=only, sampled_from=sampled_from, representatives=set(scope.representatives),
+                    covered=scope.members)
+        t3 = time.perf_counter()
+        result = load_result(work / "result", source)
+        t4 = time.perf_counter()
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    LAST_TIMING.session, LAST_TIMING.export, LAST_TIMING.spark, LAST_TIMING.load = (
+        t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``spark-submit auditor/engine/spark_engine.py EXPORT OUT``: the cluster half of an audit."""
+    ap = argparse.ArgumentParser(prog="spark_engine", description=main.__doc__)
+    ap.add_argument("export", help="Parquet export (auditor export), any URL Spark reads")
+    ap.add_argument("out", help="where to write pairs/ and summary/, any URL Spark writes")
+    ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--only", default="", help="comma-separated document ids (a batch audit)")
+    ap.add_argument("--sampled-from", choices=("postings", "text"), default="postings")
+    ap.add_argument("--master", default=None, help="default: as spark-submit says")
+    a = ap.parse_args(argv)
+    only = {int(x) for x in a.only.split(",") if x.strip()} if a.only else None
+    summary = spark_audit(session(a.master), a.export, a.out, a.threshold, only=only,
+                          sampled_from=a.sampled_from)
+    print(json.dumps(summary, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,603 @@
+"""Reproducible audit reports: the canonical ``report.json`` and its digest.
+
+Everything that follows from the inputs and parameters (manifest, controls, findings, not
+auditable documents, duplicate groups, summary) is the report's *core*; its sha256 over
+canonical JSON (sorted keys, no whitespace, floats rounded to 6 places) is the ``digest``. What
+differs between two runs of the same audit (run id, timestamps, host, command line, durations)
+lives in the ``run`` block, which the digest excludes. So the same store, parameters and tool
+give a byte-identical ``report.json`` apart from ``run``, and ``verify`` can prove it.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import io
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from auditor import __version__
+from auditor.controls import ControlsResult, fixtures_digest
+from auditor.engine.audit import AuditResult
+from auditor.errors import DiskFull, ReportError, is_disk_full
+from auditor.store import gzfile
+from auditor.store.db import Store
+from auditor.versions import shaping_versions
+
+FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
+INTERVAL = "wilson-95"
+EXCERPT_CHARS = 400
+
+
+def _round(x: Any) -> Any:
+    if isinstance(x, float):
+        return round(x, 6)
+    if isinstance(x, dict):
+        return {k: _round(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_round(v) for v in x]
+    return x
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(_round(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+NOT_DIGESTED = ("run", "gate", "digest", "run_digest")
+
+
+def digest(report: dict[str, Any]) -> str:
+    """sha256 of everything that follows from the inputs and parameters (not the run block)."""
+    core = {k: v for k, v in report.items() if k not in NOT_DIGESTED}
+    return hashlib.sha256(canonical(core).encode("utf-8")).hexdigest()
+
+
+def run_digest(report: dict[str, Any]) -> str:
+    """sha256 of the run block (and a gate's verdict block, which follows from the audit, the
+    baseline and --fail-on) together with the core digest, so none is edited alone."""
+    bound = {"digest": report.get("digest"), "run": report.get("run")}
+    if "gate" in report:
+        bound["gate"] = report["gate"]
+    return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
+
+
+def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite",
+             covered: list[int] | None = None) -> dict[str, Any]:
+    covered = covered if covered is not None else [r[0] for r in store.conn.execute("SELECT id FROM documents")]
+    n, cdig = len(covered), universe_digest(store, covered)
+    return {
+        "tool": "containment-auditor",
+        "tool_version": __version__,
+        "engine": engine,
+        "params": {**store.params.as_dict(), "threshold": threshold, "interval": INTERVAL},
+        "conventions": {
+            "containment": "|S(A) & S(B)| / |S(A)| over all distinct k-word shingles (exact); the "
+                           "estimate uses only sampled shingles",
+            "spans": "character offsets [start, end) into the container's extracted text "
+                     "(`auditor show --text`); pages for PDFs",
+            "score_distribution": "containment of every candidate pair (pairs sharing enough "
+                                  "sampled shingles to pass the prefix filter)",
+            "findings": "one entry per contained document, with its best containers (highest "
+                        "containment, then smallest, then lowest id); every containing pair is "
+                        "in findings.jsonl.gz",
+            "boilerplate": "a document contained in at least params.boilerplate.applied unrelated "
+                           "documents is listed under boilerplate: containers outside its family, "
+                           "where containers of one family or containing one another (versions, "
+                           "variants) count once (container_groups); the plan of `auditor assemble` "
+                           "uses the same flag",
+            "families": "documents that contain one another at the threshold, connected; pairs "
+                        "inside a family are not findings",
+            "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
+                      "their ids and sha256",
+            "alignment": "for the first params.details contained documents: their normalised words "
+                         "aligned with those of the best container from its main span to the spans "
+                         "near it (gaps up to max(2000, a quarter of its length) characters; Levenshtein, "
+                         "RapidFuzz); words counts that alignment, hunks show the differences with "
+                         "context in each side's own text, [kind, contained, container] pieces, "
+                         "offsets as spans; the full texts are in texts/<doc_id>.txt",
+            "compositions": "for the params.composition.limit documents containing the most others: "
+                            "the greedy cover of their shingles by the covered documents (auditor "
+                            "gather: parts first, then the most newly explained, each explaining at "
+                            "least params.composition.floor), covered counts and novel adding up to "
+                            "shingles",
+            "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
+                     "covered document (an exact-duplicate group counts once), with its Wilson interval",
+            "files": "sha256 and line count of the content of every file beside report.json (of "
+                     "the uncompressed content for .gz files); report.md and report.html are "
+                     "rendered from report.json",
+        },
+        "versions": shaping_versions(),
+        "corpus": {"documents": n, "digest": cdig},
+        "controls": {"seed": controls.seed if controls else None,
+                     "directory": Path(controls.directory).name if controls and controls.directory else None,
+                     "fixtures_digest": fixtures_digest(Path(controls.directory))
+                     if controls and controls.directory else None,
+                     "note": controls.note if controls else ""},
+    }
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    s = text[start:end]
+    if len(s) <= EXCERPT_CHARS:
+        return s
+    half = EXCERPT_CHARS // 2
+    return s[:half].rstrip() + " [...] " + s[-half:].lstrip()
+
+
+def _main_span(spans: list[Any]) -> Any:
+    return max(spans, key=lambda s: (s.shingles, -s.start)) if spans else None
+
+
+def _scored(p: Any) -> dict[str, Any]:
+    """The numbers of one pair, as every part of the report gives them."""
+    return {"containment": p.containment, "estimate": p.estimate.estimate,
+            "interval": [p.estimate.low, p.estimate.high], "hits": p.estimate.hits,
+            "sampled": p.estimate.sampled}
+
+
+def _brief(d: dict[str, Any]) -> dict[str, Any]:
+    """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
+    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "edgar")
+    return {k: d[k] for k in keep if d.get(k) is not None}
+
+
+class _Texts:
+    """Container texts for excerpts, read once each (entries come grouped by container often)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self._last = store, (-1, "")
+
+    def _text(self, doc_id: int) -> str:
+        if self._last[0] != doc_id:
+            self._last = (doc_id, self.store.text(doc_id))
+        return self._last[1]
+
+    def excerpt(self, doc_id: int, start: int, end: int) -> str:
+        return _excerpt(self._text(doc_id), start, end)
+
+    def alignment(self, contained: int, container: int, spans: list[Any], main: Any) -> dict[str, Any]:
+        from auditor.engine.align import align
+
+        text = self.store.text(contained)
+        return align(text, self._text(container), aligned_range(spans, main, len(text))).as_dict()
+
+
+def aligned_range(spans: list[Any], main: Any, length: int) -> tuple[int, int]:
+    """The part of the container a contained document of ``length`` characters is aligned
+    with: its main span and the spans near it. A span far away (a clause quoted again pages
+    later) is left out, so it does not pull the pages between into the alignment."""
+    gap = max(2000, length // 4)
+    ordered = sorted(spans, key=lambda s: s.start)
+    i = ordered.index(main)
+    lo = hi = i
+    while lo > 0 and ordered[lo].start - ordered[lo - 1].end <= gap:
+        lo -= 1
+    while hi + 1 < len(ordered) and ordered[hi + 1].start - ordered[hi].end <= gap:
+        hi += 1
+    return ordered[lo].start, max(s.end for s in ordered[lo : hi + 1])
+
+
+SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
+OTHERS_SHOWN = 10  # further containers named per contained document; findings.jsonl.gz has all
+
+
+def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]:
+    """A located container; the main span (most shingles) leads, with an excerpt. For a finding
+    shown in detail, the alignment of the whole contained document with the span takes the
+    excerpt's place when it shows differences."""
+    order = sorted(p.spans, key=lambda s: (-s.shingles, s.start))[:SPANS_SHOWN]
+    spans = [s.as_dict() for s in sorted(order, key=lambda s: s.start)]
+    main = _main_span(p.spans)
+    out = {"container": p.container, **_scored(p), "spans": spans, "spans_total": len(p.spans)}
+    if texts is None or main is None:
+        return out
+    if aligned:
+        out["alignment"] = texts.alignment(p.contained, p.container, p.spans, main)
+    if not aligned or not out["alignment"]["hunks"]:  # text to look at when no difference shows it
+        spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
+            p.container, main.start, main.end)
+    return out
+
+
+def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "doc_id": c.doc, "containers": len(c.containers), "family": c.family,
+        "best": [_best(p, texts if i == 0 else None, detail) for i, p in enumerate(c.best)],
+    }
+    if others:
+        entry["others"] = c.containers[len(c.best):len(c.best) + OTHERS_SHOWN].tolist()
+    return entry
+
+
+def universe_digest(store: Store, ids: list[int]) -> str:
+    """sha256 over ``id<TAB>sha256`` of every covered document, by id."""
+    h = hashlib.sha256()
+    for doc_id, sha in _sha_rows(store, ids):
+        h.update(f"{doc_id}\t{sha}\n".encode())
+    return h.hexdigest()
+
+
+def _sha_rows(store: Store, ids: list[int]) -> list[tuple[int, str]]:
+    return [(int(r[0]), str(r[1])) for r in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})", ids)]
+
+
+# -- sidecar files ---------------------------------------------------------------------------
+
+def _num(x: float) -> str:
+    return json.dumps(round(x, 6))
+
+
+def findings_lines(audit: AuditResult) -> Iterator[bytes]:
+    """Every containing pair, one canonical JSON object per line, by (contained, container).
+
+    The numbers follow from a few integer pairs that repeat across a boilerplate corpus, so
+    each distinct one is formatted once.
+    """
+    from auditor.engine.audit import SHORT_SHINGLES
+    from auditor.text.score import wilson
+
+    c = audit.containing
+    fam_of = {m: i for i, f in enumerate(audit.families) for m in f.members}
+    ratio: dict[tuple[int, int], str] = {}
+    scored: dict[tuple[int, int], str] = {}
+    for a, b, hits, n, shared, shingles in c.rows():
+        x = ratio.get((shared, shingles))
+        if x is None:
+            x = ratio[(shared, shingles)] = _num(shared / shingles)
+        est = scored.get((hits, n))
+        if est is None:
+            lo, hi = wilson(hits, n)
+            est = scored[(hits, n)] = (f'"estimate":{_num(hits / n if n else 0.0)},"FAMILY","hits":{hits},'
+                                       f'"interval":[{_num(lo)},{_num(hi)}],"sampled":{n}')
+        fa = fam_of.get(a)
+        family = "null" if fa is None or fa != fam_of.get(b) else str(fa)
+        search = "exhaustive" if shingles <= SHORT_SHINGLES else "sampled"
+        yield (f'{{"contained":{a},"container":{b},"containment":{x},'
+               + est.replace('"FAMILY"', f'"family":{family}', 1)
+               + f',"search":"{search}","shared":{shared},"shingles":{shingles}}}\n').encode()
+
+
+def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
+                    novelty: dict[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
+    """Every document the audit covered, with its provenance (its date and the date's source
+    included, :mod:`auditor.store.dating`), its part in the audit and, from ``novelty``
+    (``gather.sampled_novelty``, by group representative), its novel share."""
+    from auditor.engine.audit import describe_many
+    from auditor.text.score import Estimate
+
+    dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
+    rep: dict[int, int] = {}
+    for g in audit.duplicate_groups if audit else []:
+        rep.update({m: g[0] for m in g})
+    unauditable = {x["doc_id"] for x in audit.not_auditable} if audit else set()
+    for a in range(0, len(ids), 2000):
+        described = describe_many(store, ids[a : a + 2000])
+        dates = {r[0]: r[1:] for r in store.select_in(
+            "SELECT id, date, date_source FROM documents WHERE id IN ({})", ids[a : a + 2000])} if dated else {}
+        for doc_id in ids[a : a + 2000]:
+            d = dict(described[doc_id])
+            if dated:
+                d["date"], d["date_source"] = dates.get(doc_id, (None, None))
+            if audit is None:
+                d["status"] = "covered"
+            elif rep.get(doc_id, doc_id) != doc_id:
+                d["status"], d["duplicate_of"] = "duplicate", rep[doc_id]
+            else:
+                d["status"] = "not-auditable" if doc_id in unauditable else "audited"
+            held = (novelty or {}).get(rep.get(doc_id, doc_id))
+            if held is not None and d["status"] != "not-auditable":
+                e = Estimate.of(*held)
+                d["novel"] = {"estimate": e.estimate, "interval": [e.low, e.high], "hits": e.hits,
+                              "sampled": e.sampled}
+            yield (canonical(d) + "\n").encode("utf-8")
+
+
+@dataclass
+class Sidecar:
+    """A file beside report.json, produced on demand and covered by the digest: JSON Lines
+    gzipped (a name ending in .gz), or a plain text file (``texts/<doc_id>.txt``)."""
+
+    name: str
+    lines: Callable[[], Iterable[bytes]]
+
+    @property
+    def compressed(self) -> bool:
+        return self.name.endswith(".gz")
+
+    def digest(self) -> dict[str, Any]:
+        h, n = hashlib.sha256(), 0
+        for line in self.lines():
+            h.update(line)
+            n += 1
+        return {"sha256": h.hexdigest(), "lines": n}
+
+    def write(self, directory: Path) -> dict[str, Any]:
+        """Written by the auditor's one deterministic gzip writer (``auditor.store.gzfile``), so the
+        same content gives the same bytes; returns the content's digest, as ``digest`` does."""
+        return gzfile.write_lines(directory / self.name, self.lines(), compress=self.compressed)
+
+
+def text_lines(store: Store, doc_id: int) -> Iterator[bytes]:
+    """A document's stored text as UTF-8 lines: the file report spans and alignments index into
+    (by character), as ``auditor show --text`` prints it."""
+    yield from io.BytesIO(store.text(doc_id).encode("utf-8", "surrogatepass"))
+
+
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """{"sha256", "lines"} of a sidecar file's content as it is on disk (decompressed)."""
+    h, n = hashlib.sha256(), 0
+    for line in gzfile.read_lines(path):
+        h.update(line)
+        n += 1
+    return {"sha256": h.hexdigest(), "lines": n}
+
+
+def read_documents(path: Path) -> list[dict[str, Any]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
+    except (OSError, EOFError, ValueError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from e
+
+
+def documents_changed(path: Path, fresh: Iterable[bytes], limit: int = 10) -> list[str]:
+    """What changed in the covered documents' provenance since the report was written (dates
+    supplied, copies seen since): one sentence per document, up to ``limit``, from its
+    ``documents.jsonl.gz`` and the lines recomputed now."""
+    before = {d["doc_id"]: d for d in read_documents(path)}
+    out: list[str] = []
+    changed = 0
+    for line in fresh:
+        now = json.loads(line)
+        was = before.get(now["doc_id"])
+        if was is None or was == now:
+            continue
+        changed += 1
+        if len(out) < limit:
+            fields = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+            out.append(f"document {now['doc_id']}: " + "; ".join(
+                f"{k} {was.get(k)!r} in the report, {now.get(k)!r} now" for k in fields))
+    if changed:
+        out.insert(0, f"the provenance of {changed} covered document(s) changed in the store since the report "
+                      "was written (dates supplied, copies seen since): audit again for a report of it")
+    return out
+
+
+# -- the report ------------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """report.json's content and its sidecar files."""
+
+    data: dict[str, Any]
+    sidecars: list[Sidecar] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def seal(self, files: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Record the sidecars' digests (hashing them here unless given) and the report digest."""
+        self.data["files"] = files if files is not None else {s.name: s.digest() for s in self.sidecars}
+        self.data["digest"] = digest(self.data)
+        return self.data
+
+
+def build_report(
+    store: Store,
+    threshold: float,
+    controls: ControlsResult,
+    audit: AuditResult | None,
+    run: dict[str, Any],
+    *,
+    covered: list[int],
+    failures_through: int,
+    refusal: list[str] | None = None,
+    engine: str = "sqlite",
+    scope: dict[str, Any] | None = None,
+) -> Report:
+    """The report, not yet sealed (``Report.seal`` adds the sidecar and report digests); REFUSED
+    (controls and reasons only) when ``refusal`` says why, or when ``audit`` is None or a
+    control failed.
+
+    ``covered``: every document the audit covered; ``failures_through``: the last failed input
+    the report lists (so the report can be verified after more inputs failed).
+    """
+    from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+    from auditor.engine.gather import COMPOSITIONS, FLOOR
+    from auditor.report.render import DETAIL_LIMIT
+    from auditor.report.render.model import RENDERER
+
+    reasons = list(refusal or []) + [c.failure() for c in controls.failed]
+    if not controls.results:
+        reasons.append("no control could be run")
+    refused = audit is None or bool(reasons)
+    report: dict[str, Any] = {
+        "format": FORMAT,
+        "renderer": RENDERER,
+        "status": "REFUSED" if refused else "OK",
+        "manifest": manifest(store, threshold, controls, engine, covered),
+        "controls": [c.as_dict() for c in controls.results],
+        "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
+    }
+    novelty: dict[int, tuple[int, int]] = {}  # filled below for an audit that reports
+    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered, novelty))]
+    named: set[int] = set()
+    if refused:
+        report["refused_because"] = reasons or ["the audit was not run"]
+        report["findings"] = []
+    else:
+        assert audit is not None
+        report["manifest"]["params"].update({
+            "boilerplate": {**BOILERPLATE, "applied": audit.boilerplate_min},
+            "best_containers": BEST_CONTAINERS, "nearest_misses": NEAREST_MISSES,
+            "details": DETAIL_LIMIT,
+        })
+        texts = _Texts(store)
+        detailed = [c for c in audit.contained if not c.boilerplate][:DETAIL_LIMIT]
+        shown = {c.doc for c in detailed}
+        entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
+        report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
+        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents),
+                                  "container_groups": c.groups}
+                                 for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
+        report["families"] = [
+            {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
+            for i, f in enumerate(audit.families)]
+        report["not_auditable"] = audit.not_auditable
+        report["duplicate_groups"] = audit.duplicate_groups
+        report["below_threshold"] = {
+            "pairs": audit.below,
+            "nearest": [{"contained": p.contained, "container": p.container, **_scored(p)}
+                        for p in audit.nearest_misses]}
+        report["failed_inputs"] = [
+            {**r, "part": r["part"] or None} for r in store.rows(
+                "SELECT path, part, status, code, message, sha256 FROM failures WHERE id <= ?"
+                " ORDER BY path, part, sha256, id", (failures_through,))
+        ]
+        report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
+        report["compositions"] = compositions(store, threshold, audit, covered, novelty)
+        report["manifest"]["params"]["composition"] = {"floor": FLOOR, "limit": COMPOSITIONS}
+        for comp in report["compositions"]:
+            named.add(comp["doc_id"])
+            named.update(c["doc_id"] for c in comp["components"])
+        for e in report["findings"] + report["boilerplate"]:
+            named.add(e["doc_id"])
+            named.update(b["container"] for b in e["best"])
+        for f in audit.families:
+            named.update(f.members)
+        for g in audit.duplicate_groups:
+            named.update(g)
+        named.update(x["doc_id"] for x in audit.not_auditable)
+        named.update(x for p in audit.nearest_misses for x in (p.contained, p.container))
+        report["summary"] = {
+            "documents": audit.documents,
+            "containing_pairs": len(audit.containing),
+            "contained_documents": len(report["findings"]),
+            "boilerplate_documents": len(report["boilerplate"]),
+            "families": len(audit.families),
+            "family_members": sum(len(f.members) for f in audit.families),
+            "verified_below_threshold": audit.below,
+            "candidate_pairs": audit.candidates,
+            "not_auditable": len(audit.not_auditable),
+            "duplicate_groups": len(audit.duplicate_groups),
+            "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
+            "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
+            "compositions": len(report["compositions"]),
+            "controls_passed": sum(c.passed for c in controls.results),
+            "controls": len(controls.results),
+        }
+        sidecars.insert(0, Sidecar("findings.jsonl.gz", lambda: findings_lines(audit)))
+        full_texts = sorted({x for c in detailed for x in (c.doc, *(p.container for p in c.best[:1]))})
+        sidecars += [Sidecar(f"texts/{x}.txt", functools.partial(text_lines, store, x)) for x in full_texts]
+    report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
+    report["run"] = run
+    return Report(report, sidecars)
+
+
+def compositions(store: Store, threshold: float, audit: AuditResult, covered: list[int],
+                 novelty: dict[int, tuple[int, int]]) -> list[dict[str, Any]]:
+    """What the documents containing the most others are made of (``gather.composition_targets``),
+    each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
+    from auditor.engine.audit import ShingleCache, universe
+    from auditor.engine.gather import (
+        composition_targets,
+        document_query,
+        gather_many,
+        load_index,
+        sampled_novelty,
+    )
+
+    scope = universe(store, covered)
+    index = load_index(store, scope.representatives)
+    novelty.update(sampled_novelty(index))
+    cache = ShingleCache(store, store.params)
+    targets = composition_targets(audit.contained)
+    covers = gather_many(store, [document_query(store, d, cache, scope.members) for d in targets],
+                         threshold=threshold, index=index, cache=cache)
+    out = []
+    for doc_id, g in zip(targets, covers, strict=True):
+        d = g.as_dict()
+        for c in d["components"]:
+            c["spans_total"] = len(c["spans"])
+            c["spans"] = sorted(sorted(c["spans"], key=lambda s: (-s["shingles"], s["start"]))[:SPANS_SHOWN],
+                                key=lambda s: s["start"])
+        out.append({"doc_id": doc_id, **{k: d[k] for k in ("shingles", "novel", "novel_shingles", "components",
+                                                            "search", "candidates", "measured")},
+                    "floor": d["floor"]["applied"]})
+    return out
+
+
+def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:
+    ended = datetime.now(UTC)
+    return {
+        "run_id": run_id,
+        "started": started.isoformat(timespec="seconds"),
+        "ended": ended.isoformat(timespec="seconds"),
+        "seconds": round((ended - started).total_seconds(), 3),
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "command": command,
+        "argv0": sys.argv[0],
+    }
+
+
+def pretty(report: dict[str, Any]) -> str:
+    """report.json as written: sorted keys, rounded floats, two-space indent, a trailing newline."""
+    return json.dumps(_round(report), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Written beside, then renamed: a reader (or a full disk) never sees half a file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        if is_disk_full(e):
+            raise DiskFull(f"no space left to write {path} ({e}); free some space and run the "
+                           "command again") from e
+        raise
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    write_text_atomic(path, pretty(report))
+
+
+def load(report_dir: Path) -> dict[str, Any]:
+    path = Path(report_dir) / "report.json"
+    try:
+        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from e
+    if report.get("format") != FORMAT:
+        raise ReportError(f"{path} is not a {FORMAT} report"
+                          + (f" (it is {report.get('format')}: re-run the audit with this version)"
+                             if str(report.get("format", "")).startswith("containment-auditor-report/") else ""))
+    return report
+
+
+def differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Paths at which two report cores differ (for verify's message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{path}/{k}: only in {'recomputed' if k in b else 'report'}")
+            else:
+                out += differences(a[k], b[k], f"{path}/{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} entries in the report, {len(b)} recomputed"]
+        return [d for x, y, i in zip(a, b, range(len(a)), strict=True) for d in differences(x, y, f"{path}[{i}]")]
+    return [] if _round(a) == _round(b) else [f"{path}: report {a!r}, recomputed {b!r}"]
