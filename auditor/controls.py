@@ -34,8 +34,10 @@ from typing import Any
 import numpy as np
 
 from auditor.corpus.ingest import ingest
-from auditor.engine.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
+from auditor.engine.audit import AuditResult, run_audit
+from auditor.engine.universe import universe
 from auditor.errors import ControlsFailed, UsageError
+from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
 from auditor.text.reformat import reformat
 from auditor.text.score import Estimate

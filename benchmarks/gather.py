@@ -53,8 +53,8 @@ def pick_filings(truth: dict, n: int) -> list[str]:
 
 def stage_library(db: str, ref: str, n: int) -> dict[str, Any]:
     """In one process: the sampled index loaded once, then each part's cover ``n`` times."""
-    from auditor.engine.audit import ShingleCache
     from auditor.engine.gather import document_query, gather_many, load_index, stored_parts
+    from auditor.index.sampled import ShingleCache
     from auditor.store.db import Store
 
     with Store(db, create=False) as store:

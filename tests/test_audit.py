@@ -8,10 +8,14 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.engine.audit import Pairs, SampledIndex, exact_min_hits, member, mutual_mask, run_audit
+from auditor.engine.audit import run_audit
+from auditor.engine.families import mutual_mask
+from auditor.engine.pairs import Pairs
 from auditor.engine.query import compare, query_text
+from auditor.engine.verify import member
 from auditor.errors import IndexMismatch
 from auditor.index.builder import build_index
+from auditor.index.sampled import SampledIndex, exact_min_hits
 from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard
 from auditor.text.shingle import Params, WordHasher, combine
@@ -300,12 +304,13 @@ def _key(r):
 
 def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
     import auditor.engine.audit
+    import auditor.engine.verify
 
     store, _ = corpus
     one = run_audit(store, 0.8, workers=1)
     monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_PAIRS", 1)
-    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_SHINGLES", 1)
-    monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_LOCATE", 2)
+    monkeypatch.setattr(auditor.engine.verify, "PARALLEL_MIN_SHINGLES", 1)
+    monkeypatch.setattr(auditor.engine.verify, "PARALLEL_MIN_LOCATE", 2)
     two = run_audit(store, 0.8, workers=2)
     assert _key(one) == _key(two) and len(one.containing) >= 3
     assert sum(len(v) for v in one.located.values()) >= 3
@@ -314,7 +319,7 @@ def test_parallel_exact_verification_gives_the_same_audit(corpus, monkeypatch):
 def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, monkeypatch):
     """Verification, the exhaustive search and location read each document's stored words:
     with every way of normalising a text made to fail, the audit is the same."""
-    import auditor.engine.audit
+    import auditor.engine.verify
     import auditor.index.builder
 
     store, _ = corpus
@@ -325,7 +330,7 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
         raise AssertionError("the audit normalised a stored text again")
 
     monkeypatch.setattr(auditor.index.builder, "read_words", refuse)
-    monkeypatch.setattr(auditor.engine.audit, "word_offsets", refuse)
+    monkeypatch.setattr(auditor.engine.verify, "word_offsets", refuse)
     assert _key(run_audit(store, 0.8, workers=1)) == want
     with store.write():  # without its sequence, a document is normalised again (and would fail here)
         store.conn.execute("DELETE FROM shingle_sequences WHERE doc_id = ?", (int(r.containing.contained[0]),))
@@ -357,7 +362,7 @@ def test_an_audit_from_the_texts_is_the_audit_from_the_stored_sequences(corpus, 
 
 
 def test_a_document_quoted_in_pieces_is_still_located(docs):
-    from auditor.engine.audit import locate
+    from auditor.engine.verify import locate
 
     words = docs["contract"].split()
     filler = synth.contract(999, 20_000).split()
@@ -411,7 +416,7 @@ def _straddling(low: float, high: float, threshold: float = 0.8):
 
 
 def _straddling_audit(store, tmp_path, low, high):
-    from auditor.engine.audit import SHORT_SHINGLES
+    from auditor.engine.short import SHORT_SHINGLES
 
     a, b, exact, est = _straddling(low, high)
     (tmp_path / "a.txt").write_text(a)
@@ -654,16 +659,16 @@ def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
     document's shingles (a family of variants), or by a binary search per (candidate, shingle)
     in blocks of ``CANDIDATE_BLOCK`` queries (a document whose rare shingles few others hold,
     beside common ones that many hold). Both give the brute-force counts."""
-    import auditor.engine.audit
+    import auditor.index.sampled
 
     rare, common = np.arange(0, 9), np.arange(1000, 1011)
     held = [np.concatenate((rare, common))] + [np.concatenate((common, [5000 + k])) for k in range(300)]
     held += [np.concatenate((rare, common[:k])) for k in (2, 5, 8)]  # last: the keys' end is searched past
     variants = [np.arange(0, 30)] + [np.concatenate((np.arange(0, 30), [100 + k])) for k in range(10)]
     calls = []
-    ranges = auditor.engine.audit._ranges
-    monkeypatch.setattr(auditor.engine.audit, "_ranges", lambda *a: calls.append(1) or ranges(*a))
-    monkeypatch.setattr(auditor.engine.audit, "CANDIDATE_BLOCK", 20)  # one candidate a block for 20 shingles
+    ranges = auditor.index.sampled.ranges
+    monkeypatch.setattr(auditor.index.sampled, "ranges", lambda *a: calls.append(1) or ranges(*a))
+    monkeypatch.setattr(auditor.index.sampled, "CANDIDATE_BLOCK", 20)  # one candidate a block for 20 shingles
     ways = set()
     for h in (held, variants):
         index = _index_of(h)
@@ -705,7 +710,8 @@ def test_candidate_pairs_verify_what_may_reach_the_threshold_and_bin_the_rest():
     exhaustively elsewhere): a candidate whose upper Wilson bound reaches the threshold is kept
     for exact verification, with its hits; every other candidate's estimate is counted in the
     histogram of unverified pairs (20 bins over [0, 1]), which the report shows."""
-    from auditor.engine.audit import SHORT_SHINGLES, candidate_pairs
+    from auditor.engine.audit import candidate_pairs
+    from auditor.engine.short import SHORT_SHINGLES
     from auditor.text.score import Estimate
 
     rng = np.random.default_rng(5)
@@ -776,7 +782,7 @@ def test_families_are_the_components_of_mutual_containment_in_order_of_their_sma
     """Three families with interleaved ids (members ascending, families by their smallest
     member), each with its number of mutual pairs and the range of their values; pairs that are
     not mutual join nothing."""
-    from auditor.engine.audit import families_of
+    from auditor.engine.families import families_of
 
     big = list(range(3, 120, 3))  # 39 documents, each contained in the next and the next in it
     small = [2, 50, 101]
@@ -846,12 +852,12 @@ def test_histogram_bins_scores_in_twentieths_with_one_in_the_last():
 
 
 def test_ranges_concatenates_aranges_as_integers():
-    from auditor.engine.audit import _ranges
+    from auditor.index.sampled import ranges
 
-    got = _ranges(np.array([5, 0, 9, 2]), np.array([2, 0, 3, 1]))
+    got = ranges(np.array([5, 0, 9, 2]), np.array([2, 0, 3, 1]))
     assert got.dtype == np.int64 and got.tolist() == [5, 6, 9, 10, 11, 2]
     for starts, lens in ((np.array([3]), np.array([0])), (np.empty(0, np.int64), np.empty(0, np.int64))):
-        empty = _ranges(starts, lens)
+        empty = ranges(starts, lens)
         assert empty.dtype == np.int64 and empty.shape == (0,)
 
 
@@ -914,7 +920,9 @@ def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versio
 def test_a_batch_audit_reads_what_the_batch_touches_and_finds_what_the_full_index_finds(small, names):
     """The gate's path (``SampledIndex.touching`` and ``batch_candidate_pairs``) gives exactly the
     full index's candidate pairs, hits, histogram and count for a batch, and the same audit."""
-    from auditor.engine.audit import SampledIndex, batch_candidate_pairs, candidate_pairs, universe
+    from auditor.engine.audit import batch_candidate_pairs, candidate_pairs
+    from auditor.engine.universe import universe
+    from auditor.index.sampled import SampledIndex
 
     store, ids, _, _ = small
     only = {ids[n] for n in names}

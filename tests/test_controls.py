@@ -580,7 +580,7 @@ def test_a_corpus_of_variants_stops_drawing_after_draws_documents(store, tmp_pat
     """Every document is a variant of every other, so no draw finds an unrelated one: the draw
     stops after DRAWS documents (one estimate each) instead of trying every document."""
     from auditor import controls as controls_module
-    from auditor.engine.audit import SampledIndex
+    from auditor.index.sampled import SampledIndex
     from tests.textgen import prose
 
     base = prose(851, 320)

@@ -5,8 +5,8 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.engine.audit import SHORT_SHINGLES
 from auditor.engine.query import query_text
+from auditor.engine.short import SHORT_SHINGLES
 from auditor.store.db import Store
 from auditor.text.normalize import words_bytes
 from auditor.text.shingle import Params, WordHasher, combine, distinct, sample

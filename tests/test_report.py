@@ -319,7 +319,7 @@ def test_verify_uses_the_controls_the_audit_used(audited, tmp_path):
 
 
 def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_path):
-    from auditor.engine.audit import describe
+    from auditor.engine.describe import describe
     from auditor.extract.edgar import iso_date
     from tests.fixtures_build import make_edgar_submission
 

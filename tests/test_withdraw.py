@@ -18,7 +18,9 @@ from auditor.controls import corpus_controls
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import sync, withdraw
 from auditor.demo import synth
-from auditor.engine.audit import SampledIndex, duplicate_groups, not_auditable, run_audit
+from auditor.engine.audit import run_audit
+from auditor.engine.universe import duplicate_groups, not_auditable
+from auditor.index.sampled import SampledIndex
 from auditor.store.db import Store
 from tests.fixtures_build import make_edgar_submission
 

@@ -42,7 +42,7 @@ def gather(db, refs, threshold, pdf_timeout, timeout, memory_mb, as_json):
     overlap it, then the one explaining the most shingles not yet explained, until none
     explains the floor (1% of the query and 25 shingles). A REF that names nothing, or a file
     that cannot be read into words, is reported with the reason and the exit code is 2."""
-    from auditor.engine.audit import describe_many
+    from auditor.engine.describe import describe_many
     from auditor.engine.gather import gather as gather_refs
     from auditor.extract import Limits
     from auditor.index.builder import build_index

@@ -42,7 +42,7 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     limit. A file that cannot be read into words (a decompression bomb, a parser that hangs,
     unreadable or empty text) is reported with the reason, the other files are still answered,
     and the exit code is 2."""
-    from auditor.engine.audit import describe
+    from auditor.engine.describe import describe
     from auditor.engine.query import query_files
     from auditor.extract import Limits
     from auditor.index.builder import build_index

@@ -45,15 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.audit import (
-    SHORT_SHINGLES,
-    SampledIndex,
-    ShingleCache,
-    Span,
-    locate,
-    member,
-    one_pass,
-)
+from auditor.engine.pairs import Span
+from auditor.engine.short import SHORT_SHINGLES
+from auditor.engine.verify import locate, member, one_pass
+from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
 from auditor.text.normalize import word_offsets, words_bytes
 from auditor.text.score import Z95, wilson

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.audit import describe
+from auditor.engine.describe import describe
 from auditor.engine.measures import lsh
 from auditor.engine.measures.fingerprint import fingerprint_hex
 from auditor.engine.measures.jaccard import intersection_size

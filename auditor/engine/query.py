@@ -11,16 +11,11 @@ from typing import Any
 import numpy as np
 
 from auditor.corpus.ingest import prepare_file
-from auditor.engine.audit import (
-    SHORT_SHINGLES,
-    SampledIndex,
-    ShingleCache,
-    Span,
-    locate,
-    member,
-    one_pass,
-)
+from auditor.engine.pairs import Span
+from auditor.engine.short import SHORT_SHINGLES
+from auditor.engine.verify import locate, member, one_pass
 from auditor.extract.common import Limits
+from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
 from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard, min_hits

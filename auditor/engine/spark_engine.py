@@ -44,17 +44,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from auditor.engine.audit import (
-    SHORT_SHINGLES,
-    AuditResult,
-    Pairs,
-    exhaustive_pairs,
-    finish,
-    histogram,
-    one_pass,
-    short_documents,
-    universe,
-)
+from auditor.engine.audit import AuditResult, finish, histogram
+from auditor.engine.pairs import Pairs
+from auditor.engine.short import SHORT_SHINGLES, exhaustive_pairs, short_documents
+from auditor.engine.universe import universe
+from auditor.engine.verify import one_pass
 from auditor.errors import UsageError
 from auditor.store.db import Store, select_in
 from auditor.text.normalize import words_bytes

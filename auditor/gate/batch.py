@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.corpus.ingest import BatchResult, sha256_file
-from auditor.engine.audit import describe
+from auditor.engine.describe import describe
 from auditor.errors import StoreError, UsageError
 from auditor.extract.edgar import submission_fields
 from auditor.gate.findings import seq_key

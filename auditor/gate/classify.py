@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor.engine.audit import AuditResult, locate_pairs
+from auditor.engine.audit import AuditResult
+from auditor.engine.verify import locate_pairs
 from auditor.extract import edgar
 from auditor.gate.batch import BatchView, Sighting, corpus_provenance, sighting_provenance
 from auditor.gate.findings import Finding, artifact_uri, classify_pair, main_span

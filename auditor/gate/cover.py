@@ -24,11 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.audit import AuditResult, SampledIndex, ShingleCache, locate, universe
+from auditor.engine.audit import AuditResult
 from auditor.engine.gather import Candidate, Step, floor_of, greedy_cover
+from auditor.engine.universe import universe
+from auditor.engine.verify import locate
 from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
 from auditor.gate.classify import EXCERPT_CHARS, Locator
 from auditor.gate.findings import Finding, main_span
+from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
 from auditor.text.score import min_hits
 from auditor.text.shingle import distinct, sample

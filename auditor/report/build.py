@@ -241,7 +241,7 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
     The numbers follow from a few integer pairs that repeat across a boilerplate corpus, so
     each distinct one is formatted once.
     """
-    from auditor.engine.audit import SHORT_SHINGLES
+    from auditor.engine.short import SHORT_SHINGLES
     from auditor.text.score import wilson
 
     c = audit.containing
@@ -270,7 +270,7 @@ def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
     """Every document the audit covered, with its provenance (its date and the date's source
     included, :mod:`auditor.store.dating`), its part in the audit and, from ``novelty``
     (``gather.sampled_novelty``, by group representative), its novel share."""
-    from auditor.engine.audit import describe_many
+    from auditor.engine.describe import describe_many
     from auditor.text.score import Estimate
 
     dated = "date" in {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
@@ -410,7 +410,8 @@ def build_report(
     ``covered``: every document the audit covered; ``failures_through``: the last failed input
     the report lists (so the report can be verified after more inputs failed).
     """
-    from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES, describe_many
+    from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES
+    from auditor.engine.describe import describe_many
     from auditor.engine.gather import COMPOSITIONS, FLOOR
     from auditor.report.render import DETAIL_LIMIT
     from auditor.report.render.model import RENDERER
@@ -506,7 +507,6 @@ def compositions(store: Store, threshold: float, audit: AuditResult, covered: li
                  novelty: dict[int, tuple[int, int]]) -> list[dict[str, Any]]:
     """What the documents containing the most others are made of (``gather.composition_targets``),
     each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
-    from auditor.engine.audit import ShingleCache, universe
     from auditor.engine.gather import (
         composition_targets,
         document_query,
@@ -514,6 +514,8 @@ def compositions(store: Store, threshold: float, audit: AuditResult, covered: li
         load_index,
         sampled_novelty,
     )
+    from auditor.engine.universe import universe
+    from auditor.index.sampled import ShingleCache
 
     scope = universe(store, covered)
     index = load_index(store, scope.representatives)

@@ -21,7 +21,8 @@ import numpy as np
 
 from auditor.controls import ControlsResult, run_controls
 from auditor.corpus.check import require_intact
-from auditor.engine.audit import AuditResult, Universe, auditable_documents, run_audit, universe
+from auditor.engine.audit import AuditResult, run_audit
+from auditor.engine.universe import Universe, auditable_documents, universe
 from auditor.errors import UsageError
 from auditor.index.builder import build_index
 from auditor.report import render

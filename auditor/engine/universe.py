@@ -1,0 +1,76 @@
+"""What an audit covers: the documents, their duplicate groups and representatives, the ones
+the index cannot speak for, and the digest that names the set in reports and exports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.store.db import Store
+from auditor.text.shingle import Params
+
+# -- what the audit covers --------------------------------------------------------------------
+
+@dataclass
+class Universe:
+    """The documents an audit covers, and which of them takes part for each duplicate group."""
+
+    members: list[int]  # every covered document with text, duplicates included, sorted
+    representative: dict[int, int]  # member -> the member that takes part for its group
+    groups: list[list[int]]  # duplicate groups of two or more covered members
+
+    @property
+    def representatives(self) -> list[int]:
+        return sorted(set(self.representative.values()))
+
+
+def universe(store: Store, documents: list[int] | set[int] | None = None) -> Universe:
+    """Every stored document with text that is not withdrawn, or exactly ``documents``.
+
+    Documents with the same normalised text form a duplicate group, and its first (lowest id)
+    covered member stands for it: a group keeps its representative as the store grows, and an
+    old report's recorded documents give the same groups and representatives again, whatever
+    was withdrawn or restored since.
+    """
+    if documents is None:
+        rows = store.conn.execute(
+            "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0"
+            " AND d.withdrawn_at IS NULL ORDER BY d.id").fetchall()
+    else:
+        rows = store.select_in("SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d"
+                               " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
+    by_root: dict[Any, list[int]] = {}
+    for doc_id, key in rows:
+        by_root.setdefault(key, []).append(int(doc_id))
+    rep = {m: g[0] for g in by_root.values() for m in g}
+    groups = sorted(g for g in by_root.values() if len(g) > 1)
+    return Universe(sorted(rep), rep, groups)
+
+
+def auditable_documents(store: Store, ids: list[int]) -> int:
+    """How many of ``ids`` have a shingle (through the sampled index or exhaustively)."""
+    return len(store.select_in("SELECT doc_id FROM index_docs WHERE n_shingles > 0 AND doc_id IN ({})", ids))
+
+
+def duplicate_groups(store: Store, within: Universe | None = None) -> list[list[int]]:
+    return (within or universe(store)).groups
+
+
+def not_auditable(store: Store, params: Params, within: Universe | None = None) -> list[dict[str, Any]]:
+    """Documents with text that the sampled index cannot speak for, with the reason."""
+    u = within or universe(store)
+    cols = {r[1] for r in store.conn.execute("PRAGMA table_info(documents)")}
+    unreadable = "d.unreadable" if "unreadable" in cols else "NULL"
+    rows = store.select_in(f"SELECT d.id, d.n_words, coalesce(i.n_shingles, 0), {unreadable}"
+               " FROM documents d LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})",
+        u.representatives)
+    out = []
+    for doc_id, n_words, n_shingles, why in rows:
+        if why:
+            reason = f"text not readable: {why}"
+        elif n_shingles:
+            continue  # a short one is searched exhaustively
+        else:
+            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
+        out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
+    return out
