@@ -46,6 +46,7 @@ MODULES: dict[str, list[str]] = {
     "text.score": ["tests/test_score.py", "tests/test_audit.py", "-k", "test_score or straddling or estimated_below"],
     "text.shingle": ["tests/test_shingle.py", "tests/test_index.py"],
     "index.builder": ["tests/test_index.py"],
+    "text.entry": ["tests/test_index.py"],
     "controls": ["tests/test_controls.py", "tests/test_packaging.py::test_auditor_controls_overrides_every_other_location",
                  "tests/test_packaging.py::test_installed_controls_come_before_a_checkout"],
     "text.normalize": ["tests/test_normalize.py"],

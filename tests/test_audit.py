@@ -321,6 +321,7 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
     with every way of normalising a text made to fail, the audit is the same."""
     import auditor.engine.verify
     import auditor.index.builder
+    import auditor.text.entry
 
     store, _ = corpus
     r = run_audit(store, 0.8, workers=1)
@@ -330,6 +331,7 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
         raise AssertionError("the audit normalised a stored text again")
 
     monkeypatch.setattr(auditor.index.builder, "read_words", refuse)
+    monkeypatch.setattr(auditor.text.entry, "read_words", refuse)
     monkeypatch.setattr(auditor.engine.verify, "word_offsets", refuse)
     assert _key(run_audit(store, 0.8, workers=1)) == want
     with store.write():  # without its sequence, a document is normalised again (and would fail here)

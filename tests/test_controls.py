@@ -94,9 +94,11 @@ def _drop_every_word(monkeypatch):
     """A normaliser that drops every word, in this process: every word sequence the audit reads
     (stored ones too, which the extraction children wrote) is what it derives."""
     import auditor.index.builder
+    import auditor.text.entry
     from auditor.text.shingle import read_words
 
     monkeypatch.setattr(auditor.index.builder, "read_words", lambda text, hasher: read_words("", hasher))
+    monkeypatch.setattr(auditor.text.entry, "read_words", lambda text, hasher: read_words("", hasher))
     monkeypatch.setattr(auditor.index.builder.Sequences, "_decode", lambda self, doc_id, data, offsets: self.derive(""))
 
 

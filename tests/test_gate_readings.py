@@ -12,8 +12,8 @@ from auditor.gate.batch import batch_view
 from auditor.gate.classify import Locator
 from auditor.gate.findings import Finding
 from auditor.gate.readings import reading_findings
-from auditor.index.builder import prepare_text
 from auditor.store.db import Store
+from auditor.text.entry import prepare_text
 from auditor.text.shingle import WordHasher
 
 

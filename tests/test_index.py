@@ -9,7 +9,8 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.errors import IndexMismatch
-from auditor.index.builder import build_index, prepare_text
+from auditor.index.builder import build_index
+from auditor.text.entry import prepare_text
 from auditor.text.normalize import words_bytes
 from auditor.text.shingle import DEFAULT_PARAMS, Params, WordHasher, shingle_text
 from tests.textgen import prose

@@ -409,7 +409,7 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
             kids = hostile.descendants(me)
             for pid, start in kids.items():
                 line = hostile.cmdline(pid)
-                if "auditor.sandbox.pool pdf" in line:
+                if "auditor.sandbox pdf" in line:
                     pdf_children[pid] = start
                     parent = int(line.split("--parent ")[1].split()[0])  # the child extracting b.pdf
                     if parent == me:  # an idle PDF child an earlier test left for reuse
@@ -528,10 +528,10 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
     try:
         def pdf_children_running():
             kids = hostile.descendants(proc.pid)
-            return kids if any("auditor.sandbox.pool pdf" in hostile.cmdline(p) for p in kids) else None
+            return kids if any("auditor.sandbox pdf" in hostile.cmdline(p) for p in kids) else None
         kids = hostile.wait_for(pdf_children_running, 120)
         assert kids, "no PDF child ever started"
-        assert any("auditor.sandbox.pool prepare" in hostile.cmdline(p) for p in kids)
+        assert any("auditor.sandbox prepare" in hostile.cmdline(p) for p in kids)
         os.kill(proc.pid, signal.SIGKILL)  # the parent only, as the OOM killer would
         proc.wait()
         left = hostile.wait_for(lambda: not any(hostile.alive(p, s) for p, s in kids.items()), 15)

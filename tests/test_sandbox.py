@@ -12,9 +12,10 @@ from dataclasses import asdict
 
 import pytest
 
-from auditor.corpus.ingest import _POOL, _PrepareWorker, handle
+from auditor.corpus.ingest import _POOL, _PrepareWorker
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, extract_bytes
+from auditor.extract.prepare import handle
 from auditor.sandbox import pdfworker
 from auditor.text.shingle import Params
 from tests import hostile

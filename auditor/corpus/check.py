@@ -12,7 +12,7 @@ log (:mod:`auditor.store.custody`), whose entries are chained by their hashes. T
   counted as "no digest recorded", never certified after the fact), and against the document's
   character count;
 * every document has a text row, and every text, index row and sighting has a document;
-* every index row equals what :func:`auditor.index.builder.prepare_text` derives from the text under the
+* every index row equals what :func:`auditor.text.entry.prepare_text` derives from the text under the
   stored parameters (word and shingle counts, the sampled hashes, the stored word sequence the
   audit reads instead of the text), and the normalised-text fingerprint matches the document's;
 * every withdrawn document has the withdrawal record that says who withdrew it, when and why;
@@ -255,7 +255,7 @@ def _custody(store: Store, r: CheckResult, paths: dict[int, str], quick: bool) -
 
 
 def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
-    from auditor.index.builder import prepare_text
+    from auditor.text.entry import prepare_text
     from auditor.text.shingle import HASH_NAME, Params, WordHasher
 
     params = store.params

@@ -57,13 +57,15 @@ from typing import Any
 from auditor import __version__
 from auditor.corpus.withdraw import reinstate
 from auditor.errors import ExtractionError, StoreError
-from auditor.extract.common import Extracted, Limits, storable
-from auditor.index.builder import prepare_text, write_index_rows
+from auditor.extract.common import Limits
+from auditor.extract.prepare import unpack
+from auditor.index.builder import write_index_rows
 from auditor.sandbox import pool as sandbox
 from auditor.store.dating import Applied, apply_dates, read_dates_file
 from auditor.store.dating import refresh as refresh_dates
 from auditor.store.db import Store, now
-from auditor.text.shingle import Params, WordHasher, WordSequence
+from auditor.store.files import Unreadable, hash_fd, kind_of, open_regular, os_message, read_fd
+from auditor.text.shingle import Params
 
 BUDGET = "budget"
 
@@ -176,21 +178,8 @@ class Found:
         return os.path.realpath(self.fs_path) if self.status is None else os.path.abspath(self.fs_path)
 
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _os_message(e: OSError) -> str:
-    return e.strerror or str(e)
 
 
 def walk(inputs: Iterable[str | os.PathLike]) -> Iterator[Found]:
@@ -210,7 +199,7 @@ def _walk_input(given: str) -> Iterator[Found]:
         yield Found(given, fs, "failed", "not_found", f"no such file or directory: {given}")
         return
     except OSError as e:
-        yield Found(given, fs, "failed", "unreadable", f"cannot read: {_os_message(e)}")
+        yield Found(given, fs, "failed", "unreadable", f"cannot read: {os_message(e)}")
         return
     if stat.S_ISLNK(st.st_mode):
         root = os.path.realpath(os.path.dirname(os.path.abspath(fs)))
@@ -239,7 +228,7 @@ def _follow(shown: str, link: str, root: str) -> tuple[str, Found | None]:
         except OSError:
             to = "?"
         return "", Found(shown, link, "failed", "unreadable", f"cannot read: dangling symbolic link to {to!r} "
-                         f"({_os_message(e)})")
+                         f"({os_message(e)})")
     if not _inside(target, root):
         return "", Found(shown, link, "skipped", "symlink_outside",
                          f"symbolic link to {target!r}, outside the input tree {root!r}: not followed "
@@ -251,12 +240,12 @@ def _file_or_special(shown: str, fs: str) -> Iterator[Found]:
     try:
         st = os.stat(fs)
     except OSError as e:
-        yield Found(shown, fs, "failed", "unreadable", f"cannot read: {_os_message(e)}")
+        yield Found(shown, fs, "failed", "unreadable", f"cannot read: {os_message(e)}")
         return
     if stat.S_ISREG(st.st_mode):
         yield Found(shown, fs)
     else:
-        yield Found(shown, fs, "skipped", "not_regular", f"{_kind(st.st_mode)}, not a regular file: not read")
+        yield Found(shown, fs, "skipped", "not_regular", f"{kind_of(st.st_mode)}, not a regular file: not read")
 
 
 def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
@@ -270,7 +259,7 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
             yield Found(shown, fs, "failed", "vanished", "directory vanished while it was being walked")
             continue
         except OSError as e:
-            yield Found(shown, fs, "failed", "unreadable_dir", f"cannot list this directory: {_os_message(e)}")
+            yield Found(shown, fs, "failed", "unreadable_dir", f"cannot list this directory: {os_message(e)}")
             continue
         subdirs = []
         for e in entries:
@@ -293,79 +282,12 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
                 else:
                     mode = e.stat(follow_symlinks=False).st_mode
                     yield Found(shown_e, fs_e, "skipped", "not_regular",
-                                f"{_kind(mode)}, not a regular file: not read")
+                                f"{kind_of(mode)}, not a regular file: not read")
             except FileNotFoundError:
                 yield Found(shown_e, fs_e, "failed", "vanished", "vanished while the directory was being walked")
             except OSError as err:
-                yield Found(shown_e, fs_e, "failed", "unreadable", f"cannot read: {_os_message(err)}")
+                yield Found(shown_e, fs_e, "failed", "unreadable", f"cannot read: {os_message(err)}")
         stack.extend(reversed(subdirs))
-
-
-class _Unreadable(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-               | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
-
-
-@contextlib.contextmanager
-def open_regular(path: str) -> Iterator[tuple[int, os.stat_result]]:
-    """An fd on ``path`` if it is a regular file. ``O_NONBLOCK`` keeps a FIFO swapped in since
-    the walk from blocking the open; ``O_NOFOLLOW`` refuses a link swapped in. Raises
-    _Unreadable with a code."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except FileNotFoundError as e:
-        raise _Unreadable("vanished", f"vanished before it could be read ({_os_message(e)})") from e
-    except OSError as e:
-        if e.errno == getattr(os, "ELOOP", 40):
-            raise _Unreadable("symlink_loop", "replaced by a symbolic link while it was being read") from e
-        raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _Unreadable("not_regular", f"{_kind(st.st_mode)}, not a regular file: not read")
-        yield fd, st
-    finally:
-        os.close(fd)
-
-
-def _read_fd(fd: int, limit: int, h: Any = None) -> bytes:
-    """Up to ``limit + 1`` bytes (the caller tells an over-long file by the extra byte)."""
-    chunks, n = [], 0
-    while n <= limit:
-        try:
-            block = os.read(fd, min(1 << 20, limit + 1 - n))
-        except OSError as e:
-            raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
-        if not block:
-            break
-        if h is not None:
-            h.update(block)
-        chunks.append(block)
-        n += len(block)
-    return b"".join(chunks)
-
-
-def _hash_fd(fd: int) -> str:
-    """sha256 of the rest of an fd from ``open_regular`` (which keeps it open)."""
-    try:
-        with os.fdopen(fd, "rb", buffering=0, closefd=False) as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError as e:
-        raise _Unreadable("unreadable", f"cannot read: {_os_message(e)}") from e
-
-
-def sha256_file(path: str | os.PathLike) -> str | None:
-    """sha256 of a regular file's bytes; None for anything else (never blocks on a FIFO)."""
-    try:
-        with open_regular(os.fspath(path)) as (fd, _):
-            return _hash_fd(fd)
-    except _Unreadable:
-        return None
 
 
 def _iso_mtime(st: os.stat_result) -> str:
@@ -375,124 +297,7 @@ def _iso_mtime(st: os.stat_result) -> str:
         return repr(st.st_mtime)
 
 
-# -- preparing (in sandbox children) --------------------------------------------------------------
-
-
-def _prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
-                  readings: bool = False) -> dict[str, Any]:
-    """One extracted input, normalised, shingled and sampled; with ``readings``, its other
-    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them)."""
-    doc: dict[str, Any] = {
-        "sha256": hashlib.sha256(raw).hexdigest(),
-        "size": len(raw),
-        "format": ex.format,
-        "extractor": ex.extractor,
-        "extractor_version": ex.extractor_version,
-        "encoding": ex.encoding,
-        "page_offsets": ex.page_offsets,
-        "meta": ex.meta,
-        "warnings": ex.warnings,
-        "unreadable": ex.unreadable,
-        "text": ex.text,
-        "n_chars": len(ex.text),
-    }
-    doc.update(prepare_text(ex.text, params, hasher) if ex.text else
-               {"n_words": 0, "norm_sha256": None, "n_shingles": 0, "sampled": b"", "sequence": b""})
-    doc["readings"] = _prepared_readings(ex, doc["norm_sha256"], params, hasher) if readings else []
-    doc["parts"] = []
-    for part in ex.parts:
-        p: dict[str, Any] = {
-            "sha256": hashlib.sha256(part.raw).hexdigest(),
-            "size": len(part.raw),
-            "meta": part.meta,
-            "status": part.status,
-            "code": part.code,
-            "message": part.message,
-            "doc": None,
-        }
-        if part.status == "ok" and part.extracted is not None:
-            p["doc"] = _prepared_doc(part.extracted, part.raw, params, hasher, readings)
-        doc["parts"].append(p)
-    return doc
-
-
-def _prepared_readings(ex: Extracted, norm_sha256: str | None, params: Params,
-                       hasher: WordHasher) -> list[dict[str, Any]]:
-    """The document's other readings that a reader could tell from its text: at least one
-    shingle, and normalised words other than the document's (the first of a name wins)."""
-    out: list[dict[str, Any]] = []
-    seen = {norm_sha256}
-    for r in ex.readings:
-        text = storable(r.text, [])
-        p = prepare_text(text, params, hasher)
-        if not p["n_shingles"] or p["norm_sha256"] in seen or any(x["name"] == r.name for x in out):
-            continue
-        seen.add(p["norm_sha256"])
-        out.append({"name": r.name, "why": r.why, "text": text, "n_words": p["n_words"],
-                    "n_shingles": p["n_shingles"], "norm_sha256": p["norm_sha256"]})
-    return out
-
-
-def _pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
-    """The prepared document as JSON, its text and sampled hashes moved to binary attachments."""
-    out = dict(doc)
-    blobs.append(doc["text"].encode("utf-8", "surrogatepass"))
-    out["text"] = len(blobs) - 1
-    for key in ("sampled", "sequence"):
-        blobs.append(doc[key])
-        out[key] = len(blobs) - 1
-    out["readings"] = []
-    for r in doc.get("readings", []):
-        blobs.append(r["text"].encode("utf-8", "surrogatepass"))
-        out["readings"].append({**r, "text": len(blobs) - 1})
-    out["parts"] = [{**p, "doc": _pack(p["doc"], blobs) if p["doc"] is not None else None}
-                    for p in doc["parts"]]
-    return out
-
-
-def _unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
-    doc["text"] = blobs[doc["text"]].decode("utf-8", "surrogatepass")
-    doc["sampled"] = blobs[doc["sampled"]]
-    doc["sequence"] = blobs[doc["sequence"]]
-    if doc["sequence"] and WordSequence.header(doc["sequence"])[0] != doc["n_words"]:
-        raise ValueError("the word sequence does not hold the document's words")
-    if len(doc["sampled"]) % 8:
-        raise ValueError("sampled hashes are not whole 8-byte words")
-    for r in doc.get("readings", []):
-        r["text"] = blobs[r["text"]].decode("utf-8", "surrogatepass")
-    for p in doc["parts"]:
-        if p["doc"] is not None:
-            _unpack(p["doc"], blobs)
-    return doc
-
-
-_HASHER: WordHasher | None = None
-
-
-def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
-    """The ``prepare`` job of :mod:`auditor.sandbox.pool`, in the child: one file, extracted,
-    normalised, shingled and sampled."""
-    global _HASHER
-    limits = Limits(**request["limits"])
-    params = Params(**request["params"])
-    if _HASHER is None or _HASHER.seed != params.seed:
-        _HASHER = WordHasher(params.seed)
-    from auditor.extract import extract_bytes  # the parsers: only in the sandbox child
-
-    ex = extract_bytes(data, request["name"], limits)
-    blobs: list[bytes] = []
-    return {"doc": _pack(_prepared_doc(ex, data, params, _HASHER, bool(request.get("readings"))), blobs)}, blobs
-
-
-def classify(e: BaseException) -> tuple[str, str]:
-    """The code recorded for an exception raised while preparing one file (in the child)."""
-    if isinstance(e, ExtractionError):
-        return e.code, str(e)
-    if sandbox.is_memory_error(e):
-        return "memory", "ran out of memory extracting this file (see --memory-mb)"
-    if isinstance(e, RecursionError):
-        return "recursion", "input nested too deeply to extract"
-    return "internal_error", f"unexpected {type(e).__name__} extracting this file: {str(e)[:500]}"
+# -- preparing (in sandbox children: auditor.extract.prepare) ----------------------------------
 
 
 class _PrepareWorker(sandbox.Worker):
@@ -522,8 +327,8 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
     try:
         with open_regular(task.fs_path) as (fd, _):
             h = hashlib.sha256()
-            data = _read_fd(fd, limits.max_file_bytes, h)
-    except _Unreadable as e:
+            data = read_fd(fd, limits.max_file_bytes, h)
+    except Unreadable as e:
         return {"error": (e.code, str(e))}
     if len(data) > limits.max_file_bytes:
         return {"error": ("too_large", f"grew past the limit of {limits.max_file_bytes} bytes while being read")}
@@ -545,7 +350,7 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
             return _budget_error(limits)
         return {"error": (e.code, str(e))}
     try:
-        return {"doc": _unpack(msg["doc"], blobs)}
+        return {"doc": unpack(msg["doc"], blobs)}
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         return {"error": ("crash", f"extraction worker gave a malformed result ({type(e).__name__}: {e})")}
 
@@ -561,8 +366,8 @@ def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None 
         with open_regular(real) as (fd, st):
             if st.st_size > limits.max_file_bytes:
                 return {"error": ("too_large", f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")}
-            digest = _hash_fd(fd)
-    except _Unreadable as e:
+            digest = hash_fd(fd)
+    except Unreadable as e:
         return {"error": (e.code, str(e))}
     task = _Task(path=name, resolved=real, fs_path=real, sha256=digest)
     return _prepare_one(task, limits, params, None, threading.Event())
@@ -923,8 +728,8 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
                     plan.append(("fail", (task, "failed", "too_large",
                                  f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")))
                     continue
-                task.sha256 = _hash_fd(fd)
-        except _Unreadable as e:
+                task.sha256 = hash_fd(fd)
+        except Unreadable as e:
             status = "skipped" if e.code == "not_regular" else "failed"
             plan.append(("fail", (task, status, e.code, str(e))))
             continue

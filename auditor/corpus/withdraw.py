@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import NoDocument
-from auditor.store.db import Store, now
+from auditor.store.db import Store, now, regroup
+from auditor.store.files import sha256_file
 
 
 @dataclass
@@ -64,22 +65,6 @@ def _resolved(path: str | os.PathLike) -> str:
 
 def _place(resolved: str, part: str) -> str:
     return f"{resolved}#{part}" if part else resolved
-
-
-def regroup(store: Store, doc_ids: Iterable[int]) -> None:
-    """Point each exact-duplicate group touched at its lowest-id document not withdrawn."""
-    norms = sorted({r[0] for d in sorted(set(doc_ids)) for r in store.conn.execute(
-        "SELECT norm_sha256 FROM documents WHERE id = ? AND norm_sha256 IS NOT NULL", (d,))})
-    for norm in norms:
-        members = store.conn.execute(
-            "SELECT id, withdrawn_at, duplicate_of FROM documents WHERE norm_sha256 = ? ORDER BY id", (norm,)
-        ).fetchall()
-        live = [m[0] for m in members if m[1] is None]
-        rep = live[0] if live else members[0][0]
-        for doc_id, _, dup in members:
-            want = None if doc_id == rep else rep
-            if dup != want:
-                store.conn.execute("UPDATE documents SET duplicate_of = ? WHERE id = ?", (want, doc_id))
 
 
 def _log(store: Store, doc_id: int, action: str, at: str, reason: str, command: str) -> None:
@@ -229,7 +214,6 @@ def sync(store: Store, directories: Sequence[str | os.PathLike], present: Iterab
         saw (``BatchResult.outcomes``); any other sighting under them whose file is missing, or
         holds other bytes, is gone. Files the walk did not report are checked on disk.
     """
-    from auditor.corpus.ingest import sha256_file
 
     seen = {(int(d), r) for d, r in present}
     roots = [_resolved(d) for d in directories]

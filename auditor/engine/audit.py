@@ -299,7 +299,7 @@ def finish(
 
 def _pool(workers: int, pairs: int) -> Any:
     if workers > 1 and pairs >= PARALLEL_MIN_PAIRS:
-        from auditor.sandbox.pool import die_with_parent
+        from auditor.sandbox.lifetime import die_with_parent
 
         return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                    initializer=die_with_parent, initargs=(os.getpid(),))

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
@@ -101,8 +102,6 @@ def export_parquet(
     :param texts: also write ``texts/`` (needed for exact verification on the cluster).
     :param overwrite: replace an existing export; otherwise a non-empty directory is an error.
     """
-    from auditor.report.build import universe_digest
-
     out = Path(directory)
     if out.exists() and any(out.iterdir()):
         if not overwrite:

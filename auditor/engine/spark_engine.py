@@ -104,7 +104,7 @@ def _shingle_batches(params: dict[str, int], keep_all: bool, batches: Iterator[p
                      ) -> Iterator[pa.RecordBatch]:
     """``(doc_id, text)`` -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
 
-    The very code of ``index.prepare_text`` and ``ShingleCache``: ``words_bytes``, xxh3 per word
+    The very code of ``text.entry.prepare_text`` and ``ShingleCache``: ``words_bytes``, xxh3 per word
     with the index seed, ``combine``, ``np.unique``, 1-in-modulus sampling.
     """
     import pyarrow as pa

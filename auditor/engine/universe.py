@@ -3,6 +3,7 @@ the index cannot speak for, and the digest that names the set in reports and exp
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,3 +75,15 @@ def not_auditable(store: Store, params: Params, within: Universe | None = None) 
             reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
         out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
     return out
+
+
+def universe_digest(store: Store, ids: list[int]) -> str:
+    """sha256 over ``id<TAB>sha256`` of every covered document, by id."""
+    h = hashlib.sha256()
+    for doc_id, sha in _sha_rows(store, ids):
+        h.update(f"{doc_id}\t{sha}\n".encode())
+    return h.hexdigest()
+
+
+def _sha_rows(store: Store, ids: list[int]) -> list[tuple[int, str]]:
+    return [(int(r[0]), str(r[1])) for r in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})", ids)]

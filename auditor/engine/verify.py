@@ -252,7 +252,7 @@ def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int],
 
 
 def locate_best(store: Store, params: Params, pairs: list[tuple[int, int]],
-            pool: ProcessPoolExecutor | None, size: np.ndarray) -> list[list[Span]]:
+                pool: ProcessPoolExecutor | None, size: np.ndarray) -> list[list[Span]]:
     """``locate_pairs``, split between the processes of ``pool`` by container when there is
     enough to do (``size``: shingles of each container by id)."""
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))

@@ -8,7 +8,6 @@ entries were made with the stored parameters, or the index is rebuilt from scrat
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -18,16 +17,15 @@ from multiprocessing import get_context
 from typing import Any
 
 from auditor.errors import NoDocument, StoreDamaged
-from auditor.sandbox.pool import die_with_parent
-from auditor.store.db import Store
+from auditor.sandbox.lifetime import die_with_parent
+from auditor.store.db import Store, regroup
+from auditor.text.entry import prepare_text
 from auditor.text.shingle import (
     DEFAULT_PARAMS,
     Params,
     WordHasher,
     WordSequence,
-    distinct,
     read_words,
-    sample,
 )
 
 
@@ -38,22 +36,6 @@ class IndexResult:
     total: int  # documents in the index
     postings: int
     rebuilt: bool
-
-
-def prepare_text(
-    text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
-) -> dict[str, Any]:
-    """Word count, normalised-text fingerprint, sampled shingles and the encoded word sequence
-    (``shingle.WordSequence``) of one text."""
-    words = read_words(text, hasher)
-    every = distinct(words.sequence.shingles(params.k))
-    return {
-        "n_words": len(words),
-        "norm_sha256": hashlib.sha256(words.normalized).hexdigest() if len(words) and fingerprint else None,
-        "n_shingles": len(every),
-        "sampled": sample(every, params.modulus).tobytes(),
-        "sequence": words.sequence.encode() if len(words) else b"",
-    }
 
 
 def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
@@ -142,8 +124,6 @@ def build_index(
 def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refingerprint: bool = False) -> None:
     """Index rows; on a rebuild also the word counts and normalised-text fingerprints, which a new
     normalisation may change, and the exact-duplicate groups they define."""
-    from auditor.corpus.withdraw import regroup
-
     with store.write("index", {"documents": len(rows), "params": params.as_dict()}):
         store.check_params(params, within_transaction=True)
         for doc_id, d in rows:

@@ -27,6 +27,7 @@ from typing import Any
 from auditor import __version__
 from auditor.controls import ControlsResult, fixtures_digest
 from auditor.engine.audit import AuditResult
+from auditor.engine.universe import universe_digest
 from auditor.errors import DiskFull, ReportError, is_disk_full
 from auditor.store import gzfile
 from auditor.store.db import Store
@@ -215,18 +216,6 @@ def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) 
     if others:
         entry["others"] = c.containers[len(c.best):len(c.best) + OTHERS_SHOWN].tolist()
     return entry
-
-
-def universe_digest(store: Store, ids: list[int]) -> str:
-    """sha256 over ``id<TAB>sha256`` of every covered document, by id."""
-    h = hashlib.sha256()
-    for doc_id, sha in _sha_rows(store, ids):
-        h.update(f"{doc_id}\t{sha}\n".encode())
-    return h.hexdigest()
-
-
-def _sha_rows(store: Store, ids: list[int]) -> list[tuple[int, str]]:
-    return [(int(r[0]), str(r[1])) for r in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})", ids)]
 
 
 # -- sidecar files ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ kills the child when the wall-clock deadline passes. The child caps its own addr
 keeps ``Popen`` safe to call from several threads at once.
 
 Two jobs exist: ``pdf`` (:mod:`auditor.sandbox.pdfworker`: the text of each page) and ``prepare``
-(:mod:`auditor.corpus.ingest`: extract, normalise, shingle and sample one input file, whatever its
+(:mod:`auditor.extract.prepare`: extract, normalise, shingle and sample one input file, whatever its
 format). Starting Python and importing the parsers costs about 0.1-0.3 s, so an idle child is
 kept and reused (one child per concurrent caller; ``Pool.clear()`` stops them). A child is
 never reused after a failure, and retires itself once it has grown large or served many inputs.
@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import ExtractionError
+from auditor.sandbox.lifetime import die_with_parent
 
 #: Exit status of a child that ran out of memory and could not even report it.
 MEMORY_EXIT = 3
@@ -63,32 +64,12 @@ _MAX_IDLE = 8
 _MAX_ANSWER = 2**31  # JSON plus attachments; far above any limit a real answer can reach
 _MEMORY_SIGNS = ("MemoryError", "failed to map segment", "Cannot allocate memory", "can't start new thread")
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # the directory holding auditor/
-_PR_SET_PDEATHSIG = 1
 
 #: job name -> module whose ``handle(request, payload)`` serves it in the child
-JOBS = {"pdf": "auditor.sandbox.pdfworker", "prepare": "auditor.corpus.ingest"}
+JOBS = {"pdf": "auditor.sandbox.pdfworker", "prepare": "auditor.extract.prepare"}
 
 
 # -- dying with the parent ----------------------------------------------------------------------
-
-
-def die_with_parent(expected_parent: int | None = None) -> None:
-    """Ask the kernel to SIGKILL this process when its parent dies (Linux; elsewhere a no-op).
-
-    Also usable as a ``ProcessPoolExecutor`` initializer (``initargs=(os.getpid(),)``). With
-    ``expected_parent``, exit at once if the parent is already gone (the race between fork and
-    this call).
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if expected_parent is not None and os.getppid() != expected_parent:
-        os._exit(1)
 
 
 class _Spawner:

@@ -28,11 +28,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.errors import UsageError
-from auditor.store.db import Store
 from auditor.text import dates as D
+
+if TYPE_CHECKING:  # the store runs this module's backfill in a migration: no import back at run time
+    from auditor.store.db import Store
 
 MAX_FILE = 256 * 2**20
 _SHA = re.compile(r"[0-9a-fA-F]{64}")

@@ -832,3 +832,18 @@ class Store:
     def integrity_check(self) -> str:
         return str(self.scalar("PRAGMA integrity_check"))
 
+
+def regroup(store: Store, doc_ids: Iterable[int]) -> None:
+    """Point each exact-duplicate group touched at its lowest-id document not withdrawn."""
+    norms = sorted({r[0] for d in sorted(set(doc_ids)) for r in store.conn.execute(
+        "SELECT norm_sha256 FROM documents WHERE id = ? AND norm_sha256 IS NOT NULL", (d,))})
+    for norm in norms:
+        members = store.conn.execute(
+            "SELECT id, withdrawn_at, duplicate_of FROM documents WHERE norm_sha256 = ? ORDER BY id", (norm,)
+        ).fetchall()
+        live = [m[0] for m in members if m[1] is None]
+        rep = live[0] if live else members[0][0]
+        for doc_id, _, dup in members:
+            want = None if doc_id == rep else rep
+            if dup != want:
+                store.conn.execute("UPDATE documents SET duplicate_of = ? WHERE id = ?", (want, doc_id))
