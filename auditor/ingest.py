@@ -272,10 +272,10 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
             yield Found(shown, fs, "failed", "unreadable_dir", f"cannot list this directory: {_os_message(e)}")
             continue
         subdirs = []
-        for e in entries:
-            shown_e, fs_e = str(Path(shown) / e.name), os.path.join(fs, e.name)
+        for entry in entries:
+            shown_e, fs_e = str(Path(shown) / entry.name), os.path.join(fs, entry.name)
             try:
-                if e.is_symlink():
+                if entry.is_symlink():
                     target, problem = _follow(shown_e, fs_e, root)
                     if problem is not None:
                         yield problem
@@ -285,12 +285,12 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
                                     "(links to directories could loop or repeat the tree)")
                     else:
                         yield from _file_or_special(shown_e, target)
-                elif e.is_dir(follow_symlinks=False):
+                elif entry.is_dir(follow_symlinks=False):
                     subdirs.append((shown_e, fs_e))
-                elif e.is_file(follow_symlinks=False):
+                elif entry.is_file(follow_symlinks=False):
                     yield Found(shown_e, fs_e)
                 else:
-                    mode = e.stat(follow_symlinks=False).st_mode
+                    mode = entry.stat(follow_symlinks=False).st_mode
                     yield Found(shown_e, fs_e, "skipped", "not_regular",
                                 f"{_kind(mode)}, not a regular file: not read")
             except FileNotFoundError:

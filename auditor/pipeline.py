@@ -296,6 +296,8 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
              str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
         )
+        run_row = cur.lastrowid
+        assert run_row is not None  # sqlite3 sets it after every successful INSERT
         if verified is not None:
             custody.checkpoint(c, verified)
         contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
@@ -313,13 +315,13 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
                 contents.add_document(row)
             c.executemany(
                 "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers,"
-                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(cur.lastrowid, *row) for row in documents])
+                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(run_row, *row) for row in documents])
             c.executemany(
                 "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
                 " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                _finding_rows(cur.lastrowid, audit, contents))
+                _finding_rows(run_row, audit, contents))
         if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
-            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), cur.lastrowid))
+            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
 
 
 ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at once took 400 MB)
