@@ -27,8 +27,9 @@ index records it and refuses to mix versions):
    English stemming and stop words of the near-duplicate measures working. Punctuation whose
    look-alike is punctuation too is left alone (it only separates words either way).
    A small capital is its small letter (``ᴀ`` is ``a``, ``ʀ`` is ``r``): TR39 lists only some
-   of them (``ᴏ``, ``ᴄ``), while a reader reads all of them as the letters; which characters
-   are small capitals, and of what, is read from their Unicode names (``_small_capitals``).
+   of them (U+1D0F and U+1D04, small capitals O and C), while a reader reads all of them as the
+   letters; which characters are small capitals, and of what, is read from their Unicode names
+   (``_small_capitals``).
 4. Unicode hyphens count as ``-``. A hyphen between two letters or digits is removed,
    joining them, whether the next part follows directly (``non-exclusive``) or after a line
    break (``agree-\\n  ment``); so a word broken at a line end and the same word unbroken
