@@ -880,7 +880,7 @@ def exhaustive_pairs(short: Short, docs: list[int], owner: np.ndarray, number: n
     doc_ids = np.array(docs, dtype=np.int64)
     full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(np.uint64) for d in docs])
     position = {d: i for i, d in enumerate(docs)}
-    only_pos = None if only is None else np.flatnonzero(np.isin(doc_ids, sorted(only)))
+    only_pos = np.flatnonzero(np.isin(doc_ids, sorted(only or ())))  # read only when ``only`` is given
     out: list[Pairs] = []
     candidates = 0
     for a in short.ids:
@@ -964,9 +964,9 @@ def batch_candidate_pairs(index: SampledIndex, threshold: float, only: set[int],
     for (a, b), h in found.items():
         by_contained.setdefault(int(index.doc_ids[a]), []).append((int(index.doc_ids[b]), h))
     for a_id in sorted(by_contained):
-        cands = sorted(by_contained[a_id])
-        containers = np.array([c for c, _ in cands], dtype=np.int64)
-        hits = np.array([h for _, h in cands], dtype=np.int64)
+        held_by = sorted(by_contained[a_id])
+        containers = np.array([c for c, _ in held_by], dtype=np.int64)
+        hits = np.array([h for _, h in held_by], dtype=np.int64)
         n = n_sampled[a_id]
         need = needs_exact(hits, n, threshold)
         if not need.all():

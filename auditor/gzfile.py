@@ -109,11 +109,15 @@ def _shown(raw: bytes, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]]:
-    """The header bytes as read, and what in them differs from ``HEADER`` (in words)."""
+NOT_GZIP = "it is not a gzip file"
+
+
+def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]] | None:
+    """The header bytes as read, and what in them differs from ``HEADER`` (in words); None
+    when the file does not start as a gzip file."""
     fixed = f.read(10)
     if len(fixed) < 10 or fixed[:3] != HEADER[:3]:
-        return fixed, ["it is not a gzip file"]
+        return None
     said: list[str] = []
     flags = fixed[3]
     head = bytearray(fixed)
@@ -151,9 +155,10 @@ def byte_problem(path: Path) -> str | None:
     """
     try:
         with open(path, "rb") as f:
-            head, said = _parse_header(f)
-            if said and said[0] == "it is not a gzip file":
-                return said[0]
+            parsed = _parse_header(f)
+            if parsed is None:
+                return NOT_GZIP
+            head, said = parsed
             xfl = head[8]
             level = LEGACY.get(xfl, LEVEL)
             if xfl not in LEGACY and xfl != 0:
