@@ -351,8 +351,12 @@ class _ExportSource:
     """The parts of a Store the audit's driver side reads, served from a Parquet export.
 
     ``conn`` is an in-memory SQLite copy of the few document columns that
-    ``audit.not_auditable`` and ``audit.duplicate_groups`` query, so both run unchanged.
+    ``audit.not_auditable`` and ``audit.duplicate_groups`` query (``COLUMNS``), so both run
+    unchanged: a column left out here would read as empty there, as ``unreadable`` once did
+    (an unreadable document then left the not-auditable list).
     """
+
+    COLUMNS = ("id", "n_words", "duplicate_of", "norm_sha256", "unreadable")
 
     def __init__(self, directory: str | Path) -> None:
         import pyarrow.parquet as pq
@@ -363,15 +367,14 @@ class _ExportSource:
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
         docs = pq.read_table(self.directory / "documents",
-                             columns=["id", "duplicate_of", "norm_sha256", "n_words", "n_shingles",
-                                      "n_sampled", "page_offsets", "path"]).to_pylist()
+                             columns=[*self.COLUMNS, "n_shingles", "n_sampled", "page_offsets", "path"]).to_pylist()
         self._docs = {d["id"]: d for d in docs}
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
-                          " norm_sha256 TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
+                          " norm_sha256 TEXT, unreadable TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
         self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
-        self.conn.executemany("INSERT INTO documents (id, n_words, duplicate_of, norm_sha256) VALUES (?,?,?,?)",
-                              [(d["id"], d["n_words"], d["duplicate_of"], d["norm_sha256"]) for d in docs])
+        self.conn.executemany(f"INSERT INTO documents ({', '.join(self.COLUMNS)}) VALUES (?,?,?,?,?)",
+                              [tuple(d[c] for c in self.COLUMNS) for d in docs])
         self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
                               [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
                                if d["n_sampled"] is not None])
