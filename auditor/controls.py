@@ -37,7 +37,7 @@ from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, un
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
-from auditor.shingle import Params, sample, shingle_hashes
+from auditor.shingle import Params, sample, shingle_hashes, shingle_set
 from auditor.store import Store
 
 EMBEDDED_MIN = 0.95
@@ -356,7 +356,7 @@ def _truly_unrelated(store: Store, a_text: str, drawn: int, pool: list[int]) -> 
     before it is used, so it can only fail when the audit scores it wrong. None (the control is
     not run, and the note says so) when none of the first few is."""
 
-    a = np.unique(shingle_hashes(a_text, store.params))
+    a = shingle_set(a_text, store.params)
     if not len(a):
         return drawn
     for b_id in ([drawn] + [o for o in pool if o != drawn])[:DRAWS]:

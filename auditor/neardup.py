@@ -80,7 +80,7 @@ from auditor.measures.simhash import FEATURE_HASH_NAME, hamming, simhash, to_hex
 from auditor.measures.simhash import near_duplicates as simhash_pairs
 from auditor.normalize import NORMALIZATION_VERSION, words
 from auditor.query import compare
-from auditor.shingle import DEFAULT_PARAMS, HASH_NAME, WordHasher, combine
+from auditor.shingle import DEFAULT_PARAMS, HASH_NAME, WordHasher, distinct, shingle_words
 from auditor.store import Store, now
 
 METHODS = ("exact", "jaccard", "minhash", "simhash", "s3")
@@ -200,9 +200,10 @@ class DocWords:
     cacheable: bool = True  # False for a fallback: a later run may find the source
 
     def shingles(self, n: int) -> np.ndarray:
-        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.shingle`` hashing)."""
-        seq = combine(_HASHER([w.encode("utf-8", "surrogatepass") for w in self.words]), n)
-        return np.unique(seq)
+        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.shingle`` hashing).
+        Words, not a text: this module's own reading (``preprocess_words``: lower case, stop
+        words, stems), so ``shingle_words`` rather than ``text_shingles``."""
+        return distinct(shingle_words([w.encode("utf-8", "surrogatepass") for w in self.words], n, _HASHER))
 
 
 def _read_verified(path: str, sha256: str, size: int) -> bytes | None:

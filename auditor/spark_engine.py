@@ -56,9 +56,8 @@ from auditor.audit import (
     universe,
 )
 from auditor.errors import UsageError
-from auditor.normalize import words_bytes
 from auditor.score import Estimate, min_hits, needs_exact, prefix_length
-from auditor.shingle import Params, WordHasher, combine, sample
+from auditor.shingle import Params, WordHasher, distinct, sample, text_shingles
 from auditor.store import Store, select_in
 
 if TYPE_CHECKING:
@@ -110,25 +109,25 @@ def _shingle_batches(params: dict[str, int], keep_all: bool, batches: Iterator[p
                      ) -> Iterator[pa.RecordBatch]:
     """``(doc_id, text)`` -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
 
-    The very code of ``index.prepare_text`` and ``ShingleCache``: ``words_bytes``, xxh3 per word
-    with the index seed, ``combine``, ``np.unique``, 1-in-modulus sampling.
+    The SQLite engine's shingling (``shingle.text_shingles``: ``words_bytes``, xxh3 per word
+    with the index seed, ``combine``), its sorted distinct set and 1-in-modulus sampling.
     """
     import pyarrow as pa
 
-    k, modulus, seed = params["k"], params["modulus"], params["seed"]
-    hasher = _HASHERS.setdefault(seed, WordHasher(seed))
+    shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
+    hasher = _HASHERS.setdefault(shape.seed, WordHasher(shape.seed))
     for batch in batches:
         ids = batch.column("doc_id").to_pylist()
         texts = batch.column("text").to_pylist()
         n_words, n_shingles, sampled, every = [], [], [], []
         for text in texts:
-            wb = words_bytes(text)
-            distinct = np.unique(combine(hasher(wb), k))
-            n_words.append(len(wb))
-            n_shingles.append(len(distinct))
-            sampled.append(sample(distinct, modulus).view(np.int64))
+            words, seq = text_shingles(text, shape, hasher)
+            unique = distinct(seq)
+            n_words.append(words)
+            n_shingles.append(len(unique))
+            sampled.append(sample(unique, shape.modulus).view(np.int64))
             if keep_all:
-                every.append(distinct.view(np.int64))
+                every.append(unique.view(np.int64))
         cols = {"doc_id": pa.array(ids, pa.int64()), "n_words": pa.array(n_words, pa.int64()),
                 "n_shingles": pa.array(n_shingles, pa.int64()), "sampled": _lists(sampled)}
         if keep_all:
