@@ -938,26 +938,20 @@ def _write_parquet(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, A
     import pyarrow.parquet as pq
 
     schema = _parquet_schema(pa)
-    tmp = path.with_name(f".{path.name}.tmp")
     h, n = hashlib.sha256(), 0
-    try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as w:
-            batch: list[dict[str, Any]] = []
-            held = 0
-            for rec in records:
-                batch.append(rec)
-                h.update(_record_line(rec))
-                n += 1
-                held += len(rec["text"])
-                if held >= ROW_GROUP_CHARS:
-                    w.write_table(pa.Table.from_pylist(batch, schema=schema))
-                    batch, held = [], 0
-            if batch or not n:
+    with gzfile.replacing(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as w:
+        batch: list[dict[str, Any]] = []
+        held = 0
+        for rec in records:
+            batch.append(rec)
+            h.update(_record_line(rec))
+            n += 1
+            held += len(rec["text"])
+            if held >= ROW_GROUP_CHARS:
                 w.write_table(pa.Table.from_pylist(batch, schema=schema))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+                batch, held = [], 0
+        if batch or not n:
+            w.write_table(pa.Table.from_pylist(batch, schema=schema))
     return {"sha256": h.hexdigest(), "lines": n}
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor import gzfile
 from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
@@ -199,10 +200,9 @@ def _remember(key: str, results: list[ControlResult]) -> None:
         return  # failed controls are run again every time, never served from a cache
     try:
         (where / "controls").mkdir(parents=True, exist_ok=True)
-        tmp = where / "controls" / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
-                       encoding="utf-8")
-        os.replace(tmp, where / "controls" / f"{key}.json")
+        gzfile.write_text(where / "controls" / f"{key}.json",
+                          json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
+                          shared=True)  # other runs may write the same entry at once
     except OSError:
         pass
 
