@@ -33,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from auditor import gzfile
 from auditor.audit import AuditResult, SampledIndex, ShingleCache, run_audit, universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.ingest import ingest
 from auditor.score import Estimate
-from auditor.shingle import Params, sample, shingle_hashes
+from auditor.shingle import Params, sample, shingle_hashes, shingle_set
 from auditor.store import Store
 
 EMBEDDED_MIN = 0.95
@@ -199,10 +200,9 @@ def _remember(key: str, results: list[ControlResult]) -> None:
         return  # failed controls are run again every time, never served from a cache
     try:
         (where / "controls").mkdir(parents=True, exist_ok=True)
-        tmp = where / "controls" / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
-                       encoding="utf-8")
-        os.replace(tmp, where / "controls" / f"{key}.json")
+        gzfile.write_text(where / "controls" / f"{key}.json",
+                          json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
+                          shared=True)  # other runs may write the same entry at once
     except OSError:
         pass
 
@@ -364,7 +364,7 @@ def _truly_unrelated(store: Store, a_text: str, drawn: int, pool: list[int]) -> 
     before it is used, so it can only fail when the audit scores it wrong. None (the control is
     not run, and the note says so) when none of the first few is."""
 
-    a = np.unique(shingle_hashes(a_text, store.params))
+    a = shingle_set(a_text, store.params)
     if not len(a):
         return drawn
     for b_id in ([drawn] + [o for o in pool if o != drawn])[:DRAWS]:

@@ -46,9 +46,9 @@ from typing import Any
 import numpy as np
 
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
-from auditor.normalize import word_offsets, words_bytes
+from auditor.normalize import word_offsets
 from auditor.score import Z95, wilson
-from auditor.shingle import WordHasher, combine, distinct
+from auditor.shingle import distinct, text_shingles
 from auditor.store import Store
 
 FLOOR_SHARE, FLOOR_SHINGLES = 0.01, 25
@@ -290,9 +290,8 @@ def document_query(store: Store, doc_id: int, cache: ShingleCache, within: Seque
 
 def text_query(store: Store, text: str, page_offsets: list[int] | None = None) -> Query:
     params = store.params
-    wb = words_bytes(text)
-    seq = combine(WordHasher(params.seed)(wb), params.k)
-    return Query(seq, distinct(seq), text, len(wb), page_offsets=page_offsets)
+    n_words, seq = text_shingles(text, params)
+    return Query(seq, distinct(seq), text, n_words, page_offsets=page_offsets)
 
 
 def gather_document(store: Store, doc_id: int, *, threshold: float = 0.8, index: SampledIndex | None = None,

@@ -1,5 +1,7 @@
 """The one gzip writer of every compressed file the auditor writes (report sidecars, assembled
-corpora), and the byte-for-byte check ``verify`` runs on them.
+corpora), the byte-for-byte check ``verify`` runs on them, and the one atomic writer
+(``replacing``) through which every file the auditor writes whole reaches its name: these
+files, reports, Parquet corpora, gate baselines, the controls cache.
 
 The same content always gives the same bytes: a fixed 10-byte header (no file name, comment,
 extra field or header CRC; mtime 0; XFL 0; OS 255, "unknown"), one raw-deflate stream at
@@ -21,6 +23,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -63,34 +66,49 @@ def compress(data: bytes, level: int = LEVEL) -> bytes:
             + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF))
 
 
-def write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
-    """Write ``lines`` to ``path`` (gzipped when ``compress``) beside it and rename it into place,
-    so a reader (or a full disk) never sees half a file. Returns the content's sha256 and line
-    count, which is what reports and manifests record."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    h, n = hashlib.sha256(), 0
+@contextmanager
+def replacing(path: Path, *, shared: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``path`` (``.name.tmp``) for the block to write; renamed onto
+    ``path`` when the block ends, removed when it raises: a reader (or a full disk) never sees
+    half a file. ``shared``: several processes may write ``path`` at once (a cache), so the
+    temporary name carries the process id and the last rename wins."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp" if shared else f".{path.name}.tmp")
     try:
-        with open(tmp, "wb") as raw:
-            sink: Any = Writer(raw) if compress else raw
-            buffered: list[bytes] = []
-            held = 0
-            for line in lines:
-                buffered.append(line)
-                held += len(line)
-                h.update(line)
-                n += 1
-                if held >= WRITE_AT_ONCE:
-                    sink.write(b"".join(buffered))
-                    buffered, held = [], 0
-            sink.write(b"".join(buffered))
-            if compress:
-                sink.close()
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_text(path: Path, text: str, *, shared: bool = False) -> None:
+    """``text`` as UTF-8 at ``path``, whole or not at all (``replacing``)."""
+    with replacing(path, shared=shared) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
+    """Write ``lines`` to ``path`` (gzipped when ``compress``) beside it and rename it into place
+    (``replacing``). Returns the content's sha256 and line count, which is what reports and
+    manifests record."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    h, n = hashlib.sha256(), 0
+    with replacing(path) as tmp, open(tmp, "wb") as raw:
+        sink: Any = Writer(raw) if compress else raw
+        buffered: list[bytes] = []
+        held = 0
+        for line in lines:
+            buffered.append(line)
+            held += len(line)
+            h.update(line)
+            n += 1
+            if held >= WRITE_AT_ONCE:
+                sink.write(b"".join(buffered))
+                buffered, held = [], 0
+        sink.write(b"".join(buffered))
+        if compress:
+            sink.close()
     return {"sha256": h.hexdigest(), "lines": n}
 
 

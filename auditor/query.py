@@ -13,9 +13,8 @@ import numpy as np
 from auditor.audit import SHORT_SHINGLES, SampledIndex, ShingleCache, Span, locate, member, one_pass
 from auditor.extract.common import Limits
 from auditor.ingest import prepare_file
-from auditor.normalize import words_bytes
 from auditor.score import Estimate, containment, jaccard, min_hits
-from auditor.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.shingle import Params, distinct, sample, text_shingles
 from auditor.store import Store
 
 
@@ -46,12 +45,10 @@ def query_text(store: Store, text: str, threshold: float = 0.8, *, index: Sample
     questions; ``exclude``: documents not to answer with (the text's own document).
     """
     params = store.params
-    wb = words_bytes(text)
-    seq = combine(WordHasher(params.seed)(wb), params.k)
+    n_words, seq = text_shingles(text, params)
     all_q = distinct(seq)
     sampled = sample(all_q, params.modulus)
     n = len(sampled)
-    n_words = len(wb)
     if len(all_q) == 0:
         return QueryResult(n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
     if len(all_q) <= SHORT_SHINGLES:

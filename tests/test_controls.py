@@ -707,6 +707,7 @@ def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
                         r"b\.txt \(empty: [^;]+\)", str(e.value)), str(e.value)
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path):
     """A CI container with LANG=C and UTF-8 mode off writes text files as ASCII by default: the
     control files (curly quotes, accents) are written as UTF-8 all the same."""
@@ -747,6 +748,7 @@ def test_run_controls_defaults_to_threshold_0_8_and_seed_0(store, corpus_dir):
     assert {c.expected for c in default.results if c.kind == "reformatted" and c.source == "corpus"} == {0.8}
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_run_controls_draws_with_its_seed_from_the_documents_audited(store, corpus_dir):
     ingest(store, [corpus_dir], workers=1)
     every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
@@ -796,6 +798,7 @@ def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path)
         assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, corpus_dir, tmp_path, monkeypatch):
     """A second audit reads the fixture controls' result recorded by the first (same code,
     parameters, threshold and fixtures): the same report digest, the run block says so, and

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from auditor import gzfile
 from auditor.errors import UsageError
 from auditor.gate.findings import INPUT_KINDS, KIND_OF, RULE_IDS, Finding
 from auditor.store import Store
@@ -105,9 +106,7 @@ def write_baseline(path: Path, entries: list[dict[str, Any]]) -> bool:
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    gzfile.write_text(path, text)
     return True
 
 
