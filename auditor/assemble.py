@@ -40,6 +40,7 @@ come from :mod:`auditor.store.dating`; every plan line shows them.
 from __future__ import annotations
 
 import filecmp
+import graphlib
 import hashlib
 import heapq
 import json
@@ -57,6 +58,7 @@ from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report.build import canonical, pretty, write_text_atomic
 from auditor.store import custody, dating, gzfile
 from auditor.store.db import Store
+from auditor.text.components import components
 from auditor.text.dates import KINDS, Dated, newest_key
 from auditor.text.shingle import distinct
 
@@ -198,62 +200,32 @@ class Decision:
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected component (its smallest position) of each of ``n`` positions, edges a-b."""
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for x, y in zip(a.tolist(), b.tolist(), strict=True):
-        rx, ry = find(x), find(y)
-        if rx != ry:
-            parent[max(rx, ry)] = min(rx, ry)
-    return np.array([find(x) for x in range(n)], dtype=np.int64)
+    k, label = components(n, a, b)
+    smallest = np.full(k, n, np.int64)
+    np.minimum.at(smallest, label, np.arange(n, dtype=np.int64))
+    return smallest[label]
 
 
 def _sccs(nodes: Sequence[int], succ: Mapping[int, Sequence[int]]) -> list[list[int]]:
-    """Strongly connected components (Tarjan, iterative), each emitted after every component it
-    reaches: with edges from contained to container, containers come first."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on: set[int] = set()
-    out: list[list[int]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on.add(root)
-        work = [(root, iter(succ.get(root, ())))]
-        while work:
-            v, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(succ.get(w, ()))))
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    u = work[-1][0]
-                    low[u] = min(low[u], low[v])
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == v:
-                            break
-                    out.append(sorted(comp))
-    return out
+    """Strongly connected components (scipy's, ``auditor.text.components``), each sorted and listed
+    after every component it reaches (``graphlib`` orders the components): with edges from
+    contained to container, containers come first. Among components that do not reach one
+    another the order is graphlib's; ``resolve`` decides each from what it reaches, so any
+    such order gives the same decisions."""
+    nodes = sorted(nodes)
+    at = {v: i for i, v in enumerate(nodes)}
+    edges = [(at[v], at[w]) for v in nodes for w in succ.get(v, ())]
+    src = np.array([e[0] for e in edges], np.int64)
+    dst = np.array([e[1] for e in edges], np.int64)
+    k, label = components(len(nodes), src, dst, strong=True)
+    members: list[list[int]] = [[] for _ in range(k)]
+    for v, c in zip(nodes, label.tolist(), strict=True):
+        members[c].append(v)
+    reaches: dict[int, set[int]] = {c: set() for c in range(k)}
+    for c, d in zip(label[src].tolist(), label[dst].tolist(), strict=True):
+        if c != d:
+            reaches[c].add(d)
+    return [members[c] for c in graphlib.TopologicalSorter(reaches).static_order()]
 
 
 def resolve(
@@ -967,26 +939,20 @@ def _write_parquet(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, A
     import pyarrow.parquet as pq
 
     schema = _parquet_schema(pa)
-    tmp = path.with_name(f".{path.name}.tmp")
     h, n = hashlib.sha256(), 0
-    try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as w:
-            batch: list[dict[str, Any]] = []
-            held = 0
-            for rec in records:
-                batch.append(rec)
-                h.update(_record_line(rec))
-                n += 1
-                held += len(rec["text"])
-                if held >= ROW_GROUP_CHARS:
-                    w.write_table(pa.Table.from_pylist(batch, schema=schema))
-                    batch, held = [], 0
-            if batch or not n:
+    with gzfile.replacing(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as w:
+        batch: list[dict[str, Any]] = []
+        held = 0
+        for rec in records:
+            batch.append(rec)
+            h.update(_record_line(rec))
+            n += 1
+            held += len(rec["text"])
+            if held >= ROW_GROUP_CHARS:
                 w.write_table(pa.Table.from_pylist(batch, schema=schema))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+                batch, held = [], 0
+        if batch or not n:
+            w.write_table(pa.Table.from_pylist(batch, schema=schema))
     return {"sha256": h.hexdigest(), "lines": n}
 
 

@@ -12,6 +12,10 @@ or :func:`text`, which keep it from being read as markup.
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # rich is imported when a Text is made, not with this module
+    from rich.text import Text
 
 __all__ = ["clean", "json_safe", "markup", "text"]
 
@@ -52,7 +56,7 @@ def markup(s: object, *, keep_newlines: bool = False) -> str:
     return escape(clean(s, keep_newlines=keep_newlines))
 
 
-def text(s: object, style: str = "") -> object:
+def text(s: object, style: str = "") -> Text:
     """Data as a rich ``Text`` (never parsed as markup), for table cells and prints."""
     from rich.text import Text
 

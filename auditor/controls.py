@@ -38,10 +38,11 @@ from auditor.engine.audit import AuditResult, run_audit
 from auditor.engine.universe import universe
 from auditor.errors import ControlsFailed, UsageError
 from auditor.index.sampled import SampledIndex, ShingleCache
+from auditor.store import gzfile
 from auditor.store.db import Store
 from auditor.text.reformat import reformat
 from auditor.text.score import Estimate
-from auditor.text.shingle import Params, sample, shingle_hashes
+from auditor.text.shingle import Params, sample, shingle_hashes, shingle_set
 
 EMBEDDED_MIN = 0.95
 UNRELATED_MAX = 0.10
@@ -202,10 +203,9 @@ def _remember(key: str, results: list[ControlResult]) -> None:
         return  # failed controls are run again every time, never served from a cache
     try:
         (where / "controls").mkdir(parents=True, exist_ok=True)
-        tmp = where / "controls" / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
-                       encoding="utf-8")
-        os.replace(tmp, where / "controls" / f"{key}.json")
+        gzfile.write_text(where / "controls" / f"{key}.json",
+                          json.dumps({"key": key, "results": [r.as_dict() for r in results]}, sort_keys=True),
+                          shared=True)  # other runs may write the same entry at once
     except OSError:
         pass
 
@@ -255,9 +255,18 @@ def _paragraph_cut(text: str, at: float) -> int:
 GATE_EXTRA = 64
 
 
+@dataclass(frozen=True)
+class CorpusControls:
+    """What :func:`corpus_controls` draws from the corpus."""
+
+    files: list[tuple[str, str]]  # to write into the scratch store, as (name, text)
+    controls: list[dict[str, Any]]  # the controls over them, as the manifest writes them
+    note: str = ""  # why fewer controls, or none, were drawn (reported beside the results)
+    failure: str | None = None  # why the corpus fails the controls before any is drawn
+
+
 def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
-                    draw_from: list[int] | None = None,
-                    ) -> tuple[list[tuple[str, str]], list[dict[str, Any]], str]:
+                    draw_from: list[int] | None = None) -> CorpusControls:
     """Files to write and the controls over them, from the corpus's own documents (those the
     audit covers: ``documents``, else every stored one).
 
@@ -265,12 +274,11 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
     those, with up to ``GATE_EXTRA`` covered documents chosen by the seed beside them, so their
     cost is the batch's, not the corpus's; the same arguments draw the same controls.
 
-    Returns (files as (name, text), controls, note). Documents of 300 words or more are drawn;
-    a corpus of notices and clauses, which has fewer than two, draws from those of 40 words or
-    more (the exhaustive path for short documents is then what the controls exercise). A corpus
-    with fewer than two such documents yields none, with the reason in ``note``. A document whose
-    stored text is long but normalises to almost no words fails (a normaliser that destroys text
-    must not pass by default).
+    Documents of 300 words or more are drawn; a corpus of notices and clauses, which has fewer
+    than two, draws from those of 40 words or more (the exhaustive path for short documents is
+    then what the controls exercise). A corpus with fewer than two such documents yields none,
+    with the reason in ``note``. A document whose stored text is long but normalises to almost
+    no words is a ``failure`` (a normaliser that destroys text must not pass by default).
     """
     covered = universe(store, documents)
     pool = covered.representatives
@@ -284,13 +292,13 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
                             " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", pool)
     lost = [r[0] for r in every if r[3] >= 2000 and r[1] * 60 < r[3]]
     if lost:
-        return [], [], (f"FAIL: {len(lost)} document(s) of 2,000+ characters normalise to almost no words "
-                        f"(doc {lost[0]} first)")
+        return CorpusControls([], [], failure=f"{len(lost)} document(s) of 2,000+ characters normalise to "
+                                               f"almost no words (doc {lost[0]} first)")
     rows = [r for r in every if r[1] >= 300]
     if len(rows) < 2:
         rows = [r for r in every if r[1] >= 40]
     if len(rows) < 2:
-        return [], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2"
+        return CorpusControls([], [], f"corpus has {len(rows)} document(s) of 40+ words; corpus-drawn controls need 2")
     rng = random.Random(f"controls/{seed}")
     # the contained document comes from where the audit looks, when it holds one to draw
     first = [r for r in rows if r[0] in looked_at] if draw_from is not None else []
@@ -342,11 +350,11 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
          "container": "corpus-a-reformatted.txt", "note": f"{label} re-laid-out (seed {seed})"},
     ]
     if b_id is None:
-        return files, controls, "no corpus document is unrelated to another; corpus-unrelated not run"
+        return CorpusControls(files, controls, "no corpus document is unrelated to another; corpus-unrelated not run")
     files.append(("corpus-b.txt", store.text(b_id)))
     controls.append({"name": "corpus-unrelated", "kind": "unrelated", "contained": "corpus-a.txt",
                      "container": "corpus-b.txt", "note": f"{label} against doc {b_id}"})
-    return files, controls, ""
+    return CorpusControls(files, controls)
 
 
 def _truly_unrelated(store: Store, a_text: str, drawn: int, pool: list[int]) -> int | None:
@@ -357,7 +365,7 @@ def _truly_unrelated(store: Store, a_text: str, drawn: int, pool: list[int]) -> 
     before it is used, so it can only fail when the audit scores it wrong. None (the control is
     not run, and the note says so) when none of the first few is."""
 
-    a = np.unique(shingle_hashes(a_text, store.params))
+    a = shingle_set(a_text, store.params)
     if not len(a):
         return drawn
     for b_id in ([drawn] + [o for o in pool if o != drawn])[:DRAWS]:
@@ -472,13 +480,14 @@ def run_controls(
     results += fixtures
     note = ""
     if corpus:
-        files, controls, note = corpus_controls(store, seed, documents, draw_from)
-        if controls:
-            results += _run_in_scratch(params, list(files), controls, "corpus", threshold, audit)
-        elif note.startswith("FAIL"):
+        drawn = corpus_controls(store, seed, documents, draw_from)
+        note = drawn.note
+        if drawn.controls:
+            results += _run_in_scratch(params, list(drawn.files), drawn.controls, "corpus", threshold, audit)
+        elif drawn.failure is not None:
             results.append(ControlResult(
                 name="corpus-embedded", kind="embedded", source="corpus", contained="-",
                 container="-", operator=">=", expected=EMBEDDED_MIN, score=0.0, estimate=0.0, hits=0,
-                sampled=0, found=False, passed=False, note=note[6:],
+                sampled=0, found=False, passed=False, note=drawn.failure,
             ))
-    return ControlsResult(results, seed, str(directory), "" if note.startswith("FAIL") else note, cached)
+    return ControlsResult(results, seed, str(directory), note, cached)

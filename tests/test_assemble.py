@@ -967,3 +967,36 @@ def test_min_novel_drops_one_of_two_documents_that_hold_each_others_text(stitche
         assert verify(tmp_path / "min", store).ok
     with pytest.raises(UsageError, match="min_novel"):
         Policy(min_novel=1.5)
+
+
+def test_families_and_their_order_are_the_graphs_components_by_brute_force():
+    """``_components`` and ``_sccs`` (scipy through auditor.text.components) against reachability
+    computed by hand: the same groups, and each strong component after every one it reaches."""
+    import numpy as np
+
+    from auditor.assemble import _components, _sccs
+
+    r = random.Random(29)
+    for _ in range(300):
+        n = r.randint(0, 12)
+        edges = [(r.randrange(n), r.randrange(n)) for _ in range(r.randint(0, 2 * n))] if n else []
+        reach = [{v} for v in range(n)]
+        for _ in range(n):  # transitive closure, directed
+            for a, b in edges:
+                reach[a] |= reach[b]
+        undirected = [{v} for v in range(n)]
+        for _ in range(n):
+            for a, b in edges:
+                undirected[a] |= undirected[b]
+                undirected[b] |= undirected[a]
+        a = np.array([e[0] for e in edges], np.int64)
+        b = np.array([e[1] for e in edges], np.int64)
+        assert _components(n, a, b).tolist() == [min(undirected[v]) for v in range(n)]
+        succ: dict[int, list[int]] = {}
+        for x, y in edges:
+            succ.setdefault(x, []).append(y)
+        blocks = _sccs(range(n), succ)
+        mutual = {tuple(sorted(w for w in reach[v] if v in reach[w])) for v in range(n)}
+        assert sorted(map(tuple, blocks)) == sorted(mutual)
+        at = {v: i for i, block in enumerate(blocks) for v in block}
+        assert all(at[y] <= at[x] for x, y in edges)

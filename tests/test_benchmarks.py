@@ -281,6 +281,7 @@ def test_boilerplate_accuracy_check_end_to_end(tmp_path: Path) -> None:
     assert old["false_by_source"].get("cluster", 0) >= 1 and old["false_by_source"].get("finding", 0) == 0
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_measure_timeout_kills_the_process_tree(tmp_path: Path) -> None:
     import os
     import time

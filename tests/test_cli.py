@@ -157,6 +157,7 @@ def test_every_command_is_documented_in_the_readme():
         assert command.help, name
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_python_m_auditor_and_the_demo_run_as_a_new_user_would(tmp_path):
     """The README's first command, minus the install: a real subprocess in a fresh directory."""
     env = {**os.environ, "NO_COLOR": "1"}

@@ -330,11 +330,12 @@ def test_long_text_with_almost_no_words_fails_from_2000_characters(store, tmp_pa
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
     chars = dict(store.conn.execute("SELECT id, n_chars FROM documents"))
     assert (chars[ids["a.txt"]], chars[ids["b.txt"]]) == (2000, 1999)
-    files, controls, note = corpus_controls(store, 0)
-    assert (files, controls) == ([], [])
-    assert note.startswith("FAIL: 1 document(s)") and f"(doc {ids['a.txt']} first)" in note
-    files, controls, note = corpus_controls(store, 0, documents=[ids["b.txt"]])
-    assert (files, controls) == ([], []) and not note.startswith("FAIL") and "need 2" in note
+    drawn = corpus_controls(store, 0)
+    assert (drawn.files, drawn.controls, drawn.note) == ([], [], "")
+    assert drawn.failure is not None and drawn.failure.startswith("1 document(s) of 2,000+ characters")
+    assert f"(doc {ids['a.txt']} first)" in drawn.failure
+    drawn = corpus_controls(store, 0, documents=[ids["b.txt"]])
+    assert (drawn.files, drawn.controls, drawn.failure) == ([], [], None) and "need 2" in drawn.note
 
 
 def test_corpus_controls_draw_only_from_the_documents_audited(store, corpus_dir):
@@ -342,9 +343,11 @@ def test_corpus_controls_draw_only_from_the_documents_audited(store, corpus_dir)
 
     ingest(store, [corpus_dir], workers=1)
     every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
-    files, controls, note = corpus_controls(store, 0)
+    drawn = corpus_controls(store, 0)
+    files, controls, note = drawn.files, drawn.controls, drawn.note
     assert controls and note == ""
-    files, controls, note = corpus_controls(store, 0, documents=every[:1])
+    drawn = corpus_controls(store, 0, documents=every[:1])
+    files, controls, note = drawn.files, drawn.controls, drawn.note
     assert (files, controls) == ([], []) and note.startswith("corpus has 1 document(s)")
 
 
@@ -368,7 +371,7 @@ def test_the_contained_control_is_drawn_from_the_smaller_half(store, tmp_path):
     ids = _ingest_sized(store, tmp_path, [900, 850, 320, 330])
     drawn = set()
     for seed in range(8):
-        _, controls, _ = corpus_controls(store, seed)
+        controls = corpus_controls(store, seed).controls
         drawn.add(int(controls[0]["note"].split()[1]))
     assert drawn == set(ids[2:])  # either of the two, never a longer one
 
@@ -379,7 +382,8 @@ def test_two_long_documents_are_enough_to_draw_from(store, tmp_path):
     from auditor.controls import corpus_controls
 
     ids = _ingest_sized(store, tmp_path, [300, 300, 60, 70, 80])  # exactly 300 words count
-    _, controls, note = corpus_controls(store, 0)
+    drawn = corpus_controls(store, 0)
+    controls, note = drawn.controls, drawn.note
     assert [c["name"] for c in controls] == ["corpus-embedded", "corpus-reformatted", "corpus-unrelated"]
     assert controls[0]["note"].startswith(f"doc {ids[0]} inserted into doc {ids[1]} ")
     assert controls[2]["note"] == f"doc {ids[0]} against doc {ids[1]}" and note == ""
@@ -390,7 +394,7 @@ def test_forty_words_are_enough_when_nothing_is_longer(store, tmp_path):
 
     ids = _ingest_sized(store, tmp_path, [40, 40, 39])
     assert [store.scalar("SELECT n_words FROM documents WHERE id = ?", (i,)) for i in ids] == [40, 40, 39]
-    _, controls, _ = corpus_controls(store, 0)
+    controls = corpus_controls(store, 0).controls
     assert controls and controls[0]["note"].startswith(f"doc {ids[0]} inserted into doc {ids[1]} ")
 
 
@@ -406,10 +410,9 @@ def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
     ingest(store, [d], workers=1)
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
     assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {ids["a.txt"]: 2400, ids["b.txt"]: 2401}
-    _, _, note = corpus_controls(store, 0)
-    assert note.startswith("FAIL: 1 document(s)") and f"(doc {ids['b.txt']} first)" in note
-    _, _, note = corpus_controls(store, 0, documents=[ids["a.txt"]])
-    assert not note.startswith("FAIL")
+    failure = corpus_controls(store, 0).failure
+    assert failure is not None and failure.startswith("1 document(s)") and f"(doc {ids['b.txt']} first)" in failure
+    assert corpus_controls(store, 0, documents=[ids["a.txt"]]).failure is None
 
 
 def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated(store, tmp_path):
@@ -429,7 +432,7 @@ def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
     holder, seen = ids["b.txt"], 0
     for seed in range(12):
-        _, controls, _ = corpus_controls(store, seed)
+        controls = corpus_controls(store, seed).controls
         if controls[0]["note"].startswith(f"doc {ids['a.txt']} "):
             seen += 1
             assert f"into doc {holder} " not in controls[0]["note"]
@@ -505,7 +508,8 @@ def test_unrelated_means_an_estimate_of_at_most_half_the_unrelated_bound(store, 
     assert _shared_samples(store, ids["a.txt"], ids["c.txt"]) == (2, 20)
     containers = set()
     for seed in range(10):
-        _, controls, note = corpus_controls(store, seed)
+        drawn = corpus_controls(store, seed)
+        controls, note = drawn.controls, drawn.note
         a_id, c_id, b_id = _drawn(controls)
         assert (a_id, b_id, note) == (ids["a.txt"], ids["b.txt"], "")
         containers.add(c_id)
@@ -526,7 +530,7 @@ def test_a_container_shares_less_than_half_of_the_drawn_documents_samples(store,
     })
     assert _shared_samples(store, ids["a.txt"], ids["half.txt"]) == (10, 20)
     for seed in range(10):
-        _, controls, _ = corpus_controls(store, seed)
+        controls = corpus_controls(store, seed).controls
         assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
 
 
@@ -540,7 +544,8 @@ def test_the_drawn_document_is_never_its_own_container(store, tmp_path):
         "a.txt": a, "b.txt": prose(832, 600) + "\n\n" + a, "c.txt": prose(833, 700) + "\n\n" + a})
     containers = set()
     for seed in range(12):
-        _, controls, note = corpus_controls(store, seed)
+        drawn = corpus_controls(store, seed)
+        controls, note = drawn.controls, drawn.note
         a_id, c_id, b_id = _drawn(controls)
         assert a_id == ids["a.txt"] and b_id is None and "corpus-unrelated not run" in note
         containers.add(c_id)
@@ -550,14 +555,14 @@ def test_the_drawn_document_is_never_its_own_container(store, tmp_path):
 def test_the_unrelated_document_is_not_the_container(store, tmp_path):
     ids = _ingest_sized(store, tmp_path, [320, 900, 950, 1000])
     for seed in range(8):
-        _, controls, _ = corpus_controls(store, seed)
+        controls = corpus_controls(store, seed).controls
         a_id, c_id, b_id = _drawn(controls)
         assert len({a_id, c_id, b_id}) == 3 and a_id in ids[:2]
 
 
 def test_only_the_shorter_of_two_documents_is_drawn(store, tmp_path):
     ids = _ingest_sized(store, tmp_path, [400, 320])
-    assert {_drawn(corpus_controls(store, seed)[1]) for seed in range(8)} == {(ids[1], ids[0], ids[0])}
+    assert {_drawn(corpus_controls(store, seed).controls) for seed in range(8)} == {(ids[1], ids[0], ids[0])}
 
 
 def test_the_draw_goes_on_past_a_document_everything_holds(store, tmp_path):
@@ -574,7 +579,8 @@ def test_the_draw_goes_on_past_a_document_everything_holds(store, tmp_path):
         shared, n = _shared_samples(store, ids["a2.txt"], ids[other])
         assert shared <= 0.05 * n
     for seed in range(8):
-        _, controls, note = corpus_controls(store, seed)
+        drawn = corpus_controls(store, seed)
+        controls, note = drawn.controls, drawn.note
         assert note == "" and _drawn(controls)[0] == ids["a2.txt"]
 
 
@@ -592,12 +598,13 @@ def test_a_corpus_of_variants_stops_drawing_after_draws_documents(store, tmp_pat
     hits_of = SampledIndex.hits_of
     monkeypatch.setattr(SampledIndex, "hits_of", lambda self, h: calls.append(1) or hits_of(self, h))
     monkeypatch.setattr(controls_module, "DRAWS", 2)
-    _, controls, note = corpus_controls(store, 0)
+    drawn = corpus_controls(store, 0)
+    controls, note = drawn.controls, drawn.note
     assert len(calls) == 2 and len(controls) == 2
     assert note == "no corpus document is unrelated to another; corpus-unrelated not run"
     calls.clear()
     monkeypatch.setattr(controls_module, "DRAWS", 25)
-    _, controls, _ = corpus_controls(store, 0)
+    controls = corpus_controls(store, 0).controls
     assert len(calls) == 3 and len(controls) == 2  # the smaller half: all 3 tried
 
 
@@ -613,8 +620,9 @@ def test_the_embedded_control_is_the_container_with_the_drawn_document_inserted_
         "b.txt": prose(872, 900), "c.txt": prose(873, 1000)})
     cuts = set()
     for seed in range(8):
-        files, controls, _ = corpus_controls(store, seed)
-        assert files == corpus_controls(store, seed)[0]
+        drawn = corpus_controls(store, seed)
+        files, controls = drawn.files, drawn.controls
+        assert files == corpus_controls(store, seed).files
         f = dict(files)
         a_id, c_id, _ = _drawn(controls)
         a_text, c_text = store.text(a_id), store.text(c_id)
@@ -701,6 +709,7 @@ def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
                         r"b\.txt \(empty: [^;]+\)", str(e.value)), str(e.value)
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path):
     """A CI container with LANG=C and UTF-8 mode off writes text files as ASCII by default: the
     control files (curly quotes, accents) are written as UTF-8 all the same."""
@@ -741,12 +750,13 @@ def test_run_controls_defaults_to_threshold_0_8_and_seed_0(store, corpus_dir):
     assert {c.expected for c in default.results if c.kind == "reformatted" and c.source == "corpus"} == {0.8}
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_run_controls_draws_with_its_seed_from_the_documents_audited(store, corpus_dir):
     ingest(store, [corpus_dir], workers=1)
     every = [r[0] for r in store.conn.execute("SELECT id FROM documents ORDER BY id")]
     for seed in (0, 3):
         r = run_controls(store, 0.8, seed=seed)
-        drawn = [c["note"] for c in corpus_controls(store, seed)[1]]
+        drawn = [c["note"] for c in corpus_controls(store, seed).controls]
         assert [c.note for c in r.results if c.source == "corpus"] == drawn and f"(seed {seed})" in drawn[1]
     one = run_controls(store, 0.8, documents=every[:1])
     assert one.note.startswith("corpus has 1 document(s)") and {c.source for c in one.results} == {"fixture"}
@@ -786,10 +796,11 @@ def test_a_sampled_hash_whose_bits_spell_nan_counts_in_the_draw(store, tmp_path)
     })
     assert _shared_samples(store, ids["a.txt"], ids["half.txt"]) == (10, 20)
     for seed in range(10):
-        _, controls, _ = corpus_controls(store, seed)
+        controls = corpus_controls(store, seed).controls
         assert _drawn(controls) == (ids["a.txt"], ids["other.txt"], ids["other.txt"])
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, corpus_dir, tmp_path, monkeypatch):
     """A second audit reads the fixture controls' result recorded by the first (same code,
     parameters, threshold and fixtures): the same report digest, the run block says so, and
@@ -824,11 +835,12 @@ def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
         (tmp_path / f"c{i:02d}.txt").write_text(synth.contract(100 + i, 6_000))
     ingest(store, [tmp_path], workers=1)
     batch = [3, 7]
-    files, controls, note = corpus_controls(store, 0, None, draw_from=batch)
+    drawn = corpus_controls(store, 0, None, draw_from=batch)
+    controls, note = drawn.controls, drawn.note
     assert note == "" and controls[0]["note"].split(" inserted")[0] in ("doc 3", "doc 7")
-    assert corpus_controls(store, 0, None, draw_from=batch) == (files, controls, note)
+    assert corpus_controls(store, 0, None, draw_from=batch) == drawn
     whole = corpus_controls(store, 0, None)
-    assert whole[1][0]["note"].split(" inserted")[0] not in ("doc 3", "doc 7") or whole != (files, controls, note)
+    assert whole.controls[0]["note"].split(" inserted")[0] not in ("doc 3", "doc 7") or whole != drawn
 
 
 def test_the_unrelated_control_is_checked_on_every_shingle_before_use(store, tmp_path):

@@ -345,6 +345,7 @@ def test_an_assembly_refuses_a_run_whose_pairs_or_documents_were_altered(db, tmp
 
 # -- heads in reports, gate results and corpora ---------------------------------------------------
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_reports_gate_results_and_corpora_record_the_head_and_verify_checks_it(base, db, tmp_path):
     with Store(db) as s:
         before = custody.head(s.conn)
@@ -370,6 +371,7 @@ def test_reports_gate_results_and_corpora_record_the_head_and_verify_checks_it(b
         assert custody.recorded(s.conn, ("gate",), "run_id", report["run"]["run_id"])
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_verify_names_a_head_that_is_not_in_the_chain_or_was_removed(base, db, tmp_path):
     from auditor.report.build import pretty, run_digest
 

@@ -228,6 +228,7 @@ def test_a_clean_batch_passes(root, docs):
     assert gate_json(root / "out-clean")["counts"]["new_documents"] == 1
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_a_corrupt_pdf_is_reported_and_the_rest_still_gated(root, docs):
     b = batch(root, "pr-corrupt", {"scan.pdf": b"%PDF-1.4\n1 0 obj << /Type /Catalog\ngarbage\n%%EOF\n",
                                    "copy.txt": synth.reformat(docs["A"], 4), "fine.txt": docs["H"]})
@@ -298,6 +299,7 @@ def test_failed_controls_exit_2_whatever_the_findings(root, docs):
     assert "refused" in (root / "out-controls" / "s.md").read_text()
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_baseline_accepts_known_findings_and_new_ones_still_fail(root, docs):
     copy = synth.reformat(docs["A"], 6)
     b = batch(root, "pr-base1", {"supply.txt": copy})
@@ -352,6 +354,7 @@ def test_baseline_accepts_known_findings_and_new_ones_still_fail(root, docs):
     assert r.returncode == 2 and "non-empty" in r.stderr
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_dry_run_leaves_the_store_unchanged_and_a_real_run_admits_the_batch(root, docs):
     db = root / "corpus.db"
     digest = sha256(db)
@@ -508,6 +511,7 @@ def test_a_crash_is_exit_2_never_1(root, docs):
     assert "internal error: RuntimeError: injected" in r.stderr
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_what_cannot_be_audited_fails_closed_and_can_be_baselined(root, docs):
     clean_html = ("<html><body><noscript>Please enable JavaScript.</noscript><template><p>row</p></template>"
                   f"<p>{docs['E'][:4000]}</p></body></html>")
@@ -580,6 +584,7 @@ def test_an_interrupted_gate_leaves_its_batch_to_be_gated_again(tmp_path, docs):
     assert r.returncode == 0 and "nothing new" in r.stdout
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_every_way_of_hiding_a_stored_contract_fails_the_gate_and_unrelated_ones_pass(tmp_path):
     """Issue 12's evasions end to end: each disguised or hidden copy of a corpus contract, and a
     contract cut into clause-sized pieces, fails the gate; the same done to an unrelated contract

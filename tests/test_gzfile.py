@@ -49,6 +49,24 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(written):
     assert path.read_bytes() == before and not list(path.parent.glob(".*.tmp"))
 
 
+def test_every_whole_file_goes_through_one_atomic_writer(tmp_path):
+    """``replacing``: the file appears whole or keeps its old content; ``shared`` names the
+    temporary after the process, for a cache that several runs write at once."""
+    import os
+
+    path = tmp_path / "baseline.json"
+    gzfile.write_text(path, "old\n")
+    with pytest.raises(RuntimeError), gzfile.replacing(path) as tmp:
+        assert tmp.name == ".baseline.json.tmp"
+        tmp.write_text("half")
+        raise RuntimeError("interrupted")
+    assert path.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["baseline.json"]
+    with gzfile.replacing(path, shared=True) as tmp:
+        assert tmp.name == f".baseline.json.{os.getpid()}.tmp"
+        tmp.write_text("new\n")
+    assert path.read_text() == "new\n" and sorted(p.name for p in tmp_path.iterdir()) == ["baseline.json"]
+
+
 def _header(flags: int, mtime: int = 0, xfl: int = 0, os_byte: int = 255) -> bytes:
     return bytes([0x1F, 0x8B, 8, flags]) + mtime.to_bytes(4, "little") + bytes([xfl, os_byte])
 

@@ -454,7 +454,7 @@ def _chromium_text(tmp_path, data: bytes) -> str:
                           text=True, timeout=60).stdout
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("pdftotext")), reason="needs chromium and pdftotext")
 @pytest.mark.parametrize("how", ["class display:none", "font-size:0", "off-screen absolute", "display:/**/none",
                                  "custom property", "clip rect", "rp", "noscript", "zero box", "closed details"])
@@ -466,7 +466,7 @@ def test_chromium_agrees_hidden_junk(tmp_path, how):
     assert found(CONTRACT, extract_bytes(data, "x.html").text)
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("pdftotext")), reason="needs chromium and pdftotext")
 @pytest.mark.parametrize("how", ["::before content", "alt of a broken image", "mathml mtext", "iframe data: html",
                                  "ix:header outside inline XBRL", "stray head after deep nesting", "content after </html>"])
@@ -478,7 +478,7 @@ def test_chromium_agrees_shown(tmp_path, how):
     assert found(CONTRACT, extract_bytes(data, "x.html").text)
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("pdftotext")), reason="needs chromium and pdftotext")
 @pytest.mark.parametrize("how", ["bdo dir=rtl", "U+202E override", "flex order", "flex row-reverse"])
 def test_chromium_agrees_order(tmp_path, how):

@@ -132,6 +132,7 @@ def test_query_files_reads_each_file_in_a_sandbox_and_goes_on_past_a_bad_one(sto
     assert unrelated.error is None and not unrelated.result.matches
 
 
+@pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_the_query_command_answers_the_other_files_and_exits_2_for_unreadable_ones(stored, hostile_files):
     import json
     import os

@@ -95,6 +95,34 @@ def test_verify_accepts_an_untouched_report(audited):
     assert v.ok, v.problems
 
 
+def test_verify_recomputes_unless_a_parameter_or_the_documents_differ(audited):
+    """What stops verify before it recomputes is decided where the problem is found, not read
+    back from the message: a file whose name starts like a parameter problem or mentions the
+    documents file is only a stray file."""
+    store, tmp = audited
+    audit_job(store, 0.8, out=tmp / "p")
+    digest_ = json.loads((tmp / "p" / "report.json").read_text())["digest"]
+    for stray in ("parameters.txt", "documents.jsonl.gz.orig"):
+        (tmp / "p" / stray).write_text("planted")
+        v = verify(tmp / "p", store)
+        assert v.problems == [f"{stray} is not one of the files report.json lists (added or renamed?)"]
+        assert v.recomputed_digest == digest_  # recomputed all the same
+        (tmp / "p" / stray).unlink()
+    documents = tmp / "p" / "documents.jsonl.gz"
+    before = documents.read_bytes()
+    documents.write_bytes(gzip.compress(gzip.decompress(before)))  # same lines, other bytes
+    v = verify(tmp / "p", store)
+    assert len(v.problems) == 1 and v.problems[0].startswith("documents.jsonl.gz is not byte for byte")
+    assert v.recomputed_digest == ""
+    documents.write_bytes(before)
+    p = tmp / "p" / "report.json"
+    r = json.loads(p.read_text())
+    r["manifest"]["params"]["modulus"] += 1
+    p.write_text(pretty(r))
+    v = verify(tmp / "p", store)
+    assert any(x.startswith("parameter modulus: report") for x in v.problems) and v.recomputed_digest == ""
+
+
 def test_verify_catches_a_tampered_report(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "t")

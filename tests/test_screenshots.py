@@ -23,7 +23,7 @@ from auditor.report.pipeline import audit_job
 from tests.test_render import ok_report
 
 CHROMIUM = shutil.which("chromium")
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
                                                    "(apt-get install chromium; .ci/run does)")]
 PHONE, DESKTOP = 420, 1280
 

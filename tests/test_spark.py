@@ -2,13 +2,15 @@
 
 One small synthetic corpus covers every path of the audit: contracts embedded verbatim,
 reformatted and in part in filings, a contract in several filings, an exact duplicate, a
-cluster of near-identical certifications, a document too short to audit, and documents that
-contain nothing. One SparkSession (``local[2]``) serves the module.
+cluster of near-identical certifications, a document too short to audit, an unreadable one
+(which must stay on the not-auditable list through the export), and documents that contain
+nothing. One SparkSession (``local[2]``) serves the module.
 """
 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -63,6 +65,8 @@ def store(tmp_path_factory):
     for day in (1, 2, 3):  # near-identical certifications: a mutual-containment cluster
         (docs / f"cert-{day}.txt").write_text(synth.certification(730, f"March {day}, 2024"))
     (docs / "tiny.txt").write_text("Section 1. Definitions.")
+    noise = random.Random(7)  # Latin-1 noise: words, but unreadable (not auditable for that reason)
+    (docs / "gibberish.txt").write_bytes(bytes(noise.choice([*range(0xA0, 0x100), 0x20, 0x20]) for _ in range(4000)))
     with Store(d / "corpus.db") as s:
         ingest(s, [docs], workers=1)
         yield s
@@ -104,6 +108,7 @@ def test_the_corpus_exercises_every_path(sqlite_result):
     assert len(r.containing) >= 6 and r.below and r.nearest_misses and r.families and r.not_auditable
     assert r.duplicate_groups and any(p.spans for c in r.contained for p in c.best)
     assert any(len(c.containers) > 1 for c in r.contained)
+    assert any(x["reason"].startswith("text not readable") for x in r.not_auditable)  # export parity
 
 
 def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):

@@ -112,7 +112,7 @@ def test_corpus_controls_never_draw_a_withdrawn_document(filled, corpus):
     f = doc_id(store, corpus / "f.txt")
 
     def drawn() -> set[str]:
-        notes = " ".join(c["note"] for s in range(12) for c in corpus_controls(store, s)[1])
+        notes = " ".join(c["note"] for s in range(12) for c in corpus_controls(store, s).controls)
         return {w for w in notes.replace(",", " ").split() if w.isdigit()}
 
     assert str(f) in drawn()  # the check below can fail

@@ -126,8 +126,8 @@ def check_threshold(ctx, param, value):
 
 def controls_table(controls: list[dict]) -> Table:
     t = Table(title="controls (run through the same path as the corpus)")
-    for c in ("control", "kind", "source", "score", "bound", "found", "result"):
-        t.add_column(c)
+    for column in ("control", "kind", "source", "score", "bound", "found", "result"):
+        t.add_column(column)
     for c in controls:
         t.add_row(text(c["name"]), text(c["kind"]), text(c["source"]), f"{c['score']:.4f}", text(f"{c['operator']} {c['expected']:.4f}"),
                   "yes" if c["found"] else "no", "[green]pass[/]" if c["passed"] else "[bold red]FAIL[/]")

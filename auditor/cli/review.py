@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import click
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from auditor.cli.common import db_option, err, open_store, out
@@ -107,8 +108,10 @@ def _findings_table(rows: list[dict], total: int) -> None:
     what = f"{total} containing pair{'s' if total != 1 else ''}"
     title = what if total == len(rows) else f"the first {len(rows)} of {what} (--limit)"
     t = Table(title=f"run {markup(rows[0]['run_id'])}: {title}")
-    for c, justify in (("contained", "left"), ("container", "left"), ("containment", "right"),
-                       ("estimate [95%]", "right"), ("family", "right"), ("spans", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("contained", "left"), ("container", "left"), ("containment", "right"), ("estimate [95%]", "right"),
+        ("family", "right"), ("spans", "left"))
+    for c, justify in columns:
         t.add_column(c, justify=justify, overflow="fold")
     from auditor.report.review import spans_text
 

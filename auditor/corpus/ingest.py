@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,27 @@ class _Task:
     attempt: dict = field(default_factory=dict)  # what a failure recorded now was tried with
     retry: bool = False  # a stored file read again for the parts that failed
     readings: bool = False  # prepare its other readings too (a gate's batch)
+
+
+class _Step(Enum):
+    """What a batch does with one input, decided while it plans (before any extraction)."""
+
+    UNCHANGED = "unchanged"  # stored already: its outcome is all there is to say
+    REFUSED = "refused"  # not extracted (skipped, too large, out of time): stored as a failure
+    SIGHTING = "sighting"  # the same bytes are stored from another path: a sighting only
+    EXTRACT = "extract"  # extracted by the preparer, then stored
+
+
+@dataclass
+class _Planned:
+    """One input's place in a batch's plan, in input order."""
+
+    step: _Step
+    task: _Task
+    doc_id: int | None = None  # UNCHANGED: the stored document
+    status: str = ""  # REFUSED: the failure to store
+    code: str = ""
+    message: str = ""
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -262,10 +284,10 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
             yield Found(shown, fs, "failed", "unreadable_dir", f"cannot list this directory: {os_message(e)}")
             continue
         subdirs = []
-        for e in entries:
-            shown_e, fs_e = str(Path(shown) / e.name), os.path.join(fs, e.name)
+        for entry in entries:
+            shown_e, fs_e = str(Path(shown) / entry.name), os.path.join(fs, entry.name)
             try:
-                if e.is_symlink():
+                if entry.is_symlink():
                     target, problem = _follow(shown_e, fs_e, root)
                     if problem is not None:
                         yield problem
@@ -275,12 +297,12 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
                                     "(links to directories could loop or repeat the tree)")
                     else:
                         yield from _file_or_special(shown_e, target)
-                elif e.is_dir(follow_symlinks=False):
+                elif entry.is_dir(follow_symlinks=False):
                     subdirs.append((shown_e, fs_e))
-                elif e.is_file(follow_symlinks=False):
+                elif entry.is_file(follow_symlinks=False):
                     yield Found(shown_e, fs_e)
                 else:
-                    mode = e.stat(follow_symlinks=False).st_mode
+                    mode = entry.stat(follow_symlinks=False).st_mode
                     yield Found(shown_e, fs_e, "skipped", "not_regular",
                                 f"{kind_of(mode)}, not a regular file: not read")
             except FileNotFoundError:
@@ -706,7 +728,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             on_file(o)
 
     attempt = attempt_of(limits)
-    plan: list[tuple[str, Any]] = []  # in input order: ("done", outcome), ("fail", ...), ("dup"|"todo", task)
+    plan: list[_Planned] = []
     # the store's own files are never read here: another descriptor on them would drop this
     # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
     own = {os.path.realpath(store.path) + suffix for suffix in ("", "-wal", "-shm", "-journal")}
@@ -716,22 +738,23 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         task = _task_for(found)
         task.attempt, task.readings = attempt, readings
         if found.status is not None:
-            plan.append(("fail", (task, found.status, found.code, found.message)))
+            plan.append(_Planned(_Step.REFUSED, task, status=found.status, code=found.code, message=found.message))
             continue
         if deadline is not None and time.monotonic() >= deadline:
-            plan.append(("fail", (task, "failed", *_budget_error(limits)["error"])))
+            code, message = _budget_error(limits)["error"]
+            plan.append(_Planned(_Step.REFUSED, task, status="failed", code=code, message=message))
             continue
         try:
             with open_regular(found.fs_path) as (fd, st):
                 task.size, task.mtime = st.st_size, _iso_mtime(st)
                 if st.st_size > limits.max_file_bytes:
-                    plan.append(("fail", (task, "failed", "too_large",
-                                 f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")))
+                    plan.append(_Planned(_Step.REFUSED, task, status="failed", code="too_large", message=(
+                        f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")))
                     continue
                 task.sha256 = hash_fd(fd)
         except Unreadable as e:
             status = "skipped" if e.code == "not_regular" else "failed"
-            plan.append(("fail", (task, status, e.code, str(e))))
+            plan.append(_Planned(_Step.REFUSED, task, status=status, code=e.code, message=str(e)))
             continue
         known = store.conn.execute(
             "SELECT d.id FROM documents d JOIN sightings s ON s.doc_id = d.id"
@@ -747,20 +770,18 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             if store.scalar(f"SELECT 1 FROM failures WHERE {parts}", (task.resolved, known[0])) and (
                     retry_failed or not _tried_alike(store, attempt, parts, (task.resolved, known[0]))):
                 task.retry = True  # parts that failed are tried again
-                plan.append(("todo", task))
+                plan.append(_Planned(_Step.EXTRACT, task))
                 todo.append(task)
                 seen_here.add((task.sha256, task.resolved))
                 continue
         if known or failed_before or (task.sha256, task.resolved) in seen_here:
-            plan.append(("done", FileOutcome(task.path, "unchanged", task.size,
-                                             doc_id=int(known[0]) if known else None,
-                                             resolved=task.resolved, sha256=task.sha256)))
+            plan.append(_Planned(_Step.UNCHANGED, task, doc_id=int(known[0]) if known else None))
         elif task.sha256 in queued or store.scalar(
             "SELECT 1 FROM documents WHERE sha256 = ?", (task.sha256,)
         ):
-            plan.append(("dup", task))  # same bytes seen at another path: a sighting only
+            plan.append(_Planned(_Step.SIGHTING, task))
         else:
-            plan.append(("todo", task))
+            plan.append(_Planned(_Step.EXTRACT, task))
             todo.append(task)
             queued.add(task.sha256)
         seen_here.add((task.sha256, task.resolved))
@@ -769,17 +790,17 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
         on_start(len(plan), sum(t.size for t in todo))
 
     with _Preparer(todo, limits, params, workers, deadline) as prepared:
-        for kind, item in plan:
-            if kind == "done":
-                done(item)
+        for p in plan:
+            task = p.task
+            if p.step is _Step.UNCHANGED:
+                done(FileOutcome(task.path, "unchanged", task.size, doc_id=p.doc_id, resolved=task.resolved,
+                                 sha256=task.sha256))
                 continue
-            task = item[0] if kind == "fail" else item
-            result = prepared.next() if kind == "todo" else None
+            result = prepared.next() if p.step is _Step.EXTRACT else None
             try:
-                if kind == "fail":
-                    _, status, code, message = item
-                    o = _store_failure(store, task, status, code, message, batch_id, source)
-                elif kind == "dup":
+                if p.step is _Step.REFUSED:
+                    o = _store_failure(store, task, p.status, p.code, p.message, batch_id, source)
+                elif p.step is _Step.SIGHTING:
                     o = _store_sighting(store, task, batch_id, source)
                 else:
                     assert result is not None

@@ -175,9 +175,9 @@ def batch_candidate_pairs(index: SampledIndex, threshold: float, only: set[int],
     for (a, b), h in found.items():
         by_contained.setdefault(int(index.doc_ids[a]), []).append((int(index.doc_ids[b]), h))
     for a_id in sorted(by_contained):
-        cands = sorted(by_contained[a_id])
-        containers = np.array([c for c, _ in cands], dtype=np.int64)
-        hits = np.array([h for _, h in cands], dtype=np.int64)
+        held_by = sorted(by_contained[a_id])
+        containers = np.array([c for c, _ in held_by], dtype=np.int64)
+        hits = np.array([h for _, h in held_by], dtype=np.int64)
         n = n_sampled[a_id]
         need = needs_exact(hits, n, threshold)
         if not need.all():

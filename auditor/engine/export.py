@@ -5,8 +5,10 @@ The export writes, under one directory:
 
 - ``documents/``: one row per document not withdrawn (withdrawn ones take no part in audits and
   are left out everywhere below) with its provenance (sha256, path, format,
-  extractor, parent EDGAR submission, exact-duplicate link, meta) and its index counts
-  (``n_shingles``, ``n_sampled``; null when the document is not indexed);
+  extractor, parent EDGAR submission, exact-duplicate link, meta), why its text cannot be
+  read when it cannot (``unreadable``, which puts it on the not-auditable list) and its index
+  counts (``n_shingles``, ``n_sampled``; null when the document is not indexed): every column
+  of ``documents`` that either engine reads (``DOCUMENT_SCHEMA``);
 - ``sightings/``: every place each document was seen;
 - ``postings/bucket=B/``: the sampled index as ``(hash, doc_id)`` rows, ``hash`` being the
   uint64 shingle hash viewed as a signed int64 (Parquet and Spark have no unsigned 64-bit
@@ -37,7 +39,9 @@ from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
-FORMAT = "containment-auditor-parquet/1"
+# /2: documents/ carries ``unreadable``. A /1 export lacks it, and its unreadable documents
+# would silently leave the not-auditable list, so it is refused (export the store again).
+FORMAT = "containment-auditor-parquet/2"
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
@@ -51,7 +55,7 @@ DOCUMENT_SCHEMA = pa.schema([
     ("n_chars", pa.int64()), ("n_words", pa.int64()), ("norm_sha256", pa.string()),
     ("parent_id", pa.int64()), ("duplicate_of", pa.int64()), ("meta", pa.string()),
     ("warnings", pa.string()), ("batch", pa.string()), ("created", pa.string()),
-    ("n_shingles", pa.int64()), ("n_sampled", pa.int64()),
+    ("n_shingles", pa.int64()), ("n_sampled", pa.int64()), ("unreadable", pa.string()),
 ])
 SIGHTING_SCHEMA = pa.schema([
     ("doc_id", pa.int64()), ("path", pa.string()), ("resolved", pa.string()), ("part", pa.string()),
@@ -115,7 +119,7 @@ def export_parquet(
     docs = _table(conn.execute(
         "SELECT d.id, d.sha256, d.path, d.format, d.extractor, d.extractor_version, d.encoding,"
         " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
-        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled"
+        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable"
         " FROM documents d JOIN batches b ON b.id = d.batch_id"
         " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
     ), DOCUMENT_SCHEMA)

@@ -50,9 +50,9 @@ from auditor.engine.short import SHORT_SHINGLES
 from auditor.engine.verify import locate, member, one_pass
 from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
-from auditor.text.normalize import word_offsets, words_bytes
+from auditor.text.normalize import word_offsets
 from auditor.text.score import Z95, wilson
-from auditor.text.shingle import WordHasher, combine, distinct
+from auditor.text.shingle import distinct, text_shingles
 
 FLOOR_SHARE, FLOOR_SHINGLES = 0.01, 25
 FLOOR = {"share": FLOOR_SHARE, "shingles": FLOOR_SHINGLES}  # recorded with every cover
@@ -293,9 +293,8 @@ def document_query(store: Store, doc_id: int, cache: ShingleCache, within: Seque
 
 def text_query(store: Store, text: str, page_offsets: list[int] | None = None) -> Query:
     params = store.params
-    wb = words_bytes(text)
-    seq = combine(WordHasher(params.seed)(wb), params.k)
-    return Query(seq, distinct(seq), text, len(wb), page_offsets=page_offsets)
+    n_words, seq = text_shingles(text, params)
+    return Query(seq, distinct(seq), text, n_words, page_offsets=page_offsets)
 
 
 def gather_document(store: Store, doc_id: int, *, threshold: float = 0.8, index: SampledIndex | None = None,

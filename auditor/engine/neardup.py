@@ -85,8 +85,15 @@ from auditor.engine.measures.simhash import near_duplicates as simhash_pairs
 from auditor.engine.query import compare
 from auditor.errors import ExtractionError, UsageError
 from auditor.store.db import Store, now
+from auditor.text.components import components
 from auditor.text.normalize import NORMALIZATION_VERSION, words
-from auditor.text.shingle import DEFAULT_PARAMS, HASH_NAME, WordHasher, combine
+from auditor.text.shingle import (
+    DEFAULT_PARAMS,
+    HASH_NAME,
+    WordHasher,
+    distinct,
+    shingle_words,
+)
 
 METHODS = ("exact", "jaccard", "minhash", "simhash", "s3")
 DEFAULT_K = 5
@@ -205,9 +212,10 @@ class DocWords:
     cacheable: bool = True  # False for a fallback: a later run may find the source
 
     def shingles(self, n: int) -> np.ndarray:
-        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.text.shingle`` hashing)."""
-        seq = combine(_HASHER([w.encode("utf-8", "surrogatepass") for w in self.words]), n)
-        return np.unique(seq)
+        """Sorted distinct 64-bit hashes of the word ``n``-grams (``auditor.text.shingle`` hashing).
+        Words, not a text: this module's own reading (``preprocess_words``: lower case, stop
+        words, stems), so ``shingle_words`` rather than ``text_shingles``."""
+        return distinct(shingle_words([w.encode("utf-8", "surrogatepass") for w in self.words], n, _HASHER))
 
 
 def _read_verified(path: str, sha256: str, size: int) -> bytes | None:
@@ -508,23 +516,17 @@ def prefix_candidates(sets: Sequence[np.ndarray], alpha: float) -> list[tuple[in
 
 
 def _clusters(pairs: Iterable[tuple[int, int]]) -> list[list[int]]:
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    """The documents named by ``pairs``, grouped by connected component (``auditor.text.components``),
+    each group sorted, the groups in order."""
+    found = list(pairs)
+    ids = sorted({d for p in found for d in p})
+    at = {d: i for i, d in enumerate(ids)}
+    _, label = components(len(ids), np.array([at[a] for a, _ in found], np.int64),
+                          np.array([at[b] for _, b in found], np.int64))
     groups: dict[int, list[int]] = {}
-    for x in parent:
-        groups.setdefault(find(x), []).append(x)
-    return sorted(sorted(g) for g in groups.values())
+    for d, c in zip(ids, label.tolist(), strict=True):
+        groups.setdefault(c, []).append(d)
+    return sorted(groups.values())
 
 
 def _exact(ids: list[int], s: Settings, store: Store) -> tuple[list[dict], dict[str, Any], Values]:

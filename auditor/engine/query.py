@@ -17,9 +17,8 @@ from auditor.engine.verify import locate, member, one_pass
 from auditor.extract.common import Limits
 from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
-from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard, min_hits
-from auditor.text.shingle import Params, WordHasher, combine, distinct, sample
+from auditor.text.shingle import Params, distinct, sample, text_shingles
 
 
 @dataclass
@@ -49,12 +48,10 @@ def query_text(store: Store, text: str, threshold: float = 0.8, *, index: Sample
     questions; ``exclude``: documents not to answer with (the text's own document).
     """
     params = store.params
-    wb = words_bytes(text)
-    seq = combine(WordHasher(params.seed)(wb), params.k)
+    n_words, seq = text_shingles(text, params)
     all_q = distinct(seq)
     sampled = sample(all_q, params.modulus)
     n = len(sampled)
-    n_words = len(wb)
     if len(all_q) == 0:
         return QueryResult(n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
     if len(all_q) <= SHORT_SHINGLES:

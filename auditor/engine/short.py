@@ -61,7 +61,7 @@ def exhaustive_pairs(short: Short, docs: list[int], owner: np.ndarray, number: n
     doc_ids = np.array(docs, dtype=np.int64)
     full = SampledIndex(doc_ids, [held.get(d, np.empty(0, np.int64)).astype(np.uint64) for d in docs])
     position = {d: i for i, d in enumerate(docs)}
-    only_pos = None if only is None else np.flatnonzero(np.isin(doc_ids, sorted(only)))
+    only_pos = np.flatnonzero(np.isin(doc_ids, sorted(only or ())))  # read only when ``only`` is given
     out: list[Pairs] = []
     candidates = 0
     for a in short.ids:

@@ -51,9 +51,8 @@ from auditor.engine.universe import universe
 from auditor.engine.verify import one_pass
 from auditor.errors import UsageError
 from auditor.store.db import Store, select_in
-from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, min_hits, needs_exact, prefix_length
-from auditor.text.shingle import Params, WordHasher, combine, sample
+from auditor.text.shingle import Params, WordHasher, distinct, sample, text_shingles
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -104,25 +103,25 @@ def _shingle_batches(params: dict[str, int], keep_all: bool, batches: Iterator[p
                      ) -> Iterator[pa.RecordBatch]:
     """``(doc_id, text)`` -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
 
-    The very code of ``text.entry.prepare_text`` and ``ShingleCache``: ``words_bytes``, xxh3 per word
-    with the index seed, ``combine``, ``np.unique``, 1-in-modulus sampling.
+    The SQLite engine's shingling (``shingle.text_shingles``: ``words_bytes``, xxh3 per word
+    with the index seed, ``combine``), its sorted distinct set and 1-in-modulus sampling.
     """
     import pyarrow as pa
 
-    k, modulus, seed = params["k"], params["modulus"], params["seed"]
-    hasher = _HASHERS.setdefault(seed, WordHasher(seed))
+    shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
+    hasher = _HASHERS.setdefault(shape.seed, WordHasher(shape.seed))
     for batch in batches:
         ids = batch.column("doc_id").to_pylist()
         texts = batch.column("text").to_pylist()
         n_words, n_shingles, sampled, every = [], [], [], []
         for text in texts:
-            wb = words_bytes(text)
-            distinct = np.unique(combine(hasher(wb), k))
-            n_words.append(len(wb))
-            n_shingles.append(len(distinct))
-            sampled.append(sample(distinct, modulus).view(np.int64))
+            words, seq = text_shingles(text, shape, hasher)
+            unique = distinct(seq)
+            n_words.append(words)
+            n_shingles.append(len(unique))
+            sampled.append(sample(unique, shape.modulus).view(np.int64))
             if keep_all:
-                every.append(distinct.view(np.int64))
+                every.append(unique.view(np.int64))
         cols = {"doc_id": pa.array(ids, pa.int64()), "n_words": pa.array(n_words, pa.int64()),
                 "n_shingles": pa.array(n_shingles, pa.int64()), "sampled": _lists(sampled)}
         if keep_all:
@@ -345,8 +344,12 @@ class _ExportSource:
     """The parts of a Store the audit's driver side reads, served from a Parquet export.
 
     ``conn`` is an in-memory SQLite copy of the few document columns that
-    ``audit.not_auditable`` and ``audit.duplicate_groups`` query, so both run unchanged.
+    ``audit.not_auditable`` and ``audit.duplicate_groups`` query (``COLUMNS``), so both run
+    unchanged: a column left out here would read as empty there, as ``unreadable`` once did
+    (an unreadable document then left the not-auditable list).
     """
+
+    COLUMNS = ("id", "n_words", "duplicate_of", "norm_sha256", "unreadable")
 
     def __init__(self, directory: str | Path) -> None:
         import pyarrow.parquet as pq
@@ -357,15 +360,14 @@ class _ExportSource:
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
         docs = pq.read_table(self.directory / "documents",
-                             columns=["id", "duplicate_of", "norm_sha256", "n_words", "n_shingles",
-                                      "n_sampled", "page_offsets", "path"]).to_pylist()
+                             columns=[*self.COLUMNS, "n_shingles", "n_sampled", "page_offsets", "path"]).to_pylist()
         self._docs = {d["id"]: d for d in docs}
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
-                          " norm_sha256 TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
+                          " norm_sha256 TEXT, unreadable TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
         self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
-        self.conn.executemany("INSERT INTO documents (id, n_words, duplicate_of, norm_sha256) VALUES (?,?,?,?)",
-                              [(d["id"], d["n_words"], d["duplicate_of"], d["norm_sha256"]) for d in docs])
+        self.conn.executemany(f"INSERT INTO documents ({', '.join(self.COLUMNS)}) VALUES (?,?,?,?,?)",
+                              [tuple(d[c] for c in self.COLUMNS) for d in docs])
         self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
                               [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
                                if d["n_sampled"] is not None])

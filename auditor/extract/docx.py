@@ -584,7 +584,8 @@ class _DocxReader:
             if html_part is None:
                 self.unreadable.append(f"docx-altchunk: altChunk {target}: MIME part without HTML")
                 return ""
-            raw = html_part.get_payload(decode=True) or b""
+            payload = html_part.get_payload(decode=True)  # bytes: a text/html part is not multipart
+            raw = payload if isinstance(payload, bytes) else b""
         fmt = detect_format(raw, target)
         if fmt == "docx" and self.depth >= _MAX_DOCX_DEPTH:
             self.unreadable.append(f"docx-altchunk: altChunk {target}: .docx nested more than {_MAX_DOCX_DEPTH} deep")

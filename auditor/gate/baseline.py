@@ -12,6 +12,7 @@ from typing import Any
 
 from auditor.errors import UsageError
 from auditor.gate.findings import INPUT_KINDS, KIND_OF, RULE_IDS, Finding
+from auditor.store import gzfile
 from auditor.store.db import Store
 
 BASELINE_VERSION = 1
@@ -105,9 +106,7 @@ def write_baseline(path: Path, entries: list[dict[str, Any]]) -> bool:
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    gzfile.write_text(path, text)
     return True
 
 

@@ -110,12 +110,13 @@ def batch_covers(store: Store, view: BatchView, audit: AuditResult) -> tuple[lis
     covers: list[Cover] = []
     corpus = [d for d in reps if d not in view.new_ids]
     if sets and corpus:
-        index = SampledIndex.load(store, ids=corpus)
+        # the postings of the batch's hashes are all a hit count needs: no sort of the corpus's
+        index, _, _, n_sampled = SampledIndex.touching(store, reps, set(new))
         hits = index.hits_of(sample(union.vocab, store.params.modulus))
         for i in np.flatnonzero(hits).tolist():
-            if hits[i] < max(1, min_hits(int(index.n[i]), threshold)):
-                continue
             doc = int(index.doc_ids[i])
+            if doc in view.new_ids or hits[i] < max(1, min_hits(n_sampled[doc], threshold)):
+                continue
             every = cache.get(doc, keep=False)[1]
             steps = split_cover(len(every), union.holdings(every), union.sizes, threshold)
             if steps:

@@ -15,7 +15,6 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import platform
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -547,13 +546,11 @@ def pretty(report: dict[str, Any]) -> str:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Written beside, then renamed: a reader (or a full disk) never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Written beside, then renamed (``gzfile.write_text``): a reader (or a full disk) never
+    sees half a file; a full disk is ``DiskFull``."""
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        gzfile.write_text(path, text)
     except BaseException as e:
-        tmp.unlink(missing_ok=True)
         if is_disk_full(e):
             raise DiskFull(f"no space left to write {path} ({e}); free some space and run the "
                            "command again") from e

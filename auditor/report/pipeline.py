@@ -204,6 +204,7 @@ def audit_job(
 
 
 REPORT_FILES = ("report.json", "report.md", "report.html")
+DOCUMENTS = "documents.jsonl.gz"  # the documents a report covered: what verify recomputes over
 
 
 def _inside(name: str) -> bool:
@@ -298,6 +299,8 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
              str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
         )
+        run_row = cur.lastrowid
+        assert run_row is not None  # sqlite3 sets it after every successful INSERT
         if verified is not None:
             custody.checkpoint(c, verified)
         contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
@@ -315,13 +318,13 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
                 contents.add_document(row)
             c.executemany(
                 "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers,"
-                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(cur.lastrowid, *row) for row in documents])
+                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(run_row, *row) for row in documents])
             c.executemany(
                 "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
                 " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                _finding_rows(cur.lastrowid, audit, contents))
+                _finding_rows(run_row, audit, contents))
         if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
-            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), cur.lastrowid))
+            c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
 
 
 ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at once took 400 MB)
@@ -413,6 +416,13 @@ def custody_problems(conn: Any, recorded_head: dict[str, Any] | None, run_id: st
                 "it cannot be tied to a state of the store"]
 
 
+def _core_beyond_corpus(report: dict[str, Any]) -> dict[str, Any]:
+    """The digested part of a report without its corpus block (which verify reports apart)."""
+    core = {k: v for k, v in report.items() if k not in NOT_DIGESTED}
+    core["manifest"] = {k: v for k, v in core["manifest"].items() if k != "corpus"}
+    return core
+
+
 def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) -> Verification:
     """Recompute the audit over the documents the report covered and compare every file.
 
@@ -428,6 +438,8 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
     if controls_dir is None and recorded and Path(recorded).is_dir():
         controls_dir = Path(recorded)
     problems = []
+    # a differing parameter, or a documents.jsonl.gz not as written, leaves nothing to recompute
+    recomputable = True
     content = digest(report)
     if content != report.get("digest"):
         problems.append(f"report.json was altered: its content hashes to {content[:16]}..., "
@@ -447,18 +459,23 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
     gate_files, gate_problems = _gate_files(report_dir, report)
     for name in unlisted(report_dir, set(files) | set(REPORT_FILES) | gate_files):
         problems.append(f"{name} is not one of the files report.json lists (added or renamed?)")
+        if name == DOCUMENTS:
+            recomputable = False
     problems += gate_problems
     for name, want in sorted(files.items()):
         path = report_dir / name
+        problem = None
         if not _inside(name) or not path.is_file():
-            problems.append(f"{name} is missing")
-            continue
-        have = read_sidecar(path)
-        if have != want:
-            problems.append(f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
-                            f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
+            problem = f"{name} is missing"
+        elif (have := read_sidecar(path)) != want:
+            problem = (f"{name} was altered: {have['lines']} lines hashing to {have['sha256'][:16]}..., "
+                       f"report.json records {want.get('lines')} lines, {str(want.get('sha256'))[:16]}...")
         elif name.endswith(".gz") and (why := gzfile.byte_problem(path)):
-            problems.append(f"{name} is not byte for byte the file the auditor wrote: {why}")
+            problem = f"{name} is not byte for byte the file the auditor wrote: {why}"
+        if problem is not None:
+            problems.append(problem)
+            if name == DOCUMENTS:
+                recomputable = False
     run = report.get("run") or {}
     found, notes = custody_problems(store.conn, run.get("custody"), run.get("run_id"), "report.json")
     problems += found
@@ -467,9 +484,10 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
     for k, v in stored.items():
         if params.get(k) != v:
             problems.append(f"parameter {k}: report {params.get(k)!r}, store {v!r}")
-    if any(p.startswith("parameter") or "documents.jsonl.gz" in p for p in problems):
+            recomputable = False
+    if not recomputable:
         return Verification(False, str(report.get("digest")), content, "", problems, notes)
-    covered = [int(d["doc_id"]) for d in read_documents(report_dir / "documents.jsonl.gz")]
+    covered = [int(d["doc_id"]) for d in read_documents(report_dir / DOCUMENTS)]
     missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})
     if missing:
         problems.append(f"the store lacks {len(missing)} document(s) the report covered: ids "
@@ -483,17 +501,15 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
                     allow_empty=bool(report.get("scope", {}).get("allow_empty")),
                     engine=report["manifest"].get("engine", "sqlite"), controls_dir=controls_dir).report
     again = fresh.seal()
-    if again["files"].get("documents.jsonl.gz") != files.get("documents.jsonl.gz"):
-        problems += documents_changed(report_dir / "documents.jsonl.gz", next(
-            s for s in fresh.sidecars if s.name == "documents.jsonl.gz").lines())
+    if again["files"].get(DOCUMENTS) != files.get(DOCUMENTS):
+        problems += documents_changed(report_dir / DOCUMENTS, next(
+            s for s in fresh.sidecars if s.name == DOCUMENTS).lines())
     if again["digest"] != report.get("digest"):
         problems += _other_versions(report, again)
         if again["manifest"]["corpus"] != report["manifest"]["corpus"]:
             problems.append("the documents the report covered changed in the store: " + "; ".join(
                 differences(report["manifest"]["corpus"], again["manifest"]["corpus"], "manifest/corpus")))
-        core = {k: v for k, v in report.items() if k not in NOT_DIGESTED}
-        core2 = {k: v for k, v in again.items() if k not in NOT_DIGESTED}
-        problems += [d for d in differences(core, core2) if not d.startswith("/manifest/corpus")][:20]
+        problems += differences(_core_beyond_corpus(report), _core_beyond_corpus(again))[:20]
         if not problems:
             problems.append("recomputed digest differs")
     return Verification(not problems, str(report.get("digest")), content, again["digest"], problems, notes)

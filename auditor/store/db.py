@@ -748,9 +748,8 @@ class Store:
         for s in doc["sightings"]:
             s["meta"] = json.loads(s["meta"])
         doc["parent"] = self._richest_submission(doc)
-        doc["index"] = (self.rows(
-            "SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,)
-        ) or [None])[0]
+        index = self.rows("SELECT n_words, n_shingles, n_sampled FROM index_docs WHERE doc_id = ?", (doc_id,))
+        doc["index"] = index[0] if index else None
         doc["withdrawals"] = self.rows(
             "SELECT action, at, reason, by, command FROM withdrawals WHERE doc_id = ? ORDER BY id", (doc_id,))
         return doc

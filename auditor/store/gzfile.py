@@ -1,5 +1,7 @@
 """The one gzip writer of every compressed file the auditor writes (report sidecars, assembled
-corpora), and the byte-for-byte check ``verify`` runs on them.
+corpora), the byte-for-byte check ``verify`` runs on them, and the one atomic writer
+(``replacing``) through which every file the auditor writes whole reaches its name: these
+files, reports, Parquet corpora, gate baselines, the controls cache.
 
 The same content always gives the same bytes: a fixed 10-byte header (no file name, comment,
 extra field or header CRC; mtime 0; XFL 0; OS 255, "unknown"), one raw-deflate stream at
@@ -21,6 +23,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -63,34 +66,49 @@ def compress(data: bytes, level: int = LEVEL) -> bytes:
             + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF))
 
 
-def write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
-    """Write ``lines`` to ``path`` (gzipped when ``compress``) beside it and rename it into place,
-    so a reader (or a full disk) never sees half a file. Returns the content's sha256 and line
-    count, which is what reports and manifests record."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    h, n = hashlib.sha256(), 0
+@contextmanager
+def replacing(path: Path, *, shared: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``path`` (``.name.tmp``) for the block to write; renamed onto
+    ``path`` when the block ends, removed when it raises: a reader (or a full disk) never sees
+    half a file. ``shared``: several processes may write ``path`` at once (a cache), so the
+    temporary name carries the process id and the last rename wins."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp" if shared else f".{path.name}.tmp")
     try:
-        with open(tmp, "wb") as raw:
-            sink: Any = Writer(raw) if compress else raw
-            buffered: list[bytes] = []
-            held = 0
-            for line in lines:
-                buffered.append(line)
-                held += len(line)
-                h.update(line)
-                n += 1
-                if held >= WRITE_AT_ONCE:
-                    sink.write(b"".join(buffered))
-                    buffered, held = [], 0
-            sink.write(b"".join(buffered))
-            if compress:
-                sink.close()
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_text(path: Path, text: str, *, shared: bool = False) -> None:
+    """``text`` as UTF-8 at ``path``, whole or not at all (``replacing``)."""
+    with replacing(path, shared=shared) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_lines(path: Path, lines: Iterable[bytes], *, compress: bool) -> dict[str, Any]:
+    """Write ``lines`` to ``path`` (gzipped when ``compress``) beside it and rename it into place
+    (``replacing``). Returns the content's sha256 and line count, which is what reports and
+    manifests record."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    h, n = hashlib.sha256(), 0
+    with replacing(path) as tmp, open(tmp, "wb") as raw:
+        sink: Any = Writer(raw) if compress else raw
+        buffered: list[bytes] = []
+        held = 0
+        for line in lines:
+            buffered.append(line)
+            held += len(line)
+            h.update(line)
+            n += 1
+            if held >= WRITE_AT_ONCE:
+                sink.write(b"".join(buffered))
+                buffered, held = [], 0
+        sink.write(b"".join(buffered))
+        if compress:
+            sink.close()
     return {"sha256": h.hexdigest(), "lines": n}
 
 
@@ -109,11 +127,15 @@ def _shown(raw: bytes, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]]:
-    """The header bytes as read, and what in them differs from ``HEADER`` (in words)."""
+NOT_GZIP = "it is not a gzip file"
+
+
+def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]] | None:
+    """The header bytes as read, and what in them differs from ``HEADER`` (in words); None
+    when the file does not start as a gzip file."""
     fixed = f.read(10)
     if len(fixed) < 10 or fixed[:3] != HEADER[:3]:
-        return fixed, ["it is not a gzip file"]
+        return None
     said: list[str] = []
     flags = fixed[3]
     head = bytearray(fixed)
@@ -151,9 +173,10 @@ def byte_problem(path: Path) -> str | None:
     """
     try:
         with open(path, "rb") as f:
-            head, said = _parse_header(f)
-            if said and said[0] == "it is not a gzip file":
-                return said[0]
+            parsed = _parse_header(f)
+            if parsed is None:
+                return NOT_GZIP
+            head, said = parsed
             xfl = head[8]
             level = LEGACY.get(xfl, LEVEL)
             if xfl not in LEGACY and xfl != 0:

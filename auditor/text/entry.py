@@ -16,7 +16,11 @@ def prepare_text(
     text: str, params: Params, hasher: WordHasher, *, fingerprint: bool = True
 ) -> dict[str, Any]:
     """Word count, normalised-text fingerprint, sampled shingles and the encoded word sequence
-    (``shingle.WordSequence``) of one text."""
+    (``shingle.WordSequence``) of one text.
+
+    Read with ``shingle.read_words`` rather than ``shingle.text_shingles``: the same words and
+    hashes in one pass that also gives each word's offsets and the normalised text, which the
+    index stores; the shingles then come from the sequence (``combine``), as everywhere."""
     words = read_words(text, hasher)
     every = distinct(words.sequence.shingles(params.k))
     return {

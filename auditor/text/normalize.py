@@ -27,8 +27,9 @@ index records it and refuses to mix versions):
    English stemming and stop words of the near-duplicate measures working. Punctuation whose
    look-alike is punctuation too is left alone (it only separates words either way).
    A small capital is its small letter (``ᴀ`` is ``a``, ``ʀ`` is ``r``): TR39 lists only some
-   of them (``ᴏ``, ``ᴄ``), while a reader reads all of them as the letters; which characters
-   are small capitals, and of what, is read from their Unicode names (``_small_capitals``).
+   of them (U+1D0F and U+1D04, small capitals O and C), while a reader reads all of them as the
+   letters; which characters are small capitals, and of what, is read from their Unicode names
+   (``_small_capitals``).
 4. Unicode hyphens count as ``-``. A hyphen between two letters or digits is removed,
    joining them, whether the next part follows directly (``non-exclusive``) or after a line
    break (``agree-\\n  ment``); so a word broken at a line end and the same word unbroken
@@ -315,6 +316,13 @@ def _fold_with_origin(text: str) -> tuple[str, np.ndarray, np.ndarray]:
     seg_a: list[int] = []  # original start
     seg_b: list[int] = []  # original end
     seg_ident: list[bool] = []  # one output character per input character
+
+    def segment(length: int, start: int, end: int, ident: bool) -> None:
+        seg_len.append(length)
+        seg_a.append(start)
+        seg_b.append(end)
+        seg_ident.append(ident)
+
     text = _soft_hyphens(text)  # same length: offsets stay valid
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
@@ -323,14 +331,14 @@ def _fold_with_origin(text: str) -> tuple[str, np.ndarray, np.ndarray]:
             a -= 1  # fold the run with the ASCII character before it
         if a > pos:
             pieces.append(text[pos:a].lower())
-            seg_len.append(a - pos), seg_a.append(pos), seg_b.append(a), seg_ident.append(True)
+            segment(a - pos, pos, a, True)
         folded = _clean_piece(text[a:b])
         pieces.append(folded)
-        seg_len.append(len(folded)), seg_a.append(a), seg_b.append(b), seg_ident.append(False)
+        segment(len(folded), a, b, False)
         pos = b
     if pos < len(text):
         pieces.append(text[pos:].lower())
-        seg_len.append(len(text) - pos), seg_a.append(pos), seg_b.append(len(text)), seg_ident.append(True)
+        segment(len(text) - pos, pos, len(text), True)
     s = _to_hyphen("".join(pieces))
     lens = np.array(seg_len, dtype=np.int64)
     a_arr, b_arr = np.array(seg_a, dtype=np.int64), np.array(seg_b, dtype=np.int64)

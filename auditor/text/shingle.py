@@ -226,10 +226,37 @@ def sample(hashes: np.ndarray, modulus: int) -> np.ndarray:
     return hashes[hashes % np.uint64(modulus) == 0]
 
 
+# -- text to shingles: the one way, which every caller shares -------------------------------
+#
+# Words become shingle hashes only in ``shingle_words``, and a text becomes words only in
+# ``text_shingles`` (``normalize.words_bytes``); everything below and every module that shingles
+# a text calls these. Two readings differ for a reason and say so where they are:
+# ``read_words`` (the index builder's one-pass reading, which also gives each word's offsets
+# and the normalised text the index stores; the same words and hashes, tested against
+# ``words_bytes``) and ``WordSequence.shingles`` (a stored document's words, read without its
+# text); both end in ``combine``. ``measures.jaccard.shingles`` builds shingles as tuples of
+# words, the exact reference definition the hashed measures are checked against.
+
+def shingle_words(words: Sequence[bytes], k: int, hasher: WordHasher) -> np.ndarray:
+    """Hashes of every ``k``-shingle of ``words`` (UTF-8 bytes), in order, with repeats."""
+    return combine(hasher(words), k)
+
+
+def text_shingles(text: str, params: Params = DEFAULT_PARAMS, hasher: WordHasher | None = None
+                  ) -> tuple[int, np.ndarray]:
+    """(number of normalised words, hashes of every shingle in document order) of ``text``."""
+    words = words_bytes(text)
+    return len(words), shingle_words(words, params.k, hasher or WordHasher(params.seed))
+
+
 def shingle_hashes(text: str, params: Params = DEFAULT_PARAMS, hasher: WordHasher | None = None) -> np.ndarray:
     """Hashes of every shingle of ``text`` in document order (with repeats)."""
-    hasher = hasher or WordHasher(params.seed)
-    return combine(hasher(words_bytes(text)), params.k)
+    return text_shingles(text, params, hasher)[1]
+
+
+def shingle_set(text: str, params: Params = DEFAULT_PARAMS, hasher: WordHasher | None = None) -> np.ndarray:
+    """The sorted distinct hashes of the shingles of ``text``: its set S(text)."""
+    return distinct(shingle_hashes(text, params, hasher))
 
 
 def shingle_text(
@@ -238,12 +265,10 @@ def shingle_text(
     hasher: WordHasher | None = None,
     keep_all: bool = False,
 ) -> Shingled:
-    hasher = hasher or WordHasher(params.seed)
-    wb = words_bytes(text)
-    seq = combine(hasher(wb), params.k)
+    n_words, seq = text_shingles(text, params, hasher)
     every = distinct(seq)
     return Shingled(
-        n_words=len(wb),
+        n_words=n_words,
         n_shingles=len(every),
         sampled=sample(every, params.modulus),
         all=every if keep_all else None,

@@ -359,6 +359,7 @@ def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict
         return None
     rows.sort(key=lambda r: _order((r[0], r[1])))
     top = conn.execute("SELECT seq, hash FROM custody ORDER BY seq DESC LIMIT 1").fetchone()
+    last: Entry | None  # None: the log has no entry yet
     if using.last is not None and top is not None and (top[0], top[1]) == using.last[:2]:
         state, last = using.last[2].copy(), Entry(top[0], "", "", top[1])  # nobody wrote since
     else:
