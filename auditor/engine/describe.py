@@ -7,8 +7,6 @@ from typing import Any
 
 from auditor.store.db import Store
 
-# -- describing documents ---------------------------------------------------------------------
-
 _EDGAR_PART = ("type", "sequence", "filename", "description")
 
 

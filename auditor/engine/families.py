@@ -8,7 +8,6 @@ import numpy as np
 from auditor.engine.pairs import Family, Pairs
 from auditor.text.components import components
 
-# -- families ---------------------------------------------------------------------------------
 
 def _pair_keys(a: np.ndarray, b: np.ndarray, base: int) -> np.ndarray:
     return a.astype(np.int64) * base + b.astype(np.int64)

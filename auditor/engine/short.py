@@ -14,8 +14,6 @@ from auditor.index.builder import Sequences
 from auditor.index.sampled import SampledIndex
 from auditor.text.shingle import Params, distinct, sample
 
-# -- short documents: searched exhaustively ---------------------------------------------------
-
 SHORT_SHINGLES = 256  # at most this many shingles (about 16 sampled): searched exhaustively
 
 

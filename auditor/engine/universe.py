@@ -10,7 +10,6 @@ from typing import Any
 from auditor.store.db import Store
 from auditor.text.shingle import Params
 
-# -- what the audit covers --------------------------------------------------------------------
 
 @dataclass
 class Universe:

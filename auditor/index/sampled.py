@@ -18,7 +18,6 @@ from auditor.store.db import Store
 from auditor.text.score import min_hits
 from auditor.text.shingle import HashSet, Params, distinct
 
-# -- shingles of stored documents -------------------------------------------------------------
 
 class ShingleCache:
     """All-shingle hashes of stored documents, from their stored word sequences, kept for
