@@ -27,6 +27,7 @@ import os
 from typing import BinaryIO
 
 from auditor.errors import ExtractionError
+from auditor.extract import nested
 from auditor.extract.common import Extracted, Limits, Part, Reading
 
 _LAZY = {"decode_text": "text", "detect_format": "detect", "binary_kind": "detect", "extract_pdf_pages": "pdf"}
@@ -147,3 +148,6 @@ def extract(source: str | os.PathLike | BinaryIO, limits: Limits = Limits()) -> 
         if not isinstance(data, bytes):
             raise TypeError("extract() needs a binary file object")
     return extract_bytes(data, name, limits)
+
+
+nested.register(extract_format)  # the formats that hold documents reach this dispatcher through it

@@ -16,10 +16,10 @@ import zipfile
 import zlib
 
 from auditor.errors import ExtractionError
-from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text
 from auditor.extract.detect import binary_kind, detect_format, not_read
 from auditor.extract.docx import ZIP_ERRORS, read_member
+from auditor.extract.nested import extract_format
 
 ARCHIVES = ("gz", "zip", "bz2", "xz")
 _MAX_ARCHIVE_DEPTH = 2

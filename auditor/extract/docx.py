@@ -31,9 +31,9 @@ import zlib
 from dataclasses import dataclass
 
 from auditor.errors import ExtractionError
-from auditor.extract import extract_format
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.nested import extract_format
 from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.text import dates
 

@@ -34,11 +34,12 @@ import html
 import re
 
 from auditor.errors import ExtractionError
-from auditor.extract import edgar, extract_format
+from auditor.extract import edgar
 from auditor.extract.archive import ARCHIVES, extract_archive
 from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
 from auditor.extract.detect import binary_kind, detect_format, extension, not_read
 from auditor.extract.html import html_to_text
+from auditor.extract.nested import extract_format
 from auditor.extract.text import decode_text, extract_text
 from auditor.extract.xml import xml_to_text
 
