@@ -72,7 +72,7 @@ def gate(db: Path, tmp_path: Path, text: str, name: str = "n.txt"):
 
 def test_the_row_digests_are_kept_by_every_write_and_are_the_logs(db):
     with Store(db) as s:
-        assert kept(s.conn) == live(s.conn)
+        assert kept(s.conn) == live(s.conn) and check_store(s).ok
         ingest(s, [db.parent / "none"], workers=1)  # a batch that fails: failures and batch rows
         build_index(s, rebuild=True)  # every index row and sequence rewritten
         s.conn.execute("PRAGMA foreign_keys = OFF")
@@ -81,6 +81,7 @@ def test_the_row_digests_are_kept_by_every_write_and_are_the_logs(db):
         assert kept(s.conn) == live(s.conn)
         outcome = custody.check_rows(s.conn)
         assert outcome is not None and outcome.ok and outcome.head == custody.head(s.conn)
+        assert check_store(s).ok
 
 
 def test_an_untampered_store_passes_and_its_reads_are_recorded(base, db, tmp_path):
@@ -196,6 +197,8 @@ def test_row_digests_edited_alone_fall_back_to_the_quick_check(base, db, tmp_pat
         assert s.reads is None  # checked as before: nothing left to check per read
     g = gate(db, tmp_path, base["contracts"][0])
     assert g.exit_code == 1 and "gate FAILED" in g.output, g.output
+    c = CliRunner().invoke(cli, ["check", "--db", str(db)])  # the full check says so
+    assert c.exit_code == 1 and "custody_rows) differ from the log for 1 row (the first: its text)" in c.output, c.output
 
 
 def test_a_store_from_before_the_row_digests_gets_them_and_passes(db, tmp_path):
