@@ -157,13 +157,15 @@ def test_a_word_sequence_swapped_is_caught_when_the_gate_reads_it(base, db, tmp_
     assert g.exit_code == 2 and "contract-0.txt" in g.output, g.output
 
 
-@pytest.mark.parametrize("edit", ["index", "document"])
-def test_an_index_row_or_a_document_row_is_caught_before_the_batch(base, db, tmp_path, edit):
+@pytest.mark.parametrize("edit", ["index", "document", "sighting"])
+def test_an_index_row_a_document_row_or_a_sighting_is_caught_before_the_batch(base, db, tmp_path, edit):
     i = base["ids"]["contract-3.txt"]
     if edit == "index":
         sql(db, ("UPDATE index_docs SET sampled = substr(sampled, 9), n_sampled = n_sampled - 1 WHERE doc_id = ?", (i,)))
-    else:
+    elif edit == "document":
         sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)))
+    else:
+        sql(db, ("UPDATE sightings SET source = 'elsewhere' WHERE doc_id = ?", (i,)))
     with Store(db) as s:
         with pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
             require_intact_for_reads(s)

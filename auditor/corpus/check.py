@@ -29,8 +29,9 @@ documents, and returns the log's head, which reports record.
 The gate's check grows with what the gate reads, not with the store
 (:func:`require_intact_for_reads`, then :func:`require_reads_intact`): the entries since the
 checkpoint and the log's row digests (``custody_rows``) against the state the head records;
-every document and index row and the index parameters (the gate reads them all) against those
-digests, before the batch is ingested; and the texts and word sequences the gate read, against
+every tracked row but the texts and word sequences (documents, index rows, sightings,
+withdrawals, batches, runs, the index parameters: small rows, most of which the gate reads
+whole) against those digests, before the batch is ingested; and the texts and word sequences the gate read, against
 them and the texts' bytes against their sha256, once the report is computed and again before the
 verdict is recorded. ``PRAGMA quick_check`` is left to ``audit`` and ``auditor check``: SQLite
 raises on a damaged page it reads. Any mismatch falls back to the quick check, which names the
@@ -150,6 +151,11 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
                        "restore the store from a backup or re-ingest the documents named")
 
 
+READ_BY_KEY = ("texts", "shingle_sequences")
+"""The tracked tables the gate checks row by row as it reads them (the bulk of a store: every
+text and word sequence); every other tracked row is checked before the batch is ingested."""
+
+
 def require_intact_for_reads(store: Store, name: Path | None = None) -> dict[str, Any] | None:
     """The gate's check before it writes (see the module docstring); from here on the store
     records the texts and word sequences read, which :func:`require_reads_intact` verifies.
@@ -158,15 +164,16 @@ def require_intact_for_reads(store: Store, name: Path | None = None) -> dict[str
     head verified."""
     from auditor.store import custody
 
-    outcome = custody.check_rows(store.conn)
-    if outcome is None:
-        return require_intact(store, name)
-    r = CheckResult(quick=True)
-    _withdrawals(store, r, _paths(store))
-    if outcome.ok and r.ok and not custody.differing(store.conn, {"documents": None, "index_docs": None,
-                                                                  "meta": None}):
-        store.reads = Reads(name or store.path)
-        return outcome.head
+    with store.snapshot():
+        outcome = custody.check_rows(store.conn)
+        if outcome is None:
+            return require_intact(store, name)
+        r = CheckResult(quick=True)
+        _withdrawals(store, r, _paths(store))
+        whole = {t.table: None for t in custody.TRACKED if t.table not in READ_BY_KEY}
+        if outcome.ok and r.ok and not custody.differing(store.conn, whole):
+            store.reads = Reads(name or store.path)
+            return outcome.head
     # name the rows as the quick check does; should it pass (only the row digests kept with the log
     # were edited), the store was checked as before, and its reads are not recorded
     return require_intact(store, name)
@@ -183,7 +190,7 @@ def require_reads_intact(store: Store) -> None:
     pending = store.reads.pending()
     if not pending:
         return
-    found = [f.detail for f in custody.differing(store.conn, dict(pending.items()))]
+    found = [f.detail for f in custody.differing(store.conn, pending)]
     texts = pending.get("texts", [])
     for a in range(0, len(texts), 200):
         for doc_id, raw, digest in store.select_in(

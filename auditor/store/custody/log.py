@@ -36,7 +36,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -621,7 +621,7 @@ def check_rows(conn: sqlite3.Connection) -> Outcome | None:
     return Outcome(findings, head(conn), n)
 
 
-def differing(conn: sqlite3.Connection, keys: dict[str, list[Any] | None]) -> list[Finding]:
+def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Finding]:
     """The rows among ``keys`` (by table; None: every row of that table) whose live digest is not
     the one ``custody_rows`` holds (after :func:`check_rows`: the one the log vouches for)."""
     register(conn)
@@ -637,7 +637,7 @@ def differing(conn: sqlite3.Connection, keys: dict[str, list[Any] | None]) -> li
             kept = {(table, k): str(d) for k, d in conn.execute(
                 "SELECT key, digest FROM custody_rows WHERE tbl = ?", (table,))}
         else:
-            now = live(conn, {table: wanted}, one)
+            now = live(conn, {table: list(wanted)}, one)
             kept = {}
             ordered = sorted(set(wanted), key=lambda k: (type(k).__name__, k))
             for a in range(0, len(ordered), 500):
