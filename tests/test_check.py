@@ -109,11 +109,11 @@ def test_audit_verify_and_gate_refuse_a_damaged_store(filled, tmp_path):
     assert r.exit_code == 2 and "damaged" in r.output and not (tmp_path / "rep").exists()
     new = tmp_path / "new"
     new.mkdir()
-    (new / "n.txt").write_text(prose(710, 300))
+    (new / "n.txt").write_text(text)  # a copy of it: the gate reads the altered text, and checks it
     g = subprocess.run([sys.executable, "-m", "auditor", "gate", "--db", str(db), "--dry-run", str(new)],
                        capture_output=True, text=True, timeout=300, cwd=tmp_path,
                        env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
-    assert g.returncode == 2 and "damaged" in g.stderr
+    assert g.returncode == 2 and "damaged" in g.stderr and "alpha.txt" in g.stderr
 
 
 def test_a_store_from_before_digests_is_checked_through_its_index_and_its_custody_log(filled):

@@ -140,8 +140,10 @@ def test_nothing_written_outside_the_tool_is_in_the_log(db):
 
 # -- the tamperings ----------------------------------------------------------------------------
 
-def refused(db: Path, tmp_path: Path, name: str) -> None:
-    """audit, assemble and a gate refuse (exit 2) naming ``name``; check exits 1 naming it."""
+def refused(db: Path, tmp_path: Path, name: str, batch: str | None = None) -> None:
+    """audit, assemble and a gate refuse (exit 2) naming ``name``; check exits 1 naming it.
+    ``batch``: the gate's new document (else new prose): the gate checks the texts and word
+    sequences it reads, so a text or sequence tampered with is refused by a gate that reads it."""
     a = run("audit", "--db", str(db), "--out", str(tmp_path / "rep"))
     assert a.exit_code == 2 and "damaged" in a.output and name in a.output, a.output
     assert not (tmp_path / "rep").exists()
@@ -149,7 +151,7 @@ def refused(db: Path, tmp_path: Path, name: str) -> None:
     assert m.exit_code == 2 and name in m.output, m.output
     new = tmp_path / "new"
     new.mkdir(exist_ok=True)
-    (new / "n.txt").write_text(prose(960, 300))
+    (new / "n.txt").write_text(batch if batch is not None else prose(960, 300))
     g = run("gate", "--db", str(db), "--dry-run", "--out", str(tmp_path / "gate"), str(new))
     assert g.exit_code == 2 and name in g.output, g.output
     c = run("check", "--db", str(db))
@@ -161,7 +163,7 @@ def test_a_text_edited_with_its_recorded_digest_is_refused(base, db, tmp_path):
     with Store(db) as s:
         text = s.text(i).replace("Agreement", "Agreemant", 1)
     sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
-    refused(db, tmp_path, "contract-1.txt")
+    refused(db, tmp_path, "contract-1.txt", batch=base["contracts"][1])  # a gate that reads it
     with Store(db) as s:
         r = check_store(s)
     [p] = [p for p in r.problems if p.kind == "custody"]
@@ -172,7 +174,7 @@ def test_two_texts_swapped_with_their_digests_are_refused(base, db, tmp_path):
     a, b = base["ids"]["contract-2.txt"], base["ids"]["contract-3.txt"]
     sql(db, ("UPDATE texts SET doc_id = -1 WHERE doc_id = ?", (a,)), ("UPDATE texts SET doc_id = ? WHERE doc_id = ?", (a, b)),
         ("UPDATE texts SET doc_id = ? WHERE doc_id = -1", (b,)))
-    refused(db, tmp_path, "contract-2.txt")
+    refused(db, tmp_path, "contract-2.txt", batch=base["contracts"][2])
     with Store(db) as s:
         assert {p.doc_id for p in check_store(s, quick=True).problems} == {a, b}
 
@@ -256,11 +258,13 @@ def test_a_rolled_back_store_fails_the_reports_made_after_it(base, db):
         ("UPDATE documents SET withdrawn_at = NULL, withdrawn_reason = NULL, withdrawn_by = NULL WHERE id = ?", (notice,)),
         ("UPDATE sqlite_sequence SET seq = ? WHERE name = 'custody'", (seq - 1,)))
     with Store(db) as s:
+        now = custody.log.live(s.conn)
         state = State()
-        state.add(custody.log.live(s.conn).values())
+        state.add(now.values())
         last = custody.log.head_entry(s.conn)
     sql(db, ("UPDATE custody_head SET seq = ?, lanes = ?, checked_seq = NULL, checked_hash = NULL",
-             (last.seq, state.to_bytes())))
+             (last.seq, state.to_bytes())), ("DELETE FROM custody_rows",),
+        *[("INSERT INTO custody_rows VALUES (?,?,?)", (t, k, d)) for (t, k), d in now.items()])
     with Store(db) as s:
         assert check_store(s).ok  # a consistent older store: only a published head shows otherwise
         v = verify(base["dir"] / "report", s)

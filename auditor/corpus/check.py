@@ -25,6 +25,17 @@ The quick check (:func:`require_intact`, called before every audit, gate and ass
 log's quick check (the entries since the last checkpoint, and the live state against the state
 the head records); it raises :class:`~auditor.errors.StoreDamaged` naming the entries and
 documents, and returns the log's head, which reports record.
+
+The gate's check grows with what the gate reads, not with the store
+(:func:`require_intact_for_reads`, then :func:`require_reads_intact`): the entries since the
+checkpoint and the log's row digests (``custody_rows``) against the state the head records;
+every tracked row but the texts and word sequences (documents, index rows, sightings,
+withdrawals, batches, runs, the index parameters: small rows, most of which the gate reads
+whole) against those digests, before the batch is ingested; and the texts and word sequences the gate read, against
+them and the texts' bytes against their sha256, once the report is computed and again before the
+verdict is recorded. ``PRAGMA quick_check`` is left to ``audit`` and ``auditor check``: SQLite
+raises on a damaged page it reads. Any mismatch falls back to the quick check, which names the
+rows.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import StoreDamaged
-from auditor.store.db import Store
+from auditor.store.db import Reads, Store
 
 _SHOWN = 10
 _TEXT_KINDS = ("text_digest", "text_encoding", "text_length", "missing_text")
@@ -138,6 +149,62 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
     raise StoreDamaged(f"{path} is damaged, so nothing computed from it could be defended: "
                        f"{shown}{more}. Run `auditor check --db {path}` for the full list; "
                        "restore the store from a backup or re-ingest the documents named")
+
+
+READ_BY_KEY = ("texts", "shingle_sequences")
+"""The tracked tables the gate checks row by row as it reads them (the bulk of a store: every
+text and word sequence); every other tracked row is checked before the batch is ingested."""
+
+
+def require_intact_for_reads(store: Store, name: Path | None = None) -> dict[str, Any] | None:
+    """The gate's check before it writes (see the module docstring); from here on the store
+    records the texts and word sequences read, which :func:`require_reads_intact` verifies.
+    A store without ``custody_rows`` (read-only, from before migration 0014) gets the quick check,
+    as does one whose check finds anything (its message names the rows). Returns the custody
+    head verified."""
+    from auditor.store import custody
+
+    with store.snapshot():
+        outcome = custody.check_rows(store.conn)
+        if outcome is None:
+            return require_intact(store, name)
+        r = CheckResult(quick=True)
+        _withdrawals(store, r, _paths(store))
+        whole = {t.table: None for t in custody.TRACKED if t.table not in READ_BY_KEY}
+        if outcome.ok and r.ok and not custody.differing(store.conn, whole):
+            store.reads = Reads(name or store.path)
+            return outcome.head
+    # name the rows as the quick check does; should it pass (only the row digests kept with the log
+    # were edited), the store was checked as before, and its reads are not recorded
+    return require_intact(store, name)
+
+
+def require_reads_intact(store: Store) -> None:
+    """The texts and word sequences read since :func:`require_intact_for_reads` (or the last call)
+    against the digests the log vouches for, and each text's bytes against its sha256; raises
+    StoreDamaged naming them (through the quick check). Nothing for a store not recording."""
+    from auditor.store import custody
+
+    if store.reads is None:
+        return
+    pending = store.reads.pending()
+    if not pending:
+        return
+    found = [f.detail for f in custody.differing(store.conn, pending)]
+    texts = pending.get("texts", [])
+    for a in range(0, len(texts), 200):
+        for doc_id, raw, digest in store.select_in(
+                "SELECT doc_id, CAST(text AS BLOB), sha256 FROM texts WHERE doc_id IN ({})" if store.text_digests
+                else "SELECT doc_id, NULL, NULL FROM texts WHERE doc_id IN ({})", texts[a : a + 200]):
+            if digest is not None and hashlib.sha256(bytes(raw or b"")).hexdigest() != digest:
+                found.append(f"document {doc_id}: the stored text does not match its recorded sha256")
+    if not found:
+        return
+    name = store.reads.name
+    store.reads = None
+    require_intact(store, name)  # names the rows and documents
+    raise StoreDamaged(f"{name} is damaged, so nothing computed from it could be defended: "
+                       f"{'; '.join(found[:_SHOWN])}. Run `auditor check --db {name}` for the full list")
 
 
 def _integrity(store: Store, r: CheckResult, quick: bool) -> None:

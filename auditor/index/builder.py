@@ -61,6 +61,7 @@ def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
 
 def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = False,
               ) -> Iterator[tuple[int, dict]]:
+    store.noted("texts", ids)  # the children read them through stores of their own
     chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
     n = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     if n <= 1 or len(ids) < 8:
@@ -172,8 +173,11 @@ class Sequences:
             for doc_id, text in self.source.texts_of(ordered):
                 yield doc_id, self.derive(text)
             return
+        noted = getattr(self.source, "noted", None)
         for a in range(0, len(ordered), chunk):
             part = ordered[a : a + chunk]
+            if noted is not None:
+                noted("shingle_sequences", part)
             rows = dict(self.source.select_in("SELECT doc_id, data FROM shingle_sequences WHERE doc_id IN ({})",
                                               part))
             missing = [d for d in part if d not in rows]

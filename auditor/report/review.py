@@ -256,6 +256,9 @@ _TABLES: dict[str, dict[str, Any]] = {
                             "hash": "sha256 of entry"}},
     "custody_head": {"description": "The custody log's running state and the last entry a check verified.",
                      "hidden": True},
+    "custody_rows": {"description": "The current digest of every row the custody log vouches for, kept by each "
+                                    "entry (the gate checks the rows it reads against it).",
+                     "hidden": True},
 }
 
 _SPANS = ("(SELECT group_concat(json_extract(s.value, '$.start') || '-' || json_extract(s.value, '$.end'), '; ')"

@@ -26,6 +26,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -368,6 +369,17 @@ def _near_duplicate_sketches(db: Any) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS sketches_key ON sketches (kind, params_key)")
 
 
+@migration("0014_custody_rows")
+def _custody_rows(db: Any) -> None:
+    """The current digest of every row the custody log tracks (``custody_rows``), kept by every
+    entry in its transaction, so that a reader checks the rows it reads against the log without
+    digesting the whole store (the gate: :func:`auditor.corpus.check.require_intact_for_reads`).
+    Filled from the rows as they are: the store matched its log before it was migrated."""
+    from auditor.store import custody
+
+    custody.create_rows(db.conn)
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -453,6 +465,31 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+@dataclass
+class Reads:
+    """The rows of texts and word sequences read from a store while it records them (a gate,
+    whose check verifies what it read: :func:`auditor.corpus.check.require_reads_intact`), by
+    table and document; ``name``: the store to name in a message."""
+
+    name: Path
+    read: dict[str, set[int]] = field(default_factory=dict)
+    checked: dict[str, set[int]] = field(default_factory=dict)
+
+    def note(self, table: str, ids: Iterable[int]) -> None:
+        self.read.setdefault(table, set()).update(int(i) for i in ids)
+
+    def pending(self) -> dict[str, list[int]]:
+        """The rows read and not yet verified (now counted as verified), by table."""
+        out = {}
+        for table, ids in sorted(self.read.items()):
+            done = self.checked.setdefault(table, set())
+            new = sorted(ids - done)
+            if new:
+                out[table] = new
+                done.update(new)
+        return out
+
+
 class Store:
     """A containment-auditor SQLite file. Use as a context manager or call ``close()``."""
 
@@ -470,6 +507,7 @@ class Store:
             raise StoreError(f"no store at {self.path}")
         self.writable = not readonly
         self.private = False  # inside private_transaction(): other processes cannot see its writes
+        self.reads: Reads | None = None  # recording the texts and word sequences read (see Reads)
         try:
             self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -652,9 +690,15 @@ class Store:
     def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
         return select_in(self.conn, sql, ids)
 
+    def noted(self, table: str, ids: Iterable[int]) -> None:
+        """Note rows of ``table`` read by key, while the store records its reads (``Reads``)."""
+        if self.reads is not None:
+            self.reads.note(table, ids)
+
     def texts_of(self, ids: Iterable[int], chunk: int = 200) -> Iterator[tuple[int, str]]:
         """(id, text) of each of ``ids`` that has text, by id, a few hundred at a time."""
         ordered = sorted(set(ids))
+        self.noted("texts", ordered)
         for a in range(0, len(ordered), chunk):
             yield from ((int(i), str(t)) for i, t in self.select_in(
                 "SELECT doc_id, text FROM texts WHERE doc_id IN ({})", ordered[a : a + chunk]))
@@ -799,6 +843,7 @@ class Store:
         return self.rows(f"SELECT {cols} FROM readings WHERE doc_id = ? ORDER BY name", (doc_id,))
 
     def text(self, doc_id: int) -> str:
+        self.noted("texts", (doc_id,))
         t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))
         if t is None:
             raise NoDocument(f"document {doc_id} has no stored text")

@@ -16,10 +16,14 @@ from auditor.store.custody.log import (
     adopt,
     check_full,
     check_quick,
+    check_rows,
     checkpoint,
     create,
+    create_rows,
+    differing,
     find,
     has_log,
+    has_rows,
     head,
     install,
     matches,
@@ -30,6 +34,7 @@ from auditor.store.custody.log import (
 
 __all__ = [
     "TRACKED", "Entry", "Finding", "Outcome", "Plan", "State", "Tracked", "adopt", "check_full",
-    "check_quick", "checkpoint", "create", "find", "has_log", "head", "install", "matches", "recorded", "register", "replay",
+    "check_quick", "check_rows", "checkpoint", "create", "create_rows", "differing", "find", "has_log",
+    "has_rows", "head", "install", "matches", "recorded", "register", "replay",
     "row_digest", "seal",
 ]

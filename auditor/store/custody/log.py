@@ -20,6 +20,12 @@ the set hash of the live rows: O(entries since the checkpoint + the tracked rows
 texts' bytes). ``check_full`` (``auditor check``) replays the whole chain from its first entry
 and compares, row by row, what it says with what the store holds. Either names the first bad
 entry, and the rows and documents that differ.
+
+**The rows' digests at hand.** ``custody_rows`` (migration 0014) holds the current digest of every
+tracked row, kept by every entry in its own transaction (``append``). It is not tracked itself:
+``check_rows`` proves it is what the log vouches for (the set hash of its digests is the state the
+head records: 64-hex strings, no blobs), after which a reader checks only the rows it reads
+against it (``differing``): the gate's check grows with what the gate reads, not with the store.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -59,6 +65,11 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS custody_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,"
     " lanes BLOB NOT NULL, checked_seq INTEGER, checked_hash TEXT)",
 )
+
+# The current digest of every tracked row (``key`` untyped: no affinity turns a text key into a
+# number). Not tracked itself: ``check_rows`` proves it against the head's state.
+ROWS_SCHEMA = ("CREATE TABLE IF NOT EXISTS custody_rows (tbl TEXT NOT NULL, key NOT NULL, digest TEXT NOT NULL,"
+               " PRIMARY KEY (tbl, key)) WITHOUT ROWID")
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,34 @@ def has_log(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody'").fetchone() is not None
 
 
+def has_rows(conn: sqlite3.Connection) -> bool:
+    """Whether the store keeps the current digest of every tracked row (migration 0014)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody_rows'"
+                        ).fetchone() is not None
+
+
+def create_rows(conn: sqlite3.Connection) -> None:
+    """``custody_rows``, filled with the digest of every tracked row the store holds (migration
+    0014: the store matched its log before migrating, and ``adopt`` then records and keeps what
+    the migrations changed)."""
+    register(conn)
+    conn.execute(ROWS_SCHEMA)
+    if not has_log(conn):
+        return
+    conn.execute("DELETE FROM custody_rows")
+    conn.executemany("INSERT INTO custody_rows (tbl, key, digest) VALUES (?,?,?)",
+                     ((t, k, d) for (t, k), d in sorted(live(conn).items(), key=lambda kv: _order(kv[0]))))
+
+
+def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
+    """Each row's new digest into ``custody_rows`` (gone: deleted), inside the entry's transaction."""
+    if not rows or not has_rows(conn):
+        return
+    conn.executemany("INSERT INTO custody_rows (tbl, key, digest) VALUES (?,?,?) ON CONFLICT(tbl, key)"
+                     " DO UPDATE SET digest = excluded.digest", [(t, k, new) for t, k, _, new in rows if new is not None])
+    conn.executemany("DELETE FROM custody_rows WHERE tbl = ? AND key = ?", [(t, k) for t, k, _, new in rows if new is None])
+
+
 def install(conn: sqlite3.Connection) -> Plan:
     """Temporary triggers that note every row a write touches (this connection only); returns
     the plan ``seal`` reads the rows with."""
@@ -299,6 +338,7 @@ def append(conn: sqlite3.Connection, action: str, detail: dict[str, Any], rows: 
                       state.digest())
     e = Entry(seq, body, text, entry_hash(body))
     conn.execute("INSERT INTO custody (seq, entry, rows, hash) VALUES (?,?,?,?)", (e.seq, e.body, e.rows, e.hash))
+    _keep(conn, rows)
     conn.execute("INSERT INTO custody_head (id, seq, lanes) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
                  " seq = excluded.seq, lanes = excluded.lanes", (seq, state.to_bytes()))
     return e
@@ -517,16 +557,29 @@ def check_full(conn: sqlite3.Connection) -> Outcome:
                                 f"{r.problems[-1][0]}", seq=r.problems[-1][0]))
     else:
         findings += differences(conn, r, live(conn))
+        findings += _rows_kept(conn, r)
     return Outcome(findings, head(conn), r.entries)
 
 
-def check_quick(conn: sqlite3.Connection) -> Outcome:
-    """The entries after the checkpoint, and the live state against the head's: cheap enough to
-    run before every audit. On a mismatch, the chain is replayed to name the rows."""
-    if not has_log(conn):
-        return Outcome([], None, 0, present=False)
-    register(conn)
-    last = head_entry(conn, rows=False)
+def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Finding]:
+    """``custody_rows`` against the replayed chain: edited, the gate falls back to the quick check
+    (it cannot check what it reads against them), so the full check says so."""
+    if not has_rows(conn):
+        return []
+    kept = {(str(t), k): str(d) for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
+    wrong = sorted((k for k in set(kept) | set(r.rows) if kept.get(k) != r.rows.get(k)), key=_order)
+    if not wrong:
+        return []
+    t, k = wrong[0]
+    return [Finding(f"the row digests kept with the log (custody_rows) differ from the log for {len(wrong)} "
+                    f"row{'s' if len(wrong) != 1 else ''} (the first: {_row_name(t, k)}): "
+                    "they were edited behind the store's back, so a gate checks the whole store as an audit does",
+                    _document(conn, t, k), r.by.get((t, k)))]
+
+
+def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[list[Finding], int]:
+    """The tripwires, and every entry after the checkpoint (hash, link, changes): what is wrong,
+    and how many entries were verified."""
     findings = _tripwires(conn, last)
     cp = conn.execute("SELECT checked_seq, checked_hash FROM custody_head WHERE id = 1").fetchone()
     start = int(cp[0]) if cp and cp[0] is not None and not findings else 0
@@ -543,6 +596,72 @@ def check_quick(conn: sqlite3.Connection) -> Outcome:
             findings.append(Finding(f"custody entry {e.seq}: {why}", seq=e.seq))
             break
         prev, expected = e.hash, expected + 1
+    return findings, n
+
+
+def check_rows(conn: sqlite3.Connection) -> Outcome | None:
+    """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
+    the digests a reader then checks its rows against are the log's. O(entries since the
+    checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. None for a store
+    without the table (or without a log): use :func:`check_quick`."""
+    if not has_log(conn) or not has_rows(conn):
+        return None
+    register(conn)
+    last = head_entry(conn, rows=False)
+    findings, n = _since_checkpoint(conn, last)
+    state = State()
+    state.add(str(d) for d, in conn.execute("SELECT digest FROM custody_rows"))
+    try:
+        recorded = last.fields.get("state") if last else None
+    except ValueError:
+        recorded = None
+    if last is not None and state.digest() != recorded:
+        findings.append(Finding("the row digests kept with the log (custody_rows) are not the state custody entry "
+                                f"{last.seq} records: they were edited behind the store's back", seq=last.seq))
+    return Outcome(findings, head(conn), n)
+
+
+def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Finding]:
+    """The rows among ``keys`` (by table; None: every row of that table) whose live digest is not
+    the one ``custody_rows`` holds (after :func:`check_rows`: the one the log vouches for)."""
+    register(conn)
+    full = plan(conn)
+    out = []
+    for table in sorted(keys, key=lambda t: _order((t, 0))):
+        if table not in full.tables:
+            continue
+        wanted = keys[table]
+        one = Plan({table: full.tables[table]})
+        if wanted is None:
+            now = live(conn, None, one)
+            kept = {(table, k): str(d) for k, d in conn.execute(
+                "SELECT key, digest FROM custody_rows WHERE tbl = ?", (table,))}
+        else:
+            now = live(conn, {table: list(wanted)}, one)
+            kept = {}
+            ordered = sorted(set(wanted), key=lambda k: (type(k).__name__, k))
+            for a in range(0, len(ordered), 500):
+                part = ordered[a : a + 500]
+                kept.update(((table, k), str(d)) for k, d in conn.execute(
+                    f"SELECT key, digest FROM custody_rows WHERE tbl = ? AND key IN ({','.join('?' * len(part))})",
+                    (table, *part)))
+        for t, k in sorted(set(now) | set(kept), key=_order):
+            if now.get((t, k)) != kept.get((t, k)):
+                what = ("is in the store but not in the custody log" if (t, k) not in kept else
+                        "is gone from the store" if (t, k) not in now else "is not what the custody log recorded")
+                out.append(Finding(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
+                                   _document(conn, t, k)))
+    return out
+
+
+def check_quick(conn: sqlite3.Connection) -> Outcome:
+    """The entries after the checkpoint, and the live state against the head's: cheap enough to
+    run before every audit. On a mismatch, the chain is replayed to name the rows."""
+    if not has_log(conn):
+        return Outcome([], None, 0, present=False)
+    register(conn)
+    last = head_entry(conn, rows=False)
+    findings, n = _since_checkpoint(conn, last)
     state = State()
     now = live(conn)
     state.add(now.values())

@@ -1,0 +1,217 @@
+"""The gate's integrity check (#26): the log's row digests (``custody_rows``) kept by every write
+and proved against the head's state, the document and index rows checked before the batch is
+ingested, and the texts and word sequences the gate read checked before anything is written."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from auditor.cli import cli
+from auditor.corpus.check import check_store, require_intact_for_reads, require_reads_intact
+from auditor.corpus.ingest import ingest
+from auditor.corpus.withdraw import withdraw
+from auditor.demo import synth
+from auditor.errors import StoreDamaged
+from auditor.index.builder import Sequences, build_index
+from auditor.store import custody
+from auditor.store.custody.log import live
+from auditor.store.db import Store, text_digest
+from tests.textgen import prose
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """Four contracts and a notice, one batch; the notice withdrawn."""
+    d = tmp_path_factory.mktemp("gatecheck")
+    room = d / "room"
+    room.mkdir()
+    contracts = [synth.contract(700 + i, 6_000) for i in range(4)]
+    for i, c in enumerate(contracts):
+        (room / f"contract-{i}.txt").write_text(c)
+    (room / "notice.txt").write_text(prose(701, 300))
+    db = d / "base.db"
+    with Store(db) as s:
+        ingest(s, [room], workers=1, source="room")
+        withdraw(s, [str(room / "notice.txt")], reason="superseded")
+        ids = {Path(p).name: i for i, p in s.conn.execute("SELECT id, path FROM documents")}
+    return {"db": db, "ids": ids, "contracts": contracts}
+
+
+@pytest.fixture
+def db(base, tmp_path):
+    dst = tmp_path / "store.db"
+    with sqlite3.connect(base["db"]) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    return dst
+
+
+def sql(db: Path, *statements: tuple) -> None:
+    """Writes behind the store's back."""
+    c = sqlite3.connect(db, isolation_level=None)
+    for stmt in statements:
+        c.execute(*stmt)
+    c.close()
+
+
+def kept(conn: sqlite3.Connection) -> dict:
+    return {(t, k): d for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
+
+
+def gate(db: Path, tmp_path: Path, text: str, name: str = "n.txt"):
+    new = tmp_path / "new"
+    new.mkdir(exist_ok=True)
+    for f in new.iterdir():
+        f.unlink()
+    (new / name).write_text(text)
+    return CliRunner().invoke(cli, ["gate", "--db", str(db), "--dry-run", "--out", str(tmp_path / "gate"), str(new)])
+
+
+def test_the_row_digests_are_kept_by_every_write_and_are_the_logs(db):
+    with Store(db) as s:
+        assert kept(s.conn) == live(s.conn) and check_store(s).ok
+        ingest(s, [db.parent / "none"], workers=1)  # a batch that fails: failures and batch rows
+        build_index(s, rebuild=True)  # every index row and sequence rewritten
+        s.conn.execute("PRAGMA foreign_keys = OFF")
+        with s.write("test"):
+            s.conn.execute("DELETE FROM sightings WHERE id = (SELECT max(id) FROM sightings)")
+        assert kept(s.conn) == live(s.conn)
+        outcome = custody.check_rows(s.conn)
+        assert outcome is not None and outcome.ok and outcome.head == custody.head(s.conn)
+        assert check_store(s).ok
+
+
+def test_an_untampered_store_passes_and_its_reads_are_recorded(base, db, tmp_path):
+    with Store(db) as s:
+        assert require_intact_for_reads(s) == custody.head(s.conn)
+        assert s.reads is not None
+        i = base["ids"]["contract-1.txt"]
+        s.text(i)
+        list(Sequences(s, s.params).of([i]))
+        assert s.reads.read == {"texts": {i}, "shingle_sequences": {i}}
+        require_reads_intact(s)
+        assert s.reads.pending() == {}
+    g = gate(db, tmp_path, base["contracts"][1])
+    assert g.exit_code == 1 and "gate FAILED" in g.output, g.output  # a copy: a finding, not damage
+
+
+def test_a_stored_contracts_text_edited_with_its_digest_is_caught_when_the_gate_reads_it(base, db, tmp_path):
+    i = base["ids"]["contract-1.txt"]
+    with Store(db) as s:
+        text = s.text(i).replace("Agreement", "Agreemant", 1)
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    with Store(db) as s:
+        require_intact_for_reads(s)  # the documents and the index rows are intact
+        s.text(base["ids"]["contract-2.txt"])
+        require_reads_intact(s)  # another text read: nothing to say
+        s.text(i)
+        with pytest.raises(StoreDamaged, match=r"contract-1\.txt"):
+            require_reads_intact(s)
+    g = gate(db, tmp_path, base["contracts"][1])  # a copy of it: the gate reads its text
+    assert g.exit_code == 2 and "damaged" in g.output and "contract-1.txt" in g.output, g.output
+
+
+def unread(base: dict, db: Path, tmp_path: Path) -> None:
+    """A text the gate does not read (the withdrawn notice: no audit, control or finding reads
+    it) is not the gate's to check: the gate passes, while an audit (the full quick check) refuses."""
+    g = gate(db, tmp_path, prose(702, 300))
+    assert g.exit_code == 0, g.output
+    a = CliRunner().invoke(cli, ["audit", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert a.exit_code == 2 and "notice.txt" in a.output, a.output
+
+
+def test_a_text_edited_with_its_digest_that_the_gate_does_not_read_is_left_to_audit_and_check(base, db, tmp_path):
+    i = base["ids"]["notice.txt"]
+    with Store(db) as s:
+        text = s.text(i) + " and more"
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    unread(base, db, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["contract-2.txt", "notice.txt"])
+def test_a_text_whose_bytes_differ_from_its_digest_is_caught_when_read(base, db, tmp_path, name):
+    i = base["ids"][name]
+    sql(db, ("UPDATE texts SET text = text || ' and more' WHERE doc_id = ?", (i,)))
+    if name == "notice.txt":
+        unread(base, db, tmp_path)
+        return
+    g = gate(db, tmp_path, base["contracts"][2])
+    assert g.exit_code == 2 and "contract-2.txt" in g.output and "sha256" in g.output, g.output
+
+
+def test_a_word_sequence_swapped_is_caught_when_the_gate_reads_it(base, db, tmp_path):
+    a, b = base["ids"]["contract-0.txt"], base["ids"]["contract-3.txt"]
+    sql(db, ("UPDATE shingle_sequences SET data = (SELECT data FROM shingle_sequences WHERE doc_id = ?),"
+             " n_words = (SELECT n_words FROM shingle_sequences WHERE doc_id = ?) WHERE doc_id = ?", (b, b, a)))
+    with Store(db) as s:
+        require_intact_for_reads(s)
+        list(Sequences(s, s.params).of([b]))
+        require_reads_intact(s)
+        list(Sequences(s, s.params).of([a]))
+        with pytest.raises(StoreDamaged, match=r"contract-0\.txt"):
+            require_reads_intact(s)
+    g = gate(db, tmp_path, base["contracts"][0])
+    assert g.exit_code == 2 and "contract-0.txt" in g.output, g.output
+
+
+@pytest.mark.parametrize("edit", ["index", "document", "sighting"])
+def test_an_index_row_a_document_row_or_a_sighting_is_caught_before_the_batch(base, db, tmp_path, edit):
+    i = base["ids"]["contract-3.txt"]
+    if edit == "index":
+        sql(db, ("UPDATE index_docs SET sampled = substr(sampled, 9), n_sampled = n_sampled - 1 WHERE doc_id = ?", (i,)))
+    elif edit == "document":
+        sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)))
+    else:
+        sql(db, ("UPDATE sightings SET source = 'elsewhere' WHERE doc_id = ?", (i,)))
+    with Store(db) as s:
+        with pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
+            require_intact_for_reads(s)
+        assert s.reads is None
+    g = gate(db, tmp_path, prose(703, 300))  # whatever the batch: the gate reads every such row
+    assert g.exit_code == 2 and "contract-3.txt" in g.output, g.output
+
+
+def test_a_row_digest_edited_to_match_a_tampered_row_is_caught(base, db, tmp_path):
+    i = base["ids"]["contract-1.txt"]
+    with Store(db) as s:
+        text = s.text(i).replace("Agreement", "Agreemant", 1)
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    with Store(db) as s:
+        forged = live(s.conn, {"texts": [i]})[("texts", i)]
+    sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", (forged, i)))
+    with Store(db, readonly=True) as s:
+        outcome = custody.check_rows(s.conn)
+        assert outcome is not None and "custody_rows" in outcome.findings[0].detail
+        with pytest.raises(StoreDamaged, match=r"contract-1\.txt"):  # the quick check names the row
+            require_intact_for_reads(s)
+    g = gate(db, tmp_path, prose(704, 300))
+    assert g.exit_code == 2 and "contract-1.txt" in g.output, g.output
+
+
+def test_row_digests_edited_alone_fall_back_to_the_quick_check(base, db, tmp_path):
+    sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", ("0" * 64, base["ids"]["contract-0.txt"])))
+    with Store(db) as s:
+        assert not custody.check_rows(s.conn).ok  # type: ignore[union-attr]
+        assert require_intact_for_reads(s) == custody.head(s.conn)  # the rows themselves are the log's
+        assert s.reads is None  # checked as before: nothing left to check per read
+    g = gate(db, tmp_path, base["contracts"][0])
+    assert g.exit_code == 1 and "gate FAILED" in g.output, g.output
+    c = CliRunner().invoke(cli, ["check", "--db", str(db)])  # the full check says so
+    assert c.exit_code == 1 and "custody_rows) differ from the log for 1 row (the first: its text)" in c.output, c.output
+
+
+def test_a_store_from_before_the_row_digests_gets_them_and_passes(db, tmp_path):
+    sql(db, ("DROP TABLE custody_rows",),
+        ("DELETE FROM _sqlite_migrations WHERE name = '0014_custody_rows'",))
+    with Store(db, readonly=True) as s:  # not migrated: the quick check, as before
+        assert custody.check_rows(s.conn) is None
+        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is None
+    with Store(db) as s:
+        assert custody.has_rows(s.conn) and kept(s.conn) == live(s.conn)
+        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is not None
+        assert check_store(s).ok
+    g = gate(db, tmp_path, prose(705, 300))
+    assert g.exit_code == 0, g.output
