@@ -148,3 +148,25 @@ def slow_pdf() -> bytes:
     ops = b" ".join(b"BT /F1 3 Tf %d %d Td (w%d) Tj ET" % (20 + i * 37 % 560, 20 + i * 53 % 750, i)
                     for i in range(3000))
     return make_raw_pdf([ops], repeat=400, flate=True)
+
+
+# -- stores tampered with behind the tool's back ---------------------------------------------
+
+
+def copy_store(src: Path, dst: Path) -> Path:
+    """A consistent copy of a store (SQLite's backup), for one test to tamper with."""
+    import sqlite3
+
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    return dst
+
+
+def sql(db: Path, *statements: tuple) -> None:
+    """Writes behind the store's back, as any SQLite client could make them."""
+    import sqlite3
+
+    c = sqlite3.connect(db, isolation_level=None)
+    for stmt in statements:
+        c.execute(*stmt)
+    c.close()

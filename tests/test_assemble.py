@@ -36,6 +36,7 @@ from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.report.pipeline import audit_job
 from auditor.store.dating import apply_dates
 from auditor.store.db import Store
+from tests.hostile import copy_store
 from tests.test_cli_contract import broken_controls
 from tests.textgen import write_contract_in_filing
 
@@ -297,12 +298,6 @@ def built(tmp_path_factory):
         assert not o.refused, o.report.get("refused_because")
         ids = {Path(r["path"]).name: r["id"] for r in store.rows("SELECT id, path FROM documents")}
     return {"db": db, "dir": d, "ids": ids, "src": d / "src"}
-
-
-def copy_store(src: Path, dst: Path) -> Path:
-    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
-        a.backup(b)
-    return dst
 
 
 def read_plan(directory: Path) -> dict:

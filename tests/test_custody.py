@@ -25,6 +25,7 @@ from auditor.report.pipeline import audit_job, verify
 from auditor.store import custody
 from auditor.store.custody.chain import GENESIS_PREV, State, entry_hash, row_digest
 from auditor.store.db import MIGRATIONS, Store, text_digest
+from tests.hostile import copy_store, sql
 from tests.textgen import prose
 
 # -- the pure part ------------------------------------------------------------------------------
@@ -86,18 +87,7 @@ def base(tmp_path_factory):
 @pytest.fixture
 def db(base, tmp_path):
     """A copy of the base store for one test to tamper with."""
-    dst = tmp_path / "store.db"
-    with sqlite3.connect(base["db"]) as a, sqlite3.connect(dst) as b:
-        a.backup(b)
-    return dst
-
-
-def sql(db: Path, *statements: tuple) -> None:
-    """Writes behind the store's back, as any SQLite client could make them."""
-    c = sqlite3.connect(db, isolation_level=None)
-    for stmt in statements:
-        c.execute(*stmt)
-    c.close()
+    return copy_store(base["db"], tmp_path / "store.db")
 
 
 def actions(db: Path) -> list[str]:

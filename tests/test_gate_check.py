@@ -20,6 +20,7 @@ from auditor.index.builder import Sequences, build_index
 from auditor.store import custody
 from auditor.store.custody.log import live
 from auditor.store.db import Store, text_digest
+from tests.hostile import copy_store, sql
 from tests.textgen import prose
 
 
@@ -43,18 +44,7 @@ def base(tmp_path_factory):
 
 @pytest.fixture
 def db(base, tmp_path):
-    dst = tmp_path / "store.db"
-    with sqlite3.connect(base["db"]) as a, sqlite3.connect(dst) as b:
-        a.backup(b)
-    return dst
-
-
-def sql(db: Path, *statements: tuple) -> None:
-    """Writes behind the store's back."""
-    c = sqlite3.connect(db, isolation_level=None)
-    for stmt in statements:
-        c.execute(*stmt)
-    c.close()
+    return copy_store(base["db"], tmp_path / "store.db")
 
 
 def kept(conn: sqlite3.Connection) -> dict:
