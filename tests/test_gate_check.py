@@ -147,6 +147,61 @@ def test_a_word_sequence_swapped_is_caught_when_the_gate_reads_it(base, db, tmp_
     assert g.exit_code == 2 and "contract-0.txt" in g.output, g.output
 
 
+def test_a_write_over_a_row_changed_behind_the_stores_back_is_refused(base, db, tmp_path):
+    """A word sequence deleted behind the store's back: the gate does not read it, but the index
+    catch-up writes it again, which would record the deletion's repair as an ordinary change and
+    leave nothing for any later check. The write is refused and rolled back; ordinary writes pass
+    (test_the_row_digests_are_kept_by_every_write_and_are_the_logs)."""
+    i = base["ids"]["contract-2.txt"]
+    sql(db, ("DELETE FROM shingle_sequences WHERE doc_id = ?", (i,)))
+    with Store(db) as s:
+        with pytest.raises(StoreDamaged, match=f"document {i}'s word sequence"):
+            build_index(s)
+        assert s.scalar("SELECT count(*) FROM shingle_sequences WHERE doc_id = ?", (i,)) == 0
+    new = tmp_path / "real"
+    new.mkdir()
+    (new / "n.txt").write_text(prose(703, 300))
+    g = CliRunner().invoke(cli, ["gate", "--db", str(db), "--out", str(tmp_path / "g"), str(new)])
+    assert g.exit_code == 2 and "behind the store's back" in g.output, g.output
+    with Store(db) as s:
+        assert not check_store(s).ok  # the deletion is still there to be found
+
+
+def test_a_tracked_table_dropped_is_every_row_it_held_gone(db):
+    with Store(db) as s:
+        assert custody.differing(s.conn, {"withdrawals": None}) == []
+        held = s.scalar("SELECT count(*) FROM withdrawals")
+    assert held
+    sql(db, ("DROP TABLE withdrawals",))
+    conn = sqlite3.connect(db)
+    found = custody.differing(conn, {"withdrawals": None})
+    conn.close()
+    assert len(found) == held and all("is gone from the store" in f.detail for f in found)
+
+
+def test_a_row_digest_that_is_not_a_digest_falls_back_to_the_quick_check(base, db, tmp_path):
+    sql(db, ("UPDATE custody_rows SET digest = 'zz' WHERE tbl = 'documents' AND key = 1",))
+    with Store(db) as s:
+        outcome = custody.check_rows(s.conn)
+        assert outcome is not None and not outcome.ok and "are not digests" in outcome.findings[0].detail
+    g = gate(db, tmp_path, prose(704, 300))  # the store itself is intact: the quick check passes it
+    assert g.exit_code == 0 and "internal error" not in g.output, g.output
+
+
+def test_a_text_turned_into_a_blob_of_the_same_bytes_is_damage(base, db, tmp_path):
+    """The same bytes as a BLOB keep the digest but read back as another text."""
+    i = base["ids"]["contract-1.txt"]
+    with Store(db) as s:
+        assert check_store(s, quick=True).ok
+    sql(db, ("UPDATE texts SET text = CAST(text AS BLOB) WHERE doc_id = ?", (i,)))
+    with Store(db) as s:
+        assert [p.kind for p in check_store(s, quick=True).problems] == ["text_encoding"]
+        require_intact_for_reads(s)
+        s.text(i)
+        with pytest.raises(StoreDamaged, match="contract-1"):
+            require_reads_intact(s)
+
+
 @pytest.mark.parametrize("edit", ["index", "document", "sighting"])
 def test_an_index_row_a_document_row_or_a_sighting_is_caught_before_the_batch(base, db, tmp_path, edit):
     i = base["ids"]["contract-3.txt"]

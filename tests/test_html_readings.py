@@ -533,3 +533,21 @@ def test_flex_items_are_parted_as_a_reader_sees_them():
     assert read("column-gap:4px", ["first", "second"]).startswith("first\tsecond")
     assert read("", ["Lic", "ense", "granted"]).startswith("Licensegranted")
     assert read("flex-direction:column", ["first", "second"]).startswith("first\nsecond")
+
+
+@pytest.mark.parametrize("page, shown", [
+    # a marker that is a string, or ::marker content, is what a reader sees before the item
+    ("<style>ul{list-style-type:'KEEP '}</style><ul><li>real text one</li></ul>", "KEEP real text one"),
+    ("<style>li::marker{content:'SEE '}</style><ul><li>real text one</li></ul>", "SEE real text one"),
+    ("<style>li{list-style:'ALSO ' inside}</style><ul><li>real text one</li></ul>", "ALSO real text one"),
+    # the shorthand without a type resets it: the inherited string is gone (a browser shows a disc)
+    ("<style>ul{list-style-type:'JUNK '} li{list-style:inside}</style><ul><li>real text one</li></ul>", "real text one"),
+    ("<style>ul{list-style-type:'JUNK '} li{list-style:url(x.png)}</style><ul><li>real text one</li></ul>",
+     "real text one"),
+    ("<ol><li>real text one</li></ol>", "real text one"),  # counters are numbering, not text
+    # quotation marks of <q>, nested, and as the quotes property sets them
+    ("<p>said <q>stop <q>now</q> please</q>.</p>", "said \u201cstop \u2018now\u2019 please\u201d."),
+    ("<style>q{quotes:'<<' '>>'}</style><p><q>x</q></p>", "<<x>>"),
+])
+def test_generated_markers_and_quotes_are_read_as_shown(page, shown):
+    assert extract_bytes(page.encode(), "a.html").text == shown

@@ -193,10 +193,13 @@ def require_reads_intact(store: Store) -> None:
     found = [f.detail for f in custody.differing(store.conn, pending)]
     texts = pending.get("texts", [])
     for a in range(0, len(texts), 200):
-        for doc_id, raw, digest in store.select_in(
-                "SELECT doc_id, CAST(text AS BLOB), sha256 FROM texts WHERE doc_id IN ({})" if store.text_digests
-                else "SELECT doc_id, NULL, NULL FROM texts WHERE doc_id IN ({})", texts[a : a + 200]):
-            if digest is not None and hashlib.sha256(bytes(raw or b"")).hexdigest() != digest:
+        for doc_id, raw, digest, kind in store.select_in(
+                "SELECT doc_id, CAST(text AS BLOB), sha256, typeof(text) FROM texts WHERE doc_id IN ({})"
+                if store.text_digests else "SELECT doc_id, NULL, NULL, typeof(text) FROM texts WHERE doc_id IN ({})",
+                texts[a : a + 200]):
+            if kind != "text":
+                found.append(f"document {doc_id}: the stored text is stored as {kind}, not as text")
+            elif digest is not None and hashlib.sha256(bytes(raw or b"")).hexdigest() != digest:
                 found.append(f"document {doc_id}: the stored text does not match its recorded sha256")
     if not found:
         return
@@ -235,11 +238,15 @@ def _texts(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
             "SELECT id FROM documents WHERE id NOT IN (SELECT doc_id FROM texts) ORDER BY id"):
         r.problems.append(Problem("missing_text", "the document has no stored text", doc_id, paths.get(doc_id)))
     digest_col = "t.sha256" if has_digest else "NULL"
-    for doc_id, raw, digest, n_chars in store.conn.execute(
-            f"SELECT t.doc_id, CAST(t.text AS BLOB), {digest_col}, d.n_chars FROM texts t"
+    for doc_id, raw, digest, n_chars, kind in store.conn.execute(
+            f"SELECT t.doc_id, CAST(t.text AS BLOB), {digest_col}, d.n_chars, typeof(t.text) FROM texts t"
             " JOIN documents d ON d.id = t.doc_id ORDER BY t.doc_id"):
         raw = bytes(raw or b"")
         path = paths.get(doc_id)
+        if kind != "text":  # the same bytes as a BLOB read back as another text (Python's repr of bytes)
+            r.problems.append(Problem("text_encoding", f"the stored text is stored as {kind}, not as text: it was "
+                                      "altered after it was stored", doc_id, path))
+            continue
         if digest is None:
             r.no_digest += 1
         else:

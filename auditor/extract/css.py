@@ -17,6 +17,7 @@ Lengths are evaluated for a desktop viewport of 1280 x 800 CSS pixels and a 16 p
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import urllib.parse
 from collections.abc import Iterable
@@ -636,6 +637,11 @@ _SHORTHANDS = frozenset({"font", "margin", "padding", "inset", "flex-flow", "bac
                          "-webkit-text-stroke", "grid-area", "grid-row", "grid-column", "list-style"})
 
 
+@functools.lru_cache(maxsize=1)
+def _initial_list_style_type() -> Any:
+    return tinycss2.parse_component_value_list("disc")[0]
+
+
 def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...]]]:
     """Longhands of the shorthands that matter; values as tokens."""
     w = _words(value)
@@ -649,7 +655,8 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     if name == "list-style":  # the type is its string, its counter style or none; an image is no word
         marker = [t for t in w if t.type == "string"] or [
             t for t in w if t.type == "ident" and t.lower_value not in ("inside", "outside")]
-        return [("list-style-type", (marker[0],))] if marker else []
+        # a shorthand sets every longhand: without a type it resets the type to its initial disc
+        return [("list-style-type", (marker[0] if marker else _initial_list_style_type(),))]
     if name == "font":
         size = _font_size_of(w)
         return [("font-size", (size,))] if size is not None else []

@@ -35,6 +35,7 @@ import getpass
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -398,6 +399,7 @@ def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict
     if not rows and action is None:
         return None
     rows.sort(key=lambda r: _order((r[0], r[1])))
+    _not_laundering(conn, rows)
     top = conn.execute("SELECT seq, hash FROM custody ORDER BY seq DESC LIMIT 1").fetchone()
     last: Entry | None  # None: the log has no entry yet
     if using.last is not None and top is not None and (top[0], top[1]) == using.last[:2]:
@@ -409,6 +411,28 @@ def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict
     e = append(conn, action or "write", detail or {}, rows, state, last)
     using.last = (e.seq, e.hash, state)
     return e
+
+
+def _not_laundering(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
+    """Each row a write changes was, before it, what the log vouches for (``custody_rows``): a
+    row edited, deleted or added behind the store's back and then written over by this tool would
+    otherwise be recorded as an ordinary change, and the edit would vanish from every check.
+    Raises StoreDamaged (the transaction rolls back). O(rows written)."""
+    if not rows or not has_rows(conn):
+        return
+    for a in range(0, len(rows), 400):
+        part = rows[a : a + 400]
+        cond = " OR ".join(["(tbl = ? AND key = ?)"] * len(part))
+        kept = {(str(t), k): str(d) for t, k, d in conn.execute(
+            f"SELECT tbl, key, digest FROM custody_rows WHERE {cond}", [x for r in part for x in r[:2]])}
+        for t, k, old, _ in part:
+            if kept.get((t, k)) != old:
+                spec = _BY_TABLE.get(t)
+                name = f"document {k}'s {spec.noun}" if spec and spec.document == spec.key else _row_name(t, k)
+                raise StoreDamaged(
+                    f"{name} is not what the custody log vouches for: it was "
+                    f"{'added' if old is not None and (t, k) not in kept else 'changed or deleted'} behind the "
+                    "store's back, and this write would have recorded over it. Run `auditor check` for the full list")
 
 
 def adopt(conn: sqlite3.Connection, migrations: list[str]) -> Entry | None:
@@ -599,6 +623,9 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
     return findings, n
 
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
 def check_rows(conn: sqlite3.Connection) -> Outcome | None:
     """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
     the digests a reader then checks its rows against are the log's. O(entries since the
@@ -610,7 +637,13 @@ def check_rows(conn: sqlite3.Connection) -> Outcome | None:
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
     state = State()
-    state.add(str(d) for d, in conn.execute("SELECT digest FROM custody_rows"))
+    digests = [str(d) for d, in conn.execute("SELECT digest FROM custody_rows")]
+    bad = sum(1 for d in digests if not _HEX64.fullmatch(d))
+    if bad:
+        findings.append(Finding(f"{bad} row digest(s) kept with the log (custody_rows) are not digests: they were "
+                                "edited behind the store's back", seq=last.seq if last else None))
+        return Outcome(findings, head(conn), n)
+    state.add(digests)
     try:
         recorded = last.fields.get("state") if last else None
     except ValueError:
@@ -628,16 +661,14 @@ def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]
     full = plan(conn)
     out = []
     for table in sorted(keys, key=lambda t: _order((t, 0))):
-        if table not in full.tables:
-            continue
         wanted = keys[table]
-        one = Plan({table: full.tables[table]})
+        one = Plan({table: full.tables[table]}) if table in full.tables else None
         if wanted is None:
-            now = live(conn, None, one)
+            now = live(conn, None, one) if one else {}  # a table dropped: every row it held is gone
             kept = {(table, k): str(d) for k, d in conn.execute(
                 "SELECT key, digest FROM custody_rows WHERE tbl = ?", (table,))}
         else:
-            now = live(conn, {table: list(wanted)}, one)
+            now = live(conn, {table: list(wanted)}, one) if one else {}
             kept = {}
             ordered = sorted(set(wanted), key=lambda k: (type(k).__name__, k))
             for a in range(0, len(ordered), 500):
@@ -650,7 +681,7 @@ def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]
                 what = ("is in the store but not in the custody log" if (t, k) not in kept else
                         "is gone from the store" if (t, k) not in now else "is not what the custody log recorded")
                 out.append(Finding(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
-                                   _document(conn, t, k)))
+                                   _document(conn, t, k) if one else None))
     return out
 
 
