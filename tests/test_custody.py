@@ -284,17 +284,21 @@ def test_an_edited_entry_is_named_by_check_and_by_the_quick_check_after_the_chec
 
 
 def test_a_write_by_the_tool_over_a_tampered_row_does_not_launder_it(base, db, tmp_path):
-    """A writer subtracts the row as it found it, so the state stays off, and the entry says it
-    changed a row from a state the log never recorded."""
+    """A write that would change a row edited behind the store's back is refused and rolled back
+    (the row's old digest is not the one the log vouches for), so the edit stays for every check
+    to find; before, the write went through and its entry said it changed a row from a state the
+    log never recorded."""
     i = base["ids"]["contract-2.txt"]
     sql(db, ("UPDATE documents SET duplicate_of = ? WHERE id = ?", (base["ids"]["contract-3.txt"], i)))
     with Store(db) as s:
-        withdraw(s, [str(i)], reason="superseded")
         seq = custody.head(s.conn)["seq"]
+        with pytest.raises(StoreDamaged, match=f"Document row {i} is not what the custody log vouches for"):
+            withdraw(s, [str(i)], reason="superseded")
+        assert custody.head(s.conn)["seq"] == seq
+        assert s.scalar("SELECT withdrawn_at FROM documents WHERE id = ?", (i,)) is None
         full = check_store(s)
-    assert any(f"custody entry {seq}: it changed documents row {i} from a state the log never recorded" in p.detail
-               for p in full.problems)
-    refused(db, tmp_path, f"custody entry {seq}: it changed documents row {i}")
+    assert any(f"document {i}" in p.line() for p in full.problems), [p.line() for p in full.problems]
+    refused(db, tmp_path, f"document {i}")
 
 
 def test_a_forged_running_state_is_named(db, tmp_path):

@@ -428,9 +428,10 @@ def _not_laundering(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
         for t, k, old, _ in part:
             if kept.get((t, k)) != old:
                 spec = _BY_TABLE.get(t)
-                name = f"document {k}'s {spec.noun}" if spec and spec.document == spec.key else _row_name(t, k)
+                name = (f"document row {k}" if t == "documents" else f"the {spec.noun} of document {k}"
+                        if spec and spec.document == spec.key else _row_name(t, k))
                 raise StoreDamaged(
-                    f"{name} is not what the custody log vouches for: it was "
+                    f"{name[0].upper()}{name[1:]} is not what the custody log vouches for: it was "
                     f"{'added' if old is not None and (t, k) not in kept else 'changed or deleted'} behind the "
                     "store's back, and this write would have recorded over it. Run `auditor check` for the full list")
 
