@@ -48,7 +48,7 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
-    assert r["format"] == "containment-auditor-report/3"
+    assert r["format"] == "containment-auditor-report/4"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
@@ -381,7 +381,7 @@ def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
 
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "comp").report
-    assert r["format"] == "containment-auditor-report/3"
+    assert r["format"] == "containment-auditor-report/4"
     assert r["manifest"]["params"]["composition"] == {"floor": {"share": 0.01, "shingles": 25}, "limit": 20}
     [comp] = r["compositions"]
     path = lambda i: r["documents"][str(i)]["path"]  # noqa: E731
@@ -408,6 +408,58 @@ def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
     data["compositions"][0]["components"][0]["covered"] = 0.99
     (tmp / "comp" / "report.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     assert not verify(tmp / "comp", store).ok
+
+
+def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_verifies(store, tmp_path):
+    """A gate's report costs what its batch costs: documents.jsonl.gz lists the batch and the
+    documents the report names (not every covered one: the manifest names those by id ranges),
+    and its composition and novel shares are the ones a corpus audit gives for the same documents."""
+    from auditor.engine.gather import gather_document
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    lease, credit = synth.contract(81, 8_000, kind="lease"), synth.contract(82, 8_000, kind="credit")
+    (corpus / "lease.txt").write_text(lease)
+    (corpus / "credit.txt").write_text(credit)
+    for i in range(5):
+        (corpus / f"other-{i}.txt").write_text(synth.contract(90 + i, 6_000))
+    ingest(store, [corpus], batch="corpus", workers=1)
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "filing.txt").write_text(synth.filing(83, 30_000)[0] + "\n\n" + lease + "\n\n" + credit)
+    (new / "clean.txt").write_text(synth.contract(84, 8_000, kind="supply"))
+    ingest(store, [new], batch="new", workers=1)
+    ids = {r["path"].rsplit("/", 1)[1]: r["id"] for r in store.rows("SELECT id, path FROM documents")}
+    batch = sorted(ids[n] for n in ("filing.txt", "clean.txt"))
+    g = audit_job(store, 0.8, out=tmp_path / "gate", only=set(batch),
+                  scope={"kind": "batch", "batch": "new", "documents": batch}, kind="gate").report
+    whole = audit_job(store, 0.8, out=tmp_path / "whole").report
+    assert g["manifest"]["corpus"]["ids"] == [[1, 9]] and g["manifest"]["corpus"]["documents"] == 9
+    assert "ids" not in whole["manifest"]["corpus"]
+    assert g["manifest"]["corpus"]["digest"] == whole["manifest"]["corpus"]["digest"]
+
+    def listed(name):
+        lines = gzip.decompress((tmp_path / name / "documents.jsonl.gz").read_bytes()).splitlines()
+        return {d["doc_id"]: d for d in map(json.loads, lines)}
+
+    mine, every = listed("gate"), listed("whole")
+    assert sorted(mine) == sorted(batch + [ids["lease.txt"], ids["credit.txt"]])  # the batch, and what it names
+    assert len(every) == 9
+    for d in batch:  # the same novel share as the corpus audit's
+        assert mine[d]["novel"] == every[d]["novel"]
+    assert "novel" not in mine[ids["lease.txt"]]
+    assert 0.3 < mine[ids["filing.txt"]]["novel"]["estimate"] < 1 and mine[ids["clean.txt"]]["novel"]["estimate"] > 0.7
+    [comp] = g["compositions"]
+    assert comp == next(c for c in whole["compositions"] if c["doc_id"] == ids["filing.txt"])
+    cover = gather_document(store, ids["filing.txt"])
+    assert [c["doc_id"] for c in comp["components"]] == [c.doc_id for c in cover.components]
+    assert {c["doc_id"] for c in comp["components"]} == {ids["lease.txt"], ids["credit.txt"]}
+    assert verify(tmp_path / "gate", store).ok
+    # the covered documents are in the digest: dropping one from the ranges is caught
+    data = json.loads((tmp_path / "gate" / "report.json").read_text())
+    data["manifest"]["corpus"]["ids"] = [[1, 8]]
+    (tmp_path / "gate" / "report.json").write_text(pretty(data))
+    assert not verify(tmp_path / "gate", store).ok
 
 
 def test_a_report_renders_by_the_rules_it_records(audited):

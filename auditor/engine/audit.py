@@ -94,6 +94,9 @@ class AuditResult:
     candidates: int
     universe: list[int]  # every document the audit covered, duplicates included
     boilerplate_min: int = 0
+    # a batch audit: every posting of the hashes its documents hold (``SampledIndex.touching``),
+    # which is all a gate's report needs of the index (novelty and compositions of the batch)
+    batch_index: SampledIndex | None = None
 
     @property
     def findings(self) -> list[Contained]:
@@ -334,6 +337,7 @@ def run_audit(
     else:  # a batch against the corpus: what the batch touches, not the corpus's whole index
         index, docs, shingles, n_sampled = SampledIndex.touching(store, reps, only)
         pairs, unverified, n_candidates = batch_candidate_pairs(index, threshold, only, n_sampled)
+    touched = index if only is not None else None  # small: the postings of the batch's hashes
     del index  # the largest structure of the audit; verification reads texts, not samples
     sizes = dict(zip(docs, shingles, strict=True))
     short = short_documents(store, params, docs, shingles)
@@ -349,6 +353,8 @@ def run_audit(
         verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers,
                                                   walk=walk)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
-        return finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
-                      candidates=n_candidates + n_short, scope=scope, only=only,
-                      documents=len(docs), pool=pool)
+        result = finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
+                        candidates=n_candidates + n_short, scope=scope, only=only,
+                        documents=len(docs), pool=pool)
+    result.batch_index = touched
+    return result

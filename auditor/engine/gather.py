@@ -323,8 +323,14 @@ def gather_many(store: Store, queries: Sequence[Query], *, threshold: float = 0.
     texts together (a filing's certifications cost one pass, not one each)."""
     index = index if index is not None else load_index(store)
     cache = cache or ShingleCache(store, store.params)
-    held = _exhaustive(store, index, [q for q in queries if q.short or (len(q.every) and not _sampled_of(store, q).size)])
+    held = _exhaustive(store, index, [q for q in queries if needs_exhaustive(store, q)])
     return [_gather(store, q, threshold=threshold, index=index, cache=cache, held=held.get(id(q))) for q in queries]
+
+
+def needs_exhaustive(store: Store, q: Query) -> bool:
+    """A query the sampled index cannot search (short, or with no sampled shingle): it is searched
+    exactly in every stored text."""
+    return q.short or bool(len(q.every) and not _sampled_of(store, q).size)
 
 
 def _sampled_of(store: Store, q: Query) -> np.ndarray:
@@ -406,7 +412,7 @@ def _sampled(index: SampledIndex, keep: np.ndarray, every: np.ndarray, sampled_p
         if b > a:
             i = int(doc_pos[a])
             out.append(Candidate(int(index.doc_ids[i]), int(index.shingles[i]), None, q[a:b],
-                                 int(index.n[i])))
+                                 int(index.total[i])))
     return out
 
 

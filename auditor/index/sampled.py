@@ -85,6 +85,7 @@ class SampledIndex:
         else:
             self.n, flat = np.asarray(n, np.int64), np.asarray(sampled, np.uint64)
         self.shingles = shingles if shingles is not None else np.zeros(len(doc_ids), np.int64)
+        self.total = self.n  # each document's sampled hashes in the store (``touching``: more than ``n``)
         self.ptr = np.concatenate(([0], np.cumsum(self.n))).astype(np.int64)
         order = np.argsort(flat, kind="stable")  # shingle-major; documents ascending within one
         ordered = flat[order]
@@ -163,6 +164,7 @@ class SampledIndex:
             arrays.append(mine)
             kept_shingles.append(n_shingles)
         index = cls(np.array(doc_ids, dtype=np.int64), arrays, np.array(kept_shingles, dtype=np.int64))
+        index.total = np.array([n_sampled[d] for d in doc_ids], dtype=np.int64)
         return index, every, every_shingles, n_sampled
 
     def hits_of(self, hashes: np.ndarray) -> np.ndarray:

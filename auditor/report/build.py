@@ -32,7 +32,7 @@ from auditor.store import gzfile
 from auditor.store.db import Store
 from auditor.versions import shaping_versions
 
-FORMAT = "containment-auditor-report/3"  # /3: compositions, and novelty in documents.jsonl.gz
+FORMAT = "containment-auditor-report/4"  # /4: a gate's report describes its batch (see build_report)
 INTERVAL = "wilson-95"
 EXCERPT_CHARS = 400
 
@@ -69,10 +69,35 @@ def run_digest(report: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(bound).encode("utf-8")).hexdigest()
 
 
+def id_ranges(ids: list[int]) -> list[list[int]]:
+    """Sorted ids as [first, last] runs: a corpus of consecutive ids is one pair."""
+    out: list[list[int]] = []
+    for i in ids:
+        if out and out[-1][1] + 1 == i:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return out
+
+
+def covered_ids(report: dict[str, Any]) -> list[int] | None:
+    """The documents a report covered, as its manifest lists them (a batch's report, /4), else None
+    (documents.jsonl.gz lists them)."""
+    runs = report.get("manifest", {}).get("corpus", {}).get("ids")
+    if runs is None:
+        return None
+    return [i for a, b in runs for i in range(int(a), int(b) + 1)]
+
+
 def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite",
-             covered: list[int] | None = None) -> dict[str, Any]:
+             covered: list[int] | None = None, listed: bool = False) -> dict[str, Any]:
+    """``listed``: the covered documents are named here by id ranges (a batch's report, whose
+    documents.jsonl.gz describes only the batch and the documents its findings name)."""
     covered = covered if covered is not None else [r[0] for r in store.conn.execute("SELECT id FROM documents")]
     n, cdig = len(covered), universe_digest(store, covered)
+    corpus: dict[str, Any] = {"documents": n, "digest": cdig}
+    if listed:
+        corpus["ids"] = id_ranges(sorted(covered))
     return {
         "tool": "containment-auditor",
         "tool_version": __version__,
@@ -95,27 +120,30 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                            "uses the same flag",
             "families": "documents that contain one another at the threshold, connected; pairs "
                         "inside a family are not findings",
-            "corpus": "the documents the audit covered (documents.jsonl.gz); the digest is over "
-                      "their ids and sha256",
+            "corpus": "the documents the audit covered (documents.jsonl.gz; for a batch, by id ranges "
+                      "in manifest.corpus.ids, and documents.jsonl.gz describes the batch and the documents "
+                      "the report names); the digest is over their ids and sha256",
             "alignment": "for the first params.details contained documents: their normalised words "
                          "aligned with those of the best container from its main span to the spans "
                          "near it (gaps up to max(2000, a quarter of its length) characters; Levenshtein, "
                          "RapidFuzz); words counts that alignment, hunks show the differences with "
                          "context in each side's own text, [kind, contained, container] pieces, "
                          "offsets as spans; the full texts are in texts/<doc_id>.txt",
-            "compositions": "for the params.composition.limit documents containing the most others: "
+            "compositions": "for the params.composition.limit documents containing the most others (for a "
+                            "batch: of its documents, short ones searched exactly excepted): "
                             "the greedy cover of their shingles by the covered documents (auditor "
                             "gather: parts first, then the most newly explained, each explaining at "
                             "least params.composition.floor), covered counts and novel adding up to "
                             "shingles",
             "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
-                     "covered document (an exact-duplicate group counts once), with its Wilson interval",
+                     "covered document (an exact-duplicate group counts once), with its Wilson interval "
+                     "(for a batch: of its documents)",
             "files": "sha256 and line count of the content of every file beside report.json (of "
                      "the uncompressed content for .gz files); report.md and report.html are "
                      "rendered from report.json",
         },
         "versions": shaping_versions(),
-        "corpus": {"documents": n, "digest": cdig},
+        "corpus": corpus,
         "controls": {"seed": controls.seed if controls else None,
                      "directory": Path(controls.directory).name if controls and controls.directory else None,
                      "fixtures_digest": fixtures_digest(Path(controls.directory))
@@ -408,17 +436,23 @@ def build_report(
     if not controls.results:
         reasons.append("no control could be run")
     refused = audit is None or bool(reasons)
+    # a batch's report (a gate's) costs what its batch costs: the covered documents are named by
+    # id ranges, and documents.jsonl.gz, novelty and compositions describe the batch (and the
+    # documents the report names), not every covered document
+    batch = (sorted(int(d) for d in scope.get("documents", [])) if scope and scope.get("kind") == "batch"
+             else None)
     report: dict[str, Any] = {
         "format": FORMAT,
         "renderer": RENDERER,
         "status": "REFUSED" if refused else "OK",
-        "manifest": manifest(store, threshold, controls, engine, covered),
+        "manifest": manifest(store, threshold, controls, engine, covered, listed=batch is not None),
         "controls": [c.as_dict() for c in controls.results],
         "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
     }
     novelty: dict[int, tuple[int, int]] = {}  # filled below for an audit that reports
-    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(store, audit, covered, novelty))]
     named: set[int] = set()
+    sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(
+        store, audit, covered if batch is None else sorted((set(batch) | named) & set(covered)), novelty))]
     if refused:
         report["refused_because"] = reasons or ["the audit was not run"]
         report["findings"] = []
@@ -441,7 +475,10 @@ def build_report(
             {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
             for i, f in enumerate(audit.families)]
         report["not_auditable"] = audit.not_auditable
-        report["duplicate_groups"] = audit.duplicate_groups
+        groups = audit.duplicate_groups
+        if batch is not None:  # the batch's: its copies of stored documents, and of each other
+            groups = [g for g in groups if not set(g).isdisjoint(batch)]
+        report["duplicate_groups"] = groups
         report["below_threshold"] = {
             "pairs": audit.below,
             "nearest": [{"contained": p.contained, "container": p.container, **_scored(p)}
@@ -452,7 +489,7 @@ def build_report(
                 " ORDER BY path, part, sha256, id", (failures_through,))
         ]
         report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
-        report["compositions"] = compositions(store, threshold, audit, covered, novelty)
+        report["compositions"] = compositions(store, threshold, audit, covered, novelty, batch)
         report["manifest"]["params"]["composition"] = {"floor": FLOOR, "limit": COMPOSITIONS}
         for comp in report["compositions"]:
             named.add(comp["doc_id"])
@@ -462,7 +499,7 @@ def build_report(
             named.update(b["container"] for b in e["best"])
         for f in audit.families:
             named.update(f.members)
-        for g in audit.duplicate_groups:
+        for g in groups:
             named.update(g)
         named.update(x["doc_id"] for x in audit.not_auditable)
         named.update(x for p in audit.nearest_misses for x in (p.contained, p.container))
@@ -476,7 +513,7 @@ def build_report(
             "verified_below_threshold": audit.below,
             "candidate_pairs": audit.candidates,
             "not_auditable": len(audit.not_auditable),
-            "duplicate_groups": len(audit.duplicate_groups),
+            "duplicate_groups": len(groups),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
             "compositions": len(report["compositions"]),
@@ -492,26 +529,43 @@ def build_report(
 
 
 def compositions(store: Store, threshold: float, audit: AuditResult, covered: list[int],
-                 novelty: dict[int, tuple[int, int]]) -> list[dict[str, Any]]:
+                 novelty: dict[int, tuple[int, int]], batch: list[int] | None = None) -> list[dict[str, Any]]:
     """What the documents containing the most others are made of (``gather.composition_targets``),
-    each a cover by the covered documents; fills ``novelty`` from the same sampled index."""
+    each a cover by the covered documents; fills ``novelty`` from the same sampled index.
+
+    ``batch``: only its documents are described, from the index as the batch sees it (every
+    posting of the hashes its documents hold: their novelty and candidates are the whole index's);
+    a short one, which would be searched in every stored text, is left to ``auditor gather``."""
     from auditor.engine.gather import (
+        COMPOSITIONS,
         composition_targets,
         document_query,
         gather_many,
         load_index,
+        needs_exhaustive,
         sampled_novelty,
     )
     from auditor.engine.universe import universe
-    from auditor.index.sampled import ShingleCache
+    from auditor.index.sampled import SampledIndex, ShingleCache
 
     scope = universe(store, covered)
-    index = load_index(store, scope.representatives)
-    novelty.update(sampled_novelty(index))
     cache = ShingleCache(store, store.params)
-    targets = composition_targets(audit.contained)
-    covers = gather_many(store, [document_query(store, d, cache, scope.members) for d in targets],
-                         threshold=threshold, index=index, cache=cache)
+    if batch is None:
+        index = load_index(store, scope.representatives)
+        novelty.update(sampled_novelty(index))
+        targets = composition_targets(audit.contained)
+        queries = [document_query(store, d, cache, scope.members) for d in targets]
+    else:
+        reps = {scope.representative[d] for d in batch if d in scope.representative}
+        index = audit.batch_index
+        if index is None:  # an engine that does not keep it
+            index = SampledIndex.touching(store, scope.representatives, reps)[0]
+        novelty.update({d: v for d, v in sampled_novelty(index).items() if d in reps})
+        mine = [d for d in composition_targets(audit.contained, limit=len(scope.members)) if d in reps]
+        kept = [(d, q) for d, q in ((d, document_query(store, d, cache, scope.members)) for d in mine)
+                if not needs_exhaustive(store, q)][:COMPOSITIONS]
+        targets, queries = [d for d, _ in kept], [q for _, q in kept]
+    covers = gather_many(store, queries, threshold=threshold, index=index, cache=cache)
     out = []
     for doc_id, g in zip(targets, covers, strict=True):
         d = g.as_dict()

@@ -30,6 +30,7 @@ from auditor.report.build import (
     NOT_DIGESTED,
     Report,
     build_report,
+    covered_ids,
     differences,
     digest,
     documents_changed,
@@ -489,7 +490,9 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             recomputable = False
     if not recomputable:
         return Verification(False, str(report.get("digest")), content, "", problems, notes)
-    covered = [int(d["doc_id"]) for d in read_documents(report_dir / DOCUMENTS)]
+    covered = covered_ids(report)
+    if covered is None:
+        covered = [int(d["doc_id"]) for d in read_documents(report_dir / DOCUMENTS)]
     missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})
     if missing:
         problems.append(f"the store lacks {len(missing)} document(s) the report covered: ids "
