@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.cache import cache_dir
 from auditor.corpus.ingest import ingest
 from auditor.engine.audit import AuditResult, run_audit
 from auditor.engine.universe import universe
@@ -169,17 +170,6 @@ def fixture_key(params: Params, threshold: float, directory: Path) -> str:
              "params": params.as_dict(), "threshold": threshold, "fixtures": fixtures_digest(directory),
              "packages": shaping_versions()}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def cache_dir() -> Path | None:
-    """``$AUDITOR_CACHE``, else ``$XDG_CACHE_HOME/containment-auditor``, else
-    ``~/.cache/containment-auditor``; None with ``AUDITOR_NO_CACHE`` set."""
-    if os.environ.get("AUDITOR_NO_CACHE"):
-        return None
-    if os.environ.get("AUDITOR_CACHE"):
-        return Path(os.environ["AUDITOR_CACHE"])
-    base = Path(os.environ["XDG_CACHE_HOME"]) if os.environ.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "containment-auditor"
 
 
 def _cached(key: str) -> list[ControlResult] | None:

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # pure layer, and the shared modules. Never the store, the corpus (ingest's batch machinery), the
 # index or anything above.
 CHILD_MAY_IMPORT = ("auditor.sandbox", "auditor.extract", "auditor.text")
-CHILD_SHARED = {"auditor", "auditor.errors", "auditor.versions"}
+CHILD_SHARED = {"auditor", "auditor.errors", "auditor.versions", "auditor.cache"}
 
 
 def _graph() -> dict[str, set[str]]:

@@ -1,3 +1,4 @@
+import json
 import re
 import unicodedata
 from unittest import mock
@@ -204,11 +205,37 @@ def test_different_words_stay_different(a, b):
 def test_skeleton_table_is_the_one_the_version_names():
     """A confusables update changes the normalisation: it needs a new NORMALIZATION_VERSION and
     a new SKELETON_TABLE_SHA256 (old stores then refuse until rebuilt), never a silent change."""
-    assert norm.skeleton_table_digest() == norm.SKELETON_TABLE_SHA256
+    assert norm.skeleton_table_digest() == norm.SKELETON_TABLE_SHA256  # derived again, not cached
+    assert norm._digest(norm._derive_small_capitals()) == norm.SMALL_CAPITALS_SHA256
     assert "skeleton" in norm.NORMALIZATION_VERSION
-    # derived again from confusables.txt, not the copy cached at import: the derivation is pinned
-    with mock.patch.object(norm, "_skeleton_table", norm._skeleton_table.__wrapped__):
-        assert norm.skeleton_table_digest() == norm.SKELETON_TABLE_SHA256
+
+
+def test_the_cached_unicode_tables_are_used_only_when_they_are_the_pinned_ones(tmp_path, monkeypatch):
+    """The tables are derived once and kept in the cache; an entry that is not exactly the pinned
+    tables (edited, truncated) is derived again and replaced, so a cache never changes a word."""
+    monkeypatch.delenv("AUDITOR_NO_CACHE", raising=False)
+    monkeypatch.setenv("AUDITOR_CACHE", str(tmp_path))
+    norm._tables.cache_clear()
+    try:
+        skeleton, small = norm._tables()
+        [entry] = (tmp_path / "unicode").iterdir()
+        data = json.loads(entry.read_text())
+        assert dict((int(k), v) for k, v in data["skeleton"]) == skeleton and len(small) == len(data["small"])
+        cyrillic_a = next(k for k, v in data["skeleton"] if v == "a")
+        data["skeleton"] = [[k, "z" if k == cyrillic_a else v] for k, v in data["skeleton"]]  # a poisoned entry
+        entry.write_text(json.dumps(data))
+        norm._tables.cache_clear()
+        with mock.patch.object(norm, "_derive_skeleton", wraps=norm._derive_skeleton) as derive:
+            assert norm._tables()[0][cyrillic_a] == "a" and derive.call_count == 1
+        assert json.loads(entry.read_text()) != data  # replaced by the pinned tables
+        norm._tables.cache_clear()
+        with mock.patch.object(norm, "_derive_skeleton", wraps=norm._derive_skeleton) as derive:
+            assert norm._tables() == (skeleton, small) and derive.call_count == 0  # read, not derived
+        entry.write_text("{not json")
+        norm._tables.cache_clear()
+        assert norm._tables() == (skeleton, small)
+    finally:
+        norm._tables.cache_clear()
 
 
 def test_skeleton_values_are_fixpoints():

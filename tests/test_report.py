@@ -443,7 +443,7 @@ def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_veri
         return {d["doc_id"]: d for d in map(json.loads, lines)}
 
     mine, every = listed("gate"), listed("whole")
-    assert sorted(mine) == sorted(batch + [ids["lease.txt"], ids["credit.txt"]])  # the batch, and what it names
+    assert sorted(mine) == sorted([*batch, ids["lease.txt"], ids["credit.txt"]])  # the batch, and what it names
     assert len(every) == 9
     for d in batch:  # the same novel share as the corpus audit's
         assert mine[d]["novel"] == every[d]["novel"]

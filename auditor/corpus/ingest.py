@@ -395,6 +395,11 @@ def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None 
     return _prepare_one(task, limits, params, None, threading.Event())
 
 
+ONE_CHILD_BYTES = 2 * 2**20
+"""Below this many bytes in all, one child prepares every input: starting a second Python with
+the parsers (0.2 CPU-s) costs more than it saves on a gate's few files."""
+
+
 class _Preparer:
     """Prepares ``todo`` in sandbox children, ``n`` at a time, handing results back in order.
 
@@ -405,7 +410,8 @@ class _Preparer:
     def __init__(self, todo: list[_Task], limits: Limits, params: Params, workers: int,
                  deadline: float | None) -> None:
         self.todo, self.limits, self.params, self.deadline = todo, limits, params, deadline
-        self.n = max(1, min(workers or min(2, os.cpu_count() or 1), len(todo)))
+        auto = min(2, os.cpu_count() or 1) if sum(t.size for t in todo) >= ONE_CHILD_BYTES else 1
+        self.n = max(1, min(workers or auto, len(todo)))
         self.cancel = threading.Event()
         self.pending: deque[Future] = deque()
         self.next_index = 0

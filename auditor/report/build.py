@@ -557,9 +557,8 @@ def compositions(store: Store, threshold: float, audit: AuditResult, covered: li
         queries = [document_query(store, d, cache, scope.members) for d in targets]
     else:
         reps = {scope.representative[d] for d in batch if d in scope.representative}
-        index = audit.batch_index
-        if index is None:  # an engine that does not keep it
-            index = SampledIndex.touching(store, scope.representatives, reps)[0]
+        # an engine that does not keep the batch's index: read it again
+        index = audit.batch_index or SampledIndex.touching(store, scope.representatives, reps)[0]
         novelty.update({d: v for d, v in sampled_novelty(index).items() if d in reps})
         mine = [d for d in composition_targets(audit.contained, limit=len(scope.members)) if d in reps]
         kept = [(d, q) for d, q in ((d, document_query(store, d, cache, scope.members)) for d in mine)

@@ -131,8 +131,49 @@ def _maps(source: str, rep: str) -> bool:
     return cat in ("Sm", "So", "Po") and len(rep) == 1 and rep.isascii() and rep.isalnum()
 
 
+SMALL_CAPITALS_SHA256 = "c5c57908321a3cf31e4e5dde5887413e9d319b96d6df1850d0f937a96046978b"
+
+
+def _digest(table: dict[int, str]) -> str:
+    return hashlib.sha256(json.dumps(sorted(table.items()), ensure_ascii=True).encode()).hexdigest()
+
+
 @functools.cache
+def _tables() -> tuple[dict[int, str], dict[int, str]]:
+    """(skeleton table, small capitals): derived once per process (0.1 CPU-s, in every process
+    that folds a non-ASCII text: each extraction child, the report's alignments), or read from
+    the cache, and then used only when both digests are the pinned ones, so a cache entry can
+    save time but never change a result."""
+    from auditor.cache import read_entry, write_entry
+
+    name = hashlib.sha256(f"{NORMALIZATION_VERSION} {SKELETON_TABLE_SHA256} {SMALL_CAPITALS_SHA256}".encode()
+                          ).hexdigest()[:32] + ".json"
+    raw = read_entry("unicode", name)
+    if raw is not None:
+        try:
+            data = json.loads(raw)
+            skeleton = {int(k): str(v) for k, v in data["skeleton"]}
+            small = {int(k): str(v) for k, v in data["small"]}
+            if _digest(skeleton) == SKELETON_TABLE_SHA256 and _digest(small) == SMALL_CAPITALS_SHA256:
+                return skeleton, small
+        except (ValueError, TypeError, KeyError):
+            pass  # derived again below, and the entry replaced
+    skeleton, small = _derive_skeleton(), _derive_small_capitals()
+    if _digest(skeleton) == SKELETON_TABLE_SHA256 and _digest(small) == SMALL_CAPITALS_SHA256:
+        write_entry(json.dumps({"skeleton": sorted(skeleton.items()), "small": sorted(small.items())}).encode(),
+                    "unicode", name)
+    return skeleton, small
+
+
 def _skeleton_table() -> dict[int, str]:
+    return _tables()[0]
+
+
+def _small_capitals() -> dict[int, str]:
+    return _tables()[1]
+
+
+def _derive_skeleton() -> dict[int, str]:
     """``ord(c)`` -> skeleton of ``c``, for each non-ASCII character TR39 maps elsewhere.
 
     Values are closed under the whole fold (NFKC, case folding, the table itself), so one
@@ -177,8 +218,7 @@ def _skeleton_table() -> dict[int, str]:
     return table
 
 
-@functools.cache
-def _small_capitals() -> dict[int, str]:
+def _derive_small_capitals() -> dict[int, str]:
     """``ord(c)`` -> the small letter, for each character named ``<SCRIPT> LETTER SMALL CAPITAL
     <X>`` (or ``<SCRIPT> SMALL CAPITAL LETTER <X>``) whose small letter ``<SCRIPT> SMALL LETTER
     <X>`` exists, by this Python's Unicode names (whose version the normalisation version names)."""
@@ -199,9 +239,8 @@ _SMALL_CAPITAL_NAME = re.compile(r"(?P<script>LATIN|GREEK|CYRILLIC) (?:LETTER SM
 
 
 def skeleton_table_digest() -> str:
-    """sha256 of the derived skeleton table, to compare with ``SKELETON_TABLE_SHA256``."""
-    items = sorted(_skeleton_table().items())
-    return hashlib.sha256(json.dumps(items, ensure_ascii=True).encode()).hexdigest()
+    """sha256 of the skeleton table derived now, to compare with ``SKELETON_TABLE_SHA256``."""
+    return _digest(_derive_skeleton())
 
 
 def _clean(piece: str) -> str:
