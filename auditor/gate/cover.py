@@ -111,7 +111,12 @@ def batch_covers(store: Store, view: BatchView, audit: AuditResult) -> tuple[lis
     corpus = [d for d in reps if d not in view.new_ids]
     if sets and corpus:
         # the postings of the batch's hashes are all a hit count needs: no sort of the corpus's
-        index, _, _, n_sampled = SampledIndex.touching(store, reps, set(new))
+        # (the audit's, when it kept them: it read them for the same documents and more)
+        if audit.batch_index is not None:
+            index = audit.batch_index
+            n_sampled = dict(zip(index.doc_ids.tolist(), index.total.tolist(), strict=True))
+        else:
+            index, _, _, n_sampled = SampledIndex.touching(store, reps, set(new))
         hits = index.hits_of(sample(union.vocab, store.params.modulus))
         for i in np.flatnonzero(hits).tolist():
             doc = int(index.doc_ids[i])
