@@ -10,7 +10,9 @@ machine's load falls on all of them:
 - the full audit job (``auditor audit --out DIR``: index catch-up, controls, audit, report);
 - ``auditor gate --dry-run`` of a batch of 6 new documents (2 new contracts, 1 new filing, and 3
   of the corpus's contracts under new names, so that it has findings to classify);
-- ``auditor gate`` of the same batch, admitted into a copy of the store (the copy is not timed).
+- ``auditor gate --dry-run`` of a batch four times as large (24 documents);
+- ``auditor gate`` of the 6 documents, admitted into a copy of the store (the copy is not timed);
+- the 6 documents gated into an empty store: the gate's floor.
 
 CPU = user + system of the whole process tree (``run.measure``), wall, peak memory; medians over
 the repeats; the gate's share of the audit job is taken within each repeat. The fixture
@@ -37,23 +39,28 @@ from benchmarks.run import PY, ensure_corpus, machine, measure, parse_sizes, siz
 BEGIN = "<!-- gate cost: rendered by benchmarks/gate.py -->"
 END = "<!-- end of gate cost -->"
 TARGET = 0.10  # issue #26: a 6-document gate at most 10% of a full audit of the same store
+BIG = 4  # a second batch, of 24 documents: the gate's cost grows with it
 
 
-def batch_of(corpus: Path, work: Path) -> Path:
-    """Six new documents: two contracts and a filing of another seed, three corpus contracts renamed."""
-    batch, done = work / "batch", work / "batch.done"  # the marker outside: the gate reads every file in batch/
-    if done.exists() and not (batch / "done").exists():
+def batch_of(corpus: Path, work: Path, scale: int = 1) -> Path:
+    """``6 * scale`` new documents: per 6, two contracts and a filing of another seed, three corpus
+    contracts renamed."""
+    name = "batch" if scale == 1 else f"batch-x{scale}"
+    batch, done = work / name, work / f"{name}.done"  # the marker outside: the gate reads every file in batch/
+    if done.exists():
         return batch
     if batch.exists():
         shutil.rmtree(batch)
     batch.mkdir(parents=True)
     from auditor.demo import synth
 
-    for i, seed in enumerate((9001, 9002)):
-        (batch / f"new-contract-{i}.txt").write_text(synth.contract(seed, 20_000), encoding="utf-8")
-    (batch / "new-filing.txt").write_text(synth.filing(9003, 300_000)[0], encoding="utf-8")
     contracts = sorted((corpus / "contracts").iterdir())
-    for i, src in enumerate(contracts[:: max(1, len(contracts) // 3)][:3]):
+    copies = contracts[:: max(1, len(contracts) // (3 * scale))][: 3 * scale]
+    for s in range(scale):
+        for i in range(2):
+            (batch / f"new-contract-{s}-{i}.txt").write_text(synth.contract(9001 + 10 * s + i, 20_000), encoding="utf-8")
+        (batch / f"new-filing-{s}.txt").write_text(synth.filing(9003 + 10 * s, 300_000)[0], encoding="utf-8")
+    for i, src in enumerate(copies):
         (batch / f"copy-{i}{src.suffix}").write_bytes(src.read_bytes())
     done.write_text("")
     return batch
@@ -75,6 +82,7 @@ def bench(size: float, args: argparse.Namespace) -> dict:
         measure("ingest", cli("ingest", "--db", str(db), "--quiet", str(corpus)), logs)
         (work / "ingested").write_text("")
     batch = batch_of(corpus, work)
+    big = batch_of(corpus, work, BIG)
     repeats = args.repeat if size <= 140 else args.repeat_large
     rows = []
     for r in range(repeats):
@@ -85,6 +93,8 @@ def bench(size: float, args: argparse.Namespace) -> dict:
         audit = measure(f"audit-{r}", cli("audit", "--db", str(db), "--out", str(out / "audit")), logs)
         dry = measure(f"gate-dry-{r}", cli("gate", "--db", str(db), "--dry-run", "--out", str(out / "dry"),
                                            str(batch)), logs, check=False)
+        dry_big = measure(f"gate-dry-x{BIG}-{r}", cli("gate", "--db", str(db), "--dry-run", "--out",
+                                                      str(out / "dry-big"), str(big)), logs, check=False)
         copy = out / "admit.db"
         shutil.copyfile(db, copy)
         real = measure(f"gate-{r}", cli("gate", "--db", str(copy), "--out", str(out / "real"), str(batch)),
@@ -97,7 +107,7 @@ def bench(size: float, args: argparse.Namespace) -> dict:
                                                str(out / "empty"), str(batch)), logs, check=False)
         verdict = json.loads((out / "dry" / "gate.json").read_text())
         rows.append({"audit": audit.as_dict(), "dry": dry.as_dict(), "real": real.as_dict(),
-                     "empty": empty.as_dict(),
+                     "empty": empty.as_dict(), "big": dry_big.as_dict(),
                      "status": verdict["status"], "new_documents": verdict["counts"]["new_documents"],
                      "failing": verdict["counts"]["failing"]})
     med = lambda key, stage: statistics.median(x[stage][key] for x in rows)  # noqa: E731
@@ -106,7 +116,8 @@ def bench(size: float, args: argparse.Namespace) -> dict:
         "size_mb": size, "store_mb": round(db.stat().st_size / 1e6, 1), "repeats": repeats,
         "documents": _count(db), "new_documents": rows[0]["new_documents"], "status": rows[0]["status"],
         "failing": rows[0]["failing"],
-        **{f"{s}_{k}": med(k, s) for s in ("audit", "dry", "real", "empty") for k in ("wall", "cpu", "tree_rss_mb")},
+        **{f"{s}_{k}": med(k, s) for s in ("audit", "dry", "real", "empty", "big")
+           for k in ("wall", "cpu", "tree_rss_mb")},
         **{f"{s}_share_{k}": share(s, k) for s in ("dry", "real") for k in ("wall", "cpu")},
     }
 
@@ -124,17 +135,20 @@ def render(results: list[dict], when: str) -> str:
              "(admitted into a copy) of the same 6 new documents, side by side in each repeat; medians; "
              "CPU = user + system of the process tree; the share is the gate's over the audit job's, taken "
              f"within each repeat. Target: at most {TARGET:.0%} of the audit at 140 MB, and a cost that grows "
-             "with the batch, not the store. The last column is the gate's floor: the same batch gated "
-             "(dry run) into an empty store, so imports, ingest, fixture controls and report alone.", "",
+             "with the batch, not the store. The last columns: the gate's floor (the same batch gated, dry "
+             f"run, into an empty store: imports, ingest, controls and report alone), and a batch {BIG} times "
+             "as large (dry run).", "",
              "| store | documents | audit job wall / CPU s | gate --dry-run wall / CPU s | share wall / CPU | "
-             "gate wall / CPU s | share wall / CPU | same gate, empty store: CPU s | verdict |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "gate wall / CPU s | share wall / CPU | same gate, empty store: CPU s | "
+             f"{6 * BIG} new documents: CPU s | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(
             f"| {r['size_mb']:g} MB ({r['store_mb']:g} MB store) | {r['documents']:,} | "
             f"{r['audit_wall']:.1f} / {r['audit_cpu']:.1f} | {r['dry_wall']:.2f} / {r['dry_cpu']:.2f} | "
             f"{r['dry_share_wall']:.1%} / {r['dry_share_cpu']:.1%} | {r['real_wall']:.2f} / {r['real_cpu']:.2f} | "
             f"{r['real_share_wall']:.1%} / {r['real_share_cpu']:.1%} | {r.get('empty_cpu', float('nan')):.2f} | "
+            f"{r.get('big_cpu', float('nan')):.2f} | "
             f"{r['status']} "
             f"({r['failing']} failing of {r['new_documents']} new) |")
     lines += ["", END]

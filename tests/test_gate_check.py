@@ -260,3 +260,114 @@ def test_a_store_from_before_the_row_digests_gets_them_and_passes(db, tmp_path):
         assert check_store(s).ok
     g = gate(db, tmp_path, prose(705, 300))
     assert g.exit_code == 0, g.output
+
+
+# -- the edit counter (migration 0015): the gate's check without digesting the store -----------
+
+def _full_check_calls(monkeypatch) -> list:
+    """Records each whole-table digest the gate's check makes (``custody_rows`` proved against the
+    state, or every row of a table compared with it)."""
+    calls: list = []
+    check_rows, differing = custody.check_rows, custody.differing
+
+    def spy_rows(conn, *, kept=True):
+        calls.append(("custody_rows", kept))
+        return check_rows(conn, kept=kept)
+
+    def spy_differing(conn, keys):
+        calls.extend((t, None) for t, k in keys.items() if k is None)
+        return differing(conn, keys)
+
+    monkeypatch.setattr(custody, "check_rows", spy_rows)
+    monkeypatch.setattr(custody, "differing", spy_differing)
+    return calls
+
+
+def test_an_unedited_store_is_checked_by_what_the_gate_reads_and_an_edit_by_any_client_is_counted(
+        base, db, tmp_path, monkeypatch):
+    calls = _full_check_calls(monkeypatch)
+    with Store(db) as s:
+        assert custody.unedited(s.conn)
+        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is not None
+    assert calls == [("custody_rows", False)]  # no whole-table digest: the entries since the checkpoint only
+    i = base["ids"]["contract-3.txt"]
+    sql(db, ("UPDATE documents SET n_words = n_words + 1 WHERE id = ?", (i,)))
+    calls.clear()
+    with Store(db) as s:
+        assert not custody.unedited(s.conn)
+        with pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
+            require_intact_for_reads(s)
+    assert ("custody_rows", True) in calls and ("documents", None) in calls
+    g = gate(db, tmp_path, base["contracts"][3])
+    assert g.exit_code == 2 and "contract-3.txt" in g.output, g.output
+
+
+def test_a_later_write_does_not_absorb_an_edit_and_a_full_check_puts_the_count_back(base, db, tmp_path):
+    """The tool's next write leaves the count where it was (the edit stays for every gate to
+    see); once every row was checked and matches (the edit undone), the next write records it."""
+    i = base["ids"]["contract-2.txt"]
+    with Store(db) as s:
+        before = s.conn.execute("SELECT date FROM documents WHERE id = ?", (i,)).fetchone()[0]
+    sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)))
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "x.txt").write_text(prose(705, 300))
+    with Store(db) as s:
+        ingest(s, [tmp_path / "more"], workers=1)  # a write of the tool, after the edit
+        assert not custody.unedited(s.conn)
+        with pytest.raises(StoreDamaged, match=r"contract-2\.txt"):
+            require_intact_for_reads(s)
+    sql(db, ("UPDATE documents SET date = ? WHERE id = ?", (before, i)))  # undone: the rows are the log's again
+    with Store(db) as s:
+        assert not custody.unedited(s.conn)  # counted all the same
+        require_intact_for_reads(s)  # the slow way: everything matches
+        assert not custody.unedited(s.conn)  # that check read only what a gate reads: no new count
+    with Store(db) as s:
+        from auditor.corpus.check import require_intact
+
+        require_intact(s)  # every tracked row checked
+        withdraw(s, [str(tmp_path / "more" / "x.txt")], reason="test")
+        assert custody.unedited(s.conn)
+
+
+@pytest.mark.parametrize("how", ["dropped", "replaced"])
+def test_a_counting_trigger_dropped_or_replaced_is_not_trusted(base, db, tmp_path, how):
+    if how == "dropped":
+        sql(db, ("DROP TRIGGER custody_edit_texts_u",))
+    else:
+        sql(db, ("DROP TRIGGER custody_edit_texts_u",),
+            ("CREATE TRIGGER custody_edit_texts_u AFTER UPDATE ON texts BEGIN SELECT 1; END",))
+    with Store(db) as s:
+        assert not custody.unedited(s.conn)
+    i = base["ids"]["contract-1.txt"]
+    with Store(db) as s:
+        text = s.text(i).replace("Agreement", "Agreemant", 1)
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    with Store(db) as s:
+        forged = live(s.conn, {"texts": [i]})[("texts", i)]
+    sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", (forged, i)))
+    g = gate(db, tmp_path, base["contracts"][1])  # the row digest forged too: the slow way sees it
+    assert g.exit_code == 2 and "contract-1.txt" in g.output, g.output
+
+
+def test_an_edit_that_also_sets_the_count_back_is_left_to_audit_and_check(base, db, tmp_path):
+    """The limit, as documented: a client that edits rows and the counter together passes the
+    gate's check of an unread row; the audit's quick check and `auditor check` see the edit."""
+    i = base["ids"]["notice.txt"]
+    sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)),
+        ("UPDATE custody_edits SET n = n - 1",))
+    with Store(db) as s:
+        assert custody.unedited(s.conn)
+        require_intact_for_reads(s)
+    c = CliRunner().invoke(cli, ["check", "--db", str(db)])
+    assert c.exit_code == 1 and "notice.txt" in c.output, c.output
+    a = CliRunner().invoke(cli, ["audit", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert a.exit_code == 2 and "notice.txt" in a.output, a.output
+
+
+def test_the_index_parameters_count_and_other_settings_do_not(db):
+    sql(db, ("UPDATE meta SET value = value WHERE key = 'schema_version'",))
+    with Store(db) as s:
+        assert custody.unedited(s.conn)
+    sql(db, ("UPDATE meta SET value = value WHERE key = 'index_params'",))
+    with Store(db) as s:
+        assert not custody.unedited(s.conn)

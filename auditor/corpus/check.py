@@ -28,14 +28,17 @@ documents, and returns the log's head, which reports record.
 
 The gate's check grows with what the gate reads, not with the store
 (:func:`require_intact_for_reads`, then :func:`require_reads_intact`): the entries since the
-checkpoint and the log's row digests (``custody_rows``) against the state the head records;
-every tracked row but the texts and word sequences (documents, index rows, sightings,
+checkpoint; then, when the store's edit counter says that no tracked row and no row digest was
+changed since the last entry but by this tool's writes (migration 0015: persistent triggers
+count every change, by any SQLite client; ``custody.unedited``), nothing more before the batch
+is ingested; else the log's row digests (``custody_rows``) against the state the head records
+and every tracked row but the texts and word sequences (documents, index rows, sightings,
 withdrawals, batches, runs, the index parameters: small rows, most of which the gate reads
-whole) against those digests, before the batch is ingested; and the texts and word sequences the gate read, against
-them and the texts' bytes against their sha256, once the report is computed and again before the
-verdict is recorded. ``PRAGMA quick_check`` is left to ``audit`` and ``auditor check``: SQLite
-raises on a damaged page it reads. Any mismatch falls back to the quick check, which names the
-rows.
+whole) against those digests. In both cases the texts and word sequences the gate read are
+checked against the row digests, and the texts' bytes against their sha256, once the report is
+computed and again before the verdict is recorded (bytes damaged on disk show there). ``PRAGMA
+quick_check`` is left to ``audit`` and ``auditor check``: SQLite raises on a damaged page it
+reads. Any mismatch falls back to the quick check, which names the rows.
 """
 
 from __future__ import annotations
@@ -140,8 +143,14 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
     """The quick check; raises StoreDamaged when it finds anything. Returns the custody log's
     head it verified (None for a store without a log). ``name``: the store to name in the
     message (the user's, when ``store`` is a gate's throwaway copy of it)."""
+    from auditor.store import custody
+
+    before = custody.edit_count(store.conn)
     r = check_store(store, quick=True)
     if r.ok:
+        plan = getattr(store, "custody", None)
+        if plan is not None and before is not None and custody.edit_count(store.conn) == before:
+            plan.checked_edits = before  # every tracked row checked: this process's next entry may record the count
         return r.custody
     path = name or store.path
     shown = "; ".join(p.line() for p in r.problems[:_SHOWN])
@@ -165,12 +174,15 @@ def require_intact_for_reads(store: Store, name: Path | None = None) -> dict[str
     from auditor.store import custody
 
     with store.snapshot():
-        outcome = custody.check_rows(store.conn)
+        # nothing changed since the last entry but through entries: custody_rows and every row the
+        # gate reads without recording it are as the log left them; else each is checked
+        unedited = custody.unedited(store.conn)
+        outcome = custody.check_rows(store.conn, kept=not unedited)
         if outcome is None:
             return require_intact(store, name)
         r = CheckResult(quick=True)
         _withdrawals(store, r, _paths(store))
-        whole = {t.table: None for t in custody.TRACKED if t.table not in READ_BY_KEY}
+        whole = {} if unedited else {t.table: None for t in custody.TRACKED if t.table not in READ_BY_KEY}
         if outcome.ok and r.ok and not custody.differing(store.conn, whole):
             store.reads = Reads(name or store.path)
             return outcome.head

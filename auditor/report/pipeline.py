@@ -290,8 +290,9 @@ def attach_gate(directory: Path, block: dict[str, Any]) -> dict[str, Any]:
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
               directory: Path, verified: dict[str, Any] | None = None) -> None:
     """The run, every document it covered (status, duplicate group, family, containers, whether
-    boilerplate) and every containing pair (the located ones with their spans), for queries;
-    and ``verified`` as the custody log's checkpoint."""
+    boilerplate; for a gate's run, its batch and the documents its pairs name) and every
+    containing pair (the located ones with their spans), for queries; and ``verified`` as the
+    custody log's checkpoint."""
     run = report["run"]
     with store.write(kind, {"run_id": run["run_id"], "status": report["status"], "digest": report["digest"],
                             "scope": report.get("scope", {}).get("kind")}) as c:
@@ -312,11 +313,18 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
             reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
             fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
             held = {c.doc: c for c in audit.contained}
+            covered = audit.universe
+            scope = report.get("scope") or {}
+            if scope.get("kind") == "batch":  # a gate's run: its batch and what its pairs name, not the corpus
+                named = set(scope.get("documents", [])) | set(audit.containing.contained.tolist()) | set(
+                    audit.containing.container.tolist())
+                named |= {rep.get(d, d) for d in named}
+                covered = [d for d in audit.universe if d in named]
             documents = sorted(
                 (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
                  rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
                  len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
-                for d in audit.universe)
+                for d in covered)
             for row in documents:
                 contents.add_document(row)
             c.executemany(

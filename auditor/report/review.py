@@ -224,7 +224,8 @@ _TABLES: dict[str, dict[str, Any]] = {
         },
     },
     "run_documents": {
-        "description": "Every document a run covered and what the audit made of it.",
+        "description": "Every document a run covered and what the audit made of it (a gate's run: its "
+                       "batch and the documents its pairs name).",
         "columns": {"status": "audited, duplicate or not-auditable",
                     "duplicate_of": "the document that stood for it (same normalised text)",
                     "reason": "why it could not be audited", "family": "its family id, if any",
@@ -259,6 +260,10 @@ _TABLES: dict[str, dict[str, Any]] = {
     "custody_rows": {"description": "The current digest of every row the custody log vouches for, kept by each "
                                     "entry (the gate checks the rows it reads against it).",
                      "hidden": True},
+    "custody_edits": {"description": "A count of every change to a row the custody log vouches for, by any "
+                                     "SQLite client (triggers); each entry records the count it leaves in "
+                                     "custody_head, so a gate knows nothing was edited since.",
+                      "hidden": True},
 }
 
 _SPANS = ("(SELECT group_concat(json_extract(s.value, '$.start') || '-' || json_extract(s.value, '$.end'), '; ')"

@@ -380,6 +380,17 @@ def _custody_rows(db: Any) -> None:
     custody.create_rows(db.conn)
 
 
+@migration("0015_custody_edits")
+def _custody_edits(db: Any) -> None:
+    """A count of every change to a tracked row or to ``custody_rows`` (persistent triggers, so
+    any SQLite client's edit counts), and the count each entry leaves: while they agree, nothing
+    was edited behind the store's back, and a gate checks only the rows it reads
+    (:func:`auditor.corpus.check.require_intact_for_reads`)."""
+    from auditor.store import custody
+
+    custody.install_edits(db.conn)
+
+
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -644,6 +655,7 @@ class Store:
         if self.private:
             self.conn.execute("SAVEPOINT write")
             try:
+                self._begun()
                 yield self.conn
                 self._seal(action, detail)
             except BaseException:
@@ -654,6 +666,7 @@ class Store:
             return
         self._begin("BEGIN IMMEDIATE")
         try:
+            self._begun()
             yield self.conn
             self._seal(action, detail)
             self.conn.execute("COMMIT")
@@ -665,6 +678,11 @@ class Store:
                                "rolled back, so the store holds what it held before: free some space "
                                "and run the command again") from e
             raise
+
+    def _begun(self) -> None:
+        plan = getattr(self, "custody", None)
+        if plan is not None:
+            custody.begin(self.conn, plan)
 
     def _seal(self, action: str | None, detail: dict[str, Any] | None) -> None:
         plan = getattr(self, "custody", None)

@@ -26,6 +26,14 @@ tracked row, kept by every entry in its own transaction (``append``). It is not 
 ``check_rows`` proves it is what the log vouches for (the set hash of its digests is the state the
 head records: 64-hex strings, no blobs), after which a reader checks only the rows it reads
 against it (``differing``): the gate's check grows with what the gate reads, not with the store.
+
+**Edits counted.** ``custody_edits`` (migration 0015) counts every change to a tracked row or to
+``custody_rows`` by any SQLite client (persistent triggers in plain SQL: another client's edit
+is counted, never refused). An entry records the count it leaves (``custody_head.edits``) only
+when its transaction began with the store holding nothing but what the log wrote (``begin``:
+the count where the last entry left it, or where a check of every row saw it), so no write
+absorbs an edit. While the counts agree (``unedited``), ``custody_rows`` and the rows a gate
+reads without noting them are as the entries left them, and the gate skips proving them.
 """
 
 from __future__ import annotations
@@ -64,13 +72,19 @@ SCHEMA = (
     # the running state after entry `seq` (writers add to it), and the checkpoint: the last entry
     # a check verified together with the live state
     "CREATE TABLE IF NOT EXISTS custody_head (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,"
-    " lanes BLOB NOT NULL, checked_seq INTEGER, checked_hash TEXT)",
+    " lanes BLOB NOT NULL, checked_seq INTEGER, checked_hash TEXT, edits INTEGER)",
 )
 
 # The current digest of every tracked row (``key`` untyped: no affinity turns a text key into a
 # number). Not tracked itself: ``check_rows`` proves it against the head's state.
 ROWS_SCHEMA = ("CREATE TABLE IF NOT EXISTS custody_rows (tbl TEXT NOT NULL, key NOT NULL, digest TEXT NOT NULL,"
                " PRIMARY KEY (tbl, key)) WITHOUT ROWID")
+
+
+# Every change to a tracked row or to ``custody_rows``, by any SQLite client, adds one to ``n``
+# (persistent triggers, ``EDIT_TRIGGERS``); each entry records the count it leaves in
+# ``custody_head.edits``. Equal counts: nothing was changed since but through this tool's writes.
+EDITS_SCHEMA = "CREATE TABLE IF NOT EXISTS custody_edits (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)"
 
 
 @dataclass(frozen=True)
@@ -173,6 +187,12 @@ class Plan:
 
     tables: dict[str, _Table]
     last: tuple[int, str, State] | None = None
+    # the edit counter (``custody_edits``) at which the store was last seen to hold only what its
+    # entries wrote: by a check of every tracked row (``checked_edits``), or at the start of this
+    # transaction, when the counter was where the last entry left it (``in_sync``); an entry
+    # records its count only then, so a write never absorbs an edit made behind its back
+    checked_edits: int | None = None
+    in_sync: bool = False
 
 
 def plan(conn: sqlite3.Connection) -> Plan:
@@ -241,6 +261,64 @@ def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
     conn.executemany("INSERT INTO custody_rows (tbl, key, digest) VALUES (?,?,?) ON CONFLICT(tbl, key)"
                      " DO UPDATE SET digest = excluded.digest", [(t, k, new) for t, k, _, new in rows if new is not None])
     conn.executemany("DELETE FROM custody_rows WHERE tbl = ? AND key = ?", [(t, k) for t, k, _, new in rows if new is None])
+
+
+def edit_triggers(conn: sqlite3.Connection) -> dict[str, str]:
+    """name -> SQL of the persistent trigger counting each kind of change (insert, update, delete)
+    to each tracked table the store has and to ``custody_rows``. Plain SQL, no function of this
+    tool: any client's edit is counted, and none is refused."""
+    have = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    out = {}
+    for t in [*TRACKED, Tracked("custody_rows", "key", (), "row digest")]:
+        if t.table not in have:
+            continue
+        for op, when in (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD")):
+            cond = ""
+            if t.where:
+                cond = (f" WHEN ({t.where.format(r=when)})" if when else
+                        f" WHEN ({t.where.format(r='OLD')}) OR ({t.where.format(r='NEW')})")
+            name = f"custody_edit_{t.table}_{op[0].lower()}"
+            out[name] = (f"CREATE TRIGGER {name} AFTER {op} ON {t.table}{cond} BEGIN"
+                         " UPDATE custody_edits SET n = n + 1 WHERE id = 1; END")
+    return out
+
+
+def install_edits(conn: sqlite3.Connection) -> None:
+    """The edit counter and its triggers (migration 0015, and any later migration adding a tracked
+    table), inside the caller's transaction; ``custody_head.edits`` is set by the next entry."""
+    conn.execute(EDITS_SCHEMA)
+    conn.execute("INSERT OR IGNORE INTO custody_edits (id, n) VALUES (1, 0)")
+    if has_log(conn) and "edits" not in {r[1] for r in conn.execute("PRAGMA table_info(custody_head)")}:
+        conn.execute("ALTER TABLE custody_head ADD COLUMN edits INTEGER")
+    present = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    for name, sql in edit_triggers(conn).items():
+        if name not in present:
+            conn.execute(sql)
+    if has_log(conn):  # a migration runs on a store that matched its log, in one transaction
+        conn.execute("UPDATE custody_head SET edits = (SELECT n FROM custody_edits WHERE id = 1) WHERE id = 1")
+
+
+def _has_edits(conn: sqlite3.Connection) -> bool:
+    """The counter, and the head's column for the count entries leave (migration 0015)."""
+    return bool(conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody_edits')"
+        " AND EXISTS (SELECT 1 FROM pragma_table_info('custody_head') WHERE name = 'edits')").fetchone()[0])
+
+
+def unedited(conn: sqlite3.Connection) -> bool:
+    """Whether no tracked row and no row digest was changed since the last entry but by this
+    tool's writes: the edit counter is where that entry left it, and every counting trigger is
+    in place as written. (An edit made after dropping the triggers, or that also sets the count
+    back, is not seen here; ``check_quick``, before every audit, and ``auditor check`` see it.)"""
+    if not has_log(conn) or not _has_edits(conn):
+        return False
+    counts = conn.execute("SELECT (SELECT n FROM custody_edits WHERE id = 1), (SELECT edits FROM custody_head"
+                          " WHERE id = 1)").fetchone()
+    if counts is None or counts[0] is None or counts[0] != counts[1]:
+        return False
+    present = {str(n): str(sql) for n, sql in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'custody_edit_%'")}
+    return present == edit_triggers(conn)
 
 
 def install(conn: sqlite3.Connection) -> Plan:
@@ -330,9 +408,29 @@ def head(conn: sqlite3.Connection) -> dict[str, Any] | None:
     return {"seq": e.seq, "hash": e.hash, "state": state}
 
 
+def edit_count(conn: sqlite3.Connection) -> int | None:
+    """The edit counter now (None: a store without one)."""
+    if not _has_edits(conn):
+        return None
+    row = conn.execute("SELECT n FROM custody_edits WHERE id = 1").fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+def begin(conn: sqlite3.Connection, using: Plan) -> None:
+    """At the start of a write transaction: whether the store holds only what its entries wrote
+    (so the entry this write appends may record the edit count it leaves)."""
+    n = edit_count(conn)
+    if n is None:
+        using.in_sync = False
+        return
+    recorded = conn.execute("SELECT edits FROM custody_head WHERE id = 1").fetchone()
+    using.in_sync = n == (recorded[0] if recorded else None) or n == using.checked_edits
+
+
 def append(conn: sqlite3.Connection, action: str, detail: dict[str, Any], rows: list[list[Any]],
-           state: State, last: Entry | None) -> Entry:
-    """One entry after ``last`` (inside the caller's transaction); ``state`` is already updated."""
+           state: State, last: Entry | None, *, in_sync: bool = True) -> Entry:
+    """One entry after ``last`` (inside the caller's transaction); ``state`` is already updated.
+    ``in_sync``: nothing but entries changed the store before this transaction (see ``Plan``)."""
     seq = (last.seq if last else 0) + 1
     text = rows_text(rows)
     body = entry_body(seq, last.hash if last else GENESIS_PREV, _now(), _user(), action, detail, text, len(rows),
@@ -342,6 +440,8 @@ def append(conn: sqlite3.Connection, action: str, detail: dict[str, Any], rows: 
     _keep(conn, rows)
     conn.execute("INSERT INTO custody_head (id, seq, lanes) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
                  " seq = excluded.seq, lanes = excluded.lanes", (seq, state.to_bytes()))
+    if in_sync and _has_edits(conn):  # last: _keep's changes to custody_rows are counted too
+        conn.execute("UPDATE custody_head SET edits = (SELECT n FROM custody_edits WHERE id = 1) WHERE id = 1")
     return e
 
 
@@ -408,7 +508,7 @@ def seal(conn: sqlite3.Connection, using: Plan, action: str | None, detail: dict
         last = head_entry(conn, rows=False)
         state = _running_state(conn, last)
     state.apply(rows)
-    e = append(conn, action or "write", detail or {}, rows, state, last)
+    e = append(conn, action or "write", detail or {}, rows, state, last, in_sync=using.in_sync)
     using.last = (e.seq, e.hash, state)
     return e
 
@@ -627,16 +727,19 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def check_rows(conn: sqlite3.Connection) -> Outcome | None:
+def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> Outcome | None:
     """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
     the digests a reader then checks its rows against are the log's. O(entries since the
     checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. None for a store
-    without the table (or without a log): use :func:`check_quick`."""
+    without the table (or without a log): use :func:`check_quick`. ``kept=False``: the entries
+    only (the caller knows ``custody_rows`` was changed only by entries: :func:`unedited`)."""
     if not has_log(conn) or not has_rows(conn):
         return None
     register(conn)
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
+    if not kept:
+        return Outcome(findings, head(conn), n)
     state = State()
     digests = [str(d) for d, in conn.execute("SELECT digest FROM custody_rows")]
     bad = sum(1 for d in digests if not _HEX64.fullmatch(d))
