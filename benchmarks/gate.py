@@ -1,10 +1,12 @@
 """What a CI gate costs against the size of the store it gates into (issue #26).
 
     .venv/bin/python benchmarks/gate.py --sizes 140 --repeat 3
-    .venv/bin/python benchmarks/gate.py --sizes 140,560,2240 --repeat-large 1 --markdown benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/gate.py --sizes 140,560,2240 --repeat-large 1 --real 20000 --markdown benchmarks/RESULTS.md
 
-For each size the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``) is
-ingested into a store once; then, in each repeat, side by side in one script so that the
+For each size the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``), and
+with ``--real`` the real-text corpus of ``benchmarks/boilerplate.py`` (licence texts and notices
+written by others; its batches: the largest documents of another seed's corpus and corpus
+licences renamed), is ingested into a store once; then, in each repeat, side by side in one script so that the
 machine's load falls on all of them:
 
 - the full audit job (``auditor audit --out DIR``: index catch-up, controls, audit, report);
@@ -70,20 +72,56 @@ def cli(*args: str) -> list[str]:
     return [PY, "-m", "auditor", *args]
 
 
-def bench(size: float, args: argparse.Namespace) -> dict:
-    tag = size_tag(size)
+def real_batches(corpus: Path, work: Path, args: argparse.Namespace) -> tuple[Path, Path]:
+    """The real-text batches: documents of another seed's corpus (the largest licences and package
+    files, none short) and corpus licences under new names, 6 and ``6 * BIG`` of them."""
+    import benchmarks.boilerplate as bp
+
+    other, _ = bp.ensure_corpus(300, 7, args.cache / "other", lambda: bp.scancode_source(
+        bp.fetch_wheel(args.cache / "corpus-sources")), f"{bp.WHEEL_REQUIREMENT} ({bp.WHEEL_NAME})")
+    out = []
+    for scale in (1, BIG):
+        name = "batch" if scale == 1 else f"batch-x{scale}"
+        batch, done = work / name, work / f"{name}.done"
+        if not done.exists():
+            if batch.exists():
+                shutil.rmtree(batch)
+            batch.mkdir(parents=True)
+            new = sorted((p for p in other.rglob("*") if p.is_file() and p.name != "truth.json"
+                          and "filings" not in p.parts), key=lambda p: (-p.stat().st_size, str(p)))[: 4 * scale]
+            for i, src in enumerate(new):
+                (batch / f"new-{i}-{src.name}").write_bytes(src.read_bytes())
+            licences = sorted(p for p in (corpus / "licences").iterdir() if p.stat().st_size >= 8000)
+            for i, src in enumerate(licences[:: max(1, len(licences) // (2 * scale))][: 2 * scale]):
+                (batch / f"copy-{i}-{src.name}").write_bytes(src.read_bytes())
+            done.write_text("")
+        out.append(batch)
+    return out[0], out[1]
+
+
+def bench(size: float | str, args: argparse.Namespace) -> dict:
+    real = size == "real"
+    tag = f"real-{args.real}" if real else size_tag(float(size))
     work = args.work / f"gate-{tag}"
     logs = work / "logs"
-    corpus, _ = ensure_corpus(size, args.cache, logs)
+    if real:
+        import benchmarks.boilerplate as bp
+
+        corpus, _ = bp.ensure_corpus(args.real, 1, args.cache, lambda: bp.scancode_source(
+            bp.fetch_wheel(args.cache / "corpus-sources")), f"{bp.WHEEL_REQUIREMENT} ({bp.WHEEL_NAME})")
+    else:
+        corpus, _ = ensure_corpus(float(size), args.cache, logs)
     db = work / "store.db"
     if not (work / "ingested").exists():
         for p in work.glob("store.db*"):
             p.unlink()
         measure("ingest", cli("ingest", "--db", str(db), "--quiet", str(corpus)), logs)
         (work / "ingested").write_text("")
-    batch = batch_of(corpus, work)
-    big = batch_of(corpus, work, BIG)
-    repeats = args.repeat if size <= 140 else args.repeat_large
+    if real:
+        batch, big = real_batches(corpus, work, args)
+    else:
+        batch, big = batch_of(corpus, work), batch_of(corpus, work, BIG)
+    repeats = args.repeat if real or float(size) <= 140 else args.repeat_large
     rows = []
     for r in range(repeats):
         out = work / f"r{r}"
@@ -113,7 +151,8 @@ def bench(size: float, args: argparse.Namespace) -> dict:
     med = lambda key, stage: statistics.median(x[stage][key] for x in rows)  # noqa: E731
     share = lambda stage, key: statistics.median(x[stage][key] / x["audit"][key] for x in rows)  # noqa: E731
     return {
-        "size_mb": size, "store_mb": round(db.stat().st_size / 1e6, 1), "repeats": repeats,
+        "size_mb": size, "corpus_mb": round(sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file()) / 1e6, 1),
+        "store_mb": round(db.stat().st_size / 1e6, 1), "repeats": repeats,
         "documents": _count(db), "new_documents": rows[0]["new_documents"], "status": rows[0]["status"],
         "failing": rows[0]["failing"],
         **{f"{s}_{k}": med(k, s) for s in ("audit", "dry", "real", "empty", "big")
@@ -143,8 +182,10 @@ def render(results: list[dict], when: str) -> str:
              f"{6 * BIG} new documents: CPU s | verdict |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
+        what = (f"real text, {r['corpus_mb']:g} MB ({r['store_mb']:g} MB store)" if r["size_mb"] == "real"
+                else f"{r['size_mb']:g} MB ({r['store_mb']:g} MB store)")
         lines.append(
-            f"| {r['size_mb']:g} MB ({r['store_mb']:g} MB store) | {r['documents']:,} | "
+            f"| {what} | {r['documents']:,} | "
             f"{r['audit_wall']:.1f} / {r['audit_cpu']:.1f} | {r['dry_wall']:.2f} / {r['dry_cpu']:.2f} | "
             f"{r['dry_share_wall']:.1%} / {r['dry_share_cpu']:.1%} | {r['real_wall']:.2f} / {r['real_cpu']:.2f} | "
             f"{r['real_share_wall']:.1%} / {r['real_share_cpu']:.1%} | {r.get('empty_cpu', float('nan')):.2f} | "
@@ -164,8 +205,11 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=HERE / "out")
     ap.add_argument("--results", type=Path, default=HERE / "results-gate.json")
     ap.add_argument("--markdown", type=Path, help="RESULTS.md to put the table in (between its markers)")
+    ap.add_argument("--real", type=int, default=0, metavar="DOCS",
+                    help="also a store of real text: boilerplate.py's corpus of DOCS licences, notices, package "
+                         "files and filings (20000: 113 MB), gated with documents of another seed")
     args = ap.parse_args()
-    results = [bench(s, args) for s in args.sizes]
+    results = [bench(s, args) for s in [*args.sizes, *(["real"] if args.real else [])]]
     when = datetime.now(UTC).date().isoformat()
     args.results.write_text(json.dumps({"when": when, "machine": machine(), "sizes": results}, indent=2) + "\n")
     table = render(results, when)

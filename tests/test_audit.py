@@ -656,6 +656,25 @@ def test_candidates_are_the_prefix_principle_by_brute_force(exact):
             assert dict(zip(cands.tolist(), hits.tolist(), strict=True)) == _prefix_candidates(held, i, threshold, exact)
 
 
+@pytest.mark.parametrize("exact", [False, True])
+def test_candidates_among_a_batch_are_the_candidates_kept_to_it(exact):
+    """A corpus document's containers in a batch (a gate's short documents): the candidates the
+    prefix principle gives, kept to the batch, whichever the batch and the document."""
+    rng = np.random.default_rng(12)
+    held = [np.unique(rng.integers(0, 60, rng.integers(0, 40))) for _ in range(40)]
+    held[7] = np.array([], np.int64)
+    index = _index_of(held)
+    for threshold in (0.5, 0.8, 0.95):
+        for among in (np.array([3, 7, 12, 30], np.int64), np.arange(0, 40, 3), np.array([], np.int64)):
+            for i in range(len(held)):
+                cands, hits = index.candidates(i, threshold, exact=exact)
+                keep = np.isin(cands, among)
+                got = index.candidates_among(i, threshold, among, exact=exact)
+                assert got[0].tolist() == cands[keep].tolist() and got[1].tolist() == hits[keep].tolist()
+                assert got[1].dtype == np.int64
+    assert sum(len(index.candidates_among(i, 0.5, np.arange(0, 40, 3), exact=exact)[0]) for i in range(40)) > 20
+
+
 def test_candidates_count_hits_both_ways_and_in_blocks(monkeypatch):
     """Two ways of counting a candidate's hits, chosen by cost: from the posting lists of all the
     document's shingles (a family of variants), or by a binary search per (candidate, shingle)

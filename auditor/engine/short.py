@@ -63,10 +63,10 @@ def exhaustive_pairs(short: Short, docs: list[int], owner: np.ndarray, number: n
     out: list[Pairs] = []
     candidates = 0
     for a in short.ids:
-        cands, hits = full.candidates(position[a], threshold, exact=True)
-        if only is not None and a not in only:
-            keep = np.isin(cands, only_pos)
-            cands, hits = cands[keep], hits[keep]
+        if only is not None and a not in only:  # a corpus document: only the batch may contain it
+            cands, hits = full.candidates_among(position[a], threshold, only_pos, exact=True)
+        else:
+            cands, hits = full.candidates(position[a], threshold, exact=True)
         if not len(cands):
             continue
         candidates += len(cands)

@@ -216,6 +216,24 @@ class SampledIndex:
         keep = hits >= (1 if exact else least)  # exact: every holder of a rare shingle is scored
         return cands[keep], hits[keep]
 
+    def candidates_among(self, i: int, threshold: float, among: np.ndarray, *, exact: bool = False
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """``candidates(i, threshold, exact=exact)`` kept to the sorted document positions
+        ``among`` (a batch's), at their cost rather than that of the posting lists of ``i``'s
+        rarest shingles: the same positions and hits."""
+        s = self.shingles_of(i)
+        n = len(s)
+        among = np.asarray(among, np.int64)
+        among = among[among != i]
+        if n == 0 or not len(among):
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        least = exact_min_hits(n, threshold) if exact else min_hits(n, threshold)
+        rare = s[np.argsort(self.df[s], kind="stable")[: n - least + 1]]
+        cands = among[self.holds(among, self.uniq[rare]) > 0]
+        hits = self.holds(cands, self.uniq[s]).astype(np.int64)
+        keep = hits >= (1 if exact else least)
+        return cands[keep], hits[keep]
+
     def holds(self, doc_pos: np.ndarray, values: np.ndarray) -> np.ndarray:
         """For each document position, how many of the sorted distinct ``values`` it holds."""
         if not len(self.uniq) or not len(doc_pos):
