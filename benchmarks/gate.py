@@ -191,7 +191,7 @@ def render(results: list[dict], when: str) -> str:
             f"{r['real_share_wall']:.1%} / {r['real_share_cpu']:.1%} | {r.get('empty_cpu', float('nan')):.2f} | "
             f"{r.get('big_cpu', float('nan')):.2f} | "
             f"{r['status']} "
-            f"({r['failing']} failing of {r['new_documents']} new) |")
+            f"({r['failing']} failing findings, {r['new_documents']} new documents) |")
     lines += ["", END]
     return "\n".join(lines)
 

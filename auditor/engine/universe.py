@@ -36,6 +36,11 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
         rows = store.conn.execute(
             "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0"
             " AND d.withdrawn_at IS NULL ORDER BY d.id").fetchall()
+    elif len(documents) > 1000:  # most of the store (a batch's covered documents): one scan, filtered
+        wanted = set(documents)
+        rows = [r for r in store.conn.execute(
+            "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0 ORDER BY d.id")
+            if r[0] in wanted]
     else:
         rows = store.select_in("SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d"
                                " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
