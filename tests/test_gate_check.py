@@ -371,3 +371,63 @@ def test_the_index_parameters_count_and_other_settings_do_not(db):
     sql(db, ("UPDATE meta SET value = value WHERE key = 'index_params'",))
     with Store(db) as s:
         assert not custody.unedited(s.conn)
+
+
+def test_row_digests_edited_alone_are_not_absorbed_by_a_check_and_a_write(base, db):
+    """The quick check reads the rows, not their digests: the count is recorded again only once
+    ``custody_rows`` too is proved to be the log's."""
+    from auditor.corpus.check import require_intact
+
+    sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", ("0" * 64, base["ids"]["contract-1.txt"])))
+    with Store(db) as s:
+        require_intact(s)  # the rows are the log's
+        withdraw(s, [str(base["db"].parent / "room" / "contract-0.txt")], reason="test")
+        assert not custody.unedited(s.conn)
+
+
+def test_a_check_inside_a_rolled_back_dry_run_vouches_for_nothing_after_it(base, db):
+    """What a check saw inside a private transaction (its own uncommitted writes counted) is
+    forgotten with the rollback, so another client's edits that bring the count to the same
+    number are not absorbed by the next write."""
+    from auditor.corpus.check import require_intact
+
+    room = base["db"].parent / "room"
+    i = base["ids"]["contract-2.txt"]
+    with Store(db) as s:
+        c0 = custody.edit_count(s.conn)
+        with s.private_transaction():
+            withdraw(s, [str(room / "contract-0.txt")], reason="dry")
+            require_intact(s)
+            k = custody.edit_count(s.conn) - c0
+        assert custody.edit_count(s.conn) == c0 and custody.unedited(s.conn) and k > 0
+        for _ in range(k):
+            sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)))
+        withdraw(s, [str(room / "contract-1.txt")], reason="later")
+        assert not custody.unedited(s.conn)
+    with Store(db) as s, pytest.raises(StoreDamaged, match=r"contract-2\.txt"):
+        require_intact_for_reads(s)
+
+
+def test_a_trigger_on_the_counter_itself_is_not_trusted(db):
+    sql(db, ("CREATE TRIGGER hold AFTER UPDATE ON custody_edits BEGIN SELECT 1; END",))
+    with Store(db) as s:
+        assert not custody.unedited(s.conn)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("sqlite3"), reason="needs the sqlite3 command-line client")
+def test_triggers_switched_off_on_the_editing_connection_are_left_to_audit_and_check(base, db, tmp_path):
+    """The documented limit: a client that switches triggers off for its own connection
+    (SQLITE_DBCONFIG_ENABLE_TRIGGER) is not counted, so the gate's check of the rows it does not
+    read by key misses its edit; the audit's check and `auditor check` see it."""
+    import subprocess
+
+    i = base["ids"]["contract-3.txt"]
+    subprocess.run(["sqlite3", str(db), ".dbconfig enable_trigger off",
+                    f"UPDATE documents SET date = '1999-01-01' WHERE id = {i}"], check=True, capture_output=True)
+    with Store(db) as s:
+        assert custody.unedited(s.conn)
+        require_intact_for_reads(s)
+    c = CliRunner().invoke(cli, ["check", "--db", str(db)])
+    assert c.exit_code == 1 and "contract-3.txt" in c.output, c.output
+    a = CliRunner().invoke(cli, ["audit", "--db", str(db), "--out", str(tmp_path / "rep")])
+    assert a.exit_code == 2 and "contract-3.txt" in a.output, a.output

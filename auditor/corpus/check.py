@@ -149,8 +149,11 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
     r = check_store(store, quick=True)
     if r.ok:
         plan = getattr(store, "custody", None)
-        if plan is not None and before is not None and custody.edit_count(store.conn) == before:
-            plan.checked_edits = before  # every tracked row checked: this process's next entry may record the count
+        if (plan is not None and before is not None and not store.conn.in_transaction
+                and custody.edit_count(store.conn) == before and (rows := custody.check_rows(store.conn)) is not None
+                and rows.ok and custody.edit_count(store.conn) == before):
+            # every tracked row and row digest checked, nothing uncommitted: the next entry may record the count
+            plan.checked_edits = before
         return r.custody
     path = name or store.path
     shown = "; ".join(p.line() for p in r.problems[:_SHOWN])

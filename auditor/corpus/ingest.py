@@ -396,8 +396,9 @@ def prepare_file(path: str | os.PathLike, params: Params, limits: Limits | None 
 
 
 ONE_CHILD_BYTES = 2 * 2**20
-"""Below this many bytes in all, one child prepares every input: starting a second Python with
-the parsers (0.2 CPU-s) costs more than it saves on a gate's few files."""
+"""Below this many bytes in all (and no PDF, which may take its whole time limit), one child
+prepares every input: starting a second Python with the parsers (0.2 CPU-s) costs more than it
+saves on a gate's few files."""
 
 
 class _Preparer:
@@ -410,7 +411,9 @@ class _Preparer:
     def __init__(self, todo: list[_Task], limits: Limits, params: Params, workers: int,
                  deadline: float | None) -> None:
         self.todo, self.limits, self.params, self.deadline = todo, limits, params, deadline
-        auto = min(2, os.cpu_count() or 1) if sum(t.size for t in todo) >= ONE_CHILD_BYTES else 1
+        small = sum(t.size for t in todo) < ONE_CHILD_BYTES and not any(
+            (t.fs_path or t.path).lower().endswith(".pdf") for t in todo)  # a PDF may take its whole time limit
+        auto = 1 if small else min(2, os.cpu_count() or 1)
         self.n = max(1, min(workers or auto, len(todo)))
         self.cancel = threading.Event()
         self.pending: deque[Future] = deque()

@@ -80,13 +80,28 @@ def id_ranges(ids: list[int]) -> list[list[int]]:
     return out
 
 
-def covered_ids(report: dict[str, Any]) -> list[int] | None:
+def covered_ids(report: dict[str, Any], largest: int) -> list[int] | None:
     """The documents a report covered, as its manifest lists them (a batch's report, /4), else None
-    (documents.jsonl.gz lists them)."""
-    runs = report.get("manifest", {}).get("corpus", {}).get("ids")
+    (documents.jsonl.gz lists them). Raises ValueError, saying why, for ranges that are not
+    ascending, disjoint pairs of ids up to ``largest`` (the store's highest) adding up to the
+    manifest's count: a report is read before it is trusted."""
+    corpus = report.get("manifest", {}).get("corpus", {})
+    runs = corpus.get("ids")
     if runs is None:
         return None
-    return [i for a, b in runs for i in range(int(a), int(b) + 1)]
+    if not isinstance(runs, list):
+        raise ValueError("manifest.corpus.ids is not a list of id ranges")
+    total, last = 0, 0
+    for r in runs:
+        if (not isinstance(r, list) or len(r) != 2 or not all(type(x) is int for x in r)
+                or not last < r[0] <= r[1] <= largest):
+            raise ValueError(f"manifest.corpus.ids holds {str(r)[:40]!r}, not an ascending range of this store's "
+                             f"document ids (1 to {largest}) after {last}")
+        total += r[1] - r[0] + 1
+        last = r[1]
+    if total != corpus.get("documents"):
+        raise ValueError(f"manifest.corpus.ids names {total} documents, manifest.corpus.documents {corpus.get('documents')!r}")
+    return [i for a, b in runs for i in range(a, b + 1)]
 
 
 def manifest(store: Store, threshold: float, controls: ControlsResult | None, engine: str = "sqlite",

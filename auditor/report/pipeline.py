@@ -498,7 +498,11 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             recomputable = False
     if not recomputable:
         return Verification(False, str(report.get("digest")), content, "", problems, notes)
-    covered = covered_ids(report)
+    try:
+        covered = covered_ids(report, int(store.scalar("SELECT coalesce(max(id), 0) FROM documents")))
+    except ValueError as e:
+        problems.append(str(e))
+        return Verification(False, str(report.get("digest")), content, "", problems, notes)
     if covered is None:
         covered = [int(d["doc_id"]) for d in read_documents(report_dir / DOCUMENTS)]
     missing = sorted(set(covered) - {r[0] for r in store.conn.execute("SELECT id FROM documents")})

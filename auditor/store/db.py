@@ -619,6 +619,7 @@ class Store:
             self.private = False
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            self._forget_edits()
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -661,6 +662,7 @@ class Store:
             except BaseException:
                 self.conn.execute("ROLLBACK TO write")
                 self.conn.execute("RELEASE write")
+                self._forget_edits()
                 raise
             self.conn.execute("RELEASE write")
             return
@@ -673,11 +675,19 @@ class Store:
         except BaseException as e:
             if self.conn.in_transaction:  # SQLite may already have rolled back (disk full)
                 self.conn.execute("ROLLBACK")
+            self._forget_edits()
             if is_disk_full(e):
                 raise DiskFull(f"{self.path}: no space left on its device ({e}); the transaction was "
                                "rolled back, so the store holds what it held before: free some space "
                                "and run the command again") from e
             raise
+
+    def _forget_edits(self) -> None:
+        """After a rollback the edit count is back where it was: what a check saw inside, or what
+        this connection's entries were in step with, no longer says anything."""
+        plan = getattr(self, "custody", None)
+        if plan is not None:
+            plan.checked_edits, plan.in_sync = None, False
 
     def _begun(self) -> None:
         plan = getattr(self, "custody", None)

@@ -294,8 +294,14 @@ def install_edits(conn: sqlite3.Connection) -> None:
     for name, sql in edit_triggers(conn).items():
         if name not in present:
             conn.execute(sql)
-    if has_log(conn):  # a migration runs on a store that matched its log, in one transaction
+    if _rows_proven(conn):  # a migration runs on a store that matched its log, in one transaction
         conn.execute("UPDATE custody_head SET edits = (SELECT n FROM custody_edits WHERE id = 1) WHERE id = 1")
+
+
+def _rows_proven(conn: sqlite3.Connection) -> bool:
+    """Whether ``custody_rows`` is what the log vouches for (its set hash is the head's state)."""
+    outcome = check_rows(conn)
+    return outcome is not None and outcome.ok
 
 
 def _has_edits(conn: sqlite3.Connection) -> bool:
@@ -308,16 +314,19 @@ def _has_edits(conn: sqlite3.Connection) -> bool:
 def unedited(conn: sqlite3.Connection) -> bool:
     """Whether no tracked row and no row digest was changed since the last entry but by this
     tool's writes: the edit counter is where that entry left it, and every counting trigger is
-    in place as written. (An edit made after dropping the triggers, or that also sets the count
-    back, is not seen here; ``check_quick``, before every audit, and ``auditor check`` see it.)"""
+    in place as written. (An edit made with triggers switched off on the editing connection
+    (``SQLITE_DBCONFIG_ENABLE_TRIGGER``), after dropping them, or that also sets the count back, is
+    not seen here; ``check_quick``, before every audit, and ``auditor check`` see it.)"""
     if not has_log(conn) or not _has_edits(conn):
         return False
     counts = conn.execute("SELECT (SELECT n FROM custody_edits WHERE id = 1), (SELECT edits FROM custody_head"
                           " WHERE id = 1)").fetchone()
     if counts is None or counts[0] is None or counts[0] != counts[1]:
         return False
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'custody_edits'").fetchone():
+        return False  # a trigger on the counter itself could hold it still
     present = {str(n): str(sql) for n, sql in conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'custody_edit_%'")}
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'custody_edit_*'")}
     return present == edit_triggers(conn)
 
 
@@ -547,10 +556,11 @@ def adopt(conn: sqlite3.Connection, migrations: list[str]) -> Entry | None:
             if expected.get((t, k)) != now.get((t, k))]
     if not rows:
         return None
+    proven = _rows_proven(conn)  # else the count this entry leaves would vouch for unproven digests
     last = head_entry(conn, rows=False)
     state = _running_state(conn, last)
     state.apply(rows)
-    return append(conn, "migrate", {"migrations": migrations}, rows, state, last)
+    return append(conn, "migrate", {"migrations": migrations}, rows, state, last, in_sync=proven)
 
 
 def _expected(conn: sqlite3.Connection) -> dict[tuple[str, Any], str]:
