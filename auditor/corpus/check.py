@@ -150,6 +150,7 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
     if r.ok:
         plan = getattr(store, "custody", None)
         if (plan is not None and before is not None and not store.conn.in_transaction
+                and not custody.unedited(store.conn)  # (in step already: the next entry records the count)
                 and custody.edit_count(store.conn) == before and (rows := custody.check_rows(store.conn)) is not None
                 and rows.ok and custody.edit_count(store.conn) == before):
             # every tracked row and row digest checked, nothing uncommitted: the next entry may record the count
