@@ -31,7 +31,21 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
     covered member stands for it: a group keeps its representative as the store grows, and an
     old report's recorded documents give the same groups and representatives again, whatever
     was withdrawn or restored since.
+
+    One audit asks for it several times (controls, audit, report, a gate's classification): it is
+    computed again only once the store changed (a write of this connection or a commit of another).
     """
+    key = (store.conn.total_changes, store.conn.execute("PRAGMA data_version").fetchone()[0],
+           None if documents is None else tuple(sorted(documents)))
+    memo: dict[Any, Universe] = store.__dict__.setdefault("_universes", {})
+    if key not in memo:
+        if len(memo) >= 4:
+            memo.clear()
+        memo[key] = _universe(store, documents)
+    return memo[key]
+
+
+def _universe(store: Store, documents: list[int] | set[int] | None) -> Universe:
     if documents is None:
         rows = store.conn.execute(
             "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0"
