@@ -146,23 +146,31 @@ class SampledIndex:
         every: list[int] = []
         every_shingles: list[int] = []
         n_sampled: dict[int, int] = {}
-        for doc_id, blob, n_shingles in store.conn.execute(
-                "SELECT doc_id, sampled, n_shingles FROM index_docs ORDER BY doc_id"):
-            if doc_id not in wanted:
-                continue
-            every.append(doc_id)
-            every_shingles.append(n_shingles)
-            n_sampled[doc_id] = len(blob) // 8
-            if doc_id in own:
-                mine = own[doc_id]
-            else:
-                values = np.frombuffer(blob, dtype=np.uint64)
-                mine = values[held.find(values)[0]]
-                if not len(mine):
+        cur = store.conn.execute("SELECT doc_id, sampled, n_shingles FROM index_docs ORDER BY doc_id")
+        while rows := cur.fetchmany(TOUCHING_CHUNK):  # one membership test per chunk of rows, not per row
+            rows = [r for r in rows if r[0] in wanted]
+            lens = np.fromiter((len(r[1]) // 8 for r in rows), np.int64, count=len(rows))
+            flat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint64)
+            hit = np.zeros(len(flat), np.bool_)
+            hit[held.find(flat)[0]] = True
+            ends = np.cumsum(lens)
+            running = np.concatenate(([0], np.cumsum(hit, dtype=np.int64)))
+            counts = running[ends] - running[ends - lens]
+            for (doc_id, _, n_shingles), n, end, c in zip(rows, lens.tolist(), ends.tolist(),
+                                                          counts.tolist(), strict=True):
+                every.append(doc_id)
+                every_shingles.append(n_shingles)
+                n_sampled[doc_id] = n
+                if doc_id in own:
+                    mine = own[doc_id]
+                elif n and c:
+                    part = flat[end - n : end]
+                    mine = part[hit[end - n : end]]
+                else:
                     continue
-            doc_ids.append(doc_id)
-            arrays.append(mine)
-            kept_shingles.append(n_shingles)
+                doc_ids.append(doc_id)
+                arrays.append(mine)
+                kept_shingles.append(n_shingles)
         index = cls(np.array(doc_ids, dtype=np.int64), arrays, np.array(kept_shingles, dtype=np.int64))
         index.total = np.array([n_sampled[d] for d in doc_ids], dtype=np.int64)
         return index, every, every_shingles, n_sampled
@@ -247,6 +255,7 @@ class SampledIndex:
         return (self.keys[pos] == q).reshape(len(doc_pos), len(sid)).sum(axis=1)
 
 
+TOUCHING_CHUNK = 2_000  # index rows tested at once for the batch's hashes (about 1.5 MB of hashes)
 CANDIDATE_BLOCK = 4_000_000  # (candidate, shingle) queries searched at a time: 32 MB of keys
 
 
