@@ -351,7 +351,7 @@ def run_audit(
     n_workers = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     with _pool(n_workers, PARALLEL_MIN_PAIRS if len(short.vocab) else len(pairs)) as pool:
         verified, owner, number = verify_and_scan(store, params, pairs, docs, sizes, short.vocab, pool, n_workers,
-                                                  walk=walk)
+                                                  walk=walk, known=short.sets)
         found, n_short = exhaustive_pairs(short, docs, owner, number, params, threshold, only)
         result = finish(store, params, threshold, Pairs.concat([verified, found]), unverified=unverified,
                         candidates=n_candidates + n_short, scope=scope, only=only,

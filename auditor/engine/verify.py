@@ -128,7 +128,8 @@ class _Block:
 
 
 def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, contained: np.ndarray,
-             container: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+             container: np.ndarray, known: dict[int, np.ndarray] | None = None,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Shingle each document once, for two things at a time: which of ``vocab`` (the shingles of
     the short documents) it holds, for the exhaustive search; and, when it is the container of
     pairs (sorted by container), the exact counts of those pairs.
@@ -136,12 +137,15 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
     Returns ``(shared, shingles)`` aligned with the pairs, and ``(owner, number)``: each held
     shingle of ``vocab`` by document id and vocabulary number. ``docs`` are walked when ``vocab``
     is not empty; otherwise only the containers. Contained documents beyond ``SHINGLE_BUDGET``
-    shingles are counted in further passes over the containers.
+    shingles are counted in further passes over the containers. ``known``: shingle sets already
+    read (the short documents'), not read again.
     """
     words = Sequences(store, params)
+    known = known or {}
 
     def shingled(ids: list[int]) -> Iterator[tuple[int, np.ndarray]]:
-        for doc_id, w in words.of(ids):
+        yield from ((doc_id, known[doc_id]) for doc_id in ids if doc_id in known)
+        for doc_id, w in words.of([d for d in ids if d not in known]):
             yield doc_id, distinct(w.shingles(params.k))
 
     shared = np.zeros(len(contained), np.int64)
@@ -221,17 +225,19 @@ def _container_chunks(container: np.ndarray, n: int) -> list[np.ndarray]:
 
 def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int], sizes: dict[int, int],
                     vocab: np.ndarray, pool: ProcessPoolExecutor | None, workers: int = 2,
-                    walk: list[int] | None = None) -> tuple[Pairs, np.ndarray, np.ndarray]:
+                    walk: list[int] | None = None, known: dict[int, np.ndarray] | None = None,
+                    ) -> tuple[Pairs, np.ndarray, np.ndarray]:
     """``one_pass`` over the documents, split between the processes of ``pool`` by size: the
     pairs (sorted by container) with their exact counts, and the short documents' holdings.
     ``walk``: the documents to read (by default every one when there is a short document to
-    search for, else the pairs' containers)."""
+    search for, else the pairs' containers). ``known``: shingle sets already read (in this process).
+    """
     pairs = pairs.sort("container", "contained")
     if walk is None:
         walk = docs if len(vocab) else np.unique(pairs.container).tolist()
     if pool is None or sum(sizes.get(d, 0) for d in walk) < PARALLEL_MIN_SHINGLES:
         pairs.shared, pairs.shingles, owner, number = one_pass(store, params, walk, vocab, pairs.contained,
-                                                               pairs.container)
+                                                               pairs.container, known)
         return pairs, owner, number
     load = [0] * workers
     part_of: dict[int, int] = {}
