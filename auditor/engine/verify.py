@@ -172,12 +172,29 @@ def one_pass(store: Any, params: Params, docs: list[int], vocab: np.ndarray, con
         for doc_id in [d for d in walk if d in sets]:  # already shingled: no second time
             _holdings(doc_id, sets[doc_id], short if k == 0 else none, owners, numbers)
             counter.count(doc_id, sets[doc_id], shared)
-        for doc_id, every in shingled([d for d in walk if d not in sets]):
+        rest = [d for d in walk if d not in sets]
+        if k == 0:  # known sets of documents holding no pair: their holdings in one membership test
+            plain = [d for d in rest if d in known and d not in containers]
+            _holdings_many(plain, known, short, owners, numbers)
+            rest = [d for d in rest if not (d in known and d not in containers)]
+        for doc_id, every in shingled(rest):
             _holdings(doc_id, every, short if k == 0 else none, owners, numbers)
             counter.count(doc_id, every, shared)
     owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
     number = np.concatenate(numbers) if numbers else np.empty(0, np.int64)
     return shared, shingles, owner, number
+
+
+def _holdings_many(ids: list[int], sets: dict[int, np.ndarray], vocab: HashSet, owners: list[np.ndarray],
+                   numbers: list[np.ndarray]) -> None:
+    """``_holdings`` of each of ``ids`` at once (their shingle sets concatenated)."""
+    if not ids or not len(vocab):
+        return
+    lens = np.fromiter((len(sets[d]) for d in ids), np.int64, count=len(ids))
+    where, at = vocab.find(np.concatenate([sets[d] for d in ids]))
+    if len(at):
+        numbers.append(at.astype(np.int64))
+        owners.append(np.repeat(np.array(ids, np.int64), lens)[where])
 
 
 def _holdings(doc_id: int, every: np.ndarray, vocab: HashSet, owners: list[np.ndarray],
