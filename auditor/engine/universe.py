@@ -66,9 +66,16 @@ def _universe(store: Store, documents: list[int] | set[int] | None) -> Universe:
     return Universe(sorted(rep), rep, groups)
 
 
-def auditable_documents(store: Store, ids: list[int]) -> int:
-    """How many of ``ids`` have a shingle (through the sampled index or exhaustively)."""
-    return len(store.select_in("SELECT doc_id FROM index_docs WHERE n_shingles > 0 AND doc_id IN ({})", ids))
+def any_auditable(store: Store, ids: list[int]) -> bool:
+    """Whether one of ``ids`` has a shingle (through the sampled index or exhaustively); looks
+    until it finds one."""
+    ordered = sorted(set(ids))
+    for a in range(0, len(ordered), 900):
+        part = ordered[a : a + 900]
+        if store.conn.execute(f"SELECT 1 FROM index_docs WHERE n_shingles > 0 AND doc_id IN ({','.join('?' * len(part))})"
+                              " LIMIT 1", part).fetchone():
+            return True
+    return False
 
 
 def duplicate_groups(store: Store, within: Universe | None = None) -> list[list[int]]:

@@ -22,7 +22,7 @@ import numpy as np
 from auditor.controls import ControlsResult, run_controls
 from auditor.corpus.check import require_intact, require_reads_intact
 from auditor.engine.audit import AuditResult, run_audit
-from auditor.engine.universe import Universe, auditable_documents, universe
+from auditor.engine.universe import Universe, any_auditable, universe
 from auditor.errors import UsageError
 from auditor.index.builder import build_index
 from auditor.report import render
@@ -81,7 +81,7 @@ def _refusal(store: Store, controls: ControlsResult, covered: Universe, allow_em
     if allow_empty:
         return []
     reasons = []
-    if not auditable_documents(store, covered.representatives):
+    if not any_auditable(store, covered.representatives):
         reasons.append("nothing can be audited: no covered document has a shingle (5 words) "
                        f"({len(covered.members)} documents with text); use --allow-empty to report anyway")
     elif controls.note and not any(c.source == "corpus" for c in controls.results):
