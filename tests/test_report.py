@@ -462,7 +462,7 @@ def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_veri
     v = verify(tmp_path / "gate", store)
     assert not v.ok and any("names 8 documents" in p for p in v.problems), v.problems
     # ranges that are not ranges of the store's ids are named, never expanded
-    for bad, said in (([[1, 10**10]], "not an ascending range"), ([[5, 9], [1, 4]], "not an ascending range"),
+    for bad, said in (([[1, 10**10]], "the store lacks documents"), ([[5, 9], [1, 4]], "not an ascending range"),
                       ([["1", 9]], "not an ascending range"), ("1-9", "not a list")):
         data["manifest"]["corpus"]["ids"] = bad
         (tmp_path / "gate" / "report.json").write_text(pretty(data))

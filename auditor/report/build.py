@@ -94,9 +94,12 @@ def covered_ids(report: dict[str, Any], largest: int) -> list[int] | None:
     total, last = 0, 0
     for r in runs:
         if (not isinstance(r, list) or len(r) != 2 or not all(type(x) is int for x in r)
-                or not last < r[0] <= r[1] <= largest):
-            raise ValueError(f"manifest.corpus.ids holds {str(r)[:40]!r}, not an ascending range of this store's "
-                             f"document ids (1 to {largest}) after {last}")
+                or not last < r[0] <= r[1]):
+            raise ValueError(f"manifest.corpus.ids holds {str(r)[:40]!r}, not an ascending range of document "
+                             f"ids after {last}")
+        if r[1] > largest:
+            raise ValueError(f"the store lacks documents the report covered (ids up to {r[1]}; the store's end at "
+                             f"{largest}): a dry run's batch, rolled back, or another store")
         total += r[1] - r[0] + 1
         last = r[1]
     if total != corpus.get("documents"):
