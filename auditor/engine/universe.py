@@ -37,7 +37,7 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
     """
     key = (store.conn.total_changes, store.conn.execute("PRAGMA data_version").fetchone()[0],
            None if documents is None else tuple(sorted(documents)))
-    memo: dict[Any, Universe] = store.__dict__.setdefault("_universes", {})
+    memo: dict[Any, Universe] = store.memo.setdefault("universes", {})
     if key not in memo:
         if len(memo) >= 4:
             memo.clear()

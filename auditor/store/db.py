@@ -519,6 +519,7 @@ class Store:
         self.writable = not readonly
         self.private = False  # inside private_transaction(): other processes cannot see its writes
         self.reads: Reads | None = None  # recording the texts and word sequences read (see Reads)
+        self.memo: dict[str, Any] = {}  # values derived from the store, each keyed by the state it read
         try:
             self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
