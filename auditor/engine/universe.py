@@ -35,6 +35,8 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
     One audit asks for it several times (controls, audit, report, a gate's classification): it is
     computed again only once the store changed (a write of this connection or a commit of another).
     """
+    if getattr(store, "memo", None) is None:  # a source that is not a store (an export read back)
+        return _universe(store, documents)
     key = (store.conn.total_changes, store.conn.execute("PRAGMA data_version").fetchone()[0],
            None if documents is None else tuple(sorted(documents)))
     memo: dict[Any, Universe] = store.memo.setdefault("universes", {})
