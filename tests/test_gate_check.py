@@ -219,14 +219,19 @@ def test_an_index_row_a_document_row_or_a_sighting_is_caught_before_the_batch(ba
     assert g.exit_code == 2 and "contract-3.txt" in g.output, g.output
 
 
-def test_a_row_digest_edited_to_match_a_tampered_row_is_caught(base, db, tmp_path):
-    i = base["ids"]["contract-1.txt"]
+def forge_text_and_its_digest(db: Path, i: int) -> None:
+    """A stored text edited behind the store's back, with its sha256 and its row digest
+    (``custody_rows``) made to match."""
     with Store(db) as s:
         text = s.text(i).replace("Agreement", "Agreemant", 1)
     sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
     with Store(db) as s:
         forged = live(s.conn, {"texts": [i]})[("texts", i)]
     sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", (forged, i)))
+
+
+def test_a_row_digest_edited_to_match_a_tampered_row_is_caught(base, db, tmp_path):
+    forge_text_and_its_digest(db, base["ids"]["contract-1.txt"])
     with Store(db, readonly=True) as s:
         outcome = custody.check_rows(s.conn)
         assert outcome is not None and "custody_rows" in outcome.findings[0].detail
@@ -338,13 +343,7 @@ def test_a_counting_trigger_dropped_or_replaced_is_not_trusted(base, db, tmp_pat
             ("CREATE TRIGGER custody_edit_texts_u AFTER UPDATE ON texts BEGIN SELECT 1; END",))
     with Store(db) as s:
         assert not custody.unedited(s.conn)
-    i = base["ids"]["contract-1.txt"]
-    with Store(db) as s:
-        text = s.text(i).replace("Agreement", "Agreemant", 1)
-    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
-    with Store(db) as s:
-        forged = live(s.conn, {"texts": [i]})[("texts", i)]
-    sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", (forged, i)))
+    forge_text_and_its_digest(db, base["ids"]["contract-1.txt"])
     g = gate(db, tmp_path, base["contracts"][1])  # the row digest forged too: the slow way sees it
     assert g.exit_code == 2 and "contract-1.txt" in g.output, g.output
 
