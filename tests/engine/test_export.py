@@ -1,0 +1,72 @@
+"""``auditor export`` carries what either engine reads: the not-auditable list and the duplicate
+groups read back from an export (as the Spark engine's driver reads them, no Java needed) are
+the SQLite engine's, an unreadable document included. tests/engine/test_spark.py runs the whole audit
+on the export when Java is there."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="auditor export needs the [spark] extra (pyarrow)")
+
+import pyarrow.parquet as pq
+
+from auditor.corpus.ingest import ingest
+from auditor.demo import synth
+from auditor.engine.export import DOCUMENT_SCHEMA, export_parquet, read_params
+from auditor.engine.spark_engine import _ExportSource
+from auditor.engine.universe import duplicate_groups, not_auditable, universe
+from auditor.errors import UsageError
+from auditor.store.db import Store
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    d = tmp_path_factory.mktemp("export")
+    docs = d / "docs"
+    docs.mkdir()
+    contract = synth.contract(611, 3_000)
+    (docs / "contract.txt").write_text(contract)
+    (docs / "contract-crlf.txt").write_text(contract.replace("\n", "\r\n"))  # an exact duplicate
+    (docs / "filing.txt").write_text(synth.filing(612, 8_000, exhibits=[contract])[0])
+    (docs / "tiny.txt").write_text("Section 1. Definitions.")
+    r = random.Random(7)  # Latin-1 noise: words, but not readable text
+    (docs / "gibberish.txt").write_bytes(bytes(r.choice([*range(0xA0, 0x100), 0x20, 0x20]) for _ in range(4000)))
+    with Store(d / "corpus.db") as store:
+        ingest(store, [docs], workers=1)
+        export_parquet(store, d / "parquet", buckets=2)
+        yield store, d / "parquet"
+
+
+def test_the_export_carries_every_documents_column_the_engines_read(exported):
+    store, out = exported
+    names = set(DOCUMENT_SCHEMA.names)
+    assert set(_ExportSource.COLUMNS) <= names
+    got = {d["id"]: d for d in pq.read_table(out / "documents").to_pylist()}
+    want = {r["id"]: r for r in store.rows("SELECT id, n_words, duplicate_of, norm_sha256, unreadable FROM documents")}
+    assert {i: {c: d[c] for c in _ExportSource.COLUMNS} for i, d in got.items()} == want
+
+
+def test_an_unreadable_document_stays_not_auditable_through_the_export(exported):
+    store, out = exported
+    unreadable = store.scalar("SELECT id FROM documents WHERE unreadable IS NOT NULL")
+    assert unreadable is not None and store.scalar("SELECT n_words FROM documents WHERE id = ?", (unreadable,)) > 0
+    src = _ExportSource(out)
+    want = not_auditable(store, store.params)
+    assert unreadable in {x["doc_id"] for x in want}
+    assert any(x["reason"].startswith("text not readable") for x in want)
+    assert any(x["reason"].startswith("too short") for x in want)
+    assert not_auditable(src, src.params) == want
+    assert duplicate_groups(src) == duplicate_groups(store) != []
+    assert universe(src).representative == universe(store).representative
+
+
+def test_an_export_of_the_format_without_unreadable_is_refused(exported, tmp_path):
+    _, out = exported
+    meta = read_params(out)
+    (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/1"}))
+    with pytest.raises(UsageError, match="parquet/1"):
+        read_params(tmp_path)
