@@ -43,18 +43,18 @@ ROOT = Path(__file__).resolve().parent.parent
 #: of them that reach the mutated function). The module's own test file, plus the end-to-end tests
 #: of its rule where the rule is only visible end to end (score: the straddling pairs of run_audit).
 MODULES: dict[str, list[str]] = {
-    "text.score": ["tests/test_score.py", "tests/test_audit.py", "-k", "test_score or straddling or estimated_below"],
-    "text.shingle": ["tests/test_shingle.py", "tests/test_index.py"],
-    "index.builder": ["tests/test_index.py"],
-    "text.entry": ["tests/test_index.py"],
-    "controls": ["tests/test_controls.py", "tests/test_packaging.py::test_auditor_controls_overrides_every_other_location",
-                 "tests/test_packaging.py::test_installed_controls_come_before_a_checkout"],
-    "text.normalize": ["tests/test_normalize.py"],
-    "index.sampled": ["tests/test_audit.py"],
-    "engine.audit": ["tests/test_audit.py"],
-    "engine.verify": ["tests/test_audit.py"],
-    "engine.short": ["tests/test_audit.py"],
-    "engine.families": ["tests/test_audit.py"],
+    "text.score": ["tests/text/test_score.py", "tests/engine/test_audit.py", "-k", "test_score or straddling or estimated_below"],
+    "text.shingle": ["tests/text/test_shingle.py", "tests/index/test_index.py"],
+    "index.builder": ["tests/index/test_index.py"],
+    "text.entry": ["tests/index/test_index.py"],
+    "controls": ["tests/controls/test_controls.py", "tests/project/test_packaging.py::test_auditor_controls_overrides_every_other_location",
+                 "tests/project/test_packaging.py::test_installed_controls_come_before_a_checkout"],
+    "text.normalize": ["tests/text/test_normalize.py"],
+    "index.sampled": ["tests/engine/test_audit.py"],
+    "engine.audit": ["tests/engine/test_audit.py"],
+    "engine.verify": ["tests/engine/test_audit.py"],
+    "engine.short": ["tests/engine/test_audit.py"],
+    "engine.families": ["tests/engine/test_audit.py"],
 }
 
 #: module -> the functions mutated (mutmut mutant-name globs), where not all of them are. The
@@ -81,7 +81,7 @@ _CLAMP = ("the clamp is unreachable: for hits < n the upper Wilson bound is 1 - 
 _INT_DTYPE = ("the counts are integers either way: without the dtype they are int64 arrays, divided "
               "by a float64 array, so every float is the same")
 _PATH = ("which path builds the rows (in this process, or a pool of spawned workers) and how the "
-         "pool is set up: the rows are the same either way (tests/test_index.py compares one and "
+         "pool is set up: the rows are the same either way (tests/index/test_index.py compares one and "
          "two workers); only speed, and workers outliving a killed parent, differ")
 _EMPTY = ("for n = 0 the hits == 0 and hits == n rules already give (0, 1); the empty mask only "
           "differs for negative counts, which no caller has")
@@ -169,7 +169,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
      "the test only skips the substitution where it has nothing to match (no soft hyphen)"),
     ("_clean", "for _ in range(7):",
      "a pass that changes nothing returns; one or two passes reach it (every table value is a "
-     "fixpoint, tests/test_normalize.py), so the limit only decides when a text that never "
+     "fixpoint, tests/text/test_normalize.py), so the limit only decides when a text that never "
      "converges raises, and none does"),
     ("_clean", "raise AssertionError(None)",
      "only the message of an error no text reaches (see the loop limit above)"),
@@ -246,7 +246,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         'source="CONTROLS", workers=1)',
     )),
     *(("_run_in_scratch", line, "how many sandbox children extract the control files: the stored texts are "
-       "the same (tests/test_ingest.py compares one and two workers); only speed differs") for line in (
+       "the same (tests/corpus/test_ingest.py compares one and two workers); only speed differs") for line in (
         'source="controls", workers=None)',
         'source="controls", )',
         'source="controls", workers=2)',
@@ -264,7 +264,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
        "assume_unique only saves np.isin a deduplication") for arg in ("assume_unique=None", "", "assume_unique=False")),
     *(("SampledIndex.candidates", line, "only which of the two ways of counting hits is taken (all posting lists, "
        "or a binary search per candidate and shingle): both give the same counts, checked against brute "
-       "force in tests/test_audit.py; the rule is a cost estimate") for line in (
+       "force in tests/engine/test_audit.py; the rule is a cost estimate") for line in (
         "if postings - len(self.doc_ids) // 16 <= 2 * len(cands) * n:",
         "if postings + len(self.doc_ids) / 16 <= 2 * len(cands) * n:",
         "if postings + len(self.doc_ids) // 17 <= 2 * len(cands) * n:",
@@ -349,7 +349,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
      "not equivalent but not deterministic: np.empty(1) holds whatever memory numpy is handed, so a document "
      "holding none of the short documents' shingles gets one arbitrary number; it changes a result only when "
      "that number falls inside the (small) vocabulary, and then the near misses' exact values stop matching "
-     "brute force (tests/test_audit.py). In this run it did not"),
+     "brute force (tests/engine/test_audit.py). In this run it did not"),
     ("exhaustive_pairs", "sampled = np.searchsorted(short.vocab, sample(short.sets[a], params.modulus)).astype(None)",
      "vocabulary numbers are small whole numbers: as float64 they compare equal to the same uint64 numbers"),
     ("_Block.count", "while a <= len(rows):  # pieces of at most GATHER_CHUNK shingles",
@@ -359,7 +359,7 @@ EQUIVALENT: list[tuple[str, str, str]] = [
         'z = a + max(2, int(np.searchsorted(np.cumsum(self.lens[p[a:]]), GATHER_CHUNK, side="right")))',
         "z = a + max(1, int(np.searchsorted(np.cumsum(self.lens[p[a:]]), GATHER_CHUNK, )))")),
     ("_Block.count", "self.mark[b_ids] = None", "None stored in a bool array is False"),
-    *(("_run_in_scratch", line, "killed outside mutmut's view: tests/test_controls.py::test_controls_run_under_an_"
+    *(("_run_in_scratch", line, "killed outside mutmut's view: tests/controls/test_controls.py::test_controls_run_under_an_"
        "ascii_locale_with_documents_that_are_not fails on it (checked by hand), but it runs the controls in a "
        "subprocess (LC_ALL=C, UTF-8 mode off), and mutmut runs for a mutant only the tests that reach its "
        "function in-process") for line in (
@@ -604,8 +604,8 @@ def markdown(results: dict) -> str:
     out += ["", "What mutmut does not mutate: functions under a decorator other than `@classmethod`/"
             "`@staticmethod` (`score.min_hits` under `lru_cache`, `normalize._skeleton_table` under "
             "`functools.cache`), module-level constants and class bodies. `min_hits` is pinned by "
-            "tests/test_score.py (its defining property, for many n and two z), the skeleton table's "
-            "derivation by its digest (tests/test_normalize.py).", ""]
+            "tests/text/test_score.py (its defining property, for many n and two z), the skeleton table's "
+            "derivation by its digest (tests/text/test_normalize.py).", ""]
     for r in rows:
         if r.get("functions", ["all"]) != ["all"]:
             out.append(f"{_file(r['module'])}: only these functions were mutated (mutant-name globs): "

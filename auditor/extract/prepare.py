@@ -3,7 +3,7 @@ normalised, shingled and sampled, in the memory-limited child.
 
 The child imports this module, the parsers (:mod:`auditor.extract`), the pure layer
 (:mod:`auditor.text`) and the sandbox itself, nothing else: not the store, not ingest's batch
-machinery (tests/test_layout.py checks it). The parent side (the pool, the batch, storing the
+machinery (tests/project/test_layout.py checks it). The parent side (the pool, the batch, storing the
 result) is :mod:`auditor.corpus.ingest`, which reads the answer with :func:`unpack`.
 """
 

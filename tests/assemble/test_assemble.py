@@ -36,8 +36,8 @@ from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.report.pipeline import audit_job
 from auditor.store.dating import apply_dates
 from auditor.store.db import Store
-from tests.support.hostile import copy_store
 from tests.cli.test_cli_contract import broken_controls
+from tests.support.hostile import copy_store
 from tests.support.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parents[2]

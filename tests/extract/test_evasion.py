@@ -16,8 +16,8 @@ from auditor.demo import synth
 from auditor.engine.query import query_text
 from auditor.extract import extract_bytes
 from auditor.store.db import Store
-from tests.support.fixtures_build import make_docx, make_edgar_submission
 from tests.extract.test_edgar import HEADER
+from tests.support.fixtures_build import make_docx, make_edgar_submission
 
 ZW = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u034f"]
 CYRILLIC = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",

@@ -3,7 +3,7 @@ and per control.
 
 Spec: the JUnit XML schema the Jenkins xUnit plugin validates reports with (``junit-10.xsd``,
 Surefire/Ant style ``testsuites``/``testsuite``/``testcase``; tests/data/ holds a copy and
-tests/formats.py validates against it), which has no ``skipped`` count on ``testsuites``. Every
+tests/support/formats.py validates against it), which has no ``skipped`` count on ``testsuites``. Every
 text is one a strict XML 1.0 parser accepts.
 """
 

@@ -1,7 +1,7 @@
 """SARIF 2.1.0: one run, rules CONTAIN001 to CONTAIN007 with stable ids, one result per finding.
 
 Spec: OASIS Static Analysis Results Interchange Format 2.1.0, errata 01 (``SARIF_SCHEMA``;
-tests/data/ holds the JSON schema and tests/formats.py validates against it). Results carry
+tests/data/ holds the JSON schema and tests/support/formats.py validates against it). Results carry
 ``partialFingerprints`` over the documents' content hashes (``FINGERPRINT_KEY``), so a finding is
 the same finding across runs and renames; a baselined finding is a suppression of kind
 ``external``. The log holds no timestamp: the same inputs give the same SARIF.
