@@ -101,7 +101,7 @@ class _Reader:
         while stack:
             p, sheets = stack.pop()
             ctype = p.get_content_type()
-            if p.is_multipart():
+            if p.is_multipart() and not ctype.startswith("message/"):
                 children = [c for c in p.iter_parts()] if isinstance(p, EmailMessage) else list(p.get_payload())
                 if ctype == "multipart/alternative" and children:
                     shown = self._preferred(children)
@@ -173,7 +173,7 @@ class _Reader:
         ctype = p.get_content_type()
         disposition = p.get_content_disposition()
         filename = p.get_filename() or ""
-        if ctype == "message/rfc822" or (ctype.startswith("message/") and p.is_multipart()):
+        if ctype.startswith("message/") and p.is_multipart():  # an attached message
             inner = p.get_payload()
             msg = inner[0] if isinstance(inner, list) and inner else inner
             raw = msg.as_bytes() if isinstance(msg, Message) else b""

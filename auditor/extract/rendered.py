@@ -32,6 +32,7 @@ def _markdown_html(source: str) -> str:
 
 def _rst_html(source: str) -> str:
     from docutils.core import publish_parts
+    from docutils.writers.html5_polyglot import Writer
 
     overrides = {
         "file_insertion_enabled": False, "raw_enabled": False, "_disable_config": True,
@@ -39,7 +40,7 @@ def _rst_html(source: str) -> str:
         "stylesheet_path": "", "input_encoding": "unicode", "traceback": True,
     }
     try:
-        parts = publish_parts(source=source, writer_name="html5", settings_overrides=overrides)
+        parts = publish_parts(source=source, writer=Writer(), settings_overrides=overrides)
     except Exception as e:  # docutils raises its own kinds on a source it cannot parse
         raise ExtractionError("rst_error", f"docutils cannot render this reStructuredText: "
                               f"{type(e).__name__}: {str(e)[:200]}") from e
