@@ -71,7 +71,7 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
         from auditor.extract.detect import says_html
         from auditor.extract.html import html_to_text
 
-        ex = html_to_text(data, limits)
+        ex = html_to_text(data, limits, main_content=True)
         if not says_html(name):
             from auditor.extract.text import extract_text
 

@@ -88,3 +88,22 @@ def test_a_stored_licence_attached_base64_to_an_email_is_found(root):
     assert r.returncode == 1, r.stdout + r.stderr
     found = {(f["kind"], f["new"]["path"], f["other"]["path"]) for f in g["findings"] if f["kind"] != "not-auditable"}
     assert ("exact-duplicate", "copy/notice.eml#1", "corpus/licence1.txt") in found  # the attachment, decoded
+
+
+def test_a_stored_licence_on_pleading_paper_is_found_and_a_script_built_page_is_not_auditable(root):
+    from tests.extract.test_extract_layout import opinions_page, pleading
+
+    (root / "filing").mkdir()
+    (root / "filing" / "complaint.txt").write_text(pleading(" ".join(texts()[2].split())))
+    ops = json.dumps([{"text": t} for t in texts()[3:5]])
+    (root / "filing" / "opinions.html").write_bytes(opinions_page(
+        f"for (const o of {ops}) {{ document.getElementById('list').innerHTML += '<p>' + o.text + '</p>'; }}"))
+    r, g = gate(root, "out-filing", "filing")
+    assert r.returncode == 1, r.stdout + r.stderr
+    by_path = {f["new"]["path"]: f for f in g["findings"]}
+    copy = by_path["filing/complaint.txt"]
+    assert copy["kind"] == "new-in-corpus" and copy["other"]["path"] == "corpus/licence2.txt"
+    assert copy["containment"] >= 0.95  # the margin numbers are not read into the words
+    page = by_path["filing/opinions.html"]
+    assert page["kind"] == "not-auditable" and page["rule"] == "CONTAIN006"
+    assert "script-built" in page["message"]
