@@ -267,9 +267,10 @@ def _extract(data: bytes, limits: Limits, name: str, depth: int) -> Extracted:
     else:
         text = check_text(text, "email body", limits)
     readings = list(r.readings)
-    source, _ = decode_text(data)
-    readings.append(Reading("email:source", storable(source, []),
-                            "the message's bytes as a text editor shows them (headers, encoded parts)"))
+    if len(data) <= limits.max_text_chars:  # a larger message is mostly its encoded attachments
+        source, _ = decode_text(data)
+        readings.append(Reading("email:source", storable(source, []),
+                                "the message's bytes as a text editor shows them (headers, encoded parts)"))
     readings.append(Reading("email:headers", storable("\n".join(f"{k}: {_header(msg, k)}" for k in
                                                                dict.fromkeys(msg.keys())), []),
                             "every header of the message, decoded"))

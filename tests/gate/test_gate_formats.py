@@ -107,3 +107,31 @@ def test_a_stored_licence_on_pleading_paper_is_found_and_a_script_built_page_is_
     page = by_path["filing/opinions.html"]
     assert page["kind"] == "not-auditable" and page["rule"] == "CONTAIN006"
     assert "script-built" in page["message"]
+
+
+def test_a_notice_saved_as_txt_is_stored_decoded_dated_and_found_by_query(tmp_path):
+    """As a user: `auditor ingest` a quoted-printable notice saved as .txt, then `show` and `query`."""
+    from email.message import EmailMessage as Message
+
+    body = " ".join(texts()[0].split())
+    m = Message()
+    m["From"], m["To"], m["Subject"] = "ecf@court.example.gov", "counsel@firm.example", "Notice of Electronic Filing"
+    m["Date"], m["MIME-Version"] = "Tue, 05 Mar 2024 14:30:00 +0000", "1.0"
+    m.set_content(body, cte="quoted-printable")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "nef.txt").write_bytes(m.as_bytes())
+    sentence = " ".join(body.split()[40:80])
+    (tmp_path / "q.txt").write_text(sentence)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200"}
+
+    def cli(*args: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "auditor", *args], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    cli("ingest", "--db", "c.db", "in")
+    shown = cli("show", "--db", "c.db", "in/nef.txt")
+    assert "format email" in shown and "2024-03-05T14:30:00Z (email:date" in shown
+    assert " ".join(cli("show", "--db", "c.db", "in/nef.txt", "--text").split()) == body
+    assert "1.0000 contained in 1 in/nef.txt" in cli("query", "--db", "c.db", "q.txt")
