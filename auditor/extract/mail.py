@@ -124,14 +124,16 @@ class _Reader:
 
     @staticmethod
     def _preferred(children: list[Message]) -> Message:
-        for want in ("text/html", "text/plain"):
-            for c in reversed(children):
-                if c.get_content_type() == want and c.get_content_disposition() != "attachment":
-                    return c
-        for c in reversed(children):
-            if c.is_multipart():
+        """The alternative a mail reader shows: the last one it can show (RFC 2046 puts the
+        richest last), HTML or a multipart holding it before plain text."""
+        shown = [c for c in children if c.get_content_disposition() != "attachment"] or children
+        for c in reversed(shown):
+            if c.get_content_type() == "text/html" or (c.is_multipart() and not c.get_content_type().startswith("message/")):
                 return c
-        return children[-1]
+        for c in reversed(shown):
+            if c.get_content_type() == "text/plain":
+                return c
+        return shown[-1]
 
     @staticmethod
     def _root(p: Message, children: list[Message]) -> Message:
@@ -179,7 +181,8 @@ class _Reader:
             raw = msg.as_bytes() if isinstance(msg, Message) else b""
             self.attachments.append((filename or "attached message.eml", ctype, raw, True))
             return
-        if disposition != "attachment" and not filename and ctype in ("text/plain", "text/html", "text/enriched"):
+        inline = disposition == "inline" or (disposition is None and not filename)  # as mail readers show parts
+        if inline and ctype in ("text/plain", "text/html", "text/enriched"):
             text = _text_of(p, self.warnings)
             self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
             return
@@ -197,7 +200,8 @@ def _safe_text(part: Message, warnings: list[str]) -> str:
 def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, limits: Limits,
           context: dict[str, Any]) -> list[Part]:
     """An attachment as a part (its own attachments after it, numbered under it)."""
-    from auditor.extract.detect import detect_format, extension, not_read
+    from auditor.extract.archive import ARCHIVES
+    from auditor.extract.detect import binary_kind, detect_format, extension, not_read
     from auditor.extract.nested import extract_format
 
     meta: dict[str, Any] = {"sequence": seq, "type": ctype, "message": context}
@@ -213,11 +217,16 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
             if skip is not None:
                 return [Part(raw, meta, "skipped", None, skip[0], skip[1])]
             fmt = detect_format(raw, name)
+            if fmt == "binary" and binary_kind(raw) in ARCHIVES:  # a zip of filings: member by member
+                from auditor.extract.archive import extract_archive
+
+                fmt, ex = "archive", extract_archive(raw, name, limits)
             if fmt == "binary":
                 kind = extension(name) or ctype.rpartition("/")[2] or "unknown"
                 return [Part(raw, meta, "skipped", None, f"binary:{kind}",
                              f"a binary attachment ({ctype}, {len(raw)} bytes), not a document read here")]
-            ex = extract_format(fmt, raw, limits, name)
+            if fmt != "archive":
+                ex = extract_format(fmt, raw, limits, name)
     except ExtractionError as e:
         status = "skipped" if e.code in ("empty", "binary") or ":" in e.code else "failed"
         return [Part(raw, meta, status, None, e.code, str(e))]

@@ -151,3 +151,31 @@ def test_a_message_with_nothing_to_read_says_so():
     with pytest.raises(ExtractionError) as e:
         extract_bytes(b"From: a@b.example\nTo: c@d.example\nMIME-Version: 1.0\n\n\n", "x.eml")
     assert e.value.code == "empty"
+
+
+def test_an_html_body_with_inline_images_is_preferred_to_the_plain_alternative():
+    body = text_of(8)
+    m = message()
+    m.set_content("Plain version: see the HTML.")
+    m.add_alternative("<html><body>" + "".join(f"<p>{escape(p)}</p>" for p in body.split("\n\n"))
+                      + "<img src='cid:seal'></body></html>", subtype="html")
+    html_part = m.get_payload()[1]
+    html_part.add_related(b"\x89PNG\r\n\x1a\n" + b"\0" * 32, maintype="image", subtype="png", cid="<seal>")
+    ex = extract_bytes(m.as_bytes(), "x.eml")
+    assert words(ex.text) == words(body)  # multipart/related (HTML + image) is the richer alternative
+    assert [(p.status, p.code) for p in ex.parts] == [("skipped", "binary:png")]
+
+
+def test_a_zip_attachment_is_read_member_by_member():
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("order.txt", text_of(9))
+    m = message()
+    m.set_content("The order is in the zip.")
+    m.add_attachment(buf.getvalue(), maintype="application", subtype="zip", filename="orders.zip")
+    ex = extract_bytes(m.as_bytes(), "x.eml")
+    (part,) = ex.parts
+    assert part.status == "ok" and words(part.extracted.text) == words(text_of(9))
