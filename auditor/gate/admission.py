@@ -52,6 +52,7 @@ from auditor.gate.formats.junit import junit_xml
 from auditor.gate.formats.sarif import sarif
 from auditor.gate.formats.summary import append_step_summary, summary_markdown
 from auditor.gate.readings import reading_findings
+from auditor.report.outdir import claim, report_files
 from auditor.report.pipeline import Outcome, attach_gate, audit_job, record_run
 from auditor.store import custody
 from auditor.store.db import Store
@@ -130,6 +131,8 @@ def run_gate(opts: GateOptions) -> GateResult:
     if opts.update_baseline and opts.baseline is None:
         raise UsageError("--update-baseline needs --baseline FILE")
     entries = load_baseline(opts.baseline, missing_ok=opts.update_baseline) if opts.baseline else []
+    if opts.out is not None:
+        claim(opts.out, report_files(opts.out))
     notes: list[str] = []
     if opts.dry_run:
         notes.append("dry run: the batch was ingested in a transaction that was rolled back; the store "

@@ -42,6 +42,7 @@ from auditor.report.build import (
     run_digest,
     write_text_atomic,
 )
+from auditor.report.outdir import GATE_JSON, REPORT_FILES, claim, report_files, unlisted
 from auditor.store import custody, gzfile
 from auditor.store.custody.runs import Contents
 from auditor.store.db import Store, now
@@ -175,6 +176,8 @@ def audit_job(
     ``checked``, ``verified``: as :func:`compute` takes them."""
     store.require_writable("an audit records its run and findings in it "
                            "(`auditor verify` and `auditor gate --dry-run` only read the store)")
+    if out is not None:
+        claim(Path(out), report_files(Path(out)))
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
@@ -206,27 +209,12 @@ def audit_job(
     return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
-REPORT_FILES = ("report.json", "report.md", "report.html")
 DOCUMENTS = "documents.jsonl.gz"  # the documents a report covered: what verify recomputes over
 
 
 def _inside(name: str) -> bool:
     """A name from report.json's files map that stays inside the report directory."""
     return not Path(name).is_absolute() and ".." not in Path(name).parts
-
-
-def unlisted(directory: Path, known: set[str]) -> list[str]:
-    """Every file under ``directory`` that is not ``known`` (what its manifest lists), hidden
-    files and links included, and every directory with no file in it."""
-    found = list(directory.rglob("*"))
-    names = {p.relative_to(directory).as_posix() for p in found if p.is_file() or p.is_symlink()}
-    holding = {q.as_posix() for n in names for q in Path(n).parents}
-    empty = {p.relative_to(directory).as_posix() for p in found if p.is_dir() and not p.is_symlink()} - holding
-    empty = {d for d in empty if not any(q.as_posix() in empty for q in Path(d).parents)}  # the outermost
-    return sorted(n for n in names | empty if n not in known)
-
-
-GATE_JSON = "gate.json"
 
 
 def _gate_files(directory: Path, report: dict[str, Any]) -> tuple[set[str], list[str]]:
