@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor.demo import synth
 from auditor.cli import cli
+from auditor.demo import synth
 from auditor.store.db import Store
 from tests.support.textgen import write_contract_in_filing
 
