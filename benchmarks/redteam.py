@@ -10,7 +10,7 @@ against what real readers show.
    (``auditor.demo.synth``), so the corpus-drawn controls have material.
 2. The catalogue of benchmarks/redteam_cases.py: disguised batches, each carrying a stored
    contract that a reader sees in full, and clean batches.
-3. Each batch through the gate (``auditor.gate.admission.run_gate``, a dry run in a rolled-back
+3. Each batch through the gate (``auditor.gating.admission.run_gate``, a dry run in a rolled-back
    transaction; the damaged-index cases on a damaged copy of the store). A disguised batch must
    not pass; a clean one must.
 4. With ``--oracle``, what a reader sees: HTML and plain text rendered by headless Chromium
@@ -160,7 +160,7 @@ def gate_case(case: Case, db: Path, work: Path) -> dict:
     """Gate one batch (dry run) and say how it was decided: status, exit code, the failing
     findings (kind, reading, the corpus document named) and the fail-closed codes."""
     from auditor.errors import AuditorError
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
 
     folder = work / "cases" / case.family / case.name
     shutil.rmtree(folder, ignore_errors=True)

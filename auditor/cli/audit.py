@@ -188,8 +188,8 @@ def verify(report_dir, db, controls_dir, as_json):
     """
     from dataclasses import asdict
 
-    from auditor.assemble import is_assembly
-    from auditor.assemble import verify as verify_assembly
+    from auditor.assembly import is_assembly
+    from auditor.assembly import verify as verify_assembly
     from auditor.report.pipeline import verify as run
 
     assembly = is_assembly(report_dir)  # an assembled corpus (manifest.json), else a report

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from auditor.cli import cli
 from auditor.controls import corpus_controls, default_controls_dir, run_controls
 from auditor.corpus.ingest import ingest
-from auditor.gate import BASELINE_VERSION
+from auditor.gating import BASELINE_VERSION
 from auditor.report.pipeline import audit_job
 from auditor.store.db import Store
 from tests.support.textgen import write_contract_in_filing

@@ -23,7 +23,7 @@ from auditor.cli import cli
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.errors import NoDocument, NoRun, UsageError
-from auditor.gate import GateOptions, run_gate
+from auditor.gating import GateOptions, run_gate
 from auditor.report.pipeline import audit_job
 from auditor.report.review import datasette_metadata, findings, list_runs
 from auditor.store.db import Store

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor.assemble import assemble
-from auditor.assemble import verify as verify_assembly
+from auditor.assembly import assemble
+from auditor.assembly import verify as verify_assembly
 from auditor.cli import cli
 from auditor.corpus.check import check_store, require_intact
 from auditor.corpus.ingest import ingest

@@ -18,7 +18,7 @@ from auditor.text.shingle import distinct
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.policy import REDUNDANT
+from auditor.assembly.policy import REDUNDANT
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,9 +28,9 @@ from auditor.engine.audit import AuditResult
 from auditor.engine.gather import Candidate, Step, floor_of, greedy_cover
 from auditor.engine.universe import universe
 from auditor.engine.verify import locate
-from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
-from auditor.gate.classify import EXCERPT_CHARS, Locator
-from auditor.gate.findings import Finding, main_span
+from auditor.gating.batch import BatchView, corpus_provenance, sighting_provenance
+from auditor.gating.classify import EXCERPT_CHARS, Locator
+from auditor.gating.findings import Finding, main_span
 from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
 from auditor.text.score import min_hits

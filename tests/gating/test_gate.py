@@ -22,7 +22,7 @@ import pytest
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
 from auditor.errors import UsageError
-from auditor.gate import (
+from auditor.gating import (
     KINDS,
     RULE_IDS,
     Finding,
@@ -35,7 +35,7 @@ from auditor.gate import (
     merge_baseline,
     parse_fail_on,
 )
-from auditor.gate.formats.annotations import _capped
+from auditor.gating.formats.annotations import _capped
 from auditor.store.db import Store
 from tests.support.fixtures_build import make_edgar_submission, make_pdf
 from tests.support.formats import validate_junit, validate_sarif
@@ -510,7 +510,7 @@ def test_new_members_of_a_family_still_fail(root, docs):
 
 def test_a_crash_is_exit_2_never_1(root, docs):
     b = batch(root, "pr-crash", {"x.txt": docs["E"]})
-    code = ("import sys, auditor.gate.admission as g\n"
+    code = ("import sys, auditor.gating.admission as g\n"
             "def boom(*a, **k): raise RuntimeError('injected')\n"
             "g.containment_findings = boom\n"
             "from auditor.cli import cli\n"

@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 from auditor.console import clean
-from auditor.gate.findings import GateResult, relative_path
+from auditor.gating.findings import GateResult, relative_path
 
 MAX_ANNOTATIONS = 10  # GitHub keeps at most 10 error and 10 warning annotations per step
 

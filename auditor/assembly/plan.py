@@ -19,7 +19,7 @@ from auditor.text.dates import KINDS, newest_key
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.documents import (
+from auditor.assembly.documents import (
     EDGAR_FIELDS,
     Doc,
     decided_by,
@@ -28,9 +28,9 @@ from auditor.assemble.documents import (
     rank_key,
     run_row,
 )
-from auditor.assemble.files import CORPUS, FORMAT, record_line
-from auditor.assemble.policy import DECISION_TABLE, Policy
-from auditor.assemble.resolve import Decision, check_plan, resolve
+from auditor.assembly.files import CORPUS, FORMAT, record_line
+from auditor.assembly.policy import DECISION_TABLE, Policy
+from auditor.assembly.resolve import Decision, check_plan, resolve
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import Any
 
 from auditor.engine.query import query_text
 from auditor.engine.short import SHORT_SHINGLES
-from auditor.gate.batch import BatchView, corpus_provenance, sighting_provenance
-from auditor.gate.classify import OTHERS_NAMED, Locator
-from auditor.gate.findings import Finding, classify_pair
+from auditor.gating.batch import BatchView, corpus_provenance, sighting_provenance
+from auditor.gating.classify import OTHERS_NAMED, Locator
+from auditor.gating.findings import Finding, classify_pair
 from auditor.index.sampled import SampledIndex
 from auditor.store.db import Store
 

@@ -20,8 +20,8 @@ from auditor.store.db import Store
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.changes import changes, read_previous
-from auditor.assemble.files import (
+from auditor.assembly.changes import changes, read_previous
+from auditor.assembly.files import (
     CHANGES,
     CORPUS,
     FORMAT,
@@ -33,8 +33,8 @@ from auditor.assemble.files import (
     write_lines,
     write_parquet,
 )
-from auditor.assemble.plan import plan
-from auditor.assemble.policy import Policy
+from auditor.assembly.plan import plan
+from auditor.assembly.policy import Policy
 
 
 @dataclass

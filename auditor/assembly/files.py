@@ -17,7 +17,7 @@ from auditor.store import gzfile
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.documents import EDGAR_FIELDS
+from auditor.assembly.documents import EDGAR_FIELDS
 
 FORMAT = "containment-auditor-assembly/1"
 

@@ -16,7 +16,7 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.gate.cover import split_cover
+from auditor.gating.cover import split_cover
 from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
 from tests.support.fixtures_build import make_edgar_submission

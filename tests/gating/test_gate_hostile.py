@@ -11,8 +11,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from auditor.gate import escape_data, escape_property
-from auditor.gate.formats.junit import _xml_text
+from auditor.gating import escape_data, escape_property
+from auditor.gating.formats.junit import _xml_text
 from tests.support import hostile
 from tests.support.formats import validate_junit, validate_sarif
 from tests.support.textgen import write_contract_in_filing
@@ -69,7 +69,7 @@ def test_a_gate_on_hostile_names_writes_inert_annotations_junit_and_sarif(tmp_pa
 
 
 def test_an_annotation_attaches_to_a_file_whose_name_holds_a_bidi_override():
-    from auditor.gate.formats.annotations import escape_file
+    from auditor.gating.formats.annotations import escape_file
 
     assert escape_file("new/\u202etxt.exe,a:b%.txt") == "new/\u202etxt.exe%2Ca%3Ab%25.txt"
     assert escape_file("new/a\u200bb.txt") == "new/a\u200bb.txt"  # as the repository spells it
@@ -83,7 +83,7 @@ def test_one_unreadable_document_in_a_batch_never_refuses_the_gate(tmp_path):
 
     from auditor.corpus.ingest import ingest
     from auditor.demo import synth
-    from auditor.gate import GateOptions, run_gate
+    from auditor.gating import GateOptions, run_gate
     from auditor.store.db import Store
 
     (tmp_path / "corpus").mkdir()

@@ -85,7 +85,7 @@ def _build(ids: list[str], text: str, seeds: bool = False) -> dict[str, rc.Case]
 def _gate(tmp: Path, db: Path, batch: str, cases: dict[str, rc.Case]) -> dict[str, list]:
     """Gate the cases as one batch; each case's failing findings against the corpus (or failing
     closed), by case id."""
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
 
     folder = tmp / batch
     where: dict[str, str] = {}
@@ -161,7 +161,7 @@ def _damaged_gate(corpus, tmp_path, how: str | None):
     import shutil
     import sqlite3
 
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
     from auditor.store.db import Store
 
     d, _ = corpus

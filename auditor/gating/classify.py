@@ -11,8 +11,8 @@ from typing import Any
 from auditor.engine.audit import AuditResult
 from auditor.engine.verify import locate_pairs
 from auditor.extract import edgar
-from auditor.gate.batch import BatchView, Sighting, corpus_provenance, sighting_provenance
-from auditor.gate.findings import Finding, artifact_uri, classify_pair, main_span
+from auditor.gating.batch import BatchView, Sighting, corpus_provenance, sighting_provenance
+from auditor.gating.findings import Finding, artifact_uri, classify_pair, main_span
 from auditor.store.db import Store
 
 # -- classification ---------------------------------------------------------------------------

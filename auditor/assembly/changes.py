@@ -17,8 +17,8 @@ from auditor.errors import UsageError
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.files import FORMAT, MANIFEST, PLAN
-from auditor.assemble.policy import DECISION_TABLE
+from auditor.assembly.files import FORMAT, MANIFEST, PLAN
+from auditor.assembly.policy import DECISION_TABLE
 
 
 def plan_key(line: Mapping[str, Any]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from auditor.gate.findings import INPUT_KINDS, KINDS, Finding, GateResult, main_span
+from auditor.gating.findings import INPUT_KINDS, KINDS, Finding, GateResult, main_span
 from auditor.report.render.as_markdown import _cell_code, _md, _md_table
 
 STEP_SUMMARY_CAP = 1024 * 1024  # GitHub's limit for one step's summary

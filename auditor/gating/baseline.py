@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import UsageError
-from auditor.gate.findings import INPUT_KINDS, KIND_OF, RULE_IDS, Finding
+from auditor.gating.findings import INPUT_KINDS, KIND_OF, RULE_IDS, Finding
 from auditor.store import gzfile
 from auditor.store.db import Store
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.assemble import (
+from auditor.assembly import (
     REDUNDANT,
     Decision,
     Policy,
@@ -955,7 +955,7 @@ def test_families_and_their_order_are_the_graphs_components_by_brute_force():
     computed by hand: the same groups, and each strong component after every one it reaches."""
     import numpy as np
 
-    from auditor.assemble.resolve import _components, _sccs
+    from auditor.assembly.resolve import _components, _sccs
 
     r = random.Random(29)
     for _ in range(300):

@@ -1,5 +1,5 @@
 """Admission: ingest the batch, run the audit job for it (controls first), classify, apply the
-baseline, and write every artefact. See :mod:`auditor.gate` for what the gate decides.
+baseline, and write every artefact. See :mod:`auditor.gating` for what the gate decides.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from auditor.corpus.ingest import ingest
 from auditor.engine.audit import AuditResult
 from auditor.errors import Interrupted, UsageError
 from auditor.extract.common import Limits
-from auditor.gate.baseline import (
+from auditor.gating.baseline import (
     baseline_index,
     load_baseline,
     merge_baseline,
     stale_entries,
     write_baseline,
 )
-from auditor.gate.batch import (
+from auditor.gating.batch import (
     BatchView,
     batch_view,
     corpus_provenance,
@@ -32,15 +32,15 @@ from auditor.gate.batch import (
     sighting_provenance,
     withdraw,
 )
-from auditor.gate.classify import (
+from auditor.gating.classify import (
     Locator,
     containment_findings,
     duplicate_findings,
     ingest_error_findings,
     not_auditable_findings,
 )
-from auditor.gate.cover import covered_by_batch_findings
-from auditor.gate.findings import (
+from auditor.gating.cover import covered_by_batch_findings
+from auditor.gating.findings import (
     KINDS,
     Finding,
     GateResult,
@@ -48,12 +48,12 @@ from auditor.gate.findings import (
     artifact_uri,
     sort_findings,
 )
-from auditor.gate.formats.junit import junit_xml
-from auditor.gate.formats.sarif import sarif
-from auditor.gate.formats.summary import append_step_summary, summary_markdown
-from auditor.gate.readings import reading_findings
+from auditor.gating.formats.junit import junit_xml
+from auditor.gating.formats.sarif import sarif
+from auditor.gating.formats.summary import append_step_summary, summary_markdown
+from auditor.gating.readings import reading_findings
 from auditor.report.outdir import claim, report_files
-from auditor.report.pipeline import Outcome, attach_gate, audit_job, record_run
+from auditor.report.pipeline import AuditOutcome, Batch, attach_gate, batch_job, record_run
 from auditor.store import custody
 from auditor.store.db import Store
 
@@ -183,7 +183,7 @@ class _Decision:
     entries: list[dict[str, Any]]
     status: str = "ERROR"
     view: BatchView | None = None
-    outcome: Outcome | None = None
+    outcome: AuditOutcome | None = None
     report: dict[str, Any] | None = None
     findings: list[Finding] = field(default_factory=list)
     documents: list[dict[str, Any]] = field(default_factory=list)
@@ -220,13 +220,10 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
     else:
         if not view.sightings:
             notes.append("nothing new: every input is already in the store at the same path")
-        ids = sorted(view.new_ids)
-        outcome = d.outcome = audit_job(
-            store, opts.threshold, out=opts.out, seed=opts.control_seed, controls_dir=opts.controls_dir,
-            only=set(ids), scope={"kind": "batch", "batch": view.name, "documents": ids},
-            kind="gate", command=opts.command, reports_root=opts.reports_root,
-            checked=True, verified=verified,  # checked above; since then only the batch was written
-        )
+        batch = Batch(view.name, tuple(sorted(view.new_ids)), verified)  # checked above; since then only the batch was written
+        outcome = d.outcome = batch_job(store, opts.threshold, batch, out=opts.out, seed=opts.control_seed,
+                                        controls_dir=opts.controls_dir, command=opts.command,
+                                        reports_root=opts.reports_root)
         d.report = outcome.report
         if outcome.refused:
             d.status = "REFUSED"

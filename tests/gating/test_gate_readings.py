@@ -1,4 +1,4 @@
-"""The gate audits every other reading of a new document (``auditor.gate.readings``): a stored
+"""The gate audits every other reading of a new document (``auditor.gating.readings``): a stored
 contract found under a reading is a finding that names the reading; an unrelated reading adds
 none; a reading never counts against its own document."""
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from auditor.corpus.ingest import ingest
 from auditor.demo import synth
-from auditor.gate.batch import batch_view
-from auditor.gate.classify import Locator
-from auditor.gate.findings import Finding
-from auditor.gate.readings import reading_findings
+from auditor.gating.batch import batch_view
+from auditor.gating.classify import Locator
+from auditor.gating.findings import Finding
+from auditor.gating.readings import reading_findings
 from auditor.store.db import Store
 from auditor.text.entry import prepare_text
 from auditor.text.shingle import WordHasher
@@ -81,7 +81,7 @@ def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
     store recorded (its batch was rolled back, so nothing is recomputed)."""
     import json
 
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
     from auditor.report.pipeline import verify
 
     lease = synth.contract(41, 12_000)
@@ -163,7 +163,7 @@ def _submission(body: str, **where: str) -> bytes:
 
 
 def _gate_file(d: Path, name: str, data: bytes):
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
 
     (d / "new").mkdir(exist_ok=True)
     f = d / "new" / name
@@ -204,7 +204,7 @@ def test_a_document_is_not_auditable_for_its_own_fault_not_for_another_copys(tmp
     import warnings
     import zipfile
 
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
     from tests.support.fixtures_build import make_docx
 
     (tmp_path / "corpus").mkdir()

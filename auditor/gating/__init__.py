@@ -38,15 +38,15 @@ batch                       together, none of them reaching the threshold alone 
 Exit codes: 0 no failing finding; 1 failing findings (or ingest errors); 2 usage, input or store
 error, failed controls, or nothing could be ingested at all (no input file, or every one failed).
 
-Layout: :mod:`~auditor.gate.admission` runs the gate over :mod:`~auditor.gate.batch` (what the
-batch brought), :mod:`~auditor.gate.classify` (its findings) and :mod:`~auditor.gate.baseline`;
-:mod:`~auditor.gate.findings` holds the rules, findings and result every output reads; each CI
-format is a small module of :mod:`auditor.gate.formats`. The names below are re-exported here.
+Layout: :mod:`~auditor.gating.admission` runs the gate over :mod:`~auditor.gating.batch` (what the
+batch brought), :mod:`~auditor.gating.classify` (its findings) and :mod:`~auditor.gating.baseline`;
+:mod:`~auditor.gating.findings` holds the rules, findings and result every output reads; each CI
+format is a small module of :mod:`auditor.gating.formats`. The names below are re-exported here.
 """
 
 from auditor.errors import GateCrashed, NothingToGate
-from auditor.gate.admission import GateOptions, run_gate, write_artifacts
-from auditor.gate.baseline import (
+from auditor.gating.admission import GateOptions, run_gate, write_artifacts
+from auditor.gating.baseline import (
     BASELINE_VERSION,
     baseline_index,
     baseline_key,
@@ -56,7 +56,7 @@ from auditor.gate.baseline import (
     stale_entries,
     write_baseline,
 )
-from auditor.gate.batch import (
+from auditor.gating.batch import (
     BatchView,
     Sighting,
     batch_view,
@@ -67,7 +67,7 @@ from auditor.gate.batch import (
     sighting_provenance,
     withdraw,
 )
-from auditor.gate.classify import (
+from auditor.gating.classify import (
     EXCERPT_CHARS,
     OTHERS_NAMED,
     containment_findings,
@@ -75,7 +75,7 @@ from auditor.gate.classify import (
     ingest_error_findings,
     not_auditable_findings,
 )
-from auditor.gate.findings import (
+from auditor.gating.findings import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     EXIT_PASS,
@@ -96,15 +96,15 @@ from auditor.gate.findings import (
     relative_path,
     sort_findings,
 )
-from auditor.gate.formats.annotations import (
+from auditor.gating.formats.annotations import (
     MAX_ANNOTATIONS,
     escape_data,
     escape_property,
     github_annotations,
 )
-from auditor.gate.formats.junit import junit_xml
-from auditor.gate.formats.sarif import FINGERPRINT_KEY, SARIF_SCHEMA, sarif
-from auditor.gate.formats.summary import (
+from auditor.gating.formats.junit import junit_xml
+from auditor.gating.formats.sarif import FINGERPRINT_KEY, SARIF_SCHEMA, sarif
+from auditor.gating.formats.summary import (
     STEP_SUMMARY_CAP,
     append_step_summary,
     fit_summary,

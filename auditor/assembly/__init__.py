@@ -37,13 +37,13 @@ older than the document kept in its place is ``superseded-by`` it, whatever the 
 come from :mod:`auditor.store.dating`; every plan line shows them.
 """
 
-from auditor.assemble.changes import changes, read_previous
-from auditor.assemble.files import CORPUS, FORMAT
-from auditor.assemble.job import Assembled, assemble, is_assembly
-from auditor.assemble.plan import Assembly, PlanEntry, plan
-from auditor.assemble.policy import DECISION_TABLE, REDUNDANT, Policy
-from auditor.assemble.resolve import Decision, check_plan, resolve
-from auditor.assemble.verify import summary_lines, verify
+from auditor.assembly.changes import changes, read_previous
+from auditor.assembly.files import CORPUS, FORMAT
+from auditor.assembly.job import Assembled, assemble, is_assembly
+from auditor.assembly.plan import Assembly, PlanEntry, plan
+from auditor.assembly.policy import DECISION_TABLE, REDUNDANT, Policy
+from auditor.assembly.resolve import Decision, check_plan, resolve
+from auditor.assembly.verify import summary_lines, verify
 
 __all__ = [
     "CORPUS", "DECISION_TABLE", "FORMAT", "REDUNDANT", "Assembled", "Assembly", "Decision", "PlanEntry", "Policy",

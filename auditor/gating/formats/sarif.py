@@ -14,7 +14,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.console import clean
-from auditor.gate.findings import (
+from auditor.gating.findings import (
     INPUT_KINDS,
     KINDS,
     RULES,

@@ -20,8 +20,8 @@ from auditor.store.db import Store
 if TYPE_CHECKING:
     from auditor.report.pipeline import Verification
 
-from auditor.assemble.changes import plan_key
-from auditor.assemble.files import (
+from auditor.assembly.changes import plan_key
+from auditor.assembly.files import (
     CHANGES,
     CORPUS,
     FORMAT,
@@ -32,8 +32,8 @@ from auditor.assemble.files import (
     read_lines,
     write_parquet,
 )
-from auditor.assemble.plan import Assembly, plan
-from auditor.assemble.policy import Policy
+from auditor.assembly.plan import Assembly, plan
+from auditor.assembly.policy import Policy
 
 
 def verify(directory: str | os.PathLike, store: Store) -> Verification:

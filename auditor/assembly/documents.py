@@ -18,7 +18,7 @@ from auditor.text.dates import KINDS, Dated, newest_key
 if TYPE_CHECKING:
     pass
 
-from auditor.assemble.policy import Policy
+from auditor.assembly.policy import Policy
 
 
 def run_row(store: Store, run: str | None) -> dict[str, Any]:

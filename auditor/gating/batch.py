@@ -18,7 +18,7 @@ from auditor.corpus.ingest import BatchResult
 from auditor.engine.describe import describe
 from auditor.errors import StoreError, UsageError
 from auditor.extract.edgar import submission_fields
-from auditor.gate.findings import seq_key
+from auditor.gating.findings import seq_key
 from auditor.store.db import Store, connect, writable_location
 from auditor.store.files import sha256_file
 

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from auditor.console import clean
-from auditor.gate.findings import Finding, GateResult, seq_key
+from auditor.gating.findings import Finding, GateResult, seq_key
 
 
 def _xml_text(s: Any) -> str:
