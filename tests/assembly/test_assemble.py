@@ -31,12 +31,12 @@ from auditor.assembly import (
 from auditor.cli import cli
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.demo import synth
 from auditor.errors import AssemblyRefused, StoreDamaged, UsageError
 from auditor.report.pipeline import audit_job
 from auditor.store.dating import apply_dates
 from auditor.store.db import Store
 from tests.cli.test_cli_contract import broken_controls
+from tests.support import synth
 from tests.support.hostile import copy_store
 from tests.support.textgen import write_contract_in_filing
 

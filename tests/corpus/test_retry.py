@@ -4,8 +4,8 @@ tool's version or the limits changed since they failed; otherwise they stay fail
 from __future__ import annotations
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.extract import Limits
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 
 HEADER = {"accession_number": "0000950123-24-000009", "form_type": "8-K", "filing_date": "20240301",

@@ -10,9 +10,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from auditor.demo import synth
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, detect_format, edgar, extract_bytes
+from tests.support import synth
 from tests.support.fixtures_build import make_docx, make_edgar_submission, make_pdf, uuencode
 from tests.support.textgen import prose
 

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.store.db import Store
+from tests.support import synth
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.store.db import Store
+from tests.support import synth
 from tests.support.fixtures_build import make_pdf
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.gating import (
     KINDS,
@@ -37,6 +36,7 @@ from auditor.gating import (
 )
 from auditor.gating.formats.annotations import _capped
 from auditor.store.db import Store
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission, make_pdf
 from tests.support.formats import validate_junit, validate_sarif
 

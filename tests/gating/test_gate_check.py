@@ -14,12 +14,12 @@ from auditor.cli import cli
 from auditor.corpus.check import check_store, require_intact_for_reads, require_reads_intact
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.demo import synth
 from auditor.errors import StoreDamaged
 from auditor.index.builder import Sequences, build_index
 from auditor.store import custody
 from auditor.store.custody.log import live
 from auditor.store.db import Store, text_digest
+from tests.support import synth
 from tests.support.hostile import copy_store, sql
 from tests.support.textgen import prose
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.gating.cover import split_cover
 from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 from tests.support.formats import validate_sarif
 

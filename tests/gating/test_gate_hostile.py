@@ -82,9 +82,9 @@ def test_one_unreadable_document_in_a_batch_never_refuses_the_gate(tmp_path):
     import random
 
     from auditor.corpus.ingest import ingest
-    from auditor.demo import synth
     from auditor.gating import GateOptions, run_gate
     from auditor.store.db import Store
+    from tests.support import synth
 
     (tmp_path / "corpus").mkdir()
     for i in range(3):

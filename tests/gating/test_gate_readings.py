@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.gating.batch import batch_view
 from auditor.gating.classify import Locator
 from auditor.gating.findings import Finding
@@ -15,6 +14,7 @@ from auditor.gating.readings import reading_findings
 from auditor.store.db import Store
 from auditor.text.entry import prepare_text
 from auditor.text.shingle import WordHasher
+from tests.support import synth
 
 
 def _reading(store: Store, doc_id: int, name: str, text: str) -> None:

@@ -1,4 +1,4 @@
-"""The red team of issue #25 in CI: a cheap case of every family of benchmarks/redteam_cases.py
+"""The red team of issue #25 in CI: a cheap case of every family of tests/support/redteam_cases.py
 through the real gate (``run_gate``, a dry run).
 
 Positive: each disguised document, carrying a stored contract, fails the gate by a finding that
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.demo import synth
-from benchmarks import redteam_cases as rc
+from tests.support import redteam_cases as rc
+from tests.support import synth
 
 LICENCE = Path("/usr/share/common-licenses/BSD")
 

@@ -38,7 +38,7 @@ def test_every_entry_point_is_typed_and_documented():
 def test_library_round_trip(tmp_path):
     """The API alone, as the README's library section uses it: ingest, audit, verify, check,
     query, gather, compare, assemble."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     contract = synth.contract(91, 10_000)
     (tmp_path / "c.txt").write_text(contract)

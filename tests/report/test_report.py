@@ -7,9 +7,9 @@ import re
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.report.build import digest, pretty, run_digest
 from auditor.report.pipeline import Batch, audit_job, batch_job, verify
+from tests.support import synth
 from tests.support.textgen import write_contract_in_filing
 
 

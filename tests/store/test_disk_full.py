@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.errors import DiskFull, is_disk_full
 from auditor.report.build import write_text_atomic
 from auditor.store.db import Store
+from tests.support import synth
 
 ROOT = Path(__file__).resolve().parents[2]
 

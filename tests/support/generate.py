@@ -1,6 +1,6 @@
 """Write a deterministic benchmark corpus of filings and contracts, with its ground truth.
 
-    python benchmarks/generate.py --out DIR [--size-mb 140] [--seed 1]
+    python tests/support/generate.py --out DIR [--size-mb 140] [--seed 1]
 
 At the default size: ~350 annual-report filings (a third plain text, a third HTML, a third
 EDGAR full-submission text files) and 1,000 contracts of 12-30 KB, each contract also written
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from auditor.demo import synth
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 
 # Share of contracts per primary placement kind (the rest of the corpus shape is in main()).
 KIND_SHARES = {
@@ -328,7 +328,7 @@ def generate(out: Path, size_mb: float, seed: int) -> dict:
     unplaced = sorted(c.path for c in contracts if primary[c.index] == "none")
     total = sum(f["bytes"] for f in files)
     return {
-        "generator": "benchmarks/generate.py",
+        "generator": "tests/support/generate.py",
         "params": {"seed": seed, "size_mb": size_mb, "shingle_k": 5},
         "summary": {
             "files": len(files),

@@ -31,8 +31,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from benchmarks import redteam_build as b
-from benchmarks.redteam_build import esc, page
+from tests.support import redteam_build as b
+from tests.support.redteam_build import esc, page
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ BY_EYE = {
 def decoy(seed: int | str, words: int = 72) -> str:
     """A short cover note that is in no stored document: what a naive extractor is left with
     (each case its own, by name: two cases of one batch never share their visible text)."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     n = zlib.crc32(seed.encode()) % 100_000 if isinstance(seed, str) else seed
     return " ".join(synth.contract(9000 + n, 6_000, kind="services").split()[:words])
@@ -903,7 +903,7 @@ def containers(t: Texts) -> list[Case]:
 # -- damaged index --------------------------------------------------------------------------------
 
 def damaged(t: Texts) -> list[Case]:
-    from auditor.demo import synth
+    from tests.support import synth
 
     copy = synth.partial(t["Apache-2.0"], 0.98, 1)
     out = []
@@ -920,7 +920,7 @@ def damaged(t: Texts) -> list[Case]:
 # -- clean batches --------------------------------------------------------------------------------
 
 def clean(t: Texts) -> list[Case]:
-    from auditor.demo import synth
+    from tests.support import synth
 
     out = []
     other = synth.contract(8801, 7_000, kind="distribution")
