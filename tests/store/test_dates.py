@@ -358,7 +358,7 @@ def test_a_store_without_dates_is_dated_when_migrated(tmp_path):
 
 
 def test_an_edgar_submission_dates_itself_and_its_parts_by_its_filing_date(tmp_path):
-    from tests.assemble.test_assemble import submission
+    from tests.assembly.test_assemble import submission
 
     src = tmp_path / "edgar"
     src.mkdir()
