@@ -7,7 +7,7 @@ The new readers (email, legacy office formats, feeds, rendered formats) add chec
 detection that every input passes through; this measures what they cost the formats a corpus
 is mostly made of. The earlier commit's ``auditor/`` is exported with ``git archive`` and
 both trees run in child processes, in alternating rounds, on the same inputs (a benchmark
-corpus of ``benchmarks/generate.py`` and .docx files made from its contracts), so a shared
+corpus of ``tests/support/generate.py`` and .docx files made from its contracts), so a shared
 machine slows both alike. Medians per format and their ratios are printed; each input's words
 are compared too (the readers must not change what ordinary files read as).
 """
@@ -59,7 +59,7 @@ def _export(rev: str, where: Path) -> Path:
 
 
 def _corpus(where: Path, size_mb: float) -> dict[str, list[str]]:
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "generate.py"), "--out", str(where / "corpus"),
+    subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "generate.py"), "--out", str(where / "corpus"),
                     "--size-mb", str(size_mb)], check=True, capture_output=True)
     files: dict[str, list[str]] = {"text": [], "html": [], "edgar": [], "docx": []}
     for p in sorted((where / "corpus").rglob("*")):

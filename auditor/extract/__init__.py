@@ -7,7 +7,9 @@ zipped), :mod:`.wordml` (Word 2003 XML), :mod:`.legacy` (Word 97-2003 .doc, Word
 through :mod:`.convert` for external converters), :mod:`.mail` (email and MHTML),
 :mod:`.rendered` (Markdown, reStructuredText, notebooks), :mod:`.xml` (XML, RSS and Atom
 feeds), :mod:`.archive` and :mod:`.submission` (the parts of an EDGAR submission);
-:mod:`.common` holds what they return.
+:mod:`.common` holds what they return. :mod:`.layout` reads plain text laid out for paper
+(pleading-paper margins, two columns) in a reader's order; :mod:`.scripts` tells a page built
+by its scripts.
 
 Every result records which extractor and version produced it and, for decoded text, which
 encoding was used, so a stored text can be traced back to its bytes. Every text returned can

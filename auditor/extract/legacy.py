@@ -6,7 +6,8 @@
   (``antiword -s -r``) is the reading ``doc:all-text`` when it differs.
 - WordPerfect ``.wpd`` (``\\xffWPC``): libwpd's ``wpd2text`` (Debian's ``libwpd-tools``).
 - RTF: striprtf (pure Python). Footnotes, which striprtf drops with other destinations, are
-  read after the body, as in a .docx. Hidden text (``\\v``) and tracked deletions
+  read after the body, as in a .docx; field codes are left out (a hyperlink shows its text, not
+  its address). Hidden text (``\\v``) and tracked deletions
   (``\\deleted``) are not modelled: such a document fails closed (``rtf-hidden:``), as the
   gate cannot tell which words a reader sees.
 
@@ -218,6 +219,22 @@ def _mark_footnotes(rtf: str) -> str:
     return "".join(out)
 
 
+_FIELD_CODE = re.compile(r"\{\s*\\\*\s*\\fldinst(?![a-z])", re.I)
+
+
+def _drop_field_codes(rtf: str) -> str:
+    """Field codes (``{\\*\\fldinst ...}``) left out, as Word shows a field's result only:
+    striprtf would otherwise write a hyperlink's address after its text."""
+    out, pos = [], 0
+    for m in _FIELD_CODE.finditer(rtf):
+        if m.start() < pos:
+            continue
+        out.append(rtf[pos:m.start()])
+        pos = _group_end(rtf, m.start())
+    out.append(rtf[pos:])
+    return "".join(out)
+
+
 def extract_rtf(data: bytes, limits: Limits) -> Extracted:
     """An RTF document's text as striprtf reads it, footnotes after the body."""
     from striprtf.striprtf import rtf_to_text
@@ -231,7 +248,7 @@ def extract_rtf(data: bytes, limits: Limits) -> Extracted:
                       + " (hidden text or tracked deletions), which this reader does not model: "
                       "it cannot tell which words a reader sees")
     try:
-        raw = rtf_to_text(_mark_footnotes(rtf), errors="replace")
+        raw = rtf_to_text(_mark_footnotes(_drop_field_codes(rtf)), errors="replace")
     except (ValueError, LookupError, IndexError) as e:
         raise ExtractionError("rtf_error", f"unreadable RTF: {type(e).__name__}: {e}") from e
     notes = [n.strip() for n in _NOTES.findall(raw) if n.strip()]

@@ -210,3 +210,9 @@ def test_rtf_with_hidden_text_fails_closed(hide):
     assert (ex.unreadable or "").startswith("rtf-hidden:")
     plain = extract_bytes(_rtf("The lease {\\b of} the premises.\\v0\\par"), "x.rtf")  # \v0 turns it off
     assert plain.unreadable is None
+
+
+def test_rtf_fields_show_their_result_not_their_code():
+    field = '{\\field{\\*\\fldinst{HYPERLINK "https://court.example.gov/lease"}}{\\fldrslt{the court site}}}'
+    ex = extract_bytes(_rtf(f"The lease is at {field} today.\\par"), "x.rtf")
+    assert ex.text == "The lease is at the court site today."
