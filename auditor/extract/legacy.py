@@ -185,6 +185,25 @@ _HIDDEN = re.compile(r"\\(v|deleted|webhidden)(?![a-z])(?!0)")
 _NOTES = re.compile(f"{_NOTE_OPEN}(.*?){_NOTE_CLOSE}", re.S)
 
 
+_COLORTBL = re.compile(r"\{\\colortbl\s*;?([^{}]*)\}", re.I)
+_TINY = re.compile(r"\\fs([0-5])(?![0-9])")
+
+
+def _unseen(rtf: str) -> list[str]:
+    """Text coloured white by the colour table (``\\cfN``) or set under 3 pt (``\\fsN``, in
+    half-points): constructs that hide words from a reader."""
+    found = []
+    m = _COLORTBL.search(rtf)
+    if m:
+        entries = m.group(1).split(";")
+        white = [i + 1 for i, e in enumerate(entries)
+                 if re.search(r"\\red255", e) and re.search(r"\\green255", e) and re.search(r"\\blue255", e)]
+        found += [f"\\cf{i} (white)" for i in white if re.search(rf"\\cf{i}(?![0-9])", rtf)]
+    if _TINY.search(rtf):
+        found.append("\\fs" + _TINY.search(rtf).group(1) + " (under 3 pt)")  # type: ignore[union-attr]
+    return found
+
+
 def _group_end(rtf: str, start: int) -> int:
     """The index just after the ``}`` closing the group that opens at ``rtf[start]``."""
     depth, i, n = 0, start, len(rtf)
@@ -242,10 +261,10 @@ def extract_rtf(data: bytes, limits: Limits) -> Extracted:
     rtf = data.decode("latin-1")  # RTF is 7-bit; 8-bit bytes keep their value, \'xx escapes decode
     warnings: list[str] = []
     unreadable = None
-    hidden = sorted({m.group(1) for m in _HIDDEN.finditer(rtf)})
+    hidden = [f"\\{h}" for h in sorted({m.group(1) for m in _HIDDEN.finditer(rtf)})] + _unseen(rtf)
     if hidden:
-        unreadable = ("rtf-hidden: the document uses " + ", ".join(f"\\{h}" for h in hidden)
-                      + " (hidden text or tracked deletions), which this reader does not model: "
+        unreadable = ("rtf-hidden: the document uses " + ", ".join(hidden)
+                      + " (hidden, white or tiny text, or tracked deletions), which this reader does not model: "
                       "it cannot tell which words a reader sees")
     try:
         raw = rtf_to_text(_mark_footnotes(_drop_field_codes(rtf)), errors="replace")

@@ -6,9 +6,9 @@ XML collapses to one space, ``text:s`` is spaces, ``text:tab`` a tab, ``text:lin
 line; a span boundary is no word boundary, so "SOFT<span>WARE</span>" reads "SOFTWARE".
 Paragraphs and headings are lines; list items, table cells and text boxes hold paragraphs.
 Notes (footnotes, endnotes) are read after the body, their citation mark left out (it would
-glue a number to a word). Hidden text (``text:hidden-text``, ``text:hidden-paragraph``, a style
-with ``text:display="none"``), tracked deletions and comments (``office:annotation``) are not
-shown; every text is in the reading ``odf:all-text`` when it differs. Index templates
+glue a number to a word). Hidden text (``text:hidden-text``, a style with
+``text:display="none"``, white or background-coloured text, a font under 3 pt), tracked deletions
+and comments (``office:annotation``) are not shown; every text is in the reading ``odf:all-text`` when it differs. Index templates
 (``text:*-source``), sequence declarations and drawing titles are never shown.
 """
 
@@ -61,8 +61,38 @@ def _xml(data: bytes) -> Any:
         raise ExtractionError("odf_error", f"unreadable OpenDocument XML: {e}") from e
 
 
+_FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
+_WHITE = ("#ffffff", "#fff", "white")
+_MIN_POINTS = 3.0
+
+
+def _points(size: str | None) -> float | None:
+    m = re.fullmatch(r"\s*([\d.]+)\s*(pt|px|mm|cm|in)?\s*", size or "")
+    if not m:
+        return None
+    try:
+        value = float(m.group(1))
+    except ValueError:
+        return None
+    return value * {"pt": 1, None: 1, "px": 0.75, "mm": 2.835, "cm": 28.35, "in": 72}[m.group(2)]
+
+
+def _invisible(props: Any) -> bool:
+    """Text properties a reader cannot see: ``text:display="none"``, white text on no
+    background (or text the colour of its own background), a font under 3 pt."""
+    if props.get(_T + "display") == "none":
+        return True
+    colour = (props.get(_FO + "color") or "").strip().lower()
+    background = (props.get(_FO + "background-color") or "").strip().lower()
+    if colour and (colour == background or (colour in _WHITE and background in ("", "transparent"))):
+        return True
+    size = _points(props.get(_FO + "font-size"))
+    return size is not None and size < _MIN_POINTS
+
+
 def _hidden_styles(*roots: Any) -> set[str]:
-    """Names of styles whose text properties say ``text:display="none"`` (and styles based on them)."""
+    """Names of styles whose text a reader cannot see (:func:`_invisible`), and of the styles
+    based on them. A white page background is assumed: a coloured page is not modelled."""
     parent: dict[str, str] = {}
     hidden: set[str] = set()
     for root in roots:
@@ -72,7 +102,7 @@ def _hidden_styles(*roots: Any) -> set[str]:
             name = st.get(_S + "name") or ""
             parent[name] = st.get(_S + "parent-style-name") or ""
             props = st.find(_S + "text-properties")
-            if props is not None and props.get(_T + "display") == "none":
+            if props is not None and _invisible(props):
                 hidden.add(name)
     for name in list(parent):
         seen, p = set(), name

@@ -5,7 +5,8 @@ as Word joins them: "SOFT</w:t></w:r><w:r><w:t>WARE" reads "SOFTWARE". Paragraph
 ``w:tab`` a tab, ``w:br``/``w:cr`` a line. Not shown: hidden runs (``w:vanish``, in the run or
 its character or paragraph style), deleted revisions (``w:delText``, ``aml:annotation`` of type
 ``Word.Deletion``), field codes (``w:instrText``, between a field's ``begin`` and
-``separate``), pictures' data (``w:binData``), document properties. Footnotes and endnotes,
+``separate``), white text without shading and fonts under 3 pt (directly or by style),
+pictures' data (``w:binData``), document properties. Footnotes and endnotes,
 written where they are cited, are read after the body. Every text is in the reading
 ``wordml:all-text`` when it differs.
 """
@@ -44,7 +45,8 @@ def _hidden_styles(root: Any) -> set[str]:
         sid = st.get(_W + "styleId") or ""
         based = st.find(_W + "basedOn")
         parent[sid] = based.get(_W + "val") or "" if based is not None else ""
-        if _on(st.find(f"{_W}rPr/{_W}vanish")):
+        rpr = st.find(f"{_W}rPr")
+        if rpr is not None and (_on(rpr.find(_W + "vanish")) or _unseen(rpr)):
             out.add(sid)
     for sid in list(parent):
         seen, p = set(), sid
@@ -66,8 +68,20 @@ def _run_hidden(el: Any, hidden_styles: set[str]) -> bool:
         style = props.find(_W + "pStyle")  # a hidden paragraph mark (pPr/rPr/vanish) hides no text
         return style is not None and (style.get(_W + "val") or "") in hidden_styles
     style = props.find(_W + "rStyle")
-    return _on(props.find(_W + "vanish")) or _on(props.find(_W + "specVanish")) or (
+    return _on(props.find(_W + "vanish")) or _on(props.find(_W + "specVanish")) or _unseen(props) or (
         style is not None and (style.get(_W + "val") or "") in hidden_styles)
+
+
+def _unseen(rpr: Any) -> bool:
+    """White text without shading or highlight, or a font under 3 pt (``w:sz`` in half-points)."""
+    colour = (rpr.find(_W + "color").get(_W + "val") or "").lower() if rpr.find(_W + "color") is not None else ""
+    shaded = rpr.find(_W + "shd") is not None or rpr.find(_W + "highlight") is not None
+    size = rpr.find(_W + "sz")
+    try:
+        tiny = size is not None and int(size.get(_W + "val") or "24") < 6
+    except ValueError:
+        tiny = False
+    return (colour in ("ffffff", "white") and not shaded) or tiny
 
 
 def is_wordml(root_tag: tuple[str, str] | None) -> bool:

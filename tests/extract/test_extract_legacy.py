@@ -216,3 +216,14 @@ def test_rtf_fields_show_their_result_not_their_code():
     field = '{\\field{\\*\\fldinst{HYPERLINK "https://court.example.gov/lease"}}{\\fldrslt{the court site}}}'
     ex = extract_bytes(_rtf(f"The lease is at {field} today.\\par"), "x.rtf")
     assert ex.text == "The lease is at the court site today."
+
+
+@pytest.mark.parametrize("body, hidden", [
+    ("{\\colortbl;\\red0\\green0\\blue0;\\red255\\green255\\blue255;}The lease {\\cf2 junk} of the premises.\\par", True),
+    ("{\\colortbl;\\red0\\green0\\blue0;\\red255\\green255\\blue255;}The lease {\\cf1 of} the premises.\\par", False),
+    ("The lease {\\fs2 junk} of the premises.\\par", True),
+    ("The lease {\\fs24 of} the premises.\\par", False),
+])
+def test_rtf_with_white_or_tiny_text_fails_closed(body, hidden):
+    ex = extract_bytes(_rtf(body), "x.rtf")
+    assert (ex.unreadable or "").startswith("rtf-hidden:") is hidden

@@ -179,3 +179,27 @@ def test_other_xml_with_html_like_element_names_is_xml_not_html():
     assert detect_format(note, "note.xml") == "xml"
     xhtml = b'<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><p>x</p></body></html>'
     assert detect_format(xhtml, "page") == "html"
+
+
+@pytest.mark.parametrize("props, hidden", [
+    ('fo:color="#ffffff"', True), ('fo:color="#000000"', False), ('fo:font-size="1pt"', True),
+    ('fo:font-size="12pt"', False), ('fo:color="#336699" fo:background-color="#336699"', True),
+])
+def test_odf_text_a_reader_cannot_see_is_left_out(props, hidden):
+    style = (f'<office:automatic-styles><style:style style:name="X" style:family="text"><style:text-properties '
+             f'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" {props}/></style:style>'
+             "</office:automatic-styles>")
+    content = (f'<?xml version="1.0"?>\n<office:document {NS}>{style}<office:body><office:text><text:p>The lease '
+               '<text:span text:style-name="X">zebra</text:span> of the premises.</text:p></office:text></office:body>'
+               "</office:document>").encode()
+    ex = extract_bytes(content, "x.fodt")
+    assert ("zebra" not in ex.text) is hidden
+
+
+@pytest.mark.parametrize("rpr, hidden", [
+    ('<w:color w:val="FFFFFF"/>', True), ('<w:color w:val="FFFFFF"/><w:highlight w:val="black"/>', False),
+    ('<w:sz w:val="2"/>', True), ('<w:sz w:val="24"/>', False),
+])
+def test_word_2003_xml_white_or_tiny_runs_are_left_out(rpr, hidden):
+    ex = extract_bytes(wordml("<w:p>" + wrun("The lease ") + wrun("zebra ", rpr) + wrun("of the premises.") + "</w:p>"), "x.xml")
+    assert ("zebra" not in ex.text) is hidden
