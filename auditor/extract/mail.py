@@ -231,6 +231,7 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
         status = "skipped" if e.code in ("empty", "binary") or ":" in e.code else "failed"
         return [Part(raw, meta, status, None, e.code, str(e))]
     inner, ex.parts = ex.parts, []
+    ex.meta = {**meta, **ex.meta}  # as an EDGAR part's: the document says which message it came in
     out = [Part(raw, meta, "ok", ex)]
     for i, p in enumerate(inner, 1):  # a store keeps one level of parts: the nested ones follow
         p.meta = {**p.meta, "sequence": f"{seq}.{p.meta.get('sequence') or i}"}

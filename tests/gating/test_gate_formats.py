@@ -118,6 +118,7 @@ def test_a_notice_saved_as_txt_is_stored_decoded_dated_and_found_by_query(tmp_pa
     m["From"], m["To"], m["Subject"] = "ecf@court.example.gov", "counsel@firm.example", "Notice of Electronic Filing"
     m["Date"], m["MIME-Version"] = "Tue, 05 Mar 2024 14:30:00 +0000", "1.0"
     m.set_content(body, cte="quoted-printable")
+    m.add_attachment(texts()[1].encode(), maintype="text", subtype="plain", filename="order.txt", cte="base64")
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "nef.txt").write_bytes(m.as_bytes())
     sentence = " ".join(body.split()[40:80])
@@ -133,5 +134,9 @@ def test_a_notice_saved_as_txt_is_stored_decoded_dated_and_found_by_query(tmp_pa
     cli("ingest", "--db", "c.db", "in")
     shown = cli("show", "--db", "c.db", "in/nef.txt")
     assert "format email" in shown and "2024-03-05T14:30:00Z (email:date" in shown
+    assert "email from ecf@court.example.gov to counsel@firm.example" in shown
     assert " ".join(cli("show", "--db", "c.db", "in/nef.txt", "--text").split()) == body
+    part = cli("show", "--db", "c.db", "in/nef.txt#1")
+    assert "attachment 1 order.txt (text/plain)" in part and "of message 1 in/nef.txt" in part
+    assert "EDGAR" not in part
     assert "1.0000 contained in 1 in/nef.txt" in cli("query", "--db", "c.db", "q.txt")
