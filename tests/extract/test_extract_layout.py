@@ -9,6 +9,8 @@ from html import escape
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.errors import ExtractionError
 from auditor.extract import extract_bytes
@@ -166,3 +168,19 @@ def test_a_filing_without_site_chrome_is_not_read_twice():
     body = "".join(f"<p>{escape(p)}</p>" for p in licence(3).split("\n\n"))
     ex = extract_bytes(f"<html><body>{body}</body></html>".encode(), "10-k.htm")
     assert not any(r.name == "html:main-content" for r in ex.readings)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["1", " 2 ", "3  text of", "    ", "word word word    other words here",
+                                 "1     The court held", "\f", "x" * 50 + "    " + "y" * 30, "12", " 9 |"]), max_size=80))
+def test_layout_reading_never_loses_or_invents_a_word_it_keeps(lines):
+    from auditor.extract.layout import pleading_margin, two_columns
+
+    text = "\n".join(lines)
+    for read in (pleading_margin, two_columns):
+        got = read(text)
+        if got is not None and got.changed and read is two_columns:
+            assert sorted(got.text.split()) == sorted(text.split())  # columns reorder, never drop
+        if got is not None and got.changed and read is pleading_margin:
+            kept = [w for w in got.text.split()]
+            assert set(kept) <= set(text.split())

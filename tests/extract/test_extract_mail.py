@@ -13,6 +13,8 @@ from email.utils import format_datetime
 from html import escape
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.errors import ExtractionError
 from auditor.extract import extract_bytes
@@ -179,3 +181,23 @@ def test_a_zip_attachment_is_read_member_by_member():
     ex = extract_bytes(m.as_bytes(), "x.eml")
     (part,) = ex.parts
     assert part.status == "ok" and words(part.extracted.text) == words(text_of(9))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    b"Content-Type: multipart/mixed; boundary=b\n", b"Content-Transfer-Encoding: base64\n",
+    b"Content-Transfer-Encoding: quoted-printable\n", b"Content-Type: text/html; charset=x-unknown\n",
+    b"Content-Type: message/rfc822\n", b"Content-Disposition: attachment; filename=a.doc\n", b"\n", b"--b\n",
+    b"--b--\n", b"PGh0bWw+PGJvZHk+aGk8L2JvZHk+PC9odG1sPg==\n", b"soft=\nbreak =E9t=E9\n", b"{\\rtf1 x}\n",
+    b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\n", b"Subject: =?utf-8?b?w6l0w6k=?=\n", b"<p>text</p>\n",
+]), max_size=40), st.binary(max_size=60))
+def test_any_message_shape_gives_storable_text_or_a_coded_error(pieces, tail):
+    data = b"From: a@b.example\nTo: c@d.example\nMIME-Version: 1.0\n" + b"".join(pieces) + tail
+    try:
+        ex = extract_bytes(data, "x.eml")
+    except ExtractionError as e:
+        assert e.code and str(e)
+        return
+    for text in [ex.text, *(p.extracted.text for p in ex.parts if p.extracted)]:
+        text.encode("utf-8")
+        assert "\x00" not in text and "\r" not in text
