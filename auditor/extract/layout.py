@@ -11,7 +11,9 @@
   same run of three or more spaces in every line of a block, prose on both sides) makes the
   block two columns: the left column is read, then the right.
 
-Where a layout is recognised but its order cannot be established (a margin of numbers that
+Whether a text is worth reading for a layout is decided on its first 50,000 characters (some
+fifteen pages), so that ordinary text pays one fast scan: a layout that starts later is read
+as stored. Where a layout is recognised but its order cannot be established (a margin of numbers that
 does not count the lines, three or more columns, columns that cross their gutter), the text is
 returned as stored with a reason code (``text-line-numbers:``, ``text-columns:``), so that a
 gate does not audit a reading it cannot vouch for. Tables (figures beside labels) are no
@@ -24,7 +26,9 @@ import re
 from dataclasses import dataclass
 
 _NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,2})(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)", re.M)
+_NUMBERED_QUICK = re.compile(r"\n[ \t]{0,8}\d{1,2}(?:[ \t|]|\n)")  # at least every line _NUMBERED takes, but the first
 _MIN_RUN = 10  # consecutive numbered lines that make a margin
+_HEAD = 50_000  # characters (some fifteen pages) looked at to decide whether a layout is worth reading for
 _MAX_NUMBER = 40
 _MARGIN_SHARE = 0.6  # of the non-blank lines, in margin runs
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
@@ -71,8 +75,8 @@ def _number_alone(line: str) -> bool:
 
 def pleading_margin(text: str) -> Layout | None:
     """The text without its pleading-paper line numbers, or None when it has no such margin."""
-    if len(_NUMBERED.findall(text[:200_000])) < _MIN_RUN:
-        return None  # the common case: no margin, one regex pass
+    if len(_NUMBERED_QUICK.findall(text, 0, _HEAD)) < _MIN_RUN - 1:
+        return None  # the common case: no margin (a pattern that starts with a literal: fast)
     lines = text.split("\n")
     runs, alone = _margin_runs(lines)
     if not runs:
@@ -106,37 +110,71 @@ _MIN_COLUMN_LINES = 8
 _MIN_SIDE = 20  # characters of prose a column needs
 
 
+_DIGIT = re.compile(r"\d")
+_SAMPLE = 40  # lines of a block looked at before it is taken for a table
+
+
 def _prose(s: str) -> bool:
-    return len(_WORD.findall(s)) >= 3 and sum(c.isdigit() for c in s) * 4 < len(s.strip())
+    return len(_WORD.findall(s)) >= 3 and len(_DIGIT.findall(s)) * 4 < len(s.strip())
 
 
-def _gutter(lines: list[str]) -> int | None:
-    """The column where a block's lines are split by a gutter of spaces, or None."""
-    votes: dict[int, int] = {}
+def _mostly_prose(lines: list[str], g: int) -> bool:
+    """Whether the first lines with text on both sides of the gutter are prose on both sides
+    (a table of figures is not): a sample, so that a filing's tables cost little."""
+    seen = prose = 0
     for ln in lines:
-        for m in _GAP.finditer(ln):
-            a, b = m.span(1)
-            if a >= _MIN_SIDE:
-                for g in range(a + 1, b - 1):
-                    votes[g] = votes.get(g, 0) + 1
-    if not votes:
+        sides = _split(ln, g)
+        if sides is None or not sides[0].strip() or not sides[1]:
+            continue
+        seen += 1
+        prose += _prose(sides[0]) and _prose(sides[1])
+        if seen >= _SAMPLE:
+            break
+    return seen >= _MIN_COLUMN_LINES and prose >= 0.6 * seen
+
+
+# A gutter before prose: three spaces or more (possessive: no backtracking), then a letter or an
+# opening quote. The gaps of a table of figures (digits after them) are not counted. The pattern
+# starts with a literal, so the engine scans for it fast.
+_PROSE_GAP = re.compile(r"   ++(?=[^\W\d_(\"'\[])")
+_BEFORE_GAP = re.compile(r"[^\W\d_,.;:)\]\"'!?]")
+
+
+def _gutter(page: str) -> int | None:
+    """The column where most lines of a page are split by a gutter between prose (the position
+    inside the most gaps, found by a sweep over the gaps' ends), or None when fewer than
+    :data:`_MIN_COLUMN_LINES` lines share one. One regular-expression pass over the page."""
+    events: list[tuple[int, int]] = []
+    for m in _PROSE_GAP.finditer(page):
+        start, end = m.span()
+        line_start = page.rfind("\n", 0, start) + 1
+        a, b = start - line_start, end - line_start  # the gap's columns: [a, b)
+        if a >= _MIN_SIDE and _BEFORE_GAP.match(page, start - 1):
+            events.append((a + 1, 1))
+            events.append((b - 1, -1))
+    if len(events) < 2 * _MIN_COLUMN_LINES:
         return None
-    g, n = max(sorted(votes.items()), key=lambda kv: kv[1])
-    return g if n >= _MIN_COLUMN_LINES else None
+    events.sort()
+    best, at, depth = 0, None, 0
+    for pos, step in events:  # at a position, gaps that end are counted out before new ones in
+        depth += step
+        if depth > best:
+            best, at = depth, pos
+    return at if best >= _MIN_COLUMN_LINES else None
 
 
 def two_columns(text: str) -> Layout | None:
     """The text read column by column where it is set in two columns of prose; None when it
     is not."""
-    if len(_GAP.findall(text[:200_000])) < _MIN_COLUMN_LINES:
-        return None
+    if text.count("   ", 0, _HEAD) < _MIN_COLUMN_LINES or len(_PROSE_GAP.findall(text, 0, _HEAD)) < _MIN_COLUMN_LINES:
+        return None  # the common case; only the head is looked at, as for a pleading margin
     out: list[str] = []
     changed = 0
     unreadable = None
     for page in text.split("\f"):
+        g = _gutter(page)
         lines = page.split("\n")
-        g = _gutter(lines)
-        if g is None:
+        if g is None or not _mostly_prose(lines, g):
             out.append(page)
             continue
         split = [_split(ln, g) for ln in lines]
@@ -177,4 +215,4 @@ def _split(line: str, g: int) -> tuple[str, str] | None:
 
 def _has_gutter(side: list[str]) -> bool:
     """Whether one column has a gutter of its own: three columns or more."""
-    return _gutter([" " * _MIN_SIDE + s.strip() for s in side if s.strip()]) is not None
+    return _gutter("\n".join(" " * _MIN_SIDE + s.strip() for s in side if s.strip())) is not None
