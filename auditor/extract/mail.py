@@ -178,7 +178,7 @@ class _Reader:
         if ctype.startswith("message/") and p.is_multipart():  # an attached message
             inner = p.get_payload()
             msg = inner[0] if isinstance(inner, list) and inner else inner
-            raw = msg.as_bytes() if isinstance(msg, Message) else b""
+            raw = _message_bytes(msg, self.warnings) if isinstance(msg, Message) else b""
             self.attachments.append((filename or "attached message.eml", ctype, raw, True))
             return
         inline = disposition == "inline" or (disposition is None and not filename)  # as mail readers show parts
@@ -187,6 +187,23 @@ class _Reader:
             self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
             return
         self.attachments.append((filename, ctype, _payload(p, self.warnings), False))
+
+
+def _message_bytes(msg: Message, warnings: list[str]) -> bytes:
+    """An attached message written out again, to be read as a message of its own; one the
+    generator cannot write as 7-bit (a damaged part) is written as UTF-8."""
+    try:
+        return msg.as_bytes()
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        warnings.append("an attached message could not be written as 7-bit mail: written as UTF-8")
+    for write in (lambda: msg.as_bytes(policy=email.policy.default.clone(utf8=True)),
+                  lambda: msg.as_string(policy=email.policy.default.clone(utf8=True)).encode("utf-8", "replace")):
+        try:
+            return write()
+        except (UnicodeError, LookupError, ValueError, TypeError):
+            continue
+    warnings.append("an attached message could not be written out again: not read")
+    return b""
 
 
 def _safe_text(part: Message, warnings: list[str]) -> str:
