@@ -19,9 +19,69 @@
     Interrupted (KeyboardInterrupt)     SIGINT or SIGTERM asked the command to stop
 
 Only ``auditor.cli`` turns these into exit codes.
+
+A refusal (an input not stored, a document not auditable) names its reason by a short code and
+says what to do about it. :func:`refusal` declares a code's fix, once, in the module that raises
+the code; :class:`ExtractionError` and every failure ingest records then end their message with
+it (``...; fix: ...``), so the store, ``show``, ``stats`` and the reports all say it.
 """
 
 from __future__ import annotations
+
+import re
+
+FIX_MARK = "; fix: "
+"""What separates a refusal's reason from its fix in a recorded message."""
+
+FIXES: dict[str, str] = {}
+"""Refusal code -> what to do about it, as :func:`refusal` declared it."""
+
+
+def refusal(code: str, fix: str) -> str:
+    """Declare what to do about ``code`` (an input that failed or was skipped, or a reason a
+    document is not auditable), beside the code that raises it, and return the code.
+
+    ``family:kind`` codes (``binary:xls``) fall back on their family's fix (``binary``)."""
+    if FIXES.setdefault(code, fix) != fix:
+        raise ValueError(f"refusal code {code!r} is declared twice, with two fixes")
+    return code
+
+
+def fix_for(code: str | None) -> str | None:
+    """The declared fix of ``code`` (or of its family), or None."""
+    if not code:
+        return None
+    return FIXES.get(code) or FIXES.get(code.split(":", 1)[0])
+
+
+def with_fix(code: str | None, message: str) -> str:
+    """``message`` ending with the fix of ``code`` (unless it says it already)."""
+    fix = fix_for(code)
+    return message if not fix or fix in message else f"{message}{FIX_MARK}{fix}"
+
+
+def split_fix(message: str) -> tuple[str, str | None]:
+    """(reason, fix) of a message :func:`with_fix` wrote; (message, None) without a fix."""
+    reason, mark, fix = message.rpartition(FIX_MARK)
+    return (reason, fix) if mark else (message, None)
+
+
+_REASON = re.compile(r"(?:^|(?<=; ))(?:as HTML: )?([a-z][a-z-]*[a-z]): ")
+
+
+def with_reason_fixes(unreadable: str | None) -> str | None:
+    """Why a text cannot be audited (reasons joined by ``; ``, each ``code: what``), each reason
+    whose code has a declared fix followed by it."""
+    if not unreadable or FIX_MARK in unreadable:
+        return unreadable
+    starts = [m for m in _REASON.finditer(unreadable) if m.group(1) in FIXES]
+    if not starts:
+        return unreadable
+    out = [unreadable[: starts[0].start()]]
+    ends = [m.start() - 2 for m in starts[1:]] + [len(unreadable)]  # each ends before the "; " of the next
+    for m, end in zip(starts, ends, strict=True):
+        out.append(with_fix(m.group(1), unreadable[m.start():end]) + unreadable[end:end + 2])
+    return "".join(out)
 
 
 class AuditorError(Exception):
@@ -77,12 +137,17 @@ class ExtractionError(AuditorError):
 
     ``code`` is a short stable reason (``empty``, ``binary``, ``too_large``, ``pdf_timeout``,
     ``pdf_memory``, ``pdf_encrypted``, ``pdf_error``, ``text_too_long``, ...) recorded in the
-    store; the message says what happened in words.
+    store; the message says what happened in words, and ends with the code's fix
+    (:func:`refusal`).
     """
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+        super().__init__(with_fix(code, message))
         self.code = code
+
+    @property
+    def fix(self) -> str | None:
+        return split_fix(str(self))[1]
 
 
 class ControlsFailed(AuditorError):

@@ -57,7 +57,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.corpus.withdraw import reinstate
-from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full
+from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full, refusal, with_fix
 from auditor.extract.common import Limits
 from auditor.extract.prepare import unpack
 from auditor.index.builder import write_index_rows
@@ -68,7 +68,13 @@ from auditor.store.db import Store, now
 from auditor.store.files import Unreadable, hash_fd, kind_of, open_regular, os_message, read_fd
 from auditor.text.shingle import Params
 
-BUDGET = "budget"
+BUDGET = refusal("budget", "run the same ingest again to resume")
+refusal("not_found", "check the path, and give it again")
+refusal("symlink_outside", "give the target itself as an input to ingest it")
+refusal("symlink_dir", "give the directory itself as an input to ingest it")
+refusal("unreadable_dir", "give the user running auditor read and execute access to the directory, then "
+                          "ingest again")
+refusal("changed", "ingest again once the file no longer changes")
 
 
 @dataclass
@@ -253,8 +259,7 @@ def _follow(shown: str, link: str, root: str) -> tuple[str, Found | None]:
                          f"({os_message(e)})")
     if not _inside(target, root):
         return "", Found(shown, link, "skipped", "symlink_outside",
-                         f"symbolic link to {target!r}, outside the input tree {root!r}: not followed "
-                         "(give the target itself as an input to ingest it)")
+                         f"symbolic link to {target!r}, outside the input tree {root!r}: not followed")
     return target, None
 
 
@@ -338,8 +343,7 @@ def shutdown() -> None:
 
 
 def _budget_error(limits: Limits) -> dict[str, Any]:
-    return {"error": (BUDGET, f"not processed: the batch's time budget of {limits.budget:g} s ran out; "
-                              "run the same ingest again to resume")}
+    return {"error": (BUDGET, f"not processed: the batch's time budget of {limits.budget:g} s ran out")}
 
 
 def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | None,
@@ -355,7 +359,7 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
     if len(data) > limits.max_file_bytes:
         return {"error": ("too_large", f"grew past the limit of {limits.max_file_bytes} bytes while being read")}
     if h.hexdigest() != task.sha256:
-        return {"error": ("changed", "the file changed between hashing and extraction: run again")}
+        return {"error": ("changed", "the file changed between hashing and extraction")}
     file_deadline = time.monotonic() + limits.timeout
     until = min(file_deadline, deadline if deadline is not None else math.inf)
     request = {"name": task.path, "timeout": max(0.0, until - time.monotonic()),
@@ -514,7 +518,7 @@ def _record_failure(
         " status = excluded.status, code = excluded.code, message = excluded.message,"
         " meta = excluded.meta, seen_at = excluded.seen_at",
         (
-            batch_id, status, code, db_text(message), task.path, task.resolved, db_text(part), within_id,
+            batch_id, status, code, db_text(with_fix(code, message)), task.path, task.resolved, db_text(part), within_id,
             sha256 if sha256 is not None else task.sha256,
             size if size is not None else task.size, task.mtime, source,
             json.dumps({**(meta or {}), **task.meta, **({"attempt": task.attempt} if task.attempt else {})},
@@ -541,7 +545,7 @@ def _store_prepared(
             code, message = result["error"]
             _record_failure(store, batch_id=batch_id, status="failed", code=code, message=message,
                             task=task, source=source)
-            out.status, out.code, out.message = "failed", code, message
+            out.status, out.code, out.message = "failed", code, with_fix(code, message)
             detail.update(outcome="failed", code=code)
             return out
         d = result["doc"]
@@ -561,7 +565,7 @@ def _store_prepared(
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,
                                 sha256=p["sha256"], size=p["size"], meta=p["meta"], source=source)
-                out.part_problems.append((seq, p["code"] or "", p["message"] or ""))
+                out.part_problems.append((seq, p["code"] or "", with_fix(p["code"], p["message"] or "")))
         detail.update(outcome=out.status, doc_id=doc_id)
     return out
 
@@ -573,7 +577,7 @@ def _store_failure(store: Store, task: _Task, status: str, code: str, message: s
         _forget_deferral(store, task)
         _record_failure(store, batch_id=batch_id, status=status, code=code, message=message,
                         task=task, source=source)
-    return FileOutcome(task.path, status, task.size, code=code, message=db_text(message),
+    return FileOutcome(task.path, status, task.size, code=code, message=db_text(with_fix(code, message)),
                        resolved=task.resolved, sha256=task.sha256)
 
 

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import re
 
+from auditor.errors import refusal
+
+refusal("letter-spaced", "ingest the document it was made from, or a copy without letter spacing (a PDF "
+                         "printed again, or OCR of it: ocrmypdf --force-ocr in.pdf out.pdf)")
+
 # One space (or no-break space) between the letters of a word, two or more between words.
 _SPACED_WORD = re.compile(r"(?<![^\s])(?:[^\s][ \xa0])+[^\s](?![^\s])")
 _WORD_GAP = re.compile(r"([ \xa0]{2,}|\t|\n)")

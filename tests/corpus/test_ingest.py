@@ -452,7 +452,8 @@ def test_an_unexpected_error_storing_one_file_fails_that_file_only(store, tmp_pa
     r = ingest(store, [tmp_path / n for n in ("a.txt", "b.txt", "c.txt")], workers=1)
     assert [(Path(o.path).name, o.status, o.code) for o in r.outcomes] == [
         ("a.txt", "ok", None), ("b.txt", "failed", "internal_error"), ("c.txt", "ok", None)]
-    assert r.outcomes[1].message == "unexpected ValueError storing this file: something nobody expected"
+    assert r.outcomes[1].message.startswith("unexpected ValueError storing this file: something nobody expected; "
+                                            "fix: a bug in the auditor")
     assert store.scalar("SELECT count(*) FROM documents") == 2  # b's transaction was rolled back whole
 
 
