@@ -200,23 +200,28 @@ def _exit_if_missing(missing: list[str]) -> None:
 @db_option
 @click.option("--json", "as_json", is_flag=True)
 def stats(db, as_json):
-    """Counts by batch, format and status."""
+    """Counts by source (`ingest --source`), batch, format and status, the documents an audit
+    cannot read, and what to do about each kind of failure."""
+    from auditor.corpus.stats import corpus_stats
+
     with open_store(db) as store:
-        s = store.stats()
+        s = corpus_stats(store)
     if as_json:
         click.echo(json.dumps(s, indent=2, sort_keys=True))
         return
     out.print(f"{s['documents']} documents ({s['with_text']} with text, {s['indexed']} indexed, "
-              f"{s['postings']} postings, {s['withdrawn']} withdrawn), {s['exact_duplicates']} exact duplicates, "
+              f"{s['postings']} postings, {s['withdrawn']} withdrawn, {s['not_auditable']} not auditable), "
+              f"{s['exact_duplicates']} exact duplicates, "
               f"{s['sightings']} sightings, {s['failures']} failed, {s['skipped']} skipped", highlight=False)
-    for title, rows in (("by format", s["by_format"]), ("by batch", s["by_batch"]),
+    for title, rows in (("by source", s["by_source"]), ("by format", s["by_format"]), ("by batch", s["by_batch"]),
                         ("failed or skipped", s["failures_by_code"])):
         if rows:
             t = Table(title=title)
             for k in rows[0]:
-                t.add_column(k)
+                t.add_column(k, overflow="fold")
             for r in rows:
-                t.add_row(*(text("" if v is None else v) for v in r.values()))
+                t.add_row(*(text("(none given)" if v is None and k == "source" else "" if v is None else v)
+                            for k, v in r.items()))
             out.print(t)
 
 

@@ -185,8 +185,8 @@ def _scored(p: Any) -> dict[str, Any]:
 
 def _brief(d: dict[str, Any]) -> dict[str, Any]:
     """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
-    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "edgar")
-    return {k: d[k] for k in keep if d.get(k) is not None}
+    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "sources", "edgar")
+    return {k: d[k] for k in keep if d.get(k) not in (None, [])}
 
 
 class _Texts:

@@ -18,7 +18,7 @@ SHA_PREFIX = 12
 
 #: The renderer's version, recorded in every report (``renderer``): ``verify`` renders a report
 #: again and compares it byte for byte, so a change to what the renderer writes is a new version.
-RENDERER = 1
+RENDERER = 2
 
 # --------------------------------------------------------------------------------------------
 # Plain-text pieces shared by both renderings (escaped afterwards by each renderer)
@@ -117,7 +117,16 @@ def _doc_facts(d: dict[str, Any]) -> str:
         facts.append(_n(d["size"], "byte"))
     if d.get("batch"):
         facts.append(f"batch {d['batch']}")
+    if d.get("sources"):
+        facts.append(_sources_text(d))
     return ", ".join(facts)
+
+
+def _sources_text(d: dict[str, Any]) -> str:
+    """``source court-pdf`` or ``sources court-pdf, doctor-pdf``: the ``--source`` labels its
+    copies were ingested with, the names people gave the places they came from."""
+    sources = [str(x) for x in d.get("sources") or []]
+    return ("source " if len(sources) == 1 else "sources ") + ", ".join(sources)
 
 
 def _edgar_submission(e: dict[str, Any]) -> str:
@@ -183,11 +192,15 @@ def _provenance(report: dict[str, Any], doc_id: Any) -> str:
             bits.append(f"form {sub['form_type']}")
         if sub.get("filing_date"):
             bits.append(f"filed {_date(sub['filing_date'])}")
+        if d.get("sources"):
+            bits.append(_sources_text(d))
         return ", ".join(bits)
     bits = [str(d.get("format") or "unknown format")]
     if d.get("n_pages"):
         bits.append(_n(d["n_pages"], "page"))
-    if d.get("batch"):
+    if d.get("sources"):  # the label people gave; a batch's default name is a hash
+        bits.append(_sources_text(d))
+    elif d.get("batch"):
         bits.append(f"batch {d['batch']}")
     return ", ".join(bits)
 

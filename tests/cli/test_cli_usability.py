@@ -1,0 +1,103 @@
+"""What a user trips on (issue 39, "the small things"), each through the command line: sources in
+findings, reports and stats; what cannot be audited counted at ingest; `show` by file name and
+for a failed file; `query -`; a fix with every refusal; a family said in words; the
+side-by-side view over every span; the letter-spacing notice only where it changed the words."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from auditor.cli import cli
+from tests.support import synth
+from tests.support.realtext import licence, paragraphs
+from tests.support.textgen import write_contract_in_filing
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input)
+
+
+def letter_spaced(text: str) -> str:
+    """Text as a reader sees it in wide letter spacing, with no wider gaps between the words."""
+    return " ".join(text.replace(" ", ""))
+
+
+@pytest.fixture(scope="module")
+def court(tmp_path_factory):
+    """Two sources ingested with their labels (no --batch, so the batches are named by hashes):
+    court-pdf holds a contract inside a filing, a damaged PDF, a WordPerfect file, a text too short
+    to audit and a letter-spaced one; doctor-pdf holds the Apache licence quoted whole in a brief,
+    and another contract.txt."""
+    d = tmp_path_factory.mktemp("court")
+    court, doctor = d / "court", d / "doctor"
+    write_contract_in_filing(court, 81)
+    (court / "broken.pdf").write_bytes(b"%PDF-1.7\n" + bytes(100))
+    (court / "memo.wpd").write_bytes(b"\xffWPC" + bytes(range(256)) * 20)  # WordPerfect's magic bytes
+    (court / "short.txt").write_text("Exhibit four.\n")
+    (court / "spaced.txt").write_text(letter_spaced(paragraphs(licence("MPL-2.0"))[2]) + "\n")
+    apache = licence("Apache-2.0")
+    (doctor / "notes").mkdir(parents=True)
+    (doctor / "apache.txt").write_text(apache)
+    (doctor / "brief.txt").write_text(synth.contract(90, 9_000) + "\n\n" + apache + "\n\n" + synth.contract(91, 6_000))
+    (doctor / "notes" / "contract.txt").write_text(synth.contract(92, 8_000))
+    db = d / "c.db"
+    ingested = {}
+    for source, where in (("court-pdf", court), ("doctor-pdf", doctor)):
+        r = run("ingest", "--db", db, "--source", source, "--json", where)
+        assert r.exit_code == 0, r.output
+        ingested[source] = json.loads(r.stdout)
+    r = run("audit", "--db", db, "--out", d / "rep")
+    assert r.exit_code == 0, r.output
+    return {"db": db, "dir": d, "court": court, "doctor": doctor, "ingested": ingested, "rep": d / "rep",
+            "audit": r.stdout}
+
+
+def names(rows: list[dict]) -> set[tuple[str, str]]:
+    return {(Path(r["contained"]).name, Path(r["container"]).name) for r in rows}
+
+
+# -- 1. sources ---------------------------------------------------------------------------------
+
+def test_findings_name_and_filter_on_sources(court):
+    db = court["db"]
+    every = json.loads(run("findings", "--db", db, "--format", "json").stdout)
+    assert {("contract.txt", "filing.txt"), ("apache.txt", "brief.txt")} <= names(every)
+    pair = next(r for r in every if Path(r["contained"]).name == "apache.txt")
+    assert pair["contained_sources"] == pair["container_sources"] == ["doctor-pdf"]
+    doctor = json.loads(run("findings", "--db", db, "--source", "doctor-pdf", "--format", "json").stdout)
+    assert names(doctor) == {("apache.txt", "brief.txt")}  # the court's pair is not the doctor's
+    court_pairs = json.loads(run("findings", "--db", db, "--source", "court-pdf", "--format", "json").stdout)
+    assert ("contract.txt", "filing.txt") in names(court_pairs) and ("apache.txt", "brief.txt") not in names(court_pairs)
+    table = run("findings", "--db", db, "--source", "doctor-pdf")
+    assert table.exit_code == 0 and "[doctor-pdf]" in table.stdout and "filing.txt" not in table.stdout
+    rows = list(csv.DictReader(io.StringIO(run("findings", "--db", db, "--format", "csv").stdout)))
+    assert {r["contained_sources"] for r in rows} == {"court-pdf", "doctor-pdf"}
+    unknown = run("findings", "--db", db, "--source", "nobody")
+    assert unknown.exit_code == 2 and "'court-pdf', 'doctor-pdf'" in unknown.stderr
+    # the label given as a batch: it is not one (batches are named by hashes), and the error says what to type
+    batch = run("findings", "--db", db, "--batch", "doctor-pdf")
+    assert batch.exit_code == 2 and "--source doctor-pdf" in batch.stderr
+
+
+def test_reports_and_stats_name_the_sources_and_verify_still_holds(court):
+    rep, db = court["rep"], court["db"]
+    report = json.loads((rep / "report.json").read_text())
+    by_name = {Path(d["path"]).name: d for d in report["documents"].values()}
+    assert by_name["apache.txt"]["sources"] == ["doctor-pdf"] and by_name["filing.txt"]["sources"] == ["court-pdf"]
+    md, html = (rep / "report.md").read_text(), (rep / "report.html").read_text()
+    for text in (md, html):
+        assert "source doctor-pdf" in text and "source court-pdf" in text
+    s = json.loads(run("stats", "--db", db, "--json").stdout)
+    by_source = {r["source"]: r for r in s["by_source"]}
+    assert by_source["doctor-pdf"]["documents"] == 3 and by_source["doctor-pdf"]["failed"] == 0
+    assert by_source["court-pdf"]["failed"] == 2 and by_source["court-pdf"]["not_auditable"] == 2
+    assert {b["source"] for b in s["by_batch"]} == {"court-pdf", "doctor-pdf"}
+    assert "by source" in run("stats", "--db", db).stdout
+    v = run("verify", rep, "--db", db)
+    assert v.exit_code == 0 and "verified" in v.stdout
