@@ -109,6 +109,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             synced = run_sync(store, [i for i in inputs if i.is_dir()], _present(result), command=command)
     if as_json:
         click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
+                               "not_auditable": result.not_auditable,
                                "missing": result.missing, "restored": result.restored,
                                "complete": result.complete, "not_processed": result.not_processed,
                                "sync": synced.as_dict() if synced else None,
@@ -133,6 +134,13 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             for path, code, msg in result.problems:
                 p.add_row(text(path), text(code), text(msg))
             err.print(p)
+        if result.not_auditable:
+            n = Table(title="stored, but not auditable (never found contained: see `auditor show`)")
+            n.add_column("file")
+            n.add_column("why", overflow="fold")
+            for path, why in result.not_auditable:
+                n.add_row(text(path), text(why))
+            err.print(n)
     click.echo(" ".join(f"{k}={v}" for k, v in c.items())
                + (f" restored={len(result.restored)}" if result.restored else "")
                + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))

@@ -7,6 +7,7 @@ from typing import Any
 
 from auditor.extract.edgar import iso_date
 from auditor.store.db import Store
+from auditor.text.entry import unauditable_reason
 
 
 def latest_findings(store: Store, doc_id: int) -> dict[str, Any] | None:
@@ -37,6 +38,9 @@ def document_view(store: Store, doc_id: int, *, with_text: bool = False) -> dict
             other = f["container"] if f["contained"] == doc_id else f["contained"]
             f["other_path"] = store.scalar("SELECT path FROM documents WHERE id = ?", (other,))
     p["latest_findings"] = latest
+    idx = p["index"]
+    p["not_auditable"] = unauditable_reason(p.get("unreadable"), p["n_words"],
+                                            idx["n_shingles"] if idx else 1, store.params.k)
     p["readings"] = store.readings(doc_id, with_text=with_text)
     if "dates" in p:  # a store that keeps dates (migration 0008)
         from auditor.store import dating
@@ -104,8 +108,8 @@ def lines(p: dict[str, Any]) -> list[str]:
         m = p["meta"]
         out.append(f"  EDGAR submission {m.get('accession_number')} {m.get('form_type')} filed "
                    f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
-    if p.get("unreadable"):
-        out.append(f"  NOT AUDITABLE: {p['unreadable']}")
+    if p.get("not_auditable"):
+        out.append(f"  NOT AUDITABLE: {p['not_auditable']}")
     if p.get("date_evidence") is not None:
         ev = p["date_evidence"]
         out.append(f"  date {ev[0]['date']} ({_said(ev[0])})" if ev else "  date: none known")

@@ -66,6 +66,7 @@ from auditor.store.dating import Applied, apply_dates, read_dates_file
 from auditor.store.dating import refresh as refresh_dates
 from auditor.store.db import Store, now
 from auditor.store.files import Unreadable, hash_fd, kind_of, open_regular, os_message, read_fd
+from auditor.text.entry import unauditable_reason
 from auditor.text.shingle import Params
 
 BUDGET = refusal("budget", "run the same ingest again to resume")
@@ -89,6 +90,8 @@ class FileOutcome:
     part_problems: list[tuple[str, str, str]] = field(default_factory=list)  # (part, code, message)
     resolved: str = ""  # as recorded in the store (sightings.resolved, failures.resolved)
     sha256: str = ""  # of the raw bytes, when they were read
+    # (part or "", why) of what was stored but cannot be audited: the file's document ("") or parts
+    not_auditable: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -104,10 +107,19 @@ class BatchResult:
 
     @property
     def counts(self) -> dict[str, int]:
-        c = {k: 0 for k in ("ok", "duplicate", "unchanged", "failed", "skipped")}
+        """Inputs by outcome; ``ok`` counts the stored files an audit can read, ``not_auditable``
+        the stored files it cannot (unreadable text, or too few words for a shingle)."""
+        c = {k: 0 for k in ("ok", "not_auditable", "duplicate", "unchanged", "failed", "skipped")}
         for o in self.outcomes:
-            c[o.status] += 1
+            c["not_auditable" if o.status == "ok" and o.not_auditable[:1] and not o.not_auditable[0][0]
+              else o.status] += 1
         return c
+
+    @property
+    def not_auditable(self) -> list[tuple[str, str]]:
+        """(path, or path#part for an EDGAR part, why) of every document stored now that an
+        audit cannot read: it is listed under "not auditable" in reports, never found contained."""
+        return [(f"{o.path}#{part}" if part else o.path, why) for o in self.outcomes for part, why in o.not_auditable]
 
     @property
     def problems(self) -> list[tuple[str, str, str]]:
@@ -552,15 +564,20 @@ def _store_prepared(
         doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
         out.doc_id = doc_id
         out.status = "ok" if created or task.retry else "duplicate"
+        if created and (why := unauditable_reason(d.get("unreadable"), d["n_words"], d["n_shingles"], params.k)):
+            out.not_auditable.append(("", why))
         if task.retry:  # its parts' failures are recorded again below, from this attempt
             store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
                                (task.resolved, doc_id))
         for i, p in enumerate(d["parts"], 1):
             seq = db_text(str(p["meta"].get("sequence") or i))
             if p["doc"] is not None:
-                _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
-                           within_id=doc_id, meta=p["meta"], source=source)
+                _, part_created = _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
+                                             within_id=doc_id, meta=p["meta"], source=source)
                 out.parts += 1
+                if part_created and (why := unauditable_reason(p["doc"].get("unreadable"), p["doc"]["n_words"],
+                                                                p["doc"]["n_shingles"], params.k)):
+                    out.not_auditable.append((seq, why))
             else:
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,
@@ -633,7 +650,8 @@ def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: st
             " n_unchanged = ?, n_failed = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'failed'),"
             " n_skipped = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'skipped')"
             " WHERE id = ?",
-            (status, now(), counts["ok"], counts["duplicate"], counts["unchanged"], batch_id, batch_id, batch_id),
+            (status, now(), counts["ok"] + counts["not_auditable"], counts["duplicate"], counts["unchanged"],
+             batch_id, batch_id, batch_id),
         )
 
 

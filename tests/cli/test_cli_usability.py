@@ -101,3 +101,24 @@ def test_reports_and_stats_name_the_sources_and_verify_still_holds(court):
     assert "by source" in run("stats", "--db", db).stdout
     v = run("verify", rep, "--db", db)
     assert v.exit_code == 0 and "verified" in v.stdout
+
+
+# -- 2. what cannot be audited, at ingest -------------------------------------------------------
+
+def test_ingest_counts_what_cannot_be_audited_apart_from_ok(court, tmp_path):
+    out = court["ingested"]["court-pdf"]
+    assert out["counts"]["ok"] == 3 and out["counts"]["not_auditable"] == 2 and out["counts"]["failed"] == 2
+    why = {Path(p).name: reason for p, reason in out["not_auditable"]}
+    assert set(why) == {"short.txt", "spaced.txt"}
+    assert why["short.txt"].startswith("too short") and "letter-spaced" in why["spaced.txt"]
+    assert court["ingested"]["doctor-pdf"]["counts"]["not_auditable"] == 0  # every one of them is read
+    again = tmp_path / "src"
+    again.mkdir()
+    (again / "short.txt").write_text("Exhibit four.\n")
+    (again / "contract.txt").write_text(synth.contract(7, 6_000))
+    r = run("ingest", "--db", tmp_path / "n.db", again)
+    assert r.exit_code == 0 and "ok=1 not_auditable=1 " in r.stdout
+    assert "not auditable" in r.stderr and "short.txt" in r.stderr
+    # and the audit says the same of them
+    [line] = [ln for ln in court["audit"].splitlines() if "at >= 0.8 (" in ln]
+    assert ", 2 not auditable, " in line
