@@ -241,12 +241,31 @@ def stats(db, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Everything stored about it, as JSON.")
 def show(db, doc, with_text, as_json):
     """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
-    findings in the latest audit run that has any. By id, sha256 prefix or path (PATH#SEQUENCE
-    for EDGAR parts)."""
-    from auditor.corpus.document import document_view, lines
+    findings in the latest audit run that has any.
+
+    \b
+    auditor show --db corpus.db 17                       # by id
+    auditor show --db corpus.db ca1_00117684624.pdf      # by file name, or the end of its path
+    auditor show --db corpus.db filings/0000950170-24-000123.txt#2    # an EDGAR part
+
+    DOC is an id, a sha256 prefix, a path (PATH#SEQUENCE for an EDGAR part), or a file name or
+    end of a path that one document was seen at (several: they are listed). For a file that was
+    not stored, it says why (the failure's code, reason and fix) and exits 1; exit 2 if nothing
+    matches."""
+    from auditor.corpus.document import NotStored, document_view, failure_line, find_document, lines
 
     with open_store(db) as store:
-        p = document_view(store, store.resolve(doc), with_text=with_text)
+        try:
+            doc_id = find_document(store, doc)
+        except NotStored as e:
+            if as_json:
+                click.echo(json.dumps({"ref": doc, "stored": False, "failures": e.failures}, indent=2,
+                                      sort_keys=True))
+            else:
+                for f in e.failures:
+                    click.echo(clean(failure_line(f)))
+            sys.exit(1)
+        p = document_view(store, doc_id, with_text=with_text)
     if as_json:
         click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
     elif with_text:

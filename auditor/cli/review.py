@@ -61,7 +61,7 @@ def runs(db, as_json):
 @db_option
 @click.option("--run", "run", help="Run id or number (default: the latest audit or gate run with findings).")
 @click.option("--min-score", type=click.FloatRange(0, 1), help="Only pairs with containment at least this.")
-@click.option("--document", help="Only pairs with this document on either side (id, sha256 prefix or path).")
+@click.option("--document", help="Only pairs with this document on either side (id, sha256 prefix, path or file name).")
 @click.option("--batch", help="Only pairs with a document seen in this batch (`auditor stats` lists them).")
 @click.option("--source", help="Only pairs with a document ingested with this --source label.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)

@@ -106,7 +106,8 @@ def findings(store: Store, run: str | int | None = None, *, min_score: float | N
     containment first, from the store's findings table.
 
     :param min_score: keep pairs whose exact containment is at least this.
-    :param document: keep pairs this document (id, sha256 prefix or path) is part of, either way.
+    :param document: keep pairs this document (id, sha256 prefix, path, or a file name one document
+        was seen at) is part of, either way.
     :param batch: keep pairs with a document seen in this batch (either side).
     :param source: keep pairs with a document seen with this ``--source`` label (either side).
     :param limit: at most this many pairs.
@@ -155,7 +156,9 @@ def _matching(store: Store, run: str | int | None, min_score: float | None, docu
         params["min_score"] = float(min_score)
     if document is not None:
         where.append("(f.contained_id = :doc OR f.container_id = :doc)")
-        params["doc"] = store.resolve(document)
+        from auditor.corpus.document import find_document
+
+        params["doc"] = find_document(store, document)
     if batch is not None:
         if not store.scalar("SELECT 1 FROM batches WHERE name = ?", (batch,)):
             hint = (f": {batch!r} is a source label, filter on it with --source {batch}"

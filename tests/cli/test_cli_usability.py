@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,44 @@ def test_ingest_counts_what_cannot_be_audited_apart_from_ok(court, tmp_path):
     # and the audit says the same of them
     [line] = [ln for ln in court["audit"].splitlines() if "at >= 0.8 (" in ln]
     assert ", 2 not auditable, " in line
+
+
+# -- 3. show ------------------------------------------------------------------------------------
+
+def test_show_finds_a_unique_name_lists_an_ambiguous_one_and_explains_a_failed_file(court):
+    db = court["db"]
+    r = run("show", "--db", db, "apache.txt")
+    assert r.exit_code == 0 and re.match(r"document \d+: \S+/doctor/apache\.txt", r.stdout)
+    assert run("show", "--db", db, "court/filing.txt").exit_code == 0  # the end of a path
+    both = run("show", "--db", db, "contract.txt")
+    assert both.exit_code == 2 and "names 2 stored documents" in both.stderr
+    assert "court/contract.txt" in both.stderr and "doctor/notes/contract.txt" in both.stderr
+    assert run("show", "--db", db, "notes/contract.txt").exit_code == 0  # a longer path tells them apart
+    failed = run("show", "--db", db, "memo.wpd")
+    assert failed.exit_code == 1 and "no stored document" not in failed.output
+    assert "memo.wpd failed to ingest (binary)" in failed.stdout and "fix:" in failed.stdout
+    assert "WordPerfect" in failed.stdout and "source court-pdf" in failed.stdout
+    as_json = json.loads(run("show", "--db", db, "--json", "broken.pdf").stdout)
+    assert as_json["stored"] is False and as_json["failures"][0]["code"] == "pdf_error"
+    assert "qpdf" in as_json["failures"][0]["fix"]
+    nothing = run("show", "--db", db, "nothing-here.pdf")
+    assert nothing.exit_code == 2 and "no stored document matches" in nothing.stderr
+    assert run("show", "--db", db, ".txt").exit_code == 2  # a name ends at a path separator, not anywhere
+
+
+# -- 5. every refusal names its fix ----------------------------------------------------------------
+
+def test_every_refusal_the_user_meets_names_its_fix(court):
+    db = court["db"]
+    for path, code, message in court["ingested"]["court-pdf"]["problems"]:
+        assert "; fix: " in message, (path, code, message)
+    s = json.loads(run("stats", "--db", db, "--json").stdout)
+    assert {r["code"] for r in s["failures_by_code"]} == {"binary", "pdf_error"}
+    assert all(r["fix"] for r in s["failures_by_code"])
+    assert "WordPerfect" in run("stats", "--db", db).stdout
+    report = json.loads((court["rep"] / "report.json").read_text())
+    assert all("; fix: " in f["message"] for f in report["failed_inputs"])
+    spaced = next(x for x in report["not_auditable"] if "letter-spaced" in x["reason"])
+    assert "; fix: " in spaced["reason"]  # a reason not to audit names what to do, too
+    shown = run("show", "--db", db, "spaced.txt")
+    assert "NOT AUDITABLE: text not readable: letter-spaced:" in shown.stdout and "fix: ingest" in shown.stdout
