@@ -148,6 +148,21 @@ def test_show_finds_a_unique_name_lists_an_ambiguous_one_and_explains_a_failed_f
     assert run("show", "--db", db, ".txt").exit_code == 2  # a name ends at a path separator, not anywhere
 
 
+# -- 4. query - ---------------------------------------------------------------------------------
+
+def test_query_reads_standard_input(court):
+    db = court["db"]
+    contract = (court["court"] / "contract.txt").read_text()
+    r = run("query", "--db", db, "--json", "-", input=contract[:9000])
+    assert r.exit_code == 0, r.output
+    [answer] = json.loads(r.stdout)
+    assert answer["file"] == "-" and answer["error"] is None
+    assert {Path(m["document"]["path"]).name for m in answer["matches"]} == {"contract.txt", "filing.txt"}
+    assert answer["matches"][0]["document"]["sources"] == ["court-pdf"]
+    other = run("query", "--db", db, "-", input=synth.contract(300, 6_000))
+    assert other.exit_code == 0 and "no stored document contains it" in other.stdout
+
+
 # -- 5. every refusal names its fix ----------------------------------------------------------------
 
 def test_every_refusal_the_user_meets_names_its_fix(court):
