@@ -440,6 +440,7 @@ def build_report(
     """
     from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES
     from auditor.engine.describe import describe_many
+    from auditor.engine.families import pairs_inside
     from auditor.report.render import DETAIL_LIMIT
     from auditor.report.render.model import RENDERER
 
@@ -513,6 +514,7 @@ def build_report(
         report["summary"] = {
             "documents": audit.documents,
             "containing_pairs": len(audit.containing),
+            "family_pairs": pairs_inside(audit.containing, audit.families),
             "contained_documents": len(report["findings"]),
             "boilerplate_documents": len(report["boilerplate"]),
             "families": len(audit.families),

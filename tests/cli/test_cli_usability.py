@@ -179,3 +179,63 @@ def test_every_refusal_the_user_meets_names_its_fix(court):
     assert "; fix: " in spaced["reason"]  # a reason not to audit names what to do, too
     shown = run("show", "--db", db, "spaced.txt")
     assert "NOT AUDITABLE: text not readable: letter-spaced:" in shown.stdout and "fix: ingest" in shown.stdout
+
+
+# -- 6. a family in words -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def spans_and_families(tmp_path_factory):
+    """Real licence texts: the MPL and a copy of it with a clause added (a family: each contains
+    the other); the GPL inside a bundle split by 30 KB of other licences (two spans far apart);
+    the LGPL in a bundle that lacks one of its sections (a real difference)."""
+    d = tmp_path_factory.mktemp("spans")
+    src = d / "src"
+    src.mkdir()
+    mpl, gpl, lgpl = licence("MPL-2.0"), licence("GPL-3.0"), licence("LGPL-3.0")
+    (src / "mpl.txt").write_text(mpl)
+    (src / "mpl-annotated.txt").write_text(mpl + "\n\n" + paragraphs(licence("EPL-2.0"))[3])
+    (src / "gpl.txt").write_text(gpl)
+    cut = gpl.index("\n", len(gpl) // 2)
+    (src / "gpl-bundle.txt").write_text(gpl[:cut] + "\n\n" + licence("CDDL-1.0") + "\n\n" + licence("EPL-2.0")
+                                        + "\n\n" + gpl[cut:])
+    (src / "lgpl.txt").write_text(lgpl)
+    section = lgpl.index("2. Conveying Modified Versions."), lgpl.index("3. Object Code Incorporating")
+    (src / "lgpl-bundle.txt").write_text(synth.contract(41, 8_000) + "\n\n" + lgpl[:section[0]]
+                                         + lgpl[section[1]:] + "\n\n" + synth.contract(42, 8_000))
+    for i in range(2):
+        (src / f"other-{i}.txt").write_text(synth.contract(60 + i, 12_000))
+    db = d / "s.db"
+    assert run("ingest", "--db", db, "-q", src).exit_code == 0
+    r = run("audit", "--db", db, "--out", d / "rep")
+    assert r.exit_code == 0, r.output
+    return {"db": db, "rep": d / "rep", "audit": r.stdout, "report": json.loads((d / "rep" / "report.json").read_text())}
+
+
+def test_a_family_is_said_to_be_pairs_that_are_not_findings(spans_and_families, tmp_path):
+    out, report = spans_and_families["audit"], spans_and_families["report"]
+    fam = report["families"]
+    assert len(fam) == 1 and report["summary"]["family_pairs"] == 2
+    assert "inside 1 family: documents of a family contain one another, so they are listed as a family, " \
+           "not as findings" in out
+    md = (spans_and_families["rep"] / "report.md").read_text()
+    assert "2 of them inside 1 family" in md.split("\n")[2]  # the headline, in the same words
+    # a corpus with only a family: the two lines no longer contradict each other
+    src = tmp_path / "src"
+    src.mkdir()
+    mpl = licence("MPL-2.0")
+    (src / "mpl.txt").write_text(mpl)
+    (src / "mpl-annotated.txt").write_text(mpl + "\n\n" + paragraphs(licence("EPL-2.0"))[3])
+    for i in range(3):
+        (src / f"other-{i}.txt").write_text(synth.contract(70 + i, 12_000))
+    assert run("ingest", "--db", tmp_path / "f.db", "-q", src).exit_code == 0
+    only = run("audit", "--db", tmp_path / "f.db", "--out", tmp_path / "rep")
+    assert only.exit_code == 0, only.output
+    assert "0 contained documents at >= 0.8 (2 containing pairs, both inside 1 family:" in only.stdout
+    assert "no document is contained in another at >= 0.8, apart from the members of 1 family" in only.stdout
+
+
+def test_without_a_family_the_pairs_are_findings(court):
+    [line] = [ln for ln in court["audit"].splitlines() if "at >= 0.8 (" in ln]
+    assert line.startswith("2 contained documents at >= 0.8 (2 containing pairs), ") and "0 families" in line
+    report = json.loads((court["rep"] / "report.json").read_text())
+    assert report["summary"]["family_pairs"] == 0 and report["summary"]["containing_pairs"] == 2

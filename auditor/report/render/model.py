@@ -355,6 +355,7 @@ def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
     s = report.get("summary") or {}
     covered = ((report.get("manifest") or {}).get("corpus") or {}).get("documents")
     labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"), ("containing_pairs", "containing pairs"),
+              ("family_pairs", "containing pairs inside families (not findings)"),
               ("contained_documents", "contained documents"),
               ("boilerplate_documents", "boilerplate documents"), ("families", "families"),
               ("family_members", "family members"), ("verified_below_threshold", "verified below threshold"),
@@ -417,6 +418,19 @@ def _gate_rows(g: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
              _visible(f.get("reading") or "")) for f in g.get("findings") or []]
 
 
+def _pairs_text(s: dict[str, Any]) -> str:
+    """``2 containing pairs, both inside 1 family: ...``: the pairs that contain one another, said
+    so that a family's pairs do not read as findings the report then fails to list."""
+    pairs, inside = int(s.get("containing_pairs") or 0), int(s.get("family_pairs") or 0)
+    text = _n(pairs, "containing pair")
+    if not inside:
+        return text
+    where = (("inside" if pairs == 1 else "both inside" if pairs == 2 else f"all {_count(pairs)} inside")
+             if inside == pairs else f"{_count(inside)} of them inside")
+    return (f"{text}, {where} {_n(s.get('families') or 0, 'family')}: documents of a family contain one "
+            "another, so they are listed as a family, not as findings")
+
+
 def _headline(report: dict[str, Any]) -> str:
     if _refused(report):
         return "This audit reports no findings"
@@ -424,7 +438,7 @@ def _headline(report: dict[str, Any]) -> str:
     p = (report.get("manifest") or {}).get("params") or {}
     thr = f" at containment ≥ {_threshold(p['threshold'])}" if "threshold" in p else ""
     return (f"{_n(s.get('contained_documents', 0), 'contained document')}{thr} "
-            f"({_n(s.get('containing_pairs', 0), 'containing pair')}), "
+            f"({_pairs_text(s)}), "
             f"{_n(s.get('boilerplate_documents', 0), 'boilerplate document')} and "
             f"{_n(s.get('families', 0), 'family')} among {_n(s.get('documents', '?'), 'audited document')}; "
             f"{s.get('controls_passed', '?')} of {_n(s.get('controls', '?'), 'control')} passed")
