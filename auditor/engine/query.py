@@ -225,7 +225,7 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
     word alignment of each document with the span of the other it lies in (``alignment``:
     ``auditor.engine.align``, at most ``EXCERPT_HUNKS`` differing regions; None without spans or
     below ``ALIGN_MIN`` containment)."""
-    from auditor.engine.align import align
+    from auditor.engine.align import align, span_ranges
 
     params = store.params
     cache = ShingleCache(store, params)
@@ -248,12 +248,15 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
         spans = locate(y_seq, x_all, "", params.k, store.document(y_id)["page_offsets"],
                        offsets=cache.offsets(y_id))
         x_id = a if y_id == b else b
+        alignment = None
+        if spans and out_exact >= ALIGN_MIN:
+            x_text = store.text(x_id)
+            alignment = align(x_text, store.text(y_id), span_ranges(spans, len(x_text)),
+                              max_hunks=EXCERPT_HUNKS, segment_words=24).as_dict()
         out[name] = {
             "exact": out_exact,
             "estimate": est.estimate, "interval": [est.low, est.high],
             "spans": [s.as_dict() for s in spans],
-            "alignment": align(store.text(x_id), store.text(y_id), (spans[0].start, spans[-1].end),
-                               max_hunks=EXCERPT_HUNKS, segment_words=24).as_dict()
-            if spans and out_exact >= ALIGN_MIN else None,
+            "alignment": alignment,
         }
     return out

@@ -239,3 +239,34 @@ def test_without_a_family_the_pairs_are_findings(court):
     assert line.startswith("2 contained documents at >= 0.8 (2 containing pairs), ") and "0 families" in line
     report = json.loads((court["rep"] / "report.json").read_text())
     assert report["summary"]["family_pairs"] == 0 and report["summary"]["containing_pairs"] == 2
+
+
+# -- 7. the side-by-side view covers every span ---------------------------------------------------
+
+def _finding(report: dict, name: str) -> dict:
+    return next(f for f in report["findings"] if Path(report["documents"][str(f["doc_id"])]["path"]).name == name)
+
+
+def test_a_match_split_over_two_spans_is_aligned_with_both(spans_and_families):
+    report = spans_and_families["report"]
+    best = _finding(report, "gpl.txt")["best"][0]
+    assert best["containment"] > 0.99 and len(best["spans"]) == 2
+    al = best["alignment"]
+    assert len(al["ranges"]) == 2 and al["outside"] > 4_000  # the other licences between, left out
+    assert al["words"]["deleted"] == 0 and al["words"]["same"] == al["words"]["contained"]
+    md = (spans_and_families["rep"] / "report.md").read_text()
+    gpl_section = md[md.index("/gpl.txt`\n"):]
+    summary = gpl_section.split("Side by side")[1].split("\n")[0]
+    assert "in 2 spans at characters" in summary and "only in the contained document" not in summary
+
+
+def test_a_real_difference_is_still_shown_as_one(spans_and_families):
+    report = spans_and_families["report"]
+    best = _finding(report, "lgpl.txt")["best"][0]
+    assert Path(report["documents"][str(best["container"])]["path"]).name == "lgpl-bundle.txt"
+    al = best["alignment"]
+    assert "ranges" not in al and al["words"]["deleted"] > 50  # the section the bundle lacks
+    md = (spans_and_families["rep"] / "report.md").read_text()
+    section = md[md.index("lgpl.txt`\n"):]
+    assert re.search(r"[\d,]+ only in the contained document", section.split("Side by side")[1].split("\n")[0])
+    assert "~~2\\. Conveying Modified Versions." in section  # struck: only in the contained document

@@ -226,13 +226,24 @@ def _text_href(report: dict[str, Any], doc_id: Any) -> str | None:
     return name if name in (report.get("files") or {}) else None
 
 
+def _between_text(n: Any) -> str:
+    return f"{_count(n)} words of the container between two spans, not aligned"
+
+
 def _alignment_summary(al: dict[str, Any], contained: str = "the contained document",
                        container: str = "the container") -> str:
     """What the word alignment found, in one sentence."""
     w = al.get("words") or {}
     a, b = al.get("contained") or [0, 0], al.get("container") or [0, 0]
+    ranges = al.get("ranges") or []
+    where = (f"in {len(ranges)} spans at characters " + ", ".join(f"{r[0]}-{r[1]}" for r in ranges)
+             + f" (the {_count(al.get('outside', 0))} words between them left out)"
+             if len(ranges) > 1 else f"at characters {b[0]}-{b[1]}")
+    if al.get("repeats"):
+        where += (f" ({_n(al['repeats'], 'other span')} that only {'repeats' if al['repeats'] == 1 else 'repeat'} "
+                  "this text left out)")
     head = (f"{contained}'s {_count(w.get('contained', 0))} words (characters {a[0]}-{a[1]}) "
-            f"against {container}'s {_count(w.get('container', 0))} words at characters {b[0]}-{b[1]}")
+            f"against {container}'s {_count(w.get('container', 0))} words {where}")
     if not al.get("hunks_total"):
         return f"{head}: every word equal, in the same order"
     parts = [f"{_count(w.get('same', 0))} equal"]
