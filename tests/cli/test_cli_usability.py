@@ -270,3 +270,40 @@ def test_a_real_difference_is_still_shown_as_one(spans_and_families):
     section = md[md.index("lgpl.txt`\n"):]
     assert re.search(r"[\d,]+ only in the contained document", section.split("Side by side")[1].split("\n")[0])
     assert "~~2\\. Conveying Modified Versions." in section  # struck: only in the contained document
+
+
+# -- 8. the letter-spacing notice --------------------------------------------------------------
+
+def _pdf(body: str, heading: str = "", spacing: float = 0) -> bytes:
+    """A justified PDF (fpdf2), as a court order is set: a centred heading, paragraphs, a section
+    divider "* * *" on its own line."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    pdf.add_page()
+    pdf.set_font("Times", size=12)
+    if heading:
+        pdf.set_char_spacing(spacing)
+        pdf.multi_cell(0, 8, heading, align="C", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_char_spacing(0)
+    half = len(body) // 2
+    pdf.multi_cell(0, 6, body[:half], align="J", new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, 6, "* * *", align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, 6, body[half:], align="J", new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_the_letter_spacing_notice_appears_only_where_rejoining_changed_the_words(tmp_path):
+    body = " ".join(paragraphs(licence("Apache-2.0"))[3:8]).replace(", ", " . . . ", 4)  # Bluebook ellipses
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "order.pdf").write_bytes(_pdf(body))
+    (src / "agreement.pdf").write_bytes(_pdf(body, "SUPPLY AGREEMENT", spacing=3))
+    db = tmp_path / "l.db"
+    assert run("ingest", "--db", db, "-q", src).exit_code == 0
+    order = json.loads(run("show", "--db", db, "--json", "--text", "order.pdf").stdout)
+    assert not [w for w in order["warnings"] if "letter-spaced" in w]  # an ordinary justified document
+    assert "* * *" in order["text"]  # stored as it stands: the same words either way
+    agreement = json.loads(run("show", "--db", db, "--json", "--text", "agreement.pdf").stdout)
+    assert any(re.fullmatch(r"rejoined \d+ letter-spaced words", w) for w in agreement["warnings"])
+    assert agreement["text"].lstrip().startswith("SUPPLY AGREEMENT")
