@@ -18,7 +18,7 @@ SHA_PREFIX = 12
 
 #: The renderer's version, recorded in every report (``renderer``): ``verify`` renders a report
 #: again and compares it byte for byte, so a change to what the renderer writes is a new version.
-RENDERER = 2
+RENDERER = 1
 
 # --------------------------------------------------------------------------------------------
 # Plain-text pieces shared by both renderings (escaped afterwards by each renderer)
