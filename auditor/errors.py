@@ -54,10 +54,10 @@ def fix_for(code: str | None) -> str | None:
     return FIXES.get(code) or FIXES.get(code.split(":", 1)[0])
 
 
-def with_fix(code: str | None, message: str) -> str:
-    """``message`` ending with the fix of ``code`` (unless it says it already)."""
-    fix = fix_for(code)
-    return message if not fix or fix in message else f"{message}{FIX_MARK}{fix}"
+def with_fix(code: str | None, message: str, fix: str | None = None) -> str:
+    """``message`` ending with ``fix``, by default the fix of ``code`` (unless it has one)."""
+    fix = fix or fix_for(code)
+    return message if not fix or fix in message or FIX_MARK in message else f"{message}{FIX_MARK}{fix}"
 
 
 def split_fix(message: str) -> tuple[str, str | None]:
@@ -66,7 +66,8 @@ def split_fix(message: str) -> tuple[str, str | None]:
     return (reason, fix) if mark else (message, None)
 
 
-_REASON = re.compile(r"(?:^|(?<=; ))(?:as HTML: )?([a-z][a-z-]*[a-z]): ")
+# A reason's code opens it, or follows what it was found in ("as HTML: ", "HTML body: ").
+_REASON = re.compile(r"(?:^|(?<=; )|(?<=: ))([a-z]+(?:-[a-z]+)+): ")
 
 
 def with_reason_fixes(unreadable: str | None) -> str | None:
@@ -78,9 +79,12 @@ def with_reason_fixes(unreadable: str | None) -> str | None:
     if not starts:
         return unreadable
     out = [unreadable[: starts[0].start()]]
-    ends = [m.start() - 2 for m in starts[1:]] + [len(unreadable)]  # each ends before the "; " of the next
-    for m, end in zip(starts, ends, strict=True):
-        out.append(with_fix(m.group(1), unreadable[m.start():end]) + unreadable[end:end + 2])
+    for m, nxt in zip(starts, [*(x.start() for x in starts[1:]), None], strict=True):
+        end = len(unreadable) if nxt is None else unreadable.rfind("; ", m.start(), nxt)  # before the next's "; "
+        if nxt is not None and end < 0:  # the next code is inside this reason: one reason, fixed once
+            out.append(unreadable[m.start():nxt])
+            continue
+        out.append(with_fix(m.group(1), unreadable[m.start():end]) + unreadable[end:nxt])
     return "".join(out)
 
 
@@ -141,8 +145,10 @@ class ExtractionError(AuditorError):
     (:func:`refusal`).
     """
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(with_fix(code, message))
+    def __init__(self, code: str, message: str, fix: str | None = None) -> None:
+        """``fix``: what to do in this case, when the code's declared fix says less (the package
+        to install for this input)."""
+        super().__init__(with_fix(code, message, fix))
         self.code = code
 
     @property

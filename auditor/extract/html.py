@@ -57,7 +57,8 @@ from auditor.extract.text import (
 from auditor.text import dates
 
 _PRINTED = "open it in a browser, print it to PDF (what a reader sees), and ingest that"
-for _code in ("css-selector", "css-value", "css-media", "css-font", "css-order", "css-external", "nested-depth"):
+for _code in ("css-selector", "css-value", "css-media", "css-font", "css-order", "css-external", "nested-depth",
+              "script-built"):
     refusal(_code, _PRINTED)
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
