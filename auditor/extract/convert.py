@@ -24,8 +24,13 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Limits
+
+refusal("converter_missing", "install the program it names and ingest the file again")
+refusal("convert_error", "if a word processor opens it, save it from there as .docx or PDF and ingest that")
+refusal("convert_timeout", "raise --timeout (seconds per input) if the file is large, or ingest it alone on a less "
+                           "loaded machine")
 
 _TAIL = 300
 
@@ -74,9 +79,8 @@ def require(tool: str, package: str, what: str) -> str:
     path = shutil.which(tool)
     if path is None:
         raise ExtractionError(
-            "converter_missing",
-            f"reading {what} needs the program {tool}, which is not installed: install the Debian "
-            f"package {package} (apt-get install {package}) and ingest the file again")
+            "converter_missing", f"reading {what} needs the program {tool}, which is not installed",
+            fix=f"install the Debian package {package} (apt-get install {package}) and ingest the file again")
     return path
 
 
@@ -108,8 +112,7 @@ def run(tool: str, package: str, what: str, args: list[str], data: bytes, suffix
                 _, err = proc.communicate(timeout=seconds)
             except subprocess.TimeoutExpired as e:
                 raise ExtractionError("convert_timeout",
-                                      f"{tool} did not finish reading {what} in {seconds} s; it was killed "
-                                      "(raise --timeout if the file is large)") from e
+                                      f"{tool} did not finish reading {what} in {seconds} s; it was killed") from e
             finally:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)  # the converter and anything it started
@@ -127,11 +130,10 @@ def run(tool: str, package: str, what: str, args: list[str], data: bytes, suffix
                 else f"signal {-proc.returncode}"
             why = " (a crash, or out of memory or CPU time)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV", "SIGABRT") else ""
             raise ExtractionError("convert_error", f"{tool} died by {name}{why} reading {what}: "
-                                  f"{said or 'no message'}; save it as .docx or PDF and ingest that, or raise "
+                                  f"{said or 'no message'}", fix="save it as .docx or PDF and ingest that, or raise "
                                   "--memory-mb and --timeout if it is large")
         if proc.returncode != 0:
             raise ExtractionError("convert_error", f"{tool} could not read {what} (exit status "
-                                  f"{proc.returncode}): {said or 'no message'}; if a word processor opens "
-                                  "it, save it from there as .docx or PDF and ingest that")
+                                  f"{proc.returncode}): {said or 'no message'}")
         with open(out, "rb") as f:
             return f.read()

@@ -9,6 +9,7 @@ import os
 import re
 import zipfile
 
+from auditor.errors import refusal
 from auditor.extract import edgar
 from auditor.extract.text import SNIFF, detect_bom, nul_pattern
 
@@ -291,6 +292,11 @@ _BINARY_WHY = {
     "odf": "an OpenDocument spreadsheet, drawing or presentation, not read",
 }
 _CODE_EXT = {"js": "code:js", "css": "code:css"}
+_MACHINE = "nothing to do: machine data, not prose, is not audited"
+refusal("xbrl", _MACHINE)
+refusal("data", _MACHINE)
+refusal("code", _MACHINE)
+refusal("archive", "unpack it, and ingest the documents it holds that the auditor reads")
 
 
 def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:

@@ -38,7 +38,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spacing
@@ -55,6 +55,11 @@ from auditor.extract.text import (
     nul_pattern,
 )
 from auditor.text import dates
+
+_PRINTED = "open it in a browser, print it to PDF (what a reader sees), and ingest that"
+for _code in ("css-selector", "css-value", "css-media", "css-font", "css-order", "css-external", "nested-depth",
+              "script-built"):
+    refusal(_code, _PRINTED)
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)

@@ -25,6 +25,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from auditor.errors import refusal
+
+refusal("text-columns", "ingest the document it was made from, or a copy set in one column")
+refusal("text-line-numbers", "ingest the document it was made from, or a copy without line numbers in the margin")
+
 _NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,2})(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)", re.M)
 _NUMBERED_QUICK = re.compile(r"\n[ \t]{0,8}\d{1,2}(?:[ \t|]|\n)")  # at least every line _NUMBERED takes, but the first
 _MIN_RUN = 10  # consecutive numbered lines that make a margin

@@ -21,15 +21,19 @@ from __future__ import annotations
 import io
 import re
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract import convert
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.text import dates
 
 # -- OLE2 -----------------------------------------------------------------------------------------
 
+refusal("rtf_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
+refusal("rtf-hidden", "open it in a word processor, print it to PDF (what a reader sees), and ingest that")
+
 _OLE_WHAT = {
-    "xls": ("an Excel 97-2003 workbook (.xls)", "cells of figures and labels, not prose"),
+    "xls": ("an Excel 97-2003 workbook (.xls)", "nothing to do: its cells hold figures and labels, not prose; "
+                                                "if its text matters, save it as PDF and ingest that"),
     "ppt": ("a PowerPoint 97-2003 deck (.ppt)", "save it as PDF and ingest the PDF"),
     "msg": ("an Outlook message (.msg)", "save it from Outlook as .eml (or print it to PDF) and ingest that"),
     "ole": ("an OLE2 compound file that is no Word document", "convert it to PDF and ingest the PDF"),
@@ -59,7 +63,7 @@ def ole_kind(data: bytes) -> str:
 
 def refuse_ole(kind: str) -> ExtractionError:
     what, fix = _OLE_WHAT.get(kind, _OLE_WHAT["ole"])
-    return ExtractionError(f"binary:{kind}", f"{what}: not read here; {fix}")
+    return ExtractionError(f"binary:{kind}", f"{what}: not read here", fix=fix)
 
 
 _ANTIWORD = ("antiword", "antiword", "a Word 97-2003 document (.doc)")

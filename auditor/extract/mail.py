@@ -31,11 +31,13 @@ import re
 from email.message import EmailMessage, Message
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Part, Reading, check_text, storable
 from auditor.extract.detect import looks_like_mail  # noqa: F401  (it lives with the other formats' detection)
 from auditor.extract.text import decode_text
 from auditor.text import dates
+
+refusal("too_deep", "save the innermost attached messages on their own (as .eml) and ingest them")
 
 _MAX_DEPTH = 4  # messages attached to messages
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("auditor_mail_depth", default=0)

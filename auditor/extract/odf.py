@@ -19,10 +19,13 @@ import re
 import zipfile
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.docx import ZIP_ERRORS, read_member
 from auditor.text import dates
+
+refusal("odf_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
+refusal("odf-condition", "open it in LibreOffice, print it to PDF (what a reader sees), and ingest that")
 
 _NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",

@@ -34,7 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
+
+refusal("render_missing", "install the renderer named (Debian: apt install chromium libreoffice-writer-nogui; "
+                          "pip install pypdfium2) and gate again")
+refusal("render_timeout", "gate again on a less loaded machine; a document that never finishes drawing may be "
+                          "hostile: open it with care")
+refusal("render_failed", "open it in the program that made it to check it is not damaged, save a clean copy, "
+                         "and gate that")
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 SOFFICE_NAMES = ("soffice", "libreoffice")

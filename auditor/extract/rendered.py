@@ -18,9 +18,12 @@ import json
 import warnings as _warnings
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, storable, version_of
 from auditor.extract.text import decode_text
+
+refusal("rst_error", "correct the reStructuredText at the line docutils names, or ingest it as plain text")
+refusal("notebook_error", "open it in Jupyter and save it again (or export it as HTML or PDF), and ingest that")
 
 
 def _markdown_html(source: str) -> str:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.text import dates
+
+refusal("wordml_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
 
 NS = "http://schemas.microsoft.com/office/word/2003/wordml"
 _W = "{" + NS + "}"

@@ -17,11 +17,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.detect import ATOM_NS, not_read
 from auditor.extract.html import html_to_text
 from auditor.text import dates
+
+refusal("xml_error", "repair the XML (xmllint --recover in.xml > out.xml), or ingest the document in another format")
 
 _HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
 

@@ -513,7 +513,12 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         if not path.is_file():
             problems.append(f"{name} is missing")
         elif path.read_text(encoding="utf-8") != fn(report):
-            problems.append(f"{name} differs from what report.json renders to (edited?)")
+            from auditor.report.render.model import RENDERER
+
+            problems.append(f"{name} differs from what report.json renders to " + (
+                "(edited?)" if report.get("renderer") == RENDERER else
+                f"(it records renderer {report.get('renderer')!r}; this installation renders with {RENDERER}: "
+                "verify it with the version that wrote it)"))
     problems += _gate_agrees(report_dir, report)
     files = report.get("files", {})
     gate_files, gate_problems = _gate_files(report_dir, report)

@@ -88,27 +88,39 @@ def resolve_run(store: Store, run: str | int | None = None) -> dict[str, Any]:
     return {k: r[k] for k in ("id", "run_id", "kind", "status")}
 
 
-FINDING_COLUMNS = ("run_id", "contained_id", "contained", "container_id", "container", "containment",
-                   "estimate", "low", "high", "hits", "sampled", "family", "boilerplate", "spans")
+FINDING_COLUMNS = ("run_id", "contained_id", "contained", "contained_sources", "container_id", "container",
+                   "container_sources", "containment", "estimate", "low", "high", "hits", "sampled", "family",
+                   "boilerplate", "spans")
+
+
+def _sources_of(alias: str) -> str:
+    """The distinct ``--source`` labels of a document's sightings, as SQL (a JSON array, sorted)."""
+    return ("(SELECT json_group_array(source) FROM (SELECT DISTINCT s.source FROM sightings s"
+            f" WHERE s.doc_id = {alias}.id AND s.source IS NOT NULL ORDER BY s.source))")
 
 
 def findings(store: Store, run: str | int | None = None, *, min_score: float | None = None,
-             document: str | None = None, batch: str | None = None,
+             document: str | None = None, batch: str | None = None, source: str | None = None,
              limit: int | None = None) -> Iterator[dict[str, Any]]:
     """The containing pairs of a run (the latest by default), one dict per pair, highest
     containment first, from the store's findings table.
 
     :param min_score: keep pairs whose exact containment is at least this.
-    :param document: keep pairs this document (id, sha256 prefix or path) is part of, either way.
+    :param document: keep pairs this document (id, sha256 prefix, path, or a file name one document
+        was seen at) is part of, either way.
     :param batch: keep pairs with a document seen in this batch (either side).
+    :param source: keep pairs with a document seen with this ``--source`` label (either side).
     :param limit: at most this many pairs.
 
+    ``contained_sources`` and ``container_sources`` are the labels each document was seen with.
     ``spans`` (character offsets in the container, pages for PDFs) are recorded for each
     contained document's best containers, ``None`` for the others.
     """
-    where, params, r = _matching(store, run, min_score, document, batch)
+    where, params, r = _matching(store, run, min_score, document, batch, source)
     sql = (
-        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained, f.container_id, b.path AS container,"
+        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained,"
+        f" {_sources_of('c')} AS contained_sources, f.container_id, b.path AS container,"
+        f" {_sources_of('b')} AS container_sources,"
         " f.containment, f.estimate, f.low, f.high, f.hits, f.sampled, f.family,"
         " coalesce(rd.boilerplate, 0) AS boilerplate, f.spans"
         " FROM findings f JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
@@ -121,18 +133,20 @@ def findings(store: Store, run: str | int | None = None, *, min_score: float | N
     for row in store.db.query(sql, params):
         row["boilerplate"] = bool(row["boilerplate"])
         row["spans"] = _json(row["spans"], None)
+        for side in ("contained_sources", "container_sources"):
+            row[side] = _json(row[side], [])
         yield row
 
 
 def count_findings(store: Store, run: str | int | None = None, *, min_score: float | None = None,
-                   document: str | None = None, batch: str | None = None) -> int:
+                   document: str | None = None, batch: str | None = None, source: str | None = None) -> int:
     """How many pairs :func:`findings` gives with these filters and no limit."""
-    where, params, _ = _matching(store, run, min_score, document, batch)
+    where, params, _ = _matching(store, run, min_score, document, batch, source)
     return int(store.scalar(f"SELECT count(*) FROM findings f WHERE {where}", params))
 
 
 def _matching(store: Store, run: str | int | None, min_score: float | None, document: str | None,
-              batch: str | None) -> tuple[str, dict[str, Any], dict[str, Any]]:
+              batch: str | None, source: str | None = None) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The WHERE clause over ``findings f`` and its parameters for a run and filters, and the run."""
     r = resolve_run(store, run)
     where = ["f.run = :run"]
@@ -142,13 +156,27 @@ def _matching(store: Store, run: str | int | None, min_score: float | None, docu
         params["min_score"] = float(min_score)
     if document is not None:
         where.append("(f.contained_id = :doc OR f.container_id = :doc)")
-        params["doc"] = store.resolve(document)
+        from auditor.corpus.document import find_document
+
+        params["doc"] = find_document(store, document)
     if batch is not None:
         if not store.scalar("SELECT 1 FROM batches WHERE name = ?", (batch,)):
-            raise UsageError(f"no batch {batch!r} in this store (`auditor stats` lists them)")
+            hint = (f": {batch!r} is a source label, filter on it with --source {batch}"
+                    if store.scalar("SELECT 1 FROM sightings WHERE source = ? LIMIT 1", (batch,)) else "")
+            raise UsageError(f"no batch {batch!r} in this store (`auditor stats` lists batches and sources){hint}")
         seen = ("(SELECT s.doc_id FROM sightings s JOIN batches b ON b.id = s.batch_id WHERE b.name = :batch)")
         where.append(f"(f.contained_id IN {seen} OR f.container_id IN {seen})")
         params["batch"] = batch
+    if source is not None:
+        if not store.scalar("SELECT 1 FROM sightings WHERE source = ? LIMIT 1", (source,)):
+            known = [x for (x,) in store.conn.execute(
+                "SELECT DISTINCT source FROM sightings WHERE source IS NOT NULL ORDER BY source LIMIT 20")]
+            raise UsageError(f"no document was ingested with --source {source!r}: "
+                             + (f"the sources are {', '.join(map(repr, known))}" if known else
+                                "no source label is recorded in this store (`auditor ingest --source LABEL`)"))
+        seen = "(SELECT s.doc_id FROM sightings s WHERE s.source = :source)"
+        where.append(f"(f.contained_id IN {seen} OR f.container_id IN {seen})")
+        params["source"] = source
     return " AND ".join(where), params, r
 
 
