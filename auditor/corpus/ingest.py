@@ -498,7 +498,7 @@ def _store_doc(
             task.mtime, source, json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
         ),
     )
-    refresh_dates(c, [doc_id], text=d["text"] if created else None, own=created)
+    refresh_dates(c, [doc_id], text=d["text"] if created else None)
     return doc_id, created
 
 

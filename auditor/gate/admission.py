@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from auditor.corpus.check import require_intact_for_reads, require_reads_intact
+from auditor.corpus.check import require_intact_for_gate
 from auditor.corpus.ingest import ingest
 from auditor.engine.audit import AuditResult
 from auditor.errors import UsageError
@@ -131,10 +131,9 @@ def run_gate(opts: GateOptions) -> GateResult:
                      "is unchanged")
 
     with open_gate_store(opts.db, opts.dry_run) as store:
-        # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. What the gate reads is
-        # checked as it goes: the documents and index rows now, the texts and word sequences it
-        # read once the report is computed and before the verdict is recorded
-        verified = require_intact_for_reads(store, opts.db)
+        # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. The documents and index
+        # rows are checked now; the store checks each text and word sequence as it is read
+        verified = require_intact_for_gate(store, opts.db)
         if not store.scalar("SELECT count(*) FROM documents"):
             notes.append("the store holds no document yet: the batch is gated only against itself")
         result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
@@ -184,7 +183,6 @@ def run_gate(opts: GateOptions) -> GateResult:
         if status == "PASSED" and any(f.level == "error" for f in findings):
             status = "FAILED"
         documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
-        require_reads_intact(store)  # what the classification read since the report
         head = (report or {}).get("run", {}).get("custody") if report else custody.head(store.conn)
         if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
             with store.write("gate", {"batch": view.name, "status": status,

@@ -45,8 +45,7 @@ def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
         " VALUES (?,?,?,?,?)",
         (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
     )
-    store.conn.execute("INSERT OR REPLACE INTO shingle_sequences (doc_id, n_words, data) VALUES (?,?,?)",
-                       (doc_id, d["n_words"], d["sequence"]))
+    store.insert_sequence(doc_id, d["n_words"], d["sequence"])
 
 
 def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
@@ -61,7 +60,6 @@ def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
 
 def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = False,
               ) -> Iterator[tuple[int, dict]]:
-    store.noted("texts", ids)  # the children read them through stores of their own
     chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
     n = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     if n <= 1 or len(ids) < 8:
@@ -97,14 +95,13 @@ def build_index(
     if rebuild or params != store.params:
         with store.write("index", {"rebuild": True, "params": params.as_dict()}):
             store.conn.execute("DELETE FROM index_docs")
-            store.conn.execute("DELETE FROM shingle_sequences")
+            store.delete_sequences()
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True
-    ids = [r[0] for r in store.conn.execute(  # no entry, or no word sequence (a store from before 0011)
-        "SELECT d.id FROM documents d JOIN texts t ON t.doc_id = d.id WHERE d.n_words > 0"
-        " AND (d.id NOT IN (SELECT doc_id FROM index_docs) OR d.id NOT IN (SELECT doc_id FROM shingle_sequences))"
-        " ORDER BY d.id"
-    )]
+    with_text, with_sequence = set(store.with_text()), set(store.with_sequence())
+    indexed = {int(i) for i, in store.conn.execute("SELECT doc_id FROM index_docs")}
+    ids = [int(i) for i, in store.conn.execute("SELECT id FROM documents WHERE n_words > 0 ORDER BY id")
+           if i in with_text and not (i in indexed and i in with_sequence)]  # no entry, or no word sequence
     done = 0
     if ids:
         rows: list[tuple[int, dict]] = []
@@ -139,16 +136,15 @@ def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refing
 class Sequences:
     """Documents' word sequences (``shingle.WordSequence``) read by key.
 
-    A stored sequence is read as ingest wrote it; a document without one (a read-only store
-    from before migration 0011, never caught up; the Parquet export the Spark engine reads) has
-    it derived from its text, as ingest derives it, so results do not depend on which it was.
+    From a store, a sequence is read as ingest wrote it (``Store.sequences_of``, which checks
+    it as it reads it); a document without one (indexed by nothing yet) has it derived from its
+    text, as ingest derives it, so results do not depend on which it was. From another source
+    (the Parquet export the Spark engine reads) every sequence is derived from the texts.
     """
 
     def __init__(self, source: Any, params: Params) -> None:
         self.source, self.params = source, params
-        conn = getattr(source, "conn", None)
-        self.stored = conn is not None and conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shingle_sequences'").fetchone() is not None
+        self.stored = isinstance(source, Store)
         self._hasher: WordHasher | None = None
 
     def derive(self, text: str) -> WordSequence:
@@ -158,7 +154,7 @@ class Sequences:
 
     def _decode(self, doc_id: int, data: bytes, offsets: bool) -> WordSequence:
         try:
-            return WordSequence.decode(bytes(data), offsets=offsets)
+            return WordSequence.decode(data, offsets=offsets)
         except ValueError as e:
             raise StoreDamaged(
                 f"{getattr(self.source, 'path', 'the store')}: the stored word sequence of document {doc_id} "
@@ -173,13 +169,9 @@ class Sequences:
             for doc_id, text in self.source.texts_of(ordered):
                 yield doc_id, self.derive(text)
             return
-        noted = getattr(self.source, "noted", None)
         for a in range(0, len(ordered), chunk):
             part = ordered[a : a + chunk]
-            if noted is not None:
-                noted("shingle_sequences", part)
-            rows = dict(self.source.select_in("SELECT doc_id, data FROM shingle_sequences WHERE doc_id IN ({})",
-                                              part))
+            rows = dict(self.source.sequences_of(part, chunk))
             missing = [d for d in part if d not in rows]
             derived = {d: self.derive(t) for d, t in self.source.texts_of(missing)} if missing else {}
             for d in part:
