@@ -167,8 +167,10 @@ CREATE TABLE index_docs (
     n_sampled INTEGER NOT NULL,
     sampled BLOB NOT NULL
 );
--- Each indexed document's words as the audit reads them (shingle.WordSequence, encoded, in one
--- Zstandard frame), sha256: of the encoding. Read only through Store, as texts are.
+-- Each indexed document's words as the audit reads them (shingle.WordSequence, encoded), sha256:
+-- of the encoding. Read only through Store, as texts are. Not compressed: an audit reads each
+-- sequence about three times, and a Zstandard frame would cost 0.16 CPU-s a pass at 140 MB to
+-- save 36 MB (benchmarks/RESULTS.md, 2026-12-02).
 CREATE TABLE shingle_sequences (
     doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
     n_words INTEGER NOT NULL,
@@ -283,7 +285,7 @@ def _baseline(db: Any) -> None:
     custody.create(db.conn)
 
 
-STORAGE = "texts and word sequences in Zstandard frames, each with the sha256 of its content"
+STORAGE = "texts in Zstandard frames, word sequences encoded, each with the sha256 of its content"
 """How this schema keeps texts and word sequences (``meta.storage``)."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -384,7 +386,9 @@ class Stored:
 
 
 def _inspected(table: str, doc_id: int, digest_type: str, digest: Any, kind: str, frame: Any,
-               n_type: str | None, n_words: Any) -> Stored:
+               n_type: str | None, n_words: Any, *, known: dict[tuple[str, int], str] | None = None) -> Stored:
+    """``known``: row digests whose content was checked already in the store's present state
+    (``Store._checked``): a row that still has that digest is not hashed again."""
     noun = _NOUN[table]
     cells: list[Any] = []
     if table == "shingle_sequences":
@@ -398,15 +402,21 @@ def _inspected(table: str, doc_id: int, digest_type: str, digest: Any, kind: str
     names = ("n_words", "sha256") if table == "shingle_sequences" else ("sha256",)
     row = custody.row_digest(table, doc_id, names, cells)
     if kind != "blob":
-        return Stored(doc_id, None, f"its {noun} is stored as {kind}, not as a {packing.FORMAT} frame: it was "
-                                    "altered after it was stored", row)
-    try:
-        raw = packing.unpack(frame)
-    except ValueError as e:
-        return Stored(doc_id, None, f"its {noun} cannot be read: {e}", row)
+        return Stored(doc_id, None, f"its {noun} is stored as {kind}, not as a blob: it was altered after it "
+                                    "was stored", row)
+    if table == "texts":
+        try:
+            raw = packing.unpack(frame)
+        except ValueError as e:
+            return Stored(doc_id, None, f"its {noun} cannot be read: {e}", row)
+    else:
+        raw = bytes(frame)
+    if known is not None and known.get((table, doc_id)) == row:
+        return Stored(doc_id, raw, None, row)
     if packing.digest(raw).encode() != raw_digest:
-        return Stored(doc_id, None, f"its {noun} does not match its recorded sha256 {raw_digest[:16].decode('ascii', 'replace')}...: "
-                                    "it was altered after it was stored", row)
+        return Stored(doc_id, None, f"its {noun} does not match its recorded sha256 "
+                                    f"{raw_digest[:16].decode('ascii', 'replace')}...: it was altered after it was stored",
+                      row)
     return Stored(doc_id, raw, None, row)
 
 
@@ -766,7 +776,7 @@ class Store:
         """Store (or replace) a document's encoded word sequence with its digest (inside the
         caller's transaction)."""
         self.conn.execute("INSERT OR REPLACE INTO shingle_sequences (doc_id, n_words, sha256, data) VALUES (?,?,?,?)",
-                          (doc_id, n_words, packing.digest(encoded), packing.pack(encoded)))
+                          (doc_id, n_words, packing.digest(encoded), encoded))
 
     def delete_sequences(self) -> None:
         """Every stored word sequence (an index rebuild writes them again)."""
@@ -801,10 +811,11 @@ class Store:
     def _read(self, table: str, ids: Iterable[int], chunk: int) -> Iterator[tuple[int, bytes]]:
         ordered = sorted({int(i) for i in ids})
         for a in range(0, len(ordered), chunk):
-            rows = self.inspect(table, ordered[a : a + chunk])
+            checked = self._checked()
+            rows = self.inspect(table, ordered[a : a + chunk], known=checked)
             bad = [r for r in rows if r.problem is not None]
             if not bad:
-                bad = self._unvouched(table, rows)
+                bad = self._unvouched(table, [r for r in rows if checked.get((table, r.doc_id)) != r.row_digest])
             if bad:
                 paths = dict(self.select_in("SELECT id, path FROM documents WHERE id IN ({})", [r.doc_id for r in bad]))
                 shown = "; ".join(f"document {r.doc_id} ({paths.get(r.doc_id, 'no document row')}): {r.problem}"
@@ -816,10 +827,22 @@ class Store:
                     f"{self.path} is damaged, so nothing computed from it could be defended: {shown}{more}. "
                     f"Run `auditor check --db {self.path}` for the full list; {fix}")
             for r in rows:
-                assert r.content is not None
+                assert r.content is not None and r.row_digest is not None
+                checked[(table, r.doc_id)] = r.row_digest
                 yield r.doc_id, r.content
 
-    def inspect(self, table: str, ids: Iterable[int] | None = None) -> list[Stored]:
+    def _checked(self) -> dict[tuple[str, int], str]:
+        """The rows read and found intact in the store's present state, by (table, id): their row
+        digests. Forgotten once the store changes (a write of this connection, or another's
+        commit), so a row read again in the same state is not hashed and looked up again."""
+        state = (self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = self.memo.get("checked")
+        if memo is None or memo[0] != state:
+            memo = self.memo["checked"] = (state, {})
+        return memo[1]
+
+    def inspect(self, table: str, ids: Iterable[int] | None = None, *,
+                known: dict[tuple[str, int], str] | None = None) -> list[Stored]:
         """The rows of ``texts`` or ``shingle_sequences`` (of ``ids``, else all of them, by id)
         with their content when it is what the row's digest says, else what is wrong with it:
         never raises for damage (``auditor check`` reports it). Nothing here asks the log."""
@@ -829,7 +852,7 @@ class Store:
         sql = f"SELECT {cols} FROM {table}"
         rows = (self.conn.execute(sql + " ORDER BY doc_id").fetchall() if ids is None
                 else self.select_in(sql + " WHERE doc_id IN ({})", ids))
-        return [_inspected(table, *r) for r in rows]
+        return [_inspected(table, *r, known=known) for r in rows]
 
     def _unvouched(self, table: str, rows: list[Stored]) -> list[Stored]:
         """The rows whose digest is not the one the custody log vouches for (``custody_rows``),

@@ -161,7 +161,7 @@ def test_a_stored_word_sequence_that_differs_from_its_text_is_found(filled, with
         data = dict(s.sequences_of([ids["beta"]]))[ids["beta"]]
     altered = data[:16] + data[24:32] + data[16:24] + data[32:]  # two word hashes swapped
     tamper(db, "UPDATE shingle_sequences SET data = ?" + (", sha256 = ?" if with_digest else "") + " WHERE doc_id = ?",
-           (packing.pack(altered), *([packing.digest(altered)] if with_digest else []), ids["beta"]))
+           (altered, *([packing.digest(altered)] if with_digest else []), ids["beta"]))
     with Store(db) as s:
         r = check_store(s)
         with pytest.raises(StoreDamaged, match=f"document {ids['beta']} .*beta.txt.*: its word sequence"):

@@ -173,11 +173,7 @@ def test_a_worker_chunk_is_prepared_as_in_process(stored, tmp_path):
 # -- stored word sequences ------------------------------------------------------------------------
 
 def _sequences(store):
-    """(doc_id, n_words, encoding) of every stored word sequence, its frame undone."""
-    from auditor.store import packing
-
-    return [(d, n, packing.unpack(data)) for d, n, data in store.conn.execute(
-        "SELECT doc_id, n_words, data FROM shingle_sequences ORDER BY doc_id")]
+    return store.conn.execute("SELECT doc_id, n_words, data FROM shingle_sequences ORDER BY doc_id").fetchall()
 
 
 def test_ingest_stores_each_indexed_documents_word_sequence_as_prepare_text_makes_it(stored):
@@ -261,5 +257,5 @@ def test_a_damaged_stored_sequence_is_a_damaged_store_naming_the_document(stored
     doc_id = _rows(store)[4][0]
     with store.write():
         store.conn.execute("UPDATE shingle_sequences SET data = substr(data, 1, 20) WHERE doc_id = ?", (doc_id,))
-    with pytest.raises(StoreDamaged, match=f"document {doc_id} .*its word sequence cannot be read.*index --rebuild"):
+    with pytest.raises(StoreDamaged, match=f"document {doc_id} .*its word sequence does not match its recorded sha256.*index --rebuild"):
         list(Sequences(store, DEFAULT_PARAMS).of([doc_id]))

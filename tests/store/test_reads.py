@@ -71,6 +71,21 @@ def test_texts_and_sequences_are_kept_compressed_and_read_back_as_written(stored
         assert [d for d, _ in s.sequences_of(ids)] == ids
 
 
+def test_a_row_read_again_in_the_same_state_is_not_hashed_again_and_a_change_is_seen(stored, monkeypatch):
+    db, ids = stored
+    calls = []
+    real = packing.digest
+    monkeypatch.setattr(packing, "digest", lambda raw: calls.append(1) or real(raw))
+    with Store(db) as s:
+        first = dict(s.texts_of(ids))
+        n = len(calls)
+        assert n == len(ids) and dict(s.texts_of(ids)) == first and len(calls) == n  # no second hash
+        forged = first[ids[0]] + " more"
+        sql(db, ("UPDATE texts SET text = ? WHERE doc_id = ?", (packing.pack_text(forged), ids[0])))  # another client
+        with pytest.raises(StoreDamaged, match="does not match its recorded sha256"):
+            s.text(ids[0])
+
+
 @pytest.mark.parametrize("edit", ["bytes", "bytes and digest", "another document's row"])
 def test_every_read_checks_the_row_it_reads_and_only_that_row(stored, edit):
     db, ids = stored
