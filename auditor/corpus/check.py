@@ -125,6 +125,7 @@ def check_store(store: Store, *, quick: bool = False,
             _runs(store, r)
             say("index")
             _index(store, r, paths)
+            _postings(store, r, paths)
     except sqlite3.DatabaseError as e:
         r.problems.append(Problem("integrity", f"SQLite cannot read the store: {e}"))
     return r
@@ -326,3 +327,32 @@ def _index_row(r: CheckResult, path: str | None, doc_id: int, text: str, params:
     elif sequence is not None and sequence.content != derived["sequence"]:
         r.problems.append(Problem("index", "the stored word sequence differs from the one derived from the "
                                   "text under the stored parameters", doc_id, path))
+
+
+def _postings(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
+    """The postings keyed by hash against the index rows they are derived from: each document's
+    sampled hashes, no more and no fewer."""
+    import numpy as np
+
+    docs, hashes = [], []
+    for doc_id, blob in store.conn.execute("SELECT doc_id, sampled FROM index_docs"):
+        h = np.frombuffer(bytes(blob), dtype="<i8")
+        hashes.append(h)
+        docs.append(np.full(len(h), int(doc_id), np.int64))
+    want_d = np.concatenate(docs) if docs else np.empty(0, np.int64)
+    want_h = np.concatenate(hashes) if hashes else np.empty(0, np.int64)
+    rows = store.conn.execute("SELECT doc_id, hash FROM postings").fetchall()
+    have_d = np.array([d for d, _ in rows], dtype=np.int64)
+    have_h = np.array([h for _, h in rows], dtype=np.int64)
+    del rows
+    a, b = np.lexsort((want_h, want_d)), np.lexsort((have_h, have_d))
+    want_d, want_h, have_d, have_h = want_d[a], want_h[a], have_d[b], have_h[b]
+    if len(want_d) == len(have_d) and np.array_equal(want_d, have_d) and np.array_equal(want_h, have_h):
+        return
+    top = int(max(want_d.max(initial=0), have_d.max(initial=0))) + 1
+    bad = set(np.flatnonzero(np.bincount(want_d, minlength=top) != np.bincount(have_d, minlength=top)).tolist())
+    if len(want_d) == len(have_d):
+        bad |= set(want_d[(want_d != have_d) | (want_h != have_h)].tolist())
+    for doc_id in sorted(bad):
+        r.problems.append(Problem("index", "the postings keyed by hash are not the document's sampled hashes (its "
+                                  "index row): a gate reads them", doc_id, paths.get(doc_id)))

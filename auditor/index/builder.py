@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from typing import Any
 
+import numpy as np
+
 from auditor.errors import NoDocument, StoreDamaged
 from auditor.sandbox.lifetime import die_with_parent
 from auditor.store.db import Store, regroup
@@ -39,12 +41,17 @@ class IndexResult:
 
 
 def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
-    """The document's index entry and its word sequence (inside the caller's transaction)."""
+    """The document's index entry, its postings and its word sequence (inside the caller's
+    transaction). A document's sampled hashes depend only on its text and the parameters, so
+    its postings already stored (an entry written again) are the same ones."""
     store.conn.execute(
         "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
         " VALUES (?,?,?,?,?)",
         (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
     )
+    keys = np.frombuffer(d["sampled"], dtype="<i8").tolist()
+    store.conn.executemany("INSERT OR IGNORE INTO postings (hash, doc_id) VALUES (?, ?)",
+                           zip(keys, [doc_id] * len(keys), strict=True))
     store.insert_sequence(doc_id, d["n_words"], d["sequence"])
 
 
@@ -95,6 +102,7 @@ def build_index(
     if rebuild or params != store.params:
         with store.write("index", {"rebuild": True, "params": params.as_dict()}):
             store.conn.execute("DELETE FROM index_docs")
+            store.conn.execute("DELETE FROM postings")
             store.delete_sequences()
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True

@@ -167,6 +167,14 @@ CREATE TABLE index_docs (
     n_sampled INTEGER NOT NULL,
     sampled BLOB NOT NULL
 );
+-- The same postings keyed by hash (uint64 viewed as int64): a gate reads the postings of its
+-- batch's hashes by key (index.sampled.SampledIndex.touching) instead of every index row.
+-- Derived from index_docs by the writer of each index row, checked again by `auditor check`.
+CREATE TABLE postings (
+    hash INTEGER NOT NULL,
+    doc_id INTEGER NOT NULL,
+    PRIMARY KEY (hash, doc_id)
+) WITHOUT ROWID;
 -- Each indexed document's words as the audit reads them (shingle.WordSequence, encoded), sha256:
 -- of the encoding. Read only through Store, as texts are. Not compressed: an audit reads each
 -- sequence about three times, and a Zstandard frame would cost 0.16 CPU-s a pass at 140 MB to

@@ -21,19 +21,20 @@ texts' bytes). ``check_full`` (``auditor check``) replays the whole chain from i
 and compares, row by row, what it says with what the store holds. Either names the first bad
 entry, and the rows and documents that differ.
 
-**The rows' digests at hand.** ``custody_rows`` (migration 0014) holds the current digest of every
-tracked row, kept by every entry in its own transaction (``append``). It is not tracked itself:
-``check_rows`` proves it is what the log vouches for (the set hash of its digests is the state the
-head records: 64-hex strings, no blobs), after which a reader checks only the rows it reads
-against it (``differing``): the gate's check grows with what the gate reads, not with the store.
+**The rows' digests at hand.** ``custody_rows`` holds the current digest of every tracked row,
+kept by every entry in its own transaction (``append``). It is not tracked itself: the quick
+check proves it equals the live rows, and ``check_rows`` that the set hash of its digests is the
+state the head records (64-hex strings, no blobs). Every read of a text or a word sequence is
+checked against it (``Store.texts_of``), and the gate checks the other rows it reads against it
+(``differing``): the gate's check grows with what the gate reads, not with the store.
 
-**Edits counted.** ``custody_edits`` (migration 0015) counts every change to a tracked row or to
+**Edits counted.** ``custody_edits`` counts every change to a tracked row or to
 ``custody_rows`` by any SQLite client (persistent triggers in plain SQL: another client's edit
 is counted, never refused). An entry records the count it leaves (``custody_head.edits``) only
 when its transaction began with the store holding nothing but what the log wrote (``begin``:
 the count where the last entry left it, or where a check of every row saw it), so no write
 absorbs an edit. While the counts agree (``unedited``), ``custody_rows`` and the rows a gate
-reads without noting them are as the entries left them, and the gate skips proving them.
+the gate reads whole are as the entries left them, and the gate skips proving them.
 """
 
 from __future__ import annotations
@@ -238,14 +239,18 @@ def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
 
 def edit_triggers(conn: sqlite3.Connection) -> dict[str, str]:
     """name -> SQL of the persistent trigger counting each kind of change (insert, update, delete)
-    to each tracked table the store has and to ``custody_rows``. Plain SQL, no function of this
-    tool: any client's edit is counted, and none is refused."""
+    to each tracked table the store has and to ``custody_rows``, and each update or deletion of
+    the postings keyed by hash (a gate reads them while the count is in step; a posting added
+    only adds a candidate, which is verified). Plain SQL, no function of this tool: any client's
+    edit is counted, and none is refused."""
     have = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     out = {}
-    for t in [*TRACKED, Tracked("custody_rows", "key", (), "row digest")]:
+    every = (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD"))
+    for t, ops in [*((t, every) for t in TRACKED), (Tracked("custody_rows", "key", (), "row digest"), every),
+                   (Tracked("postings", "hash", (), "posting"), every[1:])]:
         if t.table not in have:
             continue
-        for op, when in (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD")):
+        for op, when in ops:
             cond = ""
             if t.where:
                 cond = (f" WHEN ({t.where.format(r=when)})" if when else
@@ -689,9 +694,9 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> Outcome:
     """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
     the digests a reader then checks its rows against are the log's. O(entries since the
-    checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. None for a store
-    without the table (or without a log): use :func:`check_quick`. ``kept=False``: the entries
-    only (the caller knows ``custody_rows`` was changed only by entries: :func:`unedited`)."""
+    checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. ``kept=False``:
+    the entries only (the caller knows ``custody_rows`` was changed only by entries:
+    :func:`unedited`)."""
     if not has_log(conn):
         return Outcome([], None, 0, present=False)
     register(conn)
