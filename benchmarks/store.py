@@ -2,14 +2,14 @@
 results of both compared: the same corpus gives the same findings, spans, plan and digests.
 
     .venv/bin/python benchmarks/store.py --sizes 140 --work /tmp/bench/store
-    .venv/bin/python benchmarks/store.py --sizes 140,2240 --cache /tmp/bench --base main --markdown benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/store.py --demo --sizes 140,2240 --cache /tmp/bench --markdown benchmarks/RESULTS.md
 
 For each size, the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``)
 and, with ``--demo``, the bundled demo corpus, are run through both trees: *base* (``--base``,
 default main, extracted with ``git archive`` into ``WORK/base-<commit>/``) and *this* tree, each
 command a process of its own with this Python and its packages (``run.measure``: CPU is user +
 system of the whole process tree, wall, peak memory). In each repeat the two sides run back to
-back, in turn first:
+back, in turn first (3 repeats up to 140 MB, ``--repeat-large`` above):
 
 - ``auditor ingest`` of the corpus into a new store, then the store's size: the file, and each
   table's pages (SQLite's ``dbstat``), beside the corpus's text bytes (the stored texts' UTF-8);
@@ -177,13 +177,14 @@ def bench(corpus: Path, label: str, base: Path, args: argparse.Namespace) -> dic
     work = args.work / label
     batch = batch_of(Path(args.cache / "corpus-140") if label == "demo" else corpus, work)
     sides: dict[str, list[dict[str, Any]]] = {"base": [], "this": []}
-    for r in range(args.repeat):
+    repeats = args.repeat if label == "demo" or float(label.split()[0]) <= 140 else args.repeat_large
+    for r in range(repeats):
         order = [("base", base), ("this", ROOT)] if r % 2 == 0 else [("this", ROOT), ("base", base)]
         for name, root in order:
             sides[name].append(side(name, root, corpus, batch, work / f"r{r}", args.checks))
     text = sides["base"][0]["text_bytes"]
     med = lambda name, stage, key: statistics.median(x[stage][key] for x in sides[name])  # noqa: E731
-    out: dict[str, Any] = {"corpus": label, "text_mb": round(text / 1e6, 1), "repeats": args.repeat}
+    out: dict[str, Any] = {"corpus": label, "text_mb": round(text / 1e6, 1), "repeats": repeats}
     for name in sides:
         first = sides[name][0]
         out[name] = {
@@ -242,7 +243,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=parse_sizes, default=[140.0])
     ap.add_argument("--demo", action="store_true", help="also the bundled demo corpus")
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat-large", type=int, default=1, help="repeats above 140 MB")
     ap.add_argument("--base", default="main")
     ap.add_argument("--checks", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--cache", type=Path, default=HERE, help="where corpus-<size>/ directories are kept")

@@ -330,12 +330,13 @@ def _index_row(r: CheckResult, path: str | None, doc_id: int, text: str, params:
 
 
 def _postings(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
-    """The postings keyed by hash against the index rows they are derived from: each document's
-    sampled hashes, no more and no fewer."""
+    """The postings keyed by hash against the index rows they are derived from: each posted
+    document's sampled hashes, no more and no fewer, and none of a document not posted yet."""
     import numpy as np
 
     docs, hashes = [], []
-    for doc_id, blob in store.conn.execute("SELECT doc_id, sampled FROM index_docs"):
+    for doc_id, blob in store.conn.execute(
+            "SELECT doc_id, sampled FROM index_docs WHERE doc_id IN (SELECT doc_id FROM posted)"):
         h = np.frombuffer(bytes(blob), dtype="<i8")
         hashes.append(h)
         docs.append(np.full(len(h), int(doc_id), np.int64))

@@ -194,6 +194,15 @@ class SampledIndex:
                 n_sampled[doc_id] = n
         held = distinct(np.concatenate(list(own.values()))) if own else np.empty(0, np.uint64)
         docs, hashes = postings_of(store, held)
+        posted = {int(d) for d, in store.conn.execute("SELECT doc_id FROM posted")}
+        tail = sorted(d for d in every if d not in posted and d not in own)  # postings not written yet
+        if tail:
+            batch_hashes = HashSet(held)
+            for doc_id, blob in store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", tail):
+                mine = np.frombuffer(bytes(blob), dtype=np.uint64)
+                mine = mine[batch_hashes.find(mine)[0]]
+                docs = np.concatenate((docs, np.full(len(mine), int(doc_id), np.int64)))
+                hashes = np.concatenate((hashes, mine))
         keep = np.isin(docs, np.fromiter(wanted - set(own), np.int64))
         docs, hashes = docs[keep], hashes[keep]
         order = np.lexsort((hashes, docs))

@@ -169,12 +169,16 @@ CREATE TABLE index_docs (
 );
 -- The same postings keyed by hash (uint64 viewed as int64): a gate reads the postings of its
 -- batch's hashes by key (index.sampled.SampledIndex.touching) instead of every index row.
--- Derived from index_docs by the writer of each index row, checked again by `auditor check`.
+-- Derived from index_docs at the end of each ingest and index build, in hash order, for the
+-- documents not yet in posted (index.builder.write_postings), and checked by `auditor check`.
 CREATE TABLE postings (
     hash INTEGER NOT NULL,
     doc_id INTEGER NOT NULL,
     PRIMARY KEY (hash, doc_id)
 ) WITHOUT ROWID;
+CREATE TABLE posted (
+    doc_id INTEGER PRIMARY KEY REFERENCES documents(id)
+);
 -- Each indexed document's words as the audit reads them (shingle.WordSequence, encoded), sha256:
 -- of the encoding. Read only through Store, as texts are. Not compressed: an audit reads each
 -- sequence about three times, and a Zstandard frame would cost 0.16 CPU-s a pass at 140 MB to

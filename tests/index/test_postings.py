@@ -101,3 +101,23 @@ def test_a_posting_added_behind_the_stores_back_adds_a_candidate_and_nothing_els
         assert custody.unedited(s.conn)
         index = SampledIndex.touching(s, sorted(ids.values()), {ids["doc-00.txt"]})[0]
         assert ids["doc-09.txt"] in index.doc_ids.tolist()
+
+
+def test_documents_whose_postings_are_not_written_yet_are_read_from_their_index_rows(shared, monkeypatch):
+    """An ingest killed between its documents and their postings leaves a tail: the keyed read
+    takes those documents' index rows instead, and the next ingest or index build posts them."""
+    db, ids = shared
+    with Store(db) as s:
+        every = sorted(ids.values())
+        full = _as_tuples(SampledIndex.touching(s, every, {ids["doc-00.txt"]})[0])
+        tail = [d for d, *_ in full if d != ids["doc-00.txt"]]
+        with s.write("test"):  # as the tool leaves them when killed before write_postings
+            for d in tail:
+                s.conn.execute("DELETE FROM postings WHERE doc_id = ?", (d,))
+                s.conn.execute("DELETE FROM posted WHERE doc_id = ?", (d,))
+        assert custody.unedited(s.conn)
+        (k_index, *k_rest), (p_index, *p_rest) = _both(s, every, {ids["doc-00.txt"]}, monkeypatch)
+        assert _as_tuples(k_index) == _as_tuples(p_index) == full and k_rest == p_rest
+        assert check_store(s).ok  # a tail is not damage
+        assert build_index(s).indexed == 0 and s.scalar("SELECT count(*) FROM posted") == len(every)
+        assert check_store(s).ok

@@ -239,15 +239,15 @@ def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
 
 def edit_triggers(conn: sqlite3.Connection) -> dict[str, str]:
     """name -> SQL of the persistent trigger counting each kind of change (insert, update, delete)
-    to each tracked table the store has and to ``custody_rows``, and each update or deletion of
-    the postings keyed by hash (a gate reads them while the count is in step; a posting added
-    only adds a candidate, which is verified). Plain SQL, no function of this tool: any client's
+    to each tracked table the store has, to ``custody_rows`` and to ``posted``, and each update
+    or deletion of the postings keyed by hash (a gate reads them while the count is in step; a
+    posting added only adds a candidate, which is verified). Plain SQL, no function of this tool: any client's
     edit is counted, and none is refused."""
     have = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     out = {}
     every = (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD"))
     for t, ops in [*((t, every) for t in TRACKED), (Tracked("custody_rows", "key", (), "row digest"), every),
-                   (Tracked("postings", "hash", (), "posting"), every[1:])]:
+                   (Tracked("postings", "hash", (), "posting"), every[1:]), (Tracked("posted", "doc_id", (), ""), every)]:
         if t.table not in have:
             continue
         for op, when in ops:
