@@ -295,9 +295,9 @@ def stage_pdf(files: int, pages: int) -> dict:
         from fpdf import FPDF
     except ImportError:
         return {"skipped": "fpdf2 is not installed (pip install -e '.[test]')"}
-    from auditor.demo import synth
     from auditor.extract import extract_bytes
     from auditor.sandbox import pdfworker
+    from tests.support import synth
 
     t0 = time.perf_counter()
     docs = []
@@ -352,7 +352,7 @@ def ensure_corpus(size: float, cache: Path, logdir: Path, seed: int = 1) -> tupl
             pass
     if d.exists():
         shutil.rmtree(d)
-    st = measure(f"generate-{size_tag(size)}", [PY, str(HERE / "generate.py"), "--out", str(d),
+    st = measure(f"generate-{size_tag(size)}", [PY, str(HERE.parent / "tests" / "support" / "generate.py"), "--out", str(d),
                                                   "--size-mb", f"{size:g}", "--seed", str(seed)], logdir)
     return d, st.as_dict()
 
@@ -384,11 +384,14 @@ class CorpusMap:
             return None
         import sqlite3
 
+        from auditor.store.packing import sql_text
         from auditor.text.normalize import words
 
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         try:
-            ta, tb = (con.execute("SELECT text FROM texts WHERE doc_id = ?", (i,)).fetchone()[0] for i in (a, b))
+            con.create_function("auditor_text", 1, sql_text, deterministic=True)  # texts are stored compressed
+            ta, tb = (con.execute("SELECT auditor_text(text) FROM texts WHERE doc_id = ?", (i,)).fetchone()[0]
+                      for i in (a, b))
         finally:
             con.close()
         wa, wb = words(ta), words(tb)

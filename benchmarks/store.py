@@ -4,7 +4,7 @@ results of both compared: the same corpus gives the same findings, spans, plan a
     .venv/bin/python benchmarks/store.py --sizes 140 --work /tmp/bench/store
     .venv/bin/python benchmarks/store.py --demo --sizes 140,2240 --cache /tmp/bench --markdown benchmarks/RESULTS.md
 
-For each size, the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``)
+For each size, the benchmark corpus (``tests/support/generate.py``, cached as ``corpus-<size>/``)
 and, with ``--demo``, the bundled demo corpus, are run through both trees: *base* (``--base``,
 default main, extracted with ``git archive`` into ``WORK/base-<commit>/``) and *this* tree, each
 command a process of its own with this Python and its packages (``run.measure``: CPU is user +
@@ -257,9 +257,9 @@ def main() -> int:
     if args.demo:
         demo = args.work / "demo-corpus"
         if not demo.exists():
-            from auditor.demo import build_corpus
+            from auditor.demo import write_corpus
 
-            build_corpus(demo)
+            write_corpus(demo)
         corpora.append((demo, "demo"))
     for size in args.sizes:
         corpus, _ = ensure_corpus(size, args.cache, args.work / "logs")

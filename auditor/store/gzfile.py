@@ -156,8 +156,8 @@ def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]] | None:
 
 
 def byte_problem(path: Path) -> str | None:
-    """None when ``path`` is byte for byte what ``write_lines`` writes for its content (or what
-    else what differs, in words.
+    """None when ``path`` is byte for byte what ``write_lines`` writes for its content; else what
+    differs, in words.
 
     The file is streamed once: its deflate stream is decompressed and compressed again with the
     auditor's settings, and the two streams, the trailer and the end of the file are compared.

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from auditor.cli import cli
 from auditor.controls import corpus_controls, default_controls_dir, run_controls
 from auditor.corpus.ingest import ingest
-from auditor.gate import BASELINE_VERSION
+from auditor.gating import BASELINE_VERSION
 from auditor.report.pipeline import audit_job
 from auditor.store.db import Store
 from tests.support.textgen import write_contract_in_filing
@@ -58,7 +58,7 @@ def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
 def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
     """No document of 300 words: the controls come from the 40-word notices, through the
     exhaustive path that audits them."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     d = tmp_path / "notices"
     d.mkdir()
@@ -72,11 +72,30 @@ def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
     assert all(c.score >= 0.95 for c in corpus if c.kind == "embedded")
 
 
-def test_text_that_normalises_to_nothing_fails_the_corpus_controls(store, tmp_path):
+def test_one_document_that_normalises_to_nothing_is_not_drawn_and_fails_nothing(store, tmp_path):
+    """A page of rules or a base64 blob is a document's property, not the tool's: it is left out
+    of the draw, and the controls pass on the others."""
+    from tests.support import synth
+
+    d = tmp_path / "mixed"
+    d.mkdir()
+    (d / "a.txt").write_text("x " * 10 + "—·—" * 1500, encoding="utf-8")
+    for i in range(3):
+        (d / f"c{i}.txt").write_text(synth.contract(70 + i, 8_000))
+    ingest(store, [d], workers=1)
+    r = run_controls(store, 0.8)
+    a = store.scalar("SELECT id FROM documents WHERE path LIKE '%a.txt'")
+    corpus = [c for c in r.results if c.source == "corpus"]
+    assert r.passed and corpus, r.summary()
+    assert all(f"doc {a} " not in c.note and not c.note.endswith(f"doc {a}") for c in corpus)
+
+
+def test_text_that_normalises_to_nothing_in_most_documents_fails_the_corpus_controls(store, tmp_path):
     d = tmp_path / "lost"
     d.mkdir()
     (d / "a.txt").write_text("x " * 10 + "—·—" * 1500, encoding="utf-8")
-    (d / "b.txt").write_text("Section 2.")
+    (d / "b.txt").write_text("y " * 10 + "·—·" * 1500, encoding="utf-8")
+    (d / "c.txt").write_text("Section 2.")
     ingest(store, [d], workers=1)
     fixtures = default_controls_dir()
     r = run_controls(store, 0.8, directory=fixtures)
@@ -87,7 +106,7 @@ def test_text_that_normalises_to_nothing_fails_the_corpus_controls(store, tmp_pa
         "name": "corpus-embedded", "kind": "embedded", "source": "corpus", "contained": "-", "container": "-",
         "operator": ">=", "expected": 0.95, "score": 0.0, "estimate": 0.0, "hits": 0, "sampled": 0,
         "found": False, "passed": False,
-        "note": f"1 document(s) of 2,000+ characters normalise to almost no words (doc {a} first)"}
+        "note": f"2 of 2 documents of 2,000+ characters normalise to almost no words (doc {a} first)"}
 
 
 def _drop_every_word(monkeypatch):
@@ -318,23 +337,25 @@ def test_the_corpus_embedding_cuts_at_a_paragraph_or_line_end():
 
 
 def test_long_text_with_almost_no_words_fails_from_2000_characters(store, tmp_path):
-    """The normaliser check counts stored characters: 2,000 of them with 10 words fail, naming
-    the document; 1,999 do not (the corpus is then only too small for corpus-drawn controls)."""
+    """The normaliser check counts stored characters: 2,000 of them with 10 words are lost,
+    1,999 are not long enough to count. Two lost documents, half of the long ones, fail naming
+    the first; one alone is left out of the draw (the corpus is then only too small)."""
     from auditor.controls import corpus_controls
 
     d = tmp_path / "lost"
     d.mkdir()
     (d / "a.txt").write_text("x " * 10 + "\u2014\u00b7\u2014" * 660)  # 2,000 characters, 10 words
+    (d / "c.txt").write_text("z " * 10 + "\u00b7\u2014\u00b7" * 660)  # 2,000 characters, 10 words
     (d / "b.txt").write_text("y " * 10 + "\u2014\u00b7\u2014" * 659 + "\u2014\u00b7")  # 1,999
     ingest(store, [d], workers=1)
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
     chars = dict(store.conn.execute("SELECT id, n_chars FROM documents"))
-    assert (chars[ids["a.txt"]], chars[ids["b.txt"]]) == (2000, 1999)
+    assert (chars[ids["a.txt"]], chars[ids["c.txt"]], chars[ids["b.txt"]]) == (2000, 2000, 1999)
     drawn = corpus_controls(store, 0)
     assert (drawn.files, drawn.controls, drawn.note) == ([], [], "")
-    assert drawn.failure is not None and drawn.failure.startswith("1 document(s) of 2,000+ characters")
+    assert drawn.failure is not None and drawn.failure.startswith("2 of 2 documents of 2,000+ characters")
     assert f"(doc {ids['a.txt']} first)" in drawn.failure
-    drawn = corpus_controls(store, 0, documents=[ids["b.txt"]])
+    drawn = corpus_controls(store, 0, documents=[ids["a.txt"], ids["b.txt"]])
     assert (drawn.files, drawn.controls, drawn.failure) == ([], [], None) and "need 2" in drawn.note
 
 
@@ -399,7 +420,7 @@ def test_forty_words_are_enough_when_nothing_is_longer(store, tmp_path):
 
 
 def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
-    """40 words in 2,400 characters (60 a word) are kept; in 2,401 they fail the check."""
+    """40 words in 2,400 characters (60 a word) are kept; in 2,401 they are lost."""
     from auditor.controls import corpus_controls
 
     d = tmp_path / "ratio"
@@ -407,12 +428,14 @@ def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
     words = "x " * 40  # 80 characters
     (d / "a.txt").write_text(words + "\u00b7" * 2320)
     (d / "b.txt").write_text(words.replace("x", "y") + "\u00b7" * 2321)
+    (d / "c.txt").write_text(words.replace("x", "z") + "\u00b7" * 2321)
     ingest(store, [d], workers=1)
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
-    assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {ids["a.txt"]: 2400, ids["b.txt"]: 2401}
+    assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {
+        ids["a.txt"]: 2400, ids["b.txt"]: 2401, ids["c.txt"]: 2401}
     failure = corpus_controls(store, 0).failure
-    assert failure is not None and failure.startswith("1 document(s)") and f"(doc {ids['b.txt']} first)" in failure
-    assert corpus_controls(store, 0, documents=[ids["a.txt"]]).failure is None
+    assert failure is not None and failure.startswith("2 of 3 documents") and f"(doc {ids['b.txt']} first)" in failure
+    assert corpus_controls(store, 0, documents=[ids["a.txt"], ids["c.txt"]]).failure is None
 
 
 def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated(store, tmp_path):
@@ -612,7 +635,7 @@ def test_the_embedded_control_is_the_container_with_the_drawn_document_inserted_
     """The drawn text goes in verbatim (only its outer newlines trimmed) as its own paragraphs, at
     a line or paragraph end 30-70% of the way into the container; the reformatted copy is laid
     out from the seed the note names, and the same seed gives the same files."""
-    from auditor.demo import synth
+    from tests.support import synth
     from tests.support.textgen import prose
 
     ids = _write_and_ingest(store, tmp_path / "whole", {
@@ -829,7 +852,7 @@ def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, 
 def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
     """draw_from (a gate's new documents): the contained document is one of them, the rest of
     the draw comes from at most GATE_EXTRA other documents, and the same call draws the same."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     for i in range(12):
         (tmp_path / f"c{i:02d}.txt").write_text(synth.contract(100 + i, 6_000))
@@ -847,7 +870,7 @@ def test_the_unrelated_control_is_checked_on_every_shingle_before_use(store, tmp
     """A sampled estimate of 0 can hide a 0.15 overlap: the drawn document is replaced by one
     that is unrelated on every shingle, and none is used when none of the pool is."""
     from auditor.controls import _truly_unrelated
-    from auditor.demo import synth
+    from tests.support import synth
 
     words = synth.contract(63, 30_000).split()
     a = " ".join(words[:400])

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.audit import run_audit
 from auditor.engine.families import mutual_mask
 from auditor.engine.pairs import Pairs
@@ -19,6 +18,7 @@ from auditor.index.sampled import SampledIndex, exact_min_hits
 from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard
 from auditor.text.shingle import Params, WordHasher, combine
+from tests.support import synth
 from tests.support.fixtures_build import make_pdf
 
 

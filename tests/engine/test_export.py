@@ -15,12 +15,12 @@ pytest.importorskip("pyarrow", reason="auditor export needs the [spark] extra (p
 import pyarrow.parquet as pq
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.export import DOCUMENT_SCHEMA, export_parquet, read_params
 from auditor.engine.spark_engine import _ExportSource
 from auditor.engine.universe import duplicate_groups, not_auditable, universe
 from auditor.errors import UsageError
 from auditor.store.db import Store
+from tests.support import synth
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +64,9 @@ def test_an_unreadable_document_stays_not_auditable_through_the_export(exported)
     assert universe(src).representative == universe(store).representative
 
 
-def test_an_export_of_the_format_without_unreadable_is_refused(exported, tmp_path):
+def test_an_export_of_another_format_is_refused(exported, tmp_path):
     _, out = exported
     meta = read_params(out)
-    (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/1"}))
-    with pytest.raises(UsageError, match="parquet/1"):
+    (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/0"}))
+    with pytest.raises(UsageError, match="parquet/0"):
         read_params(tmp_path)

@@ -15,7 +15,6 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.demo import synth
 from auditor.engine.gather import (
     FLOOR,
     Candidate,
@@ -28,6 +27,7 @@ from auditor.engine.gather import (
 )
 from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 
 LICENCES = Path("/usr/share/common-licenses")
@@ -316,10 +316,10 @@ def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
 
 
 def test_every_filing_of_a_generated_benchmark_corpus_names_its_embedded_contracts(tmp_path):
-    """benchmarks/generate.py's corpus (filings in text, HTML and EDGAR submissions; contracts
+    """tests/support/generate.py's corpus (filings in text, HTML and EDGAR submissions; contracts
     verbatim, as exhibits, reformatted, 85/70/50% partial, and nowhere): each filing's cover names
     every contract it must find, its shares add up, and no unplaced contract is a component."""
-    from benchmarks.generate import generate
+    from tests.support.generate import generate
 
     corpus = tmp_path / "corpus"
     truth = generate(corpus, 1.5, 7)

@@ -10,9 +10,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from auditor.demo import synth
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, detect_format, edgar, extract_bytes
+from tests.support import synth
 from tests.support.fixtures_build import make_docx, make_edgar_submission, make_pdf, uuencode
 from tests.support.textgen import prose
 
@@ -789,7 +789,7 @@ def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, fi
     the documents a reader reads are stored; the audit (controls first) finds no body contained
     in its own filing's XBRL and no family of spreadsheets, yet still finds a real copy; the
     assembled corpus keeps both bodies."""
-    from auditor.assemble import plan
+    from auditor.assembly import plan
     from auditor.corpus.ingest import ingest
     from auditor.report.pipeline import audit_job
     from auditor.store.db import Store
@@ -844,7 +844,7 @@ def test_the_gate_fails_closed_on_every_skipped_part(tmp_path, filings):
     """Each part skipped for what it is (a spreadsheet, XBRL, viewer files) is a not-auditable
     finding (CONTAIN006) of the gate, with its reason code; the documents read pass."""
     from auditor.corpus.ingest import ingest
-    from auditor.gate import GateOptions, run_gate
+    from auditor.gating import GateOptions, run_gate
     from auditor.store.db import Store
 
     corpus, new = tmp_path / "corpus", tmp_path / "new"

@@ -13,9 +13,9 @@ import urllib.parse
 
 import pytest
 
-from auditor.demo import synth
 from auditor.extract import extract_bytes
 from auditor.text.normalize import normalize, words
+from tests.support import synth
 
 CONTRACT = ("The Lessee shall keep the Premises in good repair and shall pay the rent on the first "
             "day of each month without demand, deduction or set-off of any kind whatsoever. The "
