@@ -38,6 +38,7 @@ from auditor.store.db import Store
 from tests.cli.test_cli_contract import broken_controls
 from tests.support import synth
 from tests.support.hostile import copy_store
+from tests.support.realtext import licence, paragraphs
 from tests.support.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -657,11 +658,8 @@ def test_random_policies_on_the_generated_corpus_keep_the_invariant(built, tmp_p
 
 # -- versions: the newest survives, supersession, boilerplate, dates supplied --------------------
 
-LICENSES = Path("/usr/share/common-licenses")
-
-
-def _paragraphs(name: str) -> list[str]:
-    return [p for p in (LICENSES / name).read_text().split("\n\n") if p.strip()]
+def _paragraphs(kind: str) -> list[str]:
+    return paragraphs(licence(kind))
 
 
 def _edit(paragraphs: list[str], at: int, word: str) -> list[str]:
@@ -673,9 +671,9 @@ def _edit(paragraphs: list[str], at: int, word: str) -> list[str]:
 def history() -> dict[str, tuple[str, str]]:
     """Versions of three policies made of licence texts written by others, by file name:
     (text, publication date). ``a``: GPL-3 edited, extended, copied with other line ends, then
-    cut; ``b``: Apache-2.0 edited, then reverted to its first bytes; ``c``: GPL-2 published in
+    cut; ``b``: Apache-2.0 edited, then reverted to its first bytes; ``c``: MPL-2.0 published in
     twelve versions, each adding text (the first is in all eleven later ones)."""
-    a, b, c = _paragraphs("GPL-3"), _paragraphs("Apache-2.0"), _paragraphs("GPL-2")
+    a, b, c = _paragraphs("GPL-3.0"), _paragraphs("Apache-2.0"), _paragraphs("MPL-2.0")
     j = "\n\n".join
     v: dict[str, tuple[str, str]] = {
         "a/2019-01-01.txt": (j(a[:40]), "2019-01-01T00:00:00+00:00"),
@@ -691,8 +689,8 @@ def history() -> dict[str, tuple[str, str]]:
     }
     for k in range(12):
         v[f"c/{2010 + k}-01-01.txt"] = (j(c[:12 + 4 * k]), f"{2010 + k}-01-01T00:00:00+00:00")
-    for name in ("MPL-2.0", "LGPL-2.1", "Artistic", "GFDL-1.3", "MPL-1.1", "CC0-1.0"):
-        v[f"other/{name}.txt"] = ((LICENSES / name).read_text(), "2015-01-01T00:00:00+00:00")
+    for name in ("LGPL-3.0", "CDDL-1.0", "EPL-2.0", "CC0-1.0"):
+        v[f"other/{name}.txt"] = (licence(name), "2015-01-01T00:00:00+00:00")
     return v
 
 
@@ -706,7 +704,8 @@ def write_history(root: Path, mtimes: bool) -> Path:
         if mtimes:
             t = datetime.fromisoformat(date).timestamp()
             os.utime(p, (t, t))
-    (root / "other" / "outside.txt").symlink_to("/etc/hostname")  # skipped at ingest: out of the tree
+    (root.parent / "outside.txt").write_text("not a policy")
+    (root / "other" / "outside.txt").symlink_to(root.parent / "outside.txt")  # skipped at ingest: out of the tree
     return root
 
 
@@ -714,8 +713,6 @@ def write_history(root: Path, mtimes: bool) -> Path:
 def versions(tmp_path_factory):
     """The history ingested twice: with its dates as the files' modification times, and copied
     (modification times of now) with a dates file instead; both audited."""
-    if not (LICENSES / "GPL-3").is_file():
-        pytest.skip("no /usr/share/common-licenses")
     d = tmp_path_factory.mktemp("versions")
     out = {}
     for how in ("mtime", "dates"):

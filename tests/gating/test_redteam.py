@@ -8,8 +8,8 @@ are gated at once (one batch of disguises, one of unrelated documents), each doc
 by its own findings; findings between documents of one batch do not count.
 
 A disguise the gate still passes is marked ``xfail(strict=True)`` with the owner of the fix, so
-the mark has to go when the hole is closed. The stored contract is the BSD licence that Debian
-ships (/usr/share/common-licenses, written by others) or, where it is absent, a synthetic one.
+the mark has to go when the hole is closed. The stored contract is a BSD licence that an installed
+package ships (tests/support/realtext.py: written by others).
 benchmarks/redteam.py runs all ~200 cases and checks them against real readers.
 """
 
@@ -21,8 +21,7 @@ import pytest
 
 from tests.support import redteam_cases as rc
 from tests.support import synth
-
-LICENCE = Path("/usr/share/common-licenses/BSD")
+from tests.support.realtext import licence
 
 # One cheap case per family and kind of reading, by case id.
 POSITIVE = [
@@ -113,7 +112,7 @@ def corpus(tmp_path_factory):
     from auditor.store.db import Store
 
     d = tmp_path_factory.mktemp("redteam")
-    contract = LICENCE.read_text() if LICENCE.is_file() else synth.contract(8001, 2_000, kind="license")
+    contract = licence("BSD")
     (d / "corpus").mkdir()
     (d / "corpus" / "stored-contract.txt").write_text(contract)
     (d / "corpus" / "lease.txt").write_text(synth.contract(8002, 5_000, kind="lease"))
