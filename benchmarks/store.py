@@ -115,11 +115,15 @@ def sizes(db: Path) -> dict[str, Any]:
 
 
 def text_bytes(db: Path) -> int:
-    """The corpus's text bytes: the UTF-8 bytes of every stored text (read from the base's store,
-    which keeps them plain)."""
+    """The corpus's text bytes: the UTF-8 bytes of every stored text (plain in the base's store,
+    in Zstandard frames in this tree's)."""
+    from auditor.store.packing import unpack
+
     with sqlite3.connect(db) as c:
-        row = c.execute("SELECT sum(length(CAST(text AS BLOB))) FROM texts WHERE typeof(text) = 'text'").fetchone()
-    return int(row[0] or 0)
+        total = 0
+        for kind, raw in c.execute("SELECT typeof(text), CAST(text AS BLOB) FROM texts"):
+            total += len(raw) if kind == "text" else len(unpack(raw))
+    return total
 
 
 def _digest(rows: list[Any]) -> str:
@@ -143,7 +147,10 @@ def results(db: Path, audit: Path, plan: Path, gate: Path) -> dict[str, Any]:
                 [f["kind"], f["new"]["path"].rsplit("/", 1)[-1], f.get("corpus", {}).get("id")] for f in g["findings"]))}
 
 
-def side(name: str, root: Path, corpus: Path, batch: Path, work: Path, checks: bool) -> dict[str, Any]:
+def side(name: str, root: Path, corpus: Path, batch: Path, work: Path, checks: bool, lean: bool = False
+         ) -> dict[str, Any]:
+    """One side's run; ``lean``: ingest, size, gates and checks only (no audit, assembly or
+    comparison of results)."""
     out = work / name
     if out.exists():
         shutil.rmtree(out)
@@ -153,8 +160,9 @@ def side(name: str, root: Path, corpus: Path, batch: Path, work: Path, checks: b
     run["ingest"] = measure(f"{name}-ingest", cli("ingest", "--db", str(db), "--quiet", str(corpus)), logs,
                             root=root).as_dict()
     run["size"] = sizes(db)
-    run["audit"] = measure(f"{name}-audit", cli("audit", "--db", str(db), "--out", str(out / "audit")), logs,
-                           root=root).as_dict()
+    if not lean:
+        run["audit"] = measure(f"{name}-audit", cli("audit", "--db", str(db), "--out", str(out / "audit")), logs,
+                               root=root).as_dict()
     run["gate"] = measure(f"{name}-gate", cli("gate", "--db", str(db), "--dry-run", "--out", str(out / "gate"),
                                               str(batch)), logs, root=root, check=False).as_dict()
     (out / "nothing").mkdir()
@@ -163,38 +171,44 @@ def side(name: str, root: Path, corpus: Path, batch: Path, work: Path, checks: b
     run["gate_empty"] = measure(f"{name}-gate-empty", cli("gate", "--db", str(out / "empty.db"), "--dry-run", "--out",
                                                           str(out / "gate-empty"), str(batch)), logs, root=root,
                                 check=False).as_dict()
-    run["assemble"] = measure(f"{name}-assemble", cli("assemble", "--db", str(db), "--out", str(out / "plan")), logs,
-                              root=root, check=False).as_dict()
+    if not lean:
+        run["assemble"] = measure(f"{name}-assemble", cli("assemble", "--db", str(db), "--out", str(out / "plan")),
+                                  logs, root=root, check=False).as_dict()
     if checks:
         st = measure(f"{name}-checks", [PY, "-c", CHECK, str(db)], logs, root=root)
         run["checks"] = json.loads(st.stdout.strip().splitlines()[-1])
-    run["results"] = results(db, out / "audit", out / "plan", out / "gate")
-    run["text_bytes"] = text_bytes(db) if name == "base" else None
+    if not lean:
+        run["results"] = results(db, out / "audit", out / "plan", out / "gate")
+    run["text_bytes"] = text_bytes(db)
     return run
 
 
 def bench(corpus: Path, label: str, base: Path, args: argparse.Namespace) -> dict[str, Any]:
     work = args.work / label
     batch = batch_of(Path(args.cache / "corpus-140") if label == "demo" else corpus, work)
-    sides: dict[str, list[dict[str, Any]]] = {"base": [], "this": []}
-    repeats = args.repeat if label == "demo" or float(label.split()[0]) <= 140 else args.repeat_large
+    large = label != "demo" and float(label.split()[0]) > 140
+    lean = large and args.lean_large
+    sides: dict[str, list[dict[str, Any]]] = {"this": []} if lean else {"base": [], "this": []}
+    repeats = args.repeat_large if large else args.repeat
     for r in range(repeats):
         order = [("base", base), ("this", ROOT)] if r % 2 == 0 else [("this", ROOT), ("base", base)]
         for name, root in order:
-            sides[name].append(side(name, root, corpus, batch, work / f"r{r}", args.checks))
-    text = sides["base"][0]["text_bytes"]
+            if name in sides:
+                sides[name].append(side(name, root, corpus, batch, work / f"r{r}", args.checks, lean))
+    text = sides["this"][0]["text_bytes"]
     med = lambda name, stage, key: statistics.median(x[stage][key] for x in sides[name])  # noqa: E731
     out: dict[str, Any] = {"corpus": label, "text_mb": round(text / 1e6, 1), "repeats": repeats}
     for name in sides:
         first = sides[name][0]
+        stages = [st for st in ("ingest", "audit", "gate", "gate_empty", "assemble") if st in first]
         out[name] = {
             "size": first["size"], "ratio": first["size"]["file"] / text,
-            **{f"{stage}_{k}": med(name, stage, k) for stage in ("ingest", "audit", "gate", "gate_empty", "assemble")
-               for k in ("cpu", "wall")},
-            "checks": first.get("checks"), "results": first["results"],
+            **{f"{stage}_{k}": med(name, stage, k) for stage in stages for k in ("cpu", "wall")},
+            "checks": first.get("checks"), "results": first.get("results"),
         }
-    a, b = out["base"]["results"], out["this"]["results"]
-    out["same"] = {k: a[k] == b[k] for k in a if k != "report_digest"} | {"report_digest": a["report_digest"] == b["report_digest"]}
+    if "base" in out:
+        a, b = out["base"]["results"], out["this"]["results"]
+        out["same"] = {k: a[k] == b[k] for k in a}
     return out
 
 
@@ -209,19 +223,20 @@ def render(results: list[dict[str, Any]], when: str, base: str) -> str:
              "audit CPU s | gate CPU s | gate, empty store | assemble CPU s |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        for name in ("base", "this"):
+        for name in [n for n in ("base", "this") if n in r]:
             x = r[name]
             s = x["size"]
+            cell = lambda k, f, x=x: format(x[k], f) if k in x else "-"  # noqa: E731
             lines.append(f"| {r['corpus']} ({r['text_mb']:g} MB of text) | {name} | {mb(s['file'])} | {x['ratio']:.2f} | "
                          f"{mb(s.get('texts', 0))} | {mb(s.get('shingle_sequences', 0))} | {mb(s.get('index_docs', 0))} | "
-                         f"{mb(s.get('custody', 0))} | {mb(s.get('other', 0))} | {x['ingest_cpu']:.1f} | {x['audit_cpu']:.1f} | "
-                         f"{x['gate_cpu']:.2f} | {x['gate_empty_cpu']:.2f} | {x['assemble_cpu']:.1f} |")
+                         f"{mb(s.get('custody', 0))} | {mb(s.get('other', 0))} | {x['ingest_cpu']:.1f} | {cell('audit_cpu', '.1f')} | "
+                         f"{x['gate_cpu']:.2f} | {x['gate_empty_cpu']:.2f} | {cell('assemble_cpu', '.1f')} |")
     lines += ["", "The gate's check before its batch (one process on the store, CPU s, median of 5; *without "
               "counter*: what it would cost if the edit counter were removed, `custody_rows` proved against the "
               "head's state and every small table compared with it):", "",
               "| corpus | side | tracked rows | gate's check | without counter | audit's quick check |", "|---|---|---|---|---|---|"]
     for r in results:
-        for name in ("base", "this"):
+        for name in [n for n in ("base", "this") if n in r]:
             c = r[name]["checks"]
             if c:
                 lines.append(f"| {r['corpus']} | {name} | {c['tracked_rows']:,} | {c['gate_check']:.4f} | "
@@ -229,7 +244,7 @@ def render(results: list[dict[str, Any]], when: str, base: str) -> str:
     lines += ["", "Results, base against this (the same corpus ingested by each):", "",
               "| corpus | findings | with spans | plan lines | gate | findings, spans | plan | gate findings | report digest |",
               "|---|---|---|---|---|---|---|---|---|"]
-    for r in results:
+    for r in [r for r in results if "same" in r]:
         x = r["this"]["results"]
         said = ["same" if r["same"][k] else "**differs**" for k in ("findings_digest", "plan_digest", "gate_findings",
                                                                      "report_digest")]
@@ -247,6 +262,8 @@ def main() -> int:
     ap.add_argument("--repeat-large", type=int, default=1, help="repeats above 140 MB")
     ap.add_argument("--base", default="main")
     ap.add_argument("--checks", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--lean-large", action="store_true",
+                    help="above 140 MB, this tree alone: ingest, size, the gates and the checks")
     ap.add_argument("--cache", type=Path, default=HERE, help="where corpus-<size>/ directories are kept")
     ap.add_argument("--work", type=Path, default=HERE / "out" / "store")
     ap.add_argument("--results", type=Path, default=HERE / "results-store.json")
@@ -264,10 +281,12 @@ def main() -> int:
     for size in args.sizes:
         corpus, _ = ensure_corpus(size, args.cache, args.work / "logs")
         corpora.append((corpus, f"{size:g} MB"))
-    out = [bench(c, label, base, args) for c, label in corpora]
     when = datetime.now(UTC).date().isoformat()
-    args.results.write_text(json.dumps({"when": when, "machine": machine(), "base": git("rev-parse", args.base),
-                                        "corpora": out}, indent=2) + "\n")
+    out: list[dict[str, Any]] = []
+    for c, label in corpora:  # written as each corpus is done
+        out.append(bench(c, label, base, args))
+        args.results.write_text(json.dumps({"when": when, "machine": machine(), "base": git("rev-parse", args.base),
+                                            "corpora": out}, indent=2) + "\n")
     table = render(out, when, args.base)
     print(table)
     if args.markdown:
