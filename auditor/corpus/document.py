@@ -93,13 +93,21 @@ def lines(p: dict[str, Any]) -> list[str]:
     elif p["duplicates"]:
         out.append(f"  same normalised text as documents {', '.join(map(str, p['duplicates']))}")
     parent = p.get("parent")
-    if parent:
+    if parent and (parent["meta"].get("email") is not None or p["meta"].get("message") is not None):
+        m, e = p["meta"], parent["meta"].get("email") or {}
+        out.append(f"  attachment {m.get('sequence')} {m.get('filename') or ''} ({m.get('type')})".replace("  (", " ("))
+        out.append(f"    of message {parent['id']} {parent['path']}: {e.get('subject')!r} from {e.get('from')}, "
+                   f"sent {e.get('date')}")
+    elif parent:
         m, pm = p["meta"], parent["meta"]
         out.append(f"  EDGAR part {m.get('sequence')} {m.get('type')} {m.get('filename') or ''}"
                    f"{' (' + m['description'] + ')' if m.get('description') else ''}".rstrip())
         out.append(f"    of submission {parent['id']} {parent['path']}: {pm.get('accession_number')} "
                    f"{pm.get('form_type')} filed {iso_date(pm.get('filing_date'))} by {pm.get('company_name')} "
                    f"(CIK {pm.get('cik')})")
+    elif p["meta"].get("email"):
+        e = p["meta"]["email"]
+        out.append(f"  email from {e.get('from')} to {e.get('to')}, subject {e.get('subject')!r}, sent {e.get('date')}")
     elif p["meta"].get("accession_number"):
         m = p["meta"]
         out.append(f"  EDGAR submission {m.get('accession_number')} {m.get('form_type')} filed "
