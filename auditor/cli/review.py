@@ -145,7 +145,12 @@ def browse(db, port):
     \b
     auditor browse --db corpus.db --port 8001    # then open http://127.0.0.1:8001/
     """
-    from auditor.report.review import datasette_command, datasette_metadata, datasette_missing
+    from auditor.report.review import (
+        DATASETTE_PLUGIN,
+        datasette_command,
+        datasette_metadata,
+        datasette_missing,
+    )
 
     why = datasette_missing()
     if why:
@@ -155,8 +160,11 @@ def browse(db, port):
     with tempfile.TemporaryDirectory(prefix="auditor-browse-") as tmp:
         meta = Path(tmp) / "metadata.json"
         meta.write_text(json.dumps(datasette_metadata(db), indent=2), encoding="utf-8")
+        plugins = Path(tmp) / "plugins"
+        plugins.mkdir()
+        (plugins / "auditor_sql.py").write_text(DATASETTE_PLUGIN, encoding="utf-8")
         err.print(f"Datasette: http://127.0.0.1:{port}/ (Ctrl-C to stop)", highlight=False, markup=False)
-        server = subprocess.Popen(datasette_command(db, meta, port))
+        server = subprocess.Popen(datasette_command(db, meta, port, plugins=plugins))
         # stopping this command stops the server: SIGTERM is passed on (Ctrl-C reaches both)
         signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         try:

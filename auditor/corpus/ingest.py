@@ -60,7 +60,7 @@ from auditor.corpus.withdraw import reinstate
 from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full, refusal, with_fix
 from auditor.extract.common import Limits
 from auditor.extract.prepare import unpack
-from auditor.index.builder import write_index_rows
+from auditor.index.builder import write_index_rows, write_postings
 from auditor.sandbox import pool as sandbox
 from auditor.store.dating import Applied, apply_dates, read_dates_file
 from auditor.store.dating import refresh as refresh_dates
@@ -514,7 +514,7 @@ def _store_doc(
             task.mtime, source, json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
         ),
     )
-    refresh_dates(c, [doc_id], text=d["text"] if created else None, own=created)
+    refresh_dates(c, [doc_id], text=d["text"] if created else None)
     return doc_id, created
 
 
@@ -720,6 +720,7 @@ def ingest(
         raise
     result = BatchResult(name, outcomes, missing, restored,
                          complete=not any(o.code == BUDGET for o in outcomes))
+    write_postings(store)  # the batch's postings keyed by hash, in one transaction
     _close_batch(store, batch_id, result.counts,
                  "gating" if gating else "complete" if result.complete else "incomplete")
     if supplied is not None:

@@ -266,8 +266,16 @@ _TABLES: dict[str, dict[str, Any]] = {
     },
     "withdrawals": {"description": "Every withdrawal and restoration of a document, with who, when and why."},
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
-    "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
+    "texts": {"description": "Extracted text of each document (report spans index into it), in a Zstandard frame: "
+                             "the query document_text shows it as text (auditor_text(text) in SQL).",
+              "columns": {"sha256": "of the text's UTF-8 bytes", "text": "the text's UTF-8 bytes, compressed"},
+              "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
+    "postings": {"description": "The same sampled index keyed by hash (the 64-bit hash as a signed integer, and a "
+                                "document holding it): a gate reads the postings of its batch's hashes.",
+                 "hidden": True},
+    "posted": {"description": "The documents whose postings are written (the others are read from index_docs).",
+               "hidden": True},
     "sketches": {"description": "Cached values of the near-duplicate measures (MinHash sketches, simhashes, "
                                "fingerprints), by document, kind and parameters (binary).", "hidden": True},
     "readings": {
@@ -278,10 +286,9 @@ _TABLES: dict[str, dict[str, Any]] = {
                     "sha256": "of the text's UTF-8 bytes", "norm_sha256": "of its normalised words"},
     },
     "shingle_sequences": {"description": "Each indexed document's words as the audit reads them: word hashes "
-                                         "and character offsets (binary).", "hidden": True},
+                                         "and character offsets (binary, in a Zstandard frame).", "hidden": True},
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
-    "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
     "custody": {"description": "The chain of custody: one entry per write, each holding the digest of what it "
                                "changed and the hash of the entry before it (`auditor check` verifies it).",
                 "columns": {"entry": "canonical JSON: seq, prev, at, by, action, detail, changes, rows, state",
@@ -290,7 +297,7 @@ _TABLES: dict[str, dict[str, Any]] = {
     "custody_head": {"description": "The custody log's running state and the last entry a check verified.",
                      "hidden": True},
     "custody_rows": {"description": "The current digest of every row the custody log vouches for, kept by each "
-                                    "entry (the gate checks the rows it reads against it).",
+                                    "entry (every text and word sequence read is checked against it).",
                      "hidden": True},
     "custody_edits": {"description": "A count of every change to a row the custody log vouches for, by any "
                                      "SQLite client (triggers); each entry records the count it leaves in "
@@ -342,6 +349,12 @@ _QUERIES: dict[str, dict[str, Any]] = {
         "sql": ("SELECT f.status, f.code, f.message, f.path, f.part, b.name AS batch, f.seen_at FROM failures f"
                 " JOIN batches b ON b.id = f.batch_id ORDER BY f.status, f.code, f.path, f.part" + _PAGE),
     },
+    "document_text": {
+        "title": "A document's text",
+        "description": "The stored text of a document, as audits read it and spans index into it: give its id or path.",
+        "sql": ("SELECT d.id, d.path, d.n_chars, t.sha256, auditor_text(t.text) AS text FROM documents d"
+                " JOIN texts t ON t.doc_id = d.id WHERE d.id = :document OR d.path = :document"),
+    },
     "runs": {
         "title": "Runs",
         "description": "Audits, gates and near-duplicate runs, newest first.",
@@ -371,8 +384,25 @@ def datasette_missing() -> str | None:
     return None
 
 
-def datasette_command(db: Path, metadata: Path, port: int = 8001, host: str = "127.0.0.1") -> list[str]:
-    """The Datasette command line that serves ``db`` read-only with ``metadata``."""
+DATASETTE_PLUGIN = '''"""containment-auditor's SQL functions on Datasette's connections (written by `auditor browse`)."""
+from datasette import hookimpl
+
+from auditor.store.packing import sql_text
+
+
+@hookimpl
+def prepare_connection(conn):
+    conn.create_function("auditor_text", 1, sql_text, deterministic=True)
+'''
+"""The Datasette plugin ``auditor browse`` serves with: ``auditor_text(texts.text)``, the plain
+text of a stored frame, as ``Store`` registers it on its own connections."""
+
+
+def datasette_command(db: Path, metadata: Path, port: int = 8001, host: str = "127.0.0.1",
+                      plugins: Path | None = None) -> list[str]:
+    """The Datasette command line that serves ``db`` read-only with ``metadata`` (and the plugins
+    in the directory ``plugins``: one file holding ``DATASETTE_PLUGIN``)."""
     return [sys.executable, "-m", "datasette", "serve", str(db), "--host", host, "--port", str(port),
+            *(["--plugins-dir", str(plugins)] if plugins is not None else []),
             "--metadata", str(metadata), "--setting", "sql_time_limit_ms", "10000",
             "--setting", "default_page_size", "100"]
