@@ -89,7 +89,7 @@ def missing(renderer: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Document:
+class RenderInput:
     """One document to render: its format, bytes and file name."""
 
     format: str
@@ -99,13 +99,13 @@ class Document:
 
 def render(fmt: str, data: bytes, name: str, *, timeout: float = 60.0) -> Rendering:
     """The rendering of one document; raises ``ExtractionError`` when it cannot be had."""
-    [r] = render_many([Document(fmt, data, name)], timeout=timeout)
+    [r] = render_many([RenderInput(fmt, data, name)], timeout=timeout)
     if isinstance(r, ExtractionError):
         raise r
     return r
 
 
-def render_many(docs: list[Document], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
+def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
     """The rendering of each document, or why there is none (``render_failed``,
     ``render_timeout``, ``render_missing``), in order. One browser draws every HTML document and
     one LibreOffice run every office document: starting either costs more than a page."""
@@ -341,7 +341,7 @@ class _Pipe:
             on_event(msg)
 
 
-def _chromium_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document printed to PDF by one Chromium, ``timeout`` seconds each."""
     exe = _which(CHROMIUM_NAMES)
     assert exe is not None
@@ -426,7 +426,7 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
 
 # -- LibreOffice ------------------------------------------------------------------------------
 
-def _soffice_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _soffice_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document converted to PDF by one LibreOffice run (``timeout`` seconds each)."""
     exe = _which(SOFFICE_NAMES)
     assert exe is not None
