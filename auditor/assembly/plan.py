@@ -242,9 +242,7 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
         raise UsageError(
             f"run {r['run_id']} did not cover {len(uncovered)} stored document(s) (ids "
             + ", ".join(map(str, uncovered[:10])) + (" ..." if len(uncovered) > 10 else "")
-            + "): they were ingested or restored after it" + ("" if covered else
-            " (or the run predates report format 2, which records its documents)")
-            + "; run `auditor audit` again and assemble from that run")
+            + "): they were ingested or restored after it; run `auditor audit` again and assemble from that run")
     dated = {d.id: d.dated for d in docs.values()}
     rank = rank_key(policy, docs, dated)
     entries: dict[int, PlanEntry] = {}

@@ -354,10 +354,7 @@ def index(db, rebuild, k, modulus, seed, workers, as_json):
 def check(db, quick, as_json):
     """Verify the store: SQLite integrity, every stored text against its recorded sha256, and
     every index row against the text and the stored parameters. Exit 1 on any mismatch.
-
-    \b
-    Texts stored before digests were recorded (stores written by auditor 0.1.0) are counted as
-    "no digest recorded": their index rows are still derived again. The store is opened read-only.
+    The store is opened read-only.
     """
     from auditor.corpus.check import check_store
 

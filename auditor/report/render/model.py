@@ -84,7 +84,7 @@ def _sha(d: dict[str, Any]) -> str:
 
 
 def _date(s: Any) -> str:
-    """Reports of this format give ISO dates; older stores' ``YYYYMMDD`` reads the same."""
+    """An EDGAR header's ``YYYYMMDD`` shown as ISO; an ISO date as it is."""
     s = str(s or "")
     return f"{s[:4]}-{s[4:6]}-{s[6:]}" if re.fullmatch(r"\d{8}", s) else s
 
