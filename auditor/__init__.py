@@ -12,7 +12,7 @@ try:
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-# Exported lazily (PEP 562): ``import auditor.sandbox.pdfworker`` in the PDF child process must not pull
+# Exported lazily (PEP 562): ``import auditor.extract.pdf.job`` in the PDF child process must not pull
 # in numpy and the rest, which would cost start-up time and address space under its memory limit.
 _EXPORTS = {
     "AuditResult": "auditor.engine.audit",

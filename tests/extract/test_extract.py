@@ -30,7 +30,7 @@ from auditor.extract import (
     extract_bytes,
     extract_pdf_pages,
 )
-from auditor.sandbox import pdfworker
+from auditor.extract.pdf import worker as pdf_worker
 from tests.support.fixtures_build import (
     make_docx,
     make_pdf,
@@ -729,7 +729,7 @@ def slow_pdf() -> bytes:
 
 
 def test_pdf_timeout_kills_the_child():
-    worker = pdfworker._Worker(2**30)
+    worker = pdf_worker._Worker(2**30)
     try:
         with pytest.raises(ExtractionError) as info:
             worker.extract(slow_pdf(), {"max_pages": 5000, "max_chars": 10**9, "timeout": 0.5},
@@ -776,7 +776,7 @@ def test_parallel_pdf_extractions_in_threads():
 
 
 def test_worker_that_dies_by_a_signal():
-    worker = pdfworker._Worker(2**30)
+    worker = pdf_worker._Worker(2**30)
     timer = threading.Timer(0.3, os.kill, (worker.proc.pid, signal.SIGSEGV))
     timer.start()
     try:
@@ -803,7 +803,7 @@ def test_worker_that_dies_by_a_signal():
 )
 def test_protocol_violations_give_clear_codes(script, code):
     """The parent's reading side, against real children that break the protocol."""
-    worker = object.__new__(pdfworker._Worker)
+    worker = object.__new__(pdf_worker._Worker)
     worker.memory, worker.served, worker.retire, worker.owner, worker.stderr = 2**30, 0, False, os.getpid(), b""
     worker.proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -816,11 +816,11 @@ def test_protocol_violations_give_clear_codes(script, code):
 
 
 def test_idle_worker_is_reused_and_retired_after_failure():
-    pdfworker.shutdown()
+    pdf_worker.shutdown()
     extract_bytes(make_pdf(["One."]))
-    [worker] = pdfworker._POOL.idle
+    [worker] = pdf_worker._POOL.idle
     extract_bytes(make_pdf(["Two."]))
-    assert pdfworker._POOL.idle == [worker] and worker.served == 2
+    assert pdf_worker._POOL.idle == [worker] and worker.served == 2
     code_of(b"%PDF-1.4\n" + bytes(range(256)) * 4)
-    assert pdfworker._POOL.idle == [] and worker.proc.returncode is not None
-    pdfworker.shutdown()
+    assert pdf_worker._POOL.idle == [] and worker.proc.returncode is not None
+    pdf_worker.shutdown()

@@ -18,7 +18,7 @@ import pytest
 
 from auditor.demo import synth
 from auditor.extract import extract_bytes
-from auditor.sandbox import pdfworker
+from auditor.extract.pdf import worker as pdf_worker
 from auditor.text.shingle import shingle_text
 from tests.support.fixtures_build import serialize_pdf
 
@@ -31,7 +31,7 @@ def _no_idle_pdf_children():
     """Stop this process's idle PDF children after the module: tests that kill the parent of
     every PDF child they see (tests/corpus/test_ingest.py) must not find the test runner's."""
     yield
-    pdfworker.shutdown()
+    pdf_worker.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -301,7 +301,7 @@ def test_a_font_whose_unicode_map_leads_out_of_the_latin_script_fails_closed(con
     body = b"".join(at(x, y, w) for x, y, w in layout(contract.split()))
     ex = extract_bytes(pdf(body, font_extra=b"/ToUnicode 6 0 R", objects=(_to_unicode(cjk),)), "x.pdf")
     assert "pdf-font-map" in codes(ex), ex.unreadable
-    from auditor.extract.pdf import _gibberish_fonts
+    from auditor.extract.pdf.checks import _gibberish_fonts
 
     assert _gibberish_fonts({"F": ["\u5951\u7d04\u66f8\u306e\u6761\u9805"] * 60}) == []  # not judged
 

@@ -1,36 +1,19 @@
-"""PDF through pdfminer.six in a killable child process (:mod:`auditor.sandbox.pdfworker`), with page
-boundaries kept, letter-spaced words rejoined, and the signs that the text layer is not a
-reading of the page (unmapped glyphs, shattered or fragmented letter-spaced text) recorded."""
+"""When a PDF's text layer is not a reading of what its pages show: unmapped glyphs, words
+shattered into letters, glyphs drawn out of order, scans and outlined text, fonts whose Unicode
+map lies. Each reason carries a stable code (``pdf-cid``, ``letter-spaced``, ``pdf-order``,
+``pdf-image-text``, ``pdf-font-map``) and says what a reader would see."""
 
 from __future__ import annotations
 
 import functools
 import re
 
-from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
-from auditor.sandbox import pdfworker
-from auditor.text import dates
-
-
-def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
-    result = pdfworker.run(
-        data, timeout=limits.pdf_timeout, memory=limits.pdf_memory,
-        max_pages=limits.max_pdf_pages, max_chars=limits.max_text_chars)
-    warnings = result.warnings
-    pages = [storable(p, warnings) for p in result.pages]
-    return pages, result
-
-
-def extract_pdf_pages(data: bytes, limits: Limits = Limits()) -> list[str]:
-    """The text of each page of a PDF, extracted in a killable child process."""
-    return _pdf(data, limits)[0]
-
+from auditor.extract.pdf.worker import PdfResult
 
 _CID_RUN = re.compile(r"(?:\(cid:\d+\))+")
-_TOKEN = re.compile(r"[^\W_]+")
-# Limits beyond which a PDF's text is not a reading of it (see _pdf_unreadable).
+TOKEN = re.compile(r"[^\W_]+")
+# Limits beyond which a PDF's text is not a reading of it (see text_unreadable).
 _MAX_CID_SHARE = 0.01
 _MAX_SINGLE_LETTERS = 0.15
 _MIN_SPACED_SHARE = 0.2
@@ -40,7 +23,7 @@ _SHORT_BLOCK = 3
 def _single_letters(text: str, minimum: int = 0) -> str | None:
     """Why ``text`` cannot be read as words: more than 15% of its words (and at least
     ``minimum``) are single letters, letter-spaced text that could not be rejoined."""
-    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    tokens = TOKEN.findall(_CID_RUN.sub(" ", text))
     singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
     if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens) and singles >= minimum:
         return (f"letter-spaced: {singles} of {len(tokens)} words are single letters: letter-spaced text "
@@ -60,7 +43,7 @@ def letter_spacing(text: str) -> tuple[str, int, str | None]:
     return joined, n, _single_letters(joined, 10)
 
 
-def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
+def text_unreadable(text: str, letter_spaced: int) -> str | None:
     """Why pdfminer's text is not a reading of the PDF, or None.
 
     * glyphs without a Unicode mapping, ``(cid:N)``, inside or as words: more than 1% of the
@@ -84,9 +67,9 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     singles = _single_letters(text)
     if singles:
         return singles
-    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    tokens = TOKEN.findall(_CID_RUN.sub(" ", text))
     if letter_spaced > _MIN_SPACED_SHARE * len(tokens):
-        blocks = [len(_TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
+        blocks = [len(TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
         blocks = [n for n in blocks if n]
         short = sum(1 for n in blocks if n <= _SHORT_BLOCK)
         if short >= 3 and short > len(blocks) / 3:
@@ -95,7 +78,7 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     return None
 
 
-# Limits beyond which a page's text layer is not what the page shows (see _layer_unreadable).
+# Limits beyond which a page's text layer is not what the page shows (see layer_unreadable).
 _MIN_BACKWARD = 10
 _MAX_BACKWARD_SHARE = 0.02
 _MAX_MISPLACED_SHARE = 0.2
@@ -111,7 +94,7 @@ _CHECKABLE = re.compile(r"[a-z\u00df-\u024f]+|[\u0430-\u045f]+")
 _LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "lv", "eu")
 
 
-def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
+def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     """Why the text layer cannot be trusted to read as the pages show, with a code each:
 
     * ``pdf-order``: glyphs laid out on a line in an order that disagrees with their position
@@ -179,63 +162,3 @@ def _word_list(lang: str) -> frozenset[str]:
     from spellchecker import SpellChecker
 
     return frozenset(SpellChecker(language=lang, distance=1).word_frequency.dictionary)
-
-
-def _page_texts(pages: list[str]) -> tuple[str, list[int], int]:
-    """The pages joined (letter-spaced words rejoined), their offsets, and how many were rejoined."""
-    offsets: list[int] = []
-    chunks: list[str] = []
-    pos = 0
-    letter_spaced = 0
-    for page in pages:
-        page, joined = _join_letter_spaced(page)
-        letter_spaced += joined
-        offsets.append(pos)
-        if page and not page.endswith("\n"):
-            page += "\n"
-        chunks.append(page)
-        pos += len(page)
-    return "".join(chunks), offsets, letter_spaced
-
-
-def extract_pdf(data: bytes, limits: Limits) -> Extracted:
-    pages, result = _pdf(data, limits)
-    text, offsets, letter_spaced = _page_texts(pages)
-    every = None
-    if any(p is not None for p in result.all_pages):
-        every = _page_texts([storable(a if a is not None else p, [])
-                             for a, p in zip(result.all_pages, pages, strict=True)])[0]
-    if not text.strip():
-        if every and every.strip():
-            text = every
-            hidden_only = True
-        else:
-            raise ExtractionError(
-                "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
-    else:
-        hidden_only = False
-    check_text(text, "PDF", limits)
-    warnings = list(result.warnings)
-    unmapped = text.count("(cid:")
-    if unmapped:
-        warnings.append(f"{unmapped} glyphs without a Unicode mapping appear as (cid:N)")
-    if letter_spaced:
-        warnings.append(f"rejoined {letter_spaced} letter-spaced words")
-    reasons = [r for r in [_pdf_unreadable(text, letter_spaced)] if r]
-    if hidden_only:
-        reasons.append("pdf-hidden: every glyph of the PDF is hidden from a viewer (invisible, white, "
-                       "tiny, clipped or covered)")
-    reasons += _layer_unreadable(result, len(_TOKEN.findall(text)))
-    readings = []
-    if every is not None and every != text:
-        readings.append(Reading("pdf:all-text", every, "every glyph, those a viewer does not show included"))
-    if any(r is not None for r in result.row_pages):
-        rows = _page_texts([storable(r if r is not None else p, []) for r, p in zip(result.row_pages, pages, strict=True)])[0]
-        readings.append(Reading("pdf:rows", rows, "the visible lines row by row, left to right, as a reader reads a page"))
-    notes = "\n".join(storable(n, []) for n in result.annotations if n.strip())
-    if notes.strip():
-        readings.append(Reading("pdf:annotations", notes,
-                                "the strings of every annotation: notes, form field values, FreeText"))
-    return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
-                     page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
-                     readings=readings, meta=dates.recorded(result.dates))
