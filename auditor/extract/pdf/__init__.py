@@ -25,7 +25,8 @@ __all__ = ["extract_pdf", "extract_pdf_pages", "letter_spacing"]
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], worker.PdfResult]:
     result = worker.run(
         data, timeout=limits.pdf_timeout, memory=limits.pdf_memory,
-        max_pages=limits.max_pdf_pages, max_chars=limits.max_text_chars)
+        max_pages=limits.max_pdf_pages, max_chars=limits.max_text_chars,
+        max_stream_bytes=limits.pdf_max_stream_bytes)
     warnings = result.warnings
     pages = [storable(p, warnings) for p in result.pages]
     return pages, result

@@ -47,7 +47,7 @@ def _page_count(doc: object) -> int | None:
     return count if isinstance(count, int) else None
 
 
-def read_pages(data: bytes, max_pages: int, max_chars: int) -> dict:
+def read_pages(data: bytes, max_pages: int, max_chars: int, max_stream_bytes: int = 64 * 2**20) -> dict:
     """Every page of one PDF as a viewer shows it, with what it hides and the measures of its layer."""
     import io
 
@@ -63,6 +63,7 @@ def read_pages(data: bytes, max_pages: int, max_chars: int) -> dict:
 
     fixes.guard_reference_cycles()
     fixes.widths_by_encoding()
+    fixes.bound_inflation(max_stream_bytes)
     try:
         doc = PDFDocument(PDFParser(io.BytesIO(data)), password="")
     except PDFEncryptionError as e:
@@ -140,7 +141,8 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     warnings = _collect_warnings()
     warnings.clear()
     _DATES.clear()
-    out = read_pages(data, int(request["max_pages"]), int(request["max_chars"]))
+    out = read_pages(data, int(request["max_pages"]), int(request["max_chars"]),
+                     int(request.get("max_stream_bytes", 64 * 2**20)))
     return {**out, "version": _pdfminer_version(), "warnings": list(warnings), "dates": dict(_DATES)}, []
 
 

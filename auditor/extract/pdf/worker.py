@@ -79,13 +79,15 @@ def _result(msg: dict) -> PdfResult:
 _POOL = sandbox.register(sandbox.Pool(_Worker))
 
 
-def run(data: bytes, *, timeout: float, memory: int, max_pages: int, max_chars: int) -> PdfResult:
+def run(data: bytes, *, timeout: float, memory: int, max_pages: int, max_chars: int,
+        max_stream_bytes: int = 64 * 2**20) -> PdfResult:
     """Extract the text of each page of ``data`` in a child process. Thread-safe.
 
     Raises ExtractionError with code ``pdf_timeout``, ``pdf_memory``, ``pdf_encrypted``,
-    ``pdf_error``, ``pdf_crash``, ``too_many_pages`` or ``text_too_long``.
+    ``pdf_error``, ``pdf_crash``, ``pdf_bomb``, ``too_many_pages`` or ``text_too_long``.
     """
-    request = {"max_pages": int(max_pages), "max_chars": int(max_chars), "timeout": float(timeout)}
+    request = {"max_pages": int(max_pages), "max_chars": int(max_chars), "timeout": float(timeout),
+               "max_stream_bytes": int(max_stream_bytes)}
     # the pool retries a reused child that ran out of memory in a fresh one, within this deadline
     msg, _ = _POOL.run(request, data, memory=int(memory), deadline=time.monotonic() + timeout)
     return _result(msg)
