@@ -38,10 +38,11 @@ from auditor.gate.classify import (
     duplicate_findings,
     ingest_error_findings,
     not_auditable_findings,
+    redaction_findings,
 )
 from auditor.gate.cover import covered_by_batch_findings
 from auditor.gate.findings import (
-    KINDS,
+    DEFAULT_FAIL_ON,
     Finding,
     GateResult,
     apply_levels,
@@ -86,7 +87,7 @@ class GateOptions:
     batch: str | None = None
     source: str | None = None
     dry_run: bool = False
-    fail_on: frozenset[str] = frozenset(KINDS)
+    fail_on: frozenset[str] = DEFAULT_FAIL_ON
     baseline: Path | None = None
     update_baseline: bool = False
     reason: str | None = None
@@ -170,6 +171,7 @@ def run_gate(opts: GateOptions) -> GateResult:
                 findings += covered_by_batch_findings(store, view, outcome.audit, loc)
                 findings += reading_findings(store, view, opts.threshold, loc, findings)
                 findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
+                findings += redaction_findings(store, view, loc)
                 findings += duplicate_findings(store, view, loc)
                 status = "PASSED"
         findings = sort_findings(findings)

@@ -136,7 +136,7 @@ def check_sarif(path: Path) -> dict:
     driver = run["tool"]["driver"]
     assert driver["name"] == "containment-auditor" and driver["version"]
     assert [r["id"] for r in driver["rules"]] == ["CONTAIN001", "CONTAIN002", "CONTAIN003", "CONTAIN004", "CONTAIN005",
-                                                  "CONTAIN006", "CONTAIN007"]
+                                                  "CONTAIN006", "CONTAIN007", "CONTAIN008"]
     assert all(r["shortDescription"]["text"] for r in driver["rules"])
     for res in run["results"]:
         assert res["ruleId"] in {r["id"] for r in driver["rules"]}

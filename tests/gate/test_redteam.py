@@ -58,7 +58,6 @@ HOLES = {
     "visible-not-read/html-script-document-write": "HTML (extract/html.py): scripts are not run, and failing closed on "
     "every script would refuse ordinary filings (a third of a public library's EDGAR HTML fixtures carry one)",
     "visible-not-read/html-image-of-text": "HTML (extract/html.py): a page-sized picture of text beside little text does not fail closed",
-    "visible-not-read/pdf-scan-decoy-ocr-layer": "PDF: an invisible OCR layer over a scan is trusted without OCR to check it",
 }
 
 

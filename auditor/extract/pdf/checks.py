@@ -101,8 +101,6 @@ def layer_unreadable(result: PdfResult, words: int) -> list[str]:
       (a word drawn backwards), at least 10 times and 2% of the words; or lines read before a
       line to their left on the same row (words drawn shuffled, which pdfminer lays out as
       lines of a word each), at least 10 times and a fifth of the lines;
-    * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
-      5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
     * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
       of 40 or more words of four Latin or Cyrillic letters or more, fewer than a quarter are
       in the word list of any language pyspellchecker knows; or a font whose ToUnicode map
@@ -118,16 +116,6 @@ def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     elif misplaced >= _MIN_BACKWARD and misplaced > _MAX_MISPLACED_SHARE * max(lines, 1):
         out.append(f"pdf-order: {misplaced} of {lines} lines are read before a line to their left on "
                    "the same row: the text cannot be read in the order a viewer shows it")
-    scans = [i + 1 for i, s in enumerate(result.signals)
-             if s.get("image_share", 0) >= _IMAGE_PAGE and s.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE]
-    if scans:
-        out.append(f"pdf-image-text: page(s) {_pages(scans)} are mostly images with little or no text "
-                   "layer over them (scanned text needs OCR)")
-    outlined = [i + 1 for i, s in enumerate(result.signals)
-                if s.get("glyph_curves", 0) >= _MIN_GLYPH_CURVES and s.get("glyph_curves", 0) > s.get("chars", 0)]
-    if outlined:
-        out.append(f"pdf-image-text: page(s) {_pages(outlined)} draw more glyph-sized outlines than text "
-                   "(text converted to vector shapes)")
     bad = _gibberish_fonts(result.fonts) + sorted(
         {name for name, compared, differ in result.font_maps
          if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(_gibberish_fonts(result.fonts)))
@@ -137,7 +125,24 @@ def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     return out
 
 
-def _pages(numbers: list[int]) -> str:
+def image_text(signals: dict) -> str | None:
+    """Why one page's text layer misses what the page shows (``pdf-image-text``), or None: a page
+    mostly covered by images (a scan) whose text layer covers under 5% of them, or a page drawn
+    with more small filled outlines than glyphs (text converted to vector shapes). Such a page
+    is read by OCR (:mod:`auditor.extract.pdf.pages`), or left unread."""
+    if signals.get("image_share", 0) >= _IMAGE_PAGE and signals.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE:
+        return "scan"
+    curves = signals.get("glyph_curves", 0)
+    if curves >= _MIN_GLYPH_CURVES and curves > signals.get("chars", 0):
+        return "outlines"
+    return None
+
+
+IMAGE_TEXT = {"scan": "is mostly images with little or no text layer over them (scanned text)",
+              "outlines": "draws more glyph-sized outlines than text (text converted to vector shapes)"}
+
+
+def page_list(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
 
 

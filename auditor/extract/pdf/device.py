@@ -23,6 +23,7 @@ INVISIBLE_MODES = (3, 7)
 _MIN_SIZE = 2.0  # points, in device space
 _MIN_WIDTH_RATIO = 0.2  # horizontal over vertical scale of a glyph
 _MIN_ALPHA = 0.05  # a glyph painted with less opacity is not seen
+_DARK = 1.0  # R + G + B of a box dark enough to be a redaction
 
 _Analyzer: Any = PDFLayoutAnalyzer  # pdfminer's class, extended with attributes of our own
 
@@ -155,6 +156,8 @@ class Device(_Analyzer):
                      + [(*im, k, 1, None) for im, k in zip(images, self.image_seq, strict=True)])
         out = []
         plain = not dark_under.bins and not over.bins
+        self.layer_chars = 0  # invisible glyphs kept over an image: a scan's OCR layer
+        self.covered: dict[tuple, list] = {}  # box drawn over glyphs -> [glyphs, their text]
         for i, ch in enumerate(chars):
             mode, clip, seq, squeezed, white, rgb = ch.auditor
             cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
@@ -164,14 +167,23 @@ class Device(_Analyzer):
             on_image = bool(images) and any(geo.inside(cx, cy, im) for im in images)
             if mode in INVISIBLE_MODES:
                 hide = not on_image or not geo.inside(cx, cy, clip)
+                self.layer_chars += not hide
             elif (not geo.inside(cx, cy, clip) or ch.size < _MIN_SIZE or squeezed
                   or (white and not on_image and not dark_under.holds(ch, seq, before=True, centre=True))):
                 hide = True
             else:
-                hide = over.holds(ch, seq, before=False, centre=False)
-                if not hide and rgb is not None and under.bins:
+                cover = over.holds(ch, seq, before=False, centre=False)
+                if cover is None and rgb is not None and under.bins:
                     ground = under.under(ch, seq)  # the glyph in the colour of what lies under it
-                    hide = ground is not None and paint.same_colour(rgb, ground)
+                    if ground is not None and ground[6] is not None and paint.same_colour(rgb, ground[6]):
+                        cover = ground
+                hide = cover is not None
+                if cover is not None and cover[5] and (cover[6] is None or sum(cover[6]) < _DARK):
+                    # a dark box (or an image) over the glyph, or under it in its colour: a redaction
+                    seen = self.covered.setdefault(tuple(round(v, 1) for v in cover[:4]), [0, []])
+                    seen[0] += 1
+                    if len(seen[1]) < 80:
+                        seen[1].append(ch.get_text())
             if hide:
                 out.append(i)
         return out

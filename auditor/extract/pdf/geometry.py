@@ -34,29 +34,31 @@ class Grid:
             for k in range(lo, min(hi, lo + 400) + 1):
                 self.bins.setdefault(k, []).append(s)
 
-    def holds(self, ch, seq: int, *, before: bool, centre: bool) -> bool:  # type: ignore[no-untyped-def]
-        """Whether a shape drawn before (or after) the glyph holds its centre (or covers it:
-        its width and the middle of its height, so a strike-through line does not)."""
+    def holds(self, ch, seq: int, *, before: bool, centre: bool) -> Shape | None:  # type: ignore[no-untyped-def]
+        """A shape drawn before (or after) the glyph that holds its centre (or covers it: its
+        width and the middle of its height, so a strike-through line does not), or None."""
         if not self.bins:
-            return False
+            return None
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
         band = 0.3 * (ch.y1 - ch.y0)
-        for x0, y0, x1, y1, s, _, _ in self.bins.get(int(cy // self.STEP), ()):
+        for shape in self.bins.get(int(cy // self.STEP), ()):
+            x0, y0, x1, y1, s = shape[:5]
             if (s < seq) if before else (s > seq):
                 if centre:
                     if x0 <= cx <= x1 and y0 <= cy <= y1:
-                        return True
+                        return shape
                 elif x0 <= ch.x0 + 0.5 and ch.x1 - 0.5 <= x1 and y0 <= cy - band and cy + band <= y1:
-                    return True
-        return False
+                    return shape
+        return None
 
-    def under(self, ch, seq: int) -> tuple[float, float, float] | None:  # type: ignore[no-untyped-def]
-        """The colour of the last shape drawn before the glyph under its centre (None: none, or
-        a colour that is not compared)."""
+    def under(self, ch, seq: int) -> Shape | None:  # type: ignore[no-untyped-def]
+        """The last shape drawn before the glyph under its centre (its colour is None when it is
+        not compared), or None."""
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.y0 + ch.y1) / 2
-        best, rgb = -1, None
-        for x0, y0, x1, y1, s, _, colour in self.bins.get(int(cy // self.STEP), ()):
+        best, found = -1, None
+        for shape in self.bins.get(int(cy // self.STEP), ()):
+            x0, y0, x1, y1, s = shape[:5]
             if best < s < seq and x0 <= cx <= x1 and y0 <= cy <= y1:
-                best, rgb = s, colour
-        return rgb
+                best, found = s, shape
+        return found
 

@@ -65,7 +65,9 @@ def page_signals(device, shown, visible, ltpage) -> dict:  # type: ignore[no-unt
     return {"backward": backward, "misplaced": misplaced + split, "lines": lines, "chars": len(visible),
             "image_share": min(1.0, image_area / area),
             "text_on_image": on_image / image_area if image_area else 0.0,
-            "glyph_curves": device.glyph_curves}
+            "glyph_curves": device.glyph_curves, "layer_chars": getattr(device, "layer_chars", 0),
+            "covered": [[*box, n, "".join(text)] for box, (n, text) in sorted(getattr(device, "covered", {}).items())
+                        if n and "".join(text).strip()][:20]}
 
 
 def is_rtl(ch) -> bool:  # type: ignore[no-untyped-def]
