@@ -180,10 +180,12 @@ class Device(_Analyzer):
                 hide = cover is not None
                 if cover is not None and cover[5] and (cover[6] is None or sum(cover[6]) < _DARK):
                     # a dark box (or an image) over the glyph, or under it in its colour: a redaction
-                    seen = self.covered.setdefault(tuple(round(v, 1) for v in cover[:4]), [0, []])
+                    seen = self.covered.setdefault(tuple(round(v, 1) for v in cover[:4]), [0, [], None])
                     seen[0] += 1
-                    if len(seen[1]) < 80:
-                        seen[1].append(ch.get_text())
+                    if len(seen[1]) < 80:  # the words under the box, spaced where their glyphs are apart
+                        gap = seen[2] is not None and abs(ch.x0 - seen[2]) > 0.25 * ch.size
+                        seen[1].append((" " if gap else "") + ch.get_text())
+                    seen[2] = ch.x1
             if hide:
                 out.append(i)
         return out

@@ -66,7 +66,7 @@ def page_signals(device, shown, visible, ltpage) -> dict:  # type: ignore[no-unt
             "image_share": min(1.0, image_area / area),
             "text_on_image": on_image / image_area if image_area else 0.0,
             "glyph_curves": device.glyph_curves, "layer_chars": getattr(device, "layer_chars", 0),
-            "covered": [[*box, n, "".join(text)] for box, (n, text) in sorted(getattr(device, "covered", {}).items())
+            "covered": [[*box, n, "".join(text)] for box, (n, text, _) in sorted(getattr(device, "covered", {}).items())
                         if n and "".join(text).strip()][:20]}
 
 
