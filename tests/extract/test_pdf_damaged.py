@@ -58,3 +58,29 @@ def test_the_stream_budget_is_a_limit_of_the_request():
     with pytest.raises(ExtractionError) as e:
         extract_bytes(pdf, "a.pdf", Limits(pdf_max_stream_bytes=1000))
     assert e.value.code == "pdf_bomb"
+
+
+def _pdf_of(lines: list[str]) -> bytes:
+    return make_raw_pdf([text_content(lines)])
+
+
+def test_a_pdf_with_a_broken_cross_reference_table_is_repaired_and_recorded():
+    """A court opinion whose xref table is gone failed ("No /Root object") though poppler reads
+    it (issue 36). qpdf (pikepdf) repairs it and pdfminer reads it again; the reader is recorded."""
+    lines = _lines(4, 12)
+    good = _pdf_of(lines)
+    broken = good[: good.rindex(b"xref")] + b"trailer <<>>\n%%EOF\n"
+    ex = extract_bytes(broken, "opinion.pdf")
+    assert ex.text.split() == " ".join(lines).split() and ex.unreadable is None
+    assert "repair by pikepdf" in ex.meta["pdf_reader"] and ex.extractor == "pdfminer.six"
+    assert any(w.startswith("pdf-recovered: pdfminer.six could not parse the file") for w in ex.warnings)
+    # negative: an intact file is read directly and says nothing of a recovery
+    ok = extract_bytes(good, "opinion.pdf")
+    assert "pdf_reader" not in ok.meta and not any("pdf-recovered" in w for w in ok.warnings)
+
+
+def test_a_pdf_nothing_can_repair_still_fails_with_its_cause():
+    good = _pdf_of(_lines(5, 5))
+    with pytest.raises(ExtractionError) as e:
+        extract_bytes(good.replace(b"/Root", b"/Rxxx"), "x.pdf")
+    assert e.value.code == "pdf_error" and "No /Root object" in str(e.value)

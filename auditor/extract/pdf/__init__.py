@@ -118,9 +118,13 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
         readings.append(Reading("pdf:annotations", notes,
                                 "the strings of every annotation: notes, form field values, FreeText"))
     meta = {**dates.recorded(result.dates), **read.meta(n)}
+    if (result.reader and not result.reader.startswith("pdfminer.six ")) or "repair" in result.reader:
+        meta["pdf_reader"] = result.reader
     if redactions:
         meta["redactions"] = redactions
-    return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
+    extractor = "pdfium" if result.reader.startswith("pdfium") else "pdfminer.six"
+    version = result.reader.split()[1] if extractor == "pdfium" else result.version or version_of("pdfminer.six")
+    return Extracted("pdf", text, extractor, version,
                      page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
                      readings=readings, meta=meta)
 

@@ -137,13 +137,91 @@ _DATES: dict[str, str] = {}  # the dates of the PDF being extracted (its metadat
 
 
 def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
-    """The ``pdf`` job, in the child: one PDF's pages."""
+    """The ``pdf`` job, in the child: one PDF's pages. A PDF pdfminer.six cannot parse (bytes
+    before ``%PDF``, a broken cross-reference table) is repaired by qpdf (pikepdf) and read
+    again; failing that, pdfium reads its text (``reader`` says which, with its version)."""
     warnings = _collect_warnings()
     warnings.clear()
     _DATES.clear()
-    out = read_pages(data, int(request["max_pages"]), int(request["max_chars"]),
-                     int(request.get("max_stream_bytes", 64 * 2**20)))
-    return {**out, "version": _pdfminer_version(), "warnings": list(warnings), "dates": dict(_DATES)}, []
+    limits = (int(request["max_pages"]), int(request["max_chars"]), int(request.get("max_stream_bytes", 64 * 2**20)))
+    reader = f"pdfminer.six {_pdfminer_version()}"
+    out: dict | None = None
+    try:
+        out = read_pages(data, *limits)
+    except Fail:
+        raise  # a refusal of its own (a bomb, a cycle, a limit): no other engine is asked
+    except Exception as first:
+        if sandbox.is_memory_error(first):
+            raise
+        failed = f"{type(first).__name__}: {str(first)[:200]}"
+        repaired = _repaired(data)
+        if repaired is not None:
+            warnings.clear()
+            _DATES.clear()
+            try:
+                out = read_pages(repaired, *limits)
+                reader = f"pdfminer.six {_pdfminer_version()} after a repair by {_pikepdf_version()}"
+            except Fail:
+                raise
+            except Exception:
+                out = None
+        if out is None:
+            out = _pdfium_pages(data, limits[0], first)
+            reader = f"pdfium {_pdfium_version()}"
+        warnings.insert(0, f"pdf-recovered: pdfminer.six could not parse the file ({failed}); read by {reader}")
+    assert out is not None
+    return {**out, "version": _pdfminer_version(), "warnings": list(warnings), "dates": dict(_DATES),
+            "reader": reader}, []
+
+
+def _pikepdf_version() -> str:
+    import pikepdf
+
+    return f"pikepdf {pikepdf.__version__} (qpdf {pikepdf.__libqpdf_version__})"
+
+
+def _pdfium_version() -> str:
+    import pypdfium2.version as v
+
+    return f"{v.PDFIUM_INFO} (pypdfium2 {v.PYPDFIUM_INFO})"
+
+
+def _repaired(data: bytes) -> bytes | None:
+    """The file as qpdf rewrites it (objects found again by scanning, offsets recomputed), or None."""
+    import io
+
+    try:
+        import pikepdf
+
+        with pikepdf.open(io.BytesIO(data)) as doc:
+            out = io.BytesIO()
+            doc.save(out)
+            return out.getvalue()
+    except Exception:
+        return None
+
+
+def _pdfium_pages(data: bytes, max_pages: int, first: Exception) -> dict:
+    """Each page's text as pdfium reads it: a second engine, without the visibility rules of
+    this module (so every drawn glyph, as pdftotext gives it)."""
+    try:
+        import pypdfium2 as pdfium
+
+        doc = pdfium.PdfDocument(data)
+    except Exception as e:
+        raise first from e
+    try:
+        if len(doc) > max_pages:
+            raise Fail("too_many_pages", f"PDF has {len(doc)} pages, more than the limit of {max_pages}")
+        pages = []
+        for i in range(len(doc)):
+            page = doc[i]
+            pages.append(page.get_textpage().get_text_bounded() + "\n")
+    finally:
+        doc.close()
+    n = len(pages)
+    return {"pages": pages, "all_pages": [None] * n, "annotations": [""] * n, "signals": [{} for _ in range(n)],
+            "fonts": {}, "row_pages": [None] * n, "font_maps": []}
 
 
 def classify(e: BaseException) -> tuple[str, str]:

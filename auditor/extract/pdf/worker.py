@@ -32,6 +32,8 @@ class PdfResult:
     dates: dict[str, str] = field(default_factory=dict)  # /ModDate, /CreationDate, XMP, as found
     #: per page, its visible lines read row by row, left to right, when that reads otherwise
     row_pages: list[str | None] = field(default_factory=list)
+    #: the engine that read the file (pdfminer.six; after a repair by qpdf; or pdfium)
+    reader: str = ""
 
 
 class _Worker(sandbox.Worker):
@@ -73,7 +75,7 @@ def _result(msg: dict) -> PdfResult:
                      all_pages, annotations, signals,
                      {str(k): [str(w) for w in v] for k, v in fonts.items() if isinstance(v, list)}, maps,
                      {str(k)[:64]: str(v)[:200] for k, v in found.items()} if isinstance(found, dict) else {},
-                     row_pages)
+                     row_pages, str(msg.get("reader", "")))
 
 
 _POOL = sandbox.register(sandbox.Pool(_Worker))
