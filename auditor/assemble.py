@@ -56,6 +56,7 @@ from auditor import __version__
 from auditor.corpus.check import require_intact, require_run_intact
 from auditor.errors import AssemblyRefused, ReportError, UsageError
 from auditor.report.build import canonical, pretty, write_text_atomic
+from auditor.report.outdir import claim
 from auditor.store import custody, dating, gzfile
 from auditor.store.db import Store
 from auditor.text.components import components
@@ -1109,6 +1110,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
+    claim(Path(out), _written(Path(out)))
     applied = dating.apply_dates(store, dates) if dates is not None else None
     verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
@@ -1132,11 +1134,6 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
             manifest["changes"] = {"previous": prev.info, "counts": counts,
                                    "run_changed": prev.info.get("run_id") not in (None, a.run["run_id"]),
                                    "policy_changed": prev.info.get("policy") not in (None, a.policy.as_dict())}
-        else:
-            (directory / CHANGES).unlink(missing_ok=True)
-        for name in CORPUS.values():
-            if name != corpus:
-                (directory / name).unlink(missing_ok=True)
         manifest["files"] = files
         if head is not None:
             manifest["custody"] = head
@@ -1150,6 +1147,15 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
             if verified is not None:
                 custody.checkpoint(c, verified)
     return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)], applied)
+
+
+def _written(directory: Path) -> set[str]:
+    """What an earlier ``assemble`` wrote into ``directory``, as its manifest lists it."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        return {MANIFEST, *(str(n) for n in manifest.get("files") or {})}
+    except (OSError, ValueError, AttributeError):
+        return set()
 
 
 def is_assembly(directory: str | os.PathLike) -> bool:
@@ -1168,7 +1174,8 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     canonical form, every file's content against the manifest, and a fresh plan and corpus from
     the store (same run and policy) against both. ``changes.jsonl`` is checked against its digest
     only (the previous plan is not at hand)."""
-    from auditor.report.pipeline import Verification, custody_problems, unlisted
+    from auditor.report.outdir import unlisted
+    from auditor.report.pipeline import Verification, custody_problems
 
     directory = Path(directory)
     path = directory / MANIFEST

@@ -12,7 +12,11 @@
     ├── ExtractionError                 one input could not be turned into text
     ├── ControlsFailed                  a positive or negative control did not pass
     ├── ReportError                     a report is missing, malformed or tampered with
-    └── AssemblyRefused                 the audit behind a corpus plan was refused
+    ├── AssemblyRefused                 the audit behind a corpus plan was refused
+    ├── NothingToGate                   no input of a gate yielded a document
+    ├── GateInterrupted                 a signal stopped a gate before its verdict
+    └── GateCrashed                     an unexpected error inside a gate
+    Interrupted (KeyboardInterrupt)     SIGINT or SIGTERM asked the command to stop
 
 Only ``auditor.cli`` turns these into exit codes.
 """
@@ -95,3 +99,24 @@ class ReportError(AuditorError):
 
 class AssemblyRefused(AuditorError):
     "The audit run a corpus plan would be made from was REFUSED (failed controls, nothing to audit)"
+
+
+class NothingToGate(AuditorError):
+    "No input file yielded a document: nothing was gated, so the gate cannot pass"
+
+
+class GateInterrupted(AuditorError):
+    "SIGINT or SIGTERM stopped a gate before its verdict: its batch was rolled back"
+
+
+class GateCrashed(AuditorError):
+    "An unexpected internal error: exit 2, never 1, so a crash cannot pass for findings"
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM asked the command to stop. A ``KeyboardInterrupt``, so that no
+    ``except Exception`` swallows it and every transaction open rolls back."""
+
+    def __init__(self, signal_name: str = "SIGINT") -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name

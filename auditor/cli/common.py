@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from auditor.console import clean, markup, text
-from auditor.errors import AuditorError, ControlsFailed, is_disk_full
+from auditor.errors import AuditorError, ControlsFailed, Interrupted, is_disk_full
 from auditor.store.db import Store
 
 UNLIMITED = 100_000  # columns: wider than any line printed
@@ -46,9 +46,10 @@ err = _console(stderr=True)
 out = _console()
 
 
-def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM unwinds like Ctrl-C, so cleanups run (batch status, the gate's temporary copy)."""
-    raise SystemExit(128 + signum)
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGINT and SIGTERM unwind as :class:`Interrupted`, so that open transactions roll back and
+    cleanups run (batch status, the gate's artefacts), and the command exits 2, never 1."""
+    raise Interrupted(signal.Signals(signum).name)
 
 
 def quiet_stdout() -> None:
@@ -64,7 +65,9 @@ def quiet_stdout() -> None:
 class AuditorGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _terminated)
+            signal.signal(signal.SIGTERM, _interrupted)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted)
         try:
             return super().invoke(ctx)
         except ControlsFailed as e:  # messages are text, not markup: "[spark]" must survive
@@ -80,7 +83,13 @@ class AuditorGroup(click.Group):
         except BrokenPipeError:  # `auditor findings ... | head`: the reader has what it wanted
             quiet_stdout()
             sys.exit(128 + signal.SIGPIPE)  # as a shell reports a process a closed pipe stopped; never 0
-        except (click.exceptions.Exit, KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt as e:  # Interrupted, or Ctrl-C before the handler was set
+            name = getattr(e, "signal_name", "SIGINT")
+            err.print(f"[bold red]interrupted[/] by {name}: what was committed before is kept, the write in "
+                      "progress was rolled back; run the command again (ingest resumes where it stopped)",
+                      highlight=False)
+            sys.exit(2)
+        except (click.exceptions.Exit, SystemExit):
             raise
         except Exception as e:  # a bug: exit 2, never 1 (which means "findings" to a CI gate)
             if is_disk_full(e):

@@ -66,7 +66,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @memory_option
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds for ingesting the whole batch: inputs not processed by then are ingest "
-                   "errors (so the gate fails) and are resumed by a re-run.")
+                   "errors, so the gate fails and its batch is rolled back.")
 @click.option("--retry-failed", is_flag=True,
               help="Try again inputs that failed before with the same bytes (they are tried again anyway "
                    "when the tool version or the limits changed since).")

@@ -57,7 +57,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.corpus.withdraw import reinstate
-from auditor.errors import ExtractionError, StoreError
+from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full
 from auditor.extract.common import Limits
 from auditor.extract.prepare import unpack
 from auditor.index.builder import write_index_rows
@@ -680,7 +680,7 @@ def ingest(
     source = db_text(source) if source is not None else None
     missing = [os.fsdecode(os.fspath(i)) for i in inputs if not os.path.lexists(i)]
     inputs = [i for i in inputs if os.path.lexists(i)]
-    # a gate's batch stays "gating" until the gate decides: interrupted, it is gated again
+    # a gate's batch is "gating" inside the gate's transaction, which commits it only as "gate-passed"
     batch_id = _open_batch(store, name, source, db_text(command or " ".join(sys.argv)),
                            "gating" if gating else "running")
     try:
@@ -688,8 +688,13 @@ def ingest(
                         deadline, on_start, on_file)
         restored = reinstate(  # a withdrawn file that comes back is restored
             store, [(o.doc_id, o.resolved) for o in outcomes if o.doc_id is not None], command=command)
-    except BaseException:
+    except BaseException as e:
         _abandon_batch(store, batch_id)
+        if (isinstance(e, DiskFull) or is_disk_full(e)) and not store.private:  # a gate's transaction rolls back whole: nothing kept
+            kept = store.scalar("SELECT count(*) FROM sightings WHERE batch_id = ?", (batch_id,))
+            raise DiskFull(f"{store.path}: no space left on its device while ingesting batch {name}. Kept: "
+                           f"{kept} of its files and parts, stored before. Rolled back: the file in progress. "
+                           "Free some space and run the same command again: it resumes where it stopped") from e
         raise
     result = BatchResult(name, outcomes, missing, restored,
                          complete=not any(o.code == BUDGET for o in outcomes))

@@ -44,6 +44,7 @@ batch brought), :mod:`~auditor.gate.classify` (its findings) and :mod:`~auditor.
 format is a small module of :mod:`auditor.gate.formats`. The names below are re-exported here.
 """
 
+from auditor.errors import GateCrashed, NothingToGate
 from auditor.gate.admission import GateOptions, run_gate, write_artifacts
 from auditor.gate.baseline import (
     BASELINE_VERSION,
@@ -85,9 +86,7 @@ from auditor.gate.findings import (
     RULE_IDS,
     RULES,
     Finding,
-    GateCrashed,
     GateResult,
-    NothingToGate,
     apply_levels,
     artifact_uri,
     classify_pair,

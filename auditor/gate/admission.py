@@ -15,7 +15,7 @@ from typing import Any
 from auditor.corpus.check import require_intact_for_reads, require_reads_intact
 from auditor.corpus.ingest import ingest
 from auditor.engine.audit import AuditResult
-from auditor.errors import UsageError
+from auditor.errors import Interrupted, UsageError
 from auditor.extract.common import Limits
 from auditor.gate.baseline import (
     baseline_index,
@@ -53,6 +53,8 @@ from auditor.gate.formats.junit import junit_xml
 from auditor.gate.formats.sarif import sarif
 from auditor.gate.formats.summary import append_step_summary, summary_markdown
 from auditor.gate.readings import reading_findings
+from auditor.report.outdir import claim, report_files
+from auditor.report.pipeline import Outcome, attach_gate, audit_job, record_run
 from auditor.store import custody
 from auditor.store.db import Store
 
@@ -110,12 +112,16 @@ class GateOptions:
 def run_gate(opts: GateOptions) -> GateResult:
     """Ingest, control, audit, classify, baseline, and write every artefact; see the module doc.
 
-    Raises only for usage and store errors (before anything is written); failed controls and
-    an empty batch come back as a REFUSED or ERROR result, with the artefacts written, so CI
-    shows why.
-    """
-    from auditor.report.pipeline import attach_gate, audit_job
+    The batch is admitted by its verdict alone. Everything the gate writes happens in one
+    transaction (:meth:`Store.pending`), committed only when the verdict is PASSED. A gate that
+    fails, is refused, is interrupted or is killed leaves nothing of its batch in the store: a
+    later gate never trusts what an earlier one did not admit. A gate that did not pass records
+    only its run and verdict, after the rollback.
 
+    Raises only for usage and store errors (before anything is written); failed controls, an
+    empty batch and an interrupt (SIGINT, SIGTERM) come back as a REFUSED or ERROR result, with
+    the artefacts written, so CI shows why.
+    """
     t0 = time.monotonic()
     started = datetime.now(UTC).isoformat(timespec="seconds")
     cwd = opts.cwd or Path.cwd()
@@ -126,92 +132,139 @@ def run_gate(opts: GateOptions) -> GateResult:
     if opts.update_baseline and opts.baseline is None:
         raise UsageError("--update-baseline needs --baseline FILE")
     entries = load_baseline(opts.baseline, missing_ok=opts.update_baseline) if opts.baseline else []
+    if opts.out is not None:
+        claim(opts.out, report_files(opts.out))
     notes: list[str] = []
     if opts.dry_run:
         notes.append("dry run: the batch was ingested in a transaction that was rolled back; the store "
                      "is unchanged")
-
+    d = _Decision(entries=entries)
     with open_gate_store(opts.db, opts.dry_run) as store:
-        # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. What the gate reads is
-        # checked as it goes: the documents and index rows now, the texts and word sequences it
-        # read once the report is computed and before the verdict is recorded
-        verified = require_intact_for_reads(store, opts.db)
-        if not store.scalar("SELECT count(*) FROM documents"):
-            notes.append("the store holds no document yet: the batch is gated only against itself")
-        result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
-                        limits=opts.limits, workers=opts.workers, command=opts.command, gating=True,
-                        retry_failed=opts.retry_failed)
-        view = batch_view(store, result)
-        withdraw(store, view, opts.deleted)
-        withdrawn = [corpus_provenance(store, d) for d in sorted(view.withdrawn)]
-        loc = Locator(store, cwd)
-        report: dict[str, Any] | None = None
-        outcome = None
-        findings = ingest_error_findings(view, cwd)
-        if not view.sightings and not view.known:
-            status = "ERROR"
-            notes.insert(0, "no input file was found" if not result.outcomes
-                         else "no input could be ingested, so nothing was gated")
-        else:
-            if not view.sightings:
-                notes.append("nothing new: every input is already in the store at the same path")
-            ids = sorted(view.new_ids)
-            outcome = audit_job(
-                store, opts.threshold, out=opts.out, seed=opts.control_seed, controls_dir=opts.controls_dir,
-                only=set(ids), scope={"kind": "batch", "batch": view.name, "documents": ids},
-                kind="gate", command=opts.command, reports_root=opts.reports_root,
-                checked=True, verified=verified,  # checked above; since then only the batch was written
-            )
-            report = outcome.report
-            if outcome.refused:
-                status = "REFUSED"
-            else:
-                assert outcome.audit is not None
-                findings += containment_findings(store, view, outcome.audit, loc)
-                findings += covered_by_batch_findings(store, view, outcome.audit, loc)
-                findings += reading_findings(store, view, opts.threshold, loc, findings)
-                findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
-                findings += redaction_findings(store, view, loc)
-                findings += duplicate_findings(store, view, loc)
-                status = "PASSED"
-        findings = sort_findings(findings)
-        apply_levels(findings, opts.fail_on, baseline_index(entries))
-        added, written = 0, False
-        if opts.update_baseline and opts.baseline is not None and status not in ("REFUSED",):
-            date = datetime.now(UTC).date().isoformat()
-            entries, added = merge_baseline(entries, findings, opts.reason or f"accepted by --update-baseline on {date}")
-            written = write_baseline(opts.baseline, entries)
-            apply_levels(findings, opts.fail_on, baseline_index(entries))
-        stale = stale_entries(store, entries)
-        if status == "PASSED" and any(f.level == "error" for f in findings):
-            status = "FAILED"
-        documents = _document_rows(store, view, report, outcome.audit if outcome else None, findings, cwd)
-        require_reads_intact(store)  # what the classification read since the report
-        head = (report or {}).get("run", {}).get("custody") if report else custody.head(store.conn)
-        if not opts.dry_run:  # a batch that did not pass stays "new" for every later gate run
-            with store.write("gate", {"batch": view.name, "status": status,
-                                      "run_id": outcome.run_id if outcome else None}):
-                store.conn.execute("UPDATE batches SET status = ? WHERE id = ?",
-                                   ("gate-passed" if status == "PASSED" else "gate-failed", view.batch_id))
-                if outcome is not None:
-                    store.conn.execute("UPDATE runs SET verdict = ? WHERE run_id = ?",
-                                       (status, outcome.report["run"]["run_id"]))
-
+        try:
+            with store.pending() as txn:
+                _decide(store, opts, cwd, notes, d)
+                if not opts.dry_run and d.status == "PASSED":
+                    _admit(store, d)
+                    txn.commit()
+                    d.admitted = True
+        except Interrupted as e:
+            d.interrupted = e.signal_name
+            d.status = "ERROR"
+            notes.insert(0, f"interrupted by {e.signal_name}: the gate stopped before its verdict, and its "
+                            "batch was rolled back (nothing of it is in the store); run the gate again")
+        if d.outcome is not None and not opts.dry_run and not d.admitted and d.interrupted is None:
+            notes.append(f"the batch was not admitted ({d.status}): its documents were rolled back, so the "
+                         "store holds what it held before the gate; fix the batch and run the gate again")
+            record_run(store, d.outcome, kind="gate", verdict=d.status)
+    view = d.view
     g = GateResult(
-        status=status, batch=view.name, dry_run=opts.dry_run, threshold=opts.threshold,
-        fail_on=opts.fail_on, documents=documents, findings=findings, skipped=view.skipped,
-        known=view.known, withdrawn=withdrawn, controls=(report or {}).get("controls", []),
-        refused_because=(report or {}).get("refused_because", []) if status == "REFUSED" else [],
-        stale=stale, notes=notes, baseline=opts.baseline, baseline_added=added, baseline_written=written,
-        started=started, custody=head,
+        status=d.status, batch=view.name if view else (opts.batch or ""), dry_run=opts.dry_run,
+        threshold=opts.threshold, fail_on=opts.fail_on, documents=d.documents, findings=d.findings,
+        skipped=view.skipped if view else [], known=view.known if view else [], withdrawn=d.withdrawn,
+        controls=(d.report or {}).get("controls", []),
+        refused_because=(d.report or {}).get("refused_because", []) if d.status == "REFUSED" else [],
+        stale=d.stale, notes=notes, baseline=opts.baseline, baseline_added=d.added,
+        baseline_written=d.written, started=started, custody=d.head, admitted=d.admitted,
+        interrupted=d.interrupted,
     )
-    if outcome is not None:
-        g.report_dir, g.run_id, g.digest = outcome.directory, outcome.run_id, str(report["digest"]) if report else None
+    if d.outcome is not None:
+        report = d.outcome.report
+        g.report_dir, g.run_id, g.digest = d.outcome.directory, d.outcome.run_id, str(report["digest"])
     g.seconds = round(time.monotonic() - t0, 3)
-    if g.report_dir is not None and report is not None:
+    if g.report_dir is not None and d.report is not None:
         attach_gate(g.report_dir, g.report_block())
     write_artifacts(g, opts, cwd)
     return g
+
+
+@dataclass
+class _Decision:
+    """What a gate found, filled in as it goes (so that an interrupt keeps what was decided)."""
+
+    entries: list[dict[str, Any]]
+    status: str = "ERROR"
+    view: BatchView | None = None
+    outcome: Outcome | None = None
+    report: dict[str, Any] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    withdrawn: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    head: dict[str, Any] | None = None
+    added: int = 0
+    written: bool = False
+    admitted: bool = False
+    interrupted: str | None = None
+
+
+def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _Decision) -> None:
+    """Ingest the batch, run the audit job for it and classify its findings, inside the gate's
+    transaction."""
+    # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. What the gate reads is
+    # checked as it goes: the documents and index rows now, the texts and word sequences it
+    # read once the report is computed and before the verdict is recorded
+    verified = require_intact_for_reads(store, opts.db)
+    if not store.scalar("SELECT count(*) FROM documents"):
+        notes.append("the store holds no document yet: the batch is gated only against itself")
+    result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
+                    limits=opts.limits, workers=opts.workers, command=opts.command, gating=True,
+                    retry_failed=opts.retry_failed)
+    view = d.view = batch_view(store, result)
+    withdraw(store, view, opts.deleted)
+    d.withdrawn = [corpus_provenance(store, doc) for doc in sorted(view.withdrawn)]
+    loc = Locator(store, cwd)
+    findings = ingest_error_findings(view, cwd)
+    if not view.sightings and not view.known:
+        d.status = "ERROR"
+        notes.insert(0, "no input file was found" if not result.outcomes
+                     else "no input could be ingested, so nothing was gated")
+    else:
+        if not view.sightings:
+            notes.append("nothing new: every input is already in the store at the same path")
+        ids = sorted(view.new_ids)
+        outcome = d.outcome = audit_job(
+            store, opts.threshold, out=opts.out, seed=opts.control_seed, controls_dir=opts.controls_dir,
+            only=set(ids), scope={"kind": "batch", "batch": view.name, "documents": ids},
+            kind="gate", command=opts.command, reports_root=opts.reports_root,
+            checked=True, verified=verified,  # checked above; since then only the batch was written
+        )
+        d.report = outcome.report
+        if outcome.refused:
+            d.status = "REFUSED"
+        else:
+            assert outcome.audit is not None
+            findings += containment_findings(store, view, outcome.audit, loc)
+            findings += covered_by_batch_findings(store, view, outcome.audit, loc)
+            findings += reading_findings(store, view, opts.threshold, loc, findings)
+            findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
+            findings += redaction_findings(store, view, loc)
+            findings += duplicate_findings(store, view, loc)
+            d.status = "PASSED"
+    findings = sort_findings(findings)
+    apply_levels(findings, opts.fail_on, baseline_index(d.entries))
+    if opts.update_baseline and opts.baseline is not None and d.status != "REFUSED":
+        date = datetime.now(UTC).date().isoformat()
+        d.entries, d.added = merge_baseline(d.entries, findings,
+                                            opts.reason or f"accepted by --update-baseline on {date}")
+        d.written = write_baseline(opts.baseline, d.entries)
+        apply_levels(findings, opts.fail_on, baseline_index(d.entries))
+    d.findings = findings
+    d.stale = stale_entries(store, d.entries)
+    if d.status == "PASSED" and any(f.level == "error" for f in findings):
+        d.status = "FAILED"
+    d.documents = _document_rows(store, view, d.report, d.outcome.audit if d.outcome else None, findings, cwd)
+    require_reads_intact(store)  # what the classification read since the report
+    d.head = d.report.get("run", {}).get("custody") if d.report else custody.head(store.conn)
+
+
+def _admit(store: Store, d: _Decision) -> None:
+    """The verdict PASSED recorded, in the gate's transaction: its commit admits the batch."""
+    assert d.view is not None
+    with store.write("gate", {"batch": d.view.name, "status": d.status,
+                              "run_id": d.outcome.run_id if d.outcome else None}):
+        store.conn.execute("UPDATE batches SET status = 'gate-passed' WHERE id = ?", (d.view.batch_id,))
+        if d.outcome is not None:
+            store.conn.execute("UPDATE runs SET verdict = ? WHERE run_id = ?", (d.status, d.outcome.run_id))
 
 
 def write_artifacts(g: GateResult, opts: GateOptions, cwd: Path) -> None:

@@ -49,15 +49,11 @@ def copy_store(src: Path, dst: Path) -> None:
 
 @contextmanager
 def open_gate_store(db: Path, dry_run: bool) -> Iterator[Store]:
-    """The store itself; with ``dry_run``, the store inside a transaction that is rolled back at
-    the end (nothing is copied: the cost is the batch's, not the store's), or, for a store this
-    process cannot write, a throwaway copy of it."""
-    if not dry_run:
+    """The store the gate works on, in which it holds one transaction (:meth:`Store.pending`):
+    the store itself, or, for a dry run of a store this process cannot write, a throwaway copy
+    of it (nothing else is copied: the cost is the batch's, not the store's)."""
+    if not dry_run or (Path(db).is_file() and writable_location(db)):
         with Store(db, create=False) as store:
-            yield store
-        return
-    if Path(db).is_file() and writable_location(db):
-        with Store(db, create=False) as store, store.private_transaction():
             yield store
         return
     tmp = Path(tempfile.mkdtemp(prefix="auditor-gate-"))
@@ -134,9 +130,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     """Read back from the store what this run's inputs are: new, failed, skipped or known."""
     batch_id = int(store.scalar("SELECT id FROM batches WHERE name = ?", (result.batch,)))
     names = dict(store.conn.execute("SELECT id, name FROM batches").fetchall())
-    # what a gate that did not pass stored is not corpus: it is gated again, whatever the batch
-    ungated = {batch_id} | {r[0] for r in store.conn.execute(
-        "SELECT id FROM batches WHERE status IN ('gate-failed', 'gating')")}
+    # every other batch is corpus: a gate that did not pass left nothing (its transaction rolled back)
 
     def sighting(row: tuple) -> Sighting:
         return Sighting(int(row[0]), row[1], row[2], row[3], row[4], json.loads(row[5] or "{}"), names.get(row[6], ""))
@@ -162,7 +156,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
                     "SELECT code, message, batch_id FROM failures WHERE resolved = ? AND part = ''"
                     " AND sha256 = ? AND status = 'failed' ORDER BY id DESC LIMIT 1", (resolved, sha),
                 ).fetchone()
-                if row and row[2] in ungated:
+                if row and row[2] == batch_id:
                     errors.append({"path": o.path, "part": "", "code": row[0], "message": row[1], "sha256": sha})
                 else:
                     known.append(o.path)
@@ -173,7 +167,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
         ).fetchone()
         # a file the corpus already holds is not gated, except the parts this run read for the
         # first time (a retry of parts that failed before)
-        only_this_run = row is None or row[6] not in ungated
+        only_this_run = row is None or row[6] != batch_id
         this_run = " AND batch_id = ?" if only_this_run else ""
         args = (resolved, o.doc_id, *((batch_id,) if only_this_run else ()))
         parts = [sighting(r) for r in store.conn.execute(

@@ -11,7 +11,13 @@ from typing import Any
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.errors import AuditorError, ControlsFailed, UsageError
+from auditor.errors import (
+    AuditorError,
+    ControlsFailed,
+    GateInterrupted,
+    NothingToGate,
+    UsageError,
+)
 from auditor.report.render.model import _visible
 
 # -- rules ------------------------------------------------------------------------------------
@@ -82,14 +88,6 @@ KIND_OF = {v["id"]: k for k, v in RULES.items()}
 
 EXIT_PASS, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 GATE_FORMAT = "containment-auditor-gate/1"
-
-
-class NothingToGate(AuditorError):
-    "No input file yielded a document: nothing was gated, so the gate cannot pass"
-
-
-class GateCrashed(AuditorError):
-    "An unexpected internal error: exit 2, never 1, so a crash cannot pass for findings"
 
 
 def parse_fail_on(text: str) -> frozenset[str]:
@@ -316,6 +314,8 @@ class GateResult:
     files: dict[str, str] = field(default_factory=dict)  # artefact name -> path written
     artefacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> path, sha256, place in the report
     custody: dict[str, Any] | None = None  # the store's custody head the gate was computed from
+    admitted: bool = False  # the batch is now part of the corpus (committed with the verdict PASSED)
+    interrupted: str | None = None  # the signal that stopped the gate (SIGINT, SIGTERM)
 
     @property
     def exit_code(self) -> int:
@@ -343,6 +343,8 @@ class GateResult:
         """The error the CLI raises for exit 2 (after every artefact was written)."""
         if self.status == "REFUSED":
             return ControlsFailed("; ".join(self.refused_because) or "the controls failed")
+        if self.status == "ERROR" and self.interrupted:
+            return GateInterrupted(self.notes[0] if self.notes else f"interrupted by {self.interrupted}")
         if self.status == "ERROR":
             return NothingToGate("; ".join(self.notes[:1]) or "nothing was gated")
         return None
@@ -353,7 +355,7 @@ class GateResult:
         by_kind = {k: {lv: sum(1 for f in self.findings if f.kind == k and f.level == lv)
                        for lv in ("error", "warning", "baselined")} for k in KINDS}
         return {
-            "status": self.status, "batch": self.batch, "dry_run": self.dry_run,
+            "status": self.status, "batch": self.batch, "dry_run": self.dry_run, "admitted": self.admitted,
             "threshold": self.threshold, "fail_on": sorted(self.fail_on), "counts": self.counts,
             "by_kind": {k: v for k, v in by_kind.items() if any(v.values())},
             "findings": [{"kind": f.kind, "rule": f.rule, "level": f.level, "new": f.new.get("path"),
@@ -368,6 +370,7 @@ class GateResult:
         return {
             "format": GATE_FORMAT, "tool_version": __version__, "status": self.status,
             "exit_code": self.exit_code, "batch": self.batch, "dry_run": self.dry_run,
+            "admitted": self.admitted, "interrupted": self.interrupted,
             "threshold": self.threshold, "fail_on": sorted(self.fail_on),
             "counts": self.counts, "documents": self.documents,
             "findings": [f.as_dict() for f in self.findings],

@@ -42,6 +42,7 @@ from auditor.report.build import (
     run_digest,
     write_text_atomic,
 )
+from auditor.report.outdir import GATE_JSON, REPORT_FILES, claim, report_files, unlisted
 from auditor.store import custody, gzfile
 from auditor.store.custody.runs import Contents
 from auditor.store.db import Store, now
@@ -175,6 +176,8 @@ def audit_job(
     ``checked``, ``verified``: as :func:`compute` takes them."""
     store.require_writable("an audit records its run and findings in it "
                            "(`auditor verify` and `auditor gate --dry-run` only read the store)")
+    if out is not None:
+        claim(Path(out), report_files(Path(out)))
     started = datetime.now(UTC)
     computed = compute(store, threshold, seed=seed, controls_dir=controls_dir, only=only,
                        allow_empty=allow_empty, scope=scope, engine=engine, master=master,
@@ -206,27 +209,12 @@ def audit_job(
     return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
-REPORT_FILES = ("report.json", "report.md", "report.html")
 DOCUMENTS = "documents.jsonl.gz"  # the documents a report covered: what verify recomputes over
 
 
 def _inside(name: str) -> bool:
     """A name from report.json's files map that stays inside the report directory."""
     return not Path(name).is_absolute() and ".." not in Path(name).parts
-
-
-def unlisted(directory: Path, known: set[str]) -> list[str]:
-    """Every file under ``directory`` that is not ``known`` (what its manifest lists), hidden
-    files and links included, and every directory with no file in it."""
-    found = list(directory.rglob("*"))
-    names = {p.relative_to(directory).as_posix() for p in found if p.is_file() or p.is_symlink()}
-    holding = {q.as_posix() for n in names for q in Path(n).parents}
-    empty = {p.relative_to(directory).as_posix() for p in found if p.is_dir() and not p.is_symlink()} - holding
-    empty = {d for d in empty if not any(q.as_posix() in empty for q in Path(d).parents)}  # the outermost
-    return sorted(n for n in names | empty if n not in known)
-
-
-GATE_JSON = "gate.json"
 
 
 def _gate_files(directory: Path, report: dict[str, Any]) -> tuple[set[str], list[str]]:
@@ -288,7 +276,7 @@ def attach_gate(directory: Path, block: dict[str, Any]) -> dict[str, Any]:
 
 
 def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, kind: str,
-              directory: Path, verified: dict[str, Any] | None = None) -> None:
+              directory: Path, verified: dict[str, Any] | None = None, verdict: str | None = None) -> None:
     """The run, every document it covered (status, duplicate group, family, containers, whether
     boilerplate; for a gate's run, its batch and the documents its pairs name) and every
     containing pair (the located ones with their spans), for queries; and ``verified`` as the
@@ -297,11 +285,11 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
     with store.write(kind, {"run_id": run["run_id"], "status": report["status"], "digest": report["digest"],
                             "scope": report.get("scope", {}).get("kind")}) as c:
         cur = c.execute(
-            "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope,"
+            " verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (run["run_id"], kind, report["status"], json.dumps(report["manifest"]["params"], sort_keys=True),
              run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
-             str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True)),
+             str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True), verdict),
         )
         run_row = cur.lastrowid
         assert run_row is not None  # sqlite3 sets it after every successful INSERT
@@ -336,6 +324,12 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
                 _finding_rows(run_row, audit, contents))
         if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
             c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
+
+
+def record_run(store: Store, outcome: Outcome, *, kind: str, verdict: str) -> None:
+    """The run and its verdict alone, for a gate whose batch was rolled back: its pairs and
+    documents are in its report, not in the store, which no longer holds the batch."""
+    _save_run(store, outcome.report, None, kind, outcome.directory, None, verdict=verdict)
 
 
 ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at once took 400 MB)
@@ -399,6 +393,17 @@ def _gate_agrees(report_dir: Path, report: dict[str, Any]) -> list[str]:
         return [f"gate.json cannot be read: {e}"]
     return [f"gate.json says {k} {g.get(k)!r}, the report's verdict block {block.get(k)!r}"
             for k in ("status", "batch", "counts") if g.get(k) != block.get(k)]
+
+
+def _unadmitted_gate(store: Store, run_id: str | None) -> tuple[str, str] | None:
+    """(verdict, digest) of a gate run that did not admit its batch, as the store recorded it."""
+    if not run_id:
+        return None
+    row = store.conn.execute("SELECT verdict, digest FROM runs WHERE run_id = ? AND kind = 'gate'",
+                             (run_id,)).fetchone()
+    if row is None or row[0] in (None, "PASSED"):
+        return None
+    return str(row[0]), str(row[1])
 
 
 @dataclass
@@ -488,6 +493,16 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
             if name == DOCUMENTS:
                 recomputable = False
     run = report.get("run") or {}
+    unadmitted = _unadmitted_gate(store, run.get("run_id"))
+    if unadmitted is not None:  # its batch was rolled back: nothing in the store to recompute from
+        verdict, digest_recorded = unadmitted
+        if digest_recorded != report.get("digest"):
+            problems.append(f"the store recorded gate run {run.get('run_id')} with another digest "
+                            f"({str(digest_recorded)[:16]}...) than report.json's")
+        notes = [f"not recomputed: this gate did not admit its batch ({verdict}), so the store does not hold "
+                 "it; the files were checked byte for byte against the digest the store recorded for the run. "
+                 "Run `auditor gate --dry-run` on the same inputs to see the batch again"]
+        return Verification(not problems, str(report.get("digest")), content, "", problems, notes)
     found, notes = custody_problems(store.conn, run.get("custody"), run.get("run_id"), "report.json")
     problems += found
     params = report["manifest"]["params"]

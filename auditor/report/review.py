@@ -36,10 +36,9 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
     status, scope, headline counts and report directory.
 
     A gate's ``status`` is its verdict (PASSED, FAILED, REFUSED; ``report_status`` keeps its
-    report's OK or REFUSED), and its ``outcome`` its batch's status in the store (``gate-passed``
-    or ``gate-failed``: the batch's latest gate).
+    report's OK or REFUSED), and its ``outcome`` what became of its batch: ``admitted`` (PASSED:
+    the batch is corpus) or ``rolled back`` (the store does not hold it).
     """
-    batches = dict(store.conn.execute("SELECT name, status FROM batches").fetchall())
     out = []
     for r in store.rows("SELECT * FROM runs ORDER BY id DESC"):
         summary = _json(r.get("summary"), {})
@@ -56,7 +55,7 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
             "pairs": summary.get("containing_pairs", summary.get("pairs")),
             "boilerplate": summary.get("boilerplate_documents"),
             "families": summary.get("families", summary.get("clusters")),
-            "outcome": batches.get(scope.get("batch")) if r["kind"] == "gate" else None,
+            "outcome": (None if r["kind"] != "gate" else "admitted" if verdict == "PASSED" else "rolled back"),
             "report_dir": r["report_dir"], "digest": r["digest"],
         }
         out.append(row)
@@ -64,24 +63,29 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
 
 
 def resolve_run(store: Store, run: str | int | None = None) -> dict[str, Any]:
-    """A run by id (``runs.id``) or run id; None: the latest audit or gate run that reported
-    findings (status OK)."""
+    """A run by id (``runs.id``) or run id; None: the latest audit or admitted gate run that
+    reported findings (status OK). A gate that did not admit its batch stored no pairs."""
     if run is None:
         rows = store.rows(
             f"SELECT id, run_id, kind, status FROM runs WHERE kind IN ({','.join('?' * len(AUDIT_KINDS))})"
-            " AND status = 'OK' ORDER BY id DESC LIMIT 1", AUDIT_KINDS)
+            " AND status = 'OK' AND (kind != 'gate' OR verdict = 'PASSED') ORDER BY id DESC LIMIT 1", AUDIT_KINDS)
         if not rows:
             raise NoRun("no audit or gate run with findings is recorded in this store (run `auditor audit`)")
         return rows[0]
     ref = str(run).strip()
-    rows = store.rows("SELECT id, run_id, kind, status FROM runs WHERE run_id = ?", (ref,))
+    cols = "id, run_id, kind, status, verdict, report_dir"
+    rows = store.rows(f"SELECT {cols} FROM runs WHERE run_id = ?", (ref,))
     if not rows and ref.isdigit():
-        rows = store.rows("SELECT id, run_id, kind, status FROM runs WHERE id = ?", (int(ref),))
+        rows = store.rows(f"SELECT {cols} FROM runs WHERE id = ?", (int(ref),))
     if not rows:
         raise NoRun(f"no run {ref!r} in this store (`auditor runs` lists them)")
-    if rows[0]["kind"] not in AUDIT_KINDS:
-        raise UsageError(f"run {ref} is a {rows[0]['kind']} run; its pairs are in the near_duplicates table")
-    return rows[0]
+    r = rows[0]
+    if r["kind"] not in AUDIT_KINDS:
+        raise UsageError(f"run {ref} is a {r['kind']} run; its pairs are in the near_duplicates table")
+    if r["kind"] == "gate" and r["verdict"] not in (None, "PASSED"):
+        raise NoRun(f"gate run {r['run_id']} did not admit its batch ({r['verdict']}): the store does not hold "
+                    f"its batch or its pairs; they are in its report ({r['report_dir']}: gate.json, report.json)")
+    return {k: r[k] for k in ("id", "run_id", "kind", "status")}
 
 
 FINDING_COLUMNS = ("run_id", "contained_id", "contained", "container_id", "container", "containment",

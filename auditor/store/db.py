@@ -501,6 +501,17 @@ class Reads:
         return out
 
 
+@dataclass
+class Pending:
+    """The transaction :meth:`Store.pending` holds: rolled back unless committed."""
+
+    committed: bool = False
+
+    def commit(self) -> None:
+        """Keep what the transaction wrote (committed when it ends)."""
+        self.committed = True
+
+
 class Store:
     """A containment-auditor SQLite file. Use as a context manager or call ``close()``."""
 
@@ -517,7 +528,7 @@ class Store:
         elif readonly and not self.path.exists():
             raise StoreError(f"no store at {self.path}")
         self.writable = not readonly
-        self.private = False  # inside private_transaction(): other processes cannot see its writes
+        self.private = False  # inside pending(): other processes cannot see its writes
         self.reads: Reads | None = None  # recording the texts and word sequences read (see Reads)
         self.memo: dict[str, Any] = {}  # values derived from the store, each keyed by the state it read
         try:
@@ -606,21 +617,36 @@ class Store:
                              f"but {why}")
 
     @contextmanager
-    def private_transaction(self) -> Iterator[None]:
-        """Everything done inside is rolled back at the end (a dry run): one ``BEGIN IMMEDIATE``
-        transaction, held for the duration (other writers wait), in which every :meth:`write`
-        is a savepoint. Only this connection sees the changes, so work that would open the store
-        from other processes runs in this one (``private`` is True)."""
-        self.require_writable("a dry run works in a transaction that is rolled back")
+    def pending(self) -> Iterator[Pending]:
+        """One ``BEGIN IMMEDIATE`` transaction, held for the duration (other writers wait), in
+        which every :meth:`write` is a savepoint. It is rolled back at the end unless the caller
+        calls ``commit()`` on what it yields: a gate admits its batch only by its verdict, and a
+        dry run never does. A process killed inside leaves nothing, since SQLite discards an
+        uncommitted transaction. Only this connection sees the changes until then, so work that
+        would open the store from other processes runs in this one (``private`` is True)."""
+        self.require_writable("a gate works in one transaction, committed only when it passes")
         self._begin("BEGIN IMMEDIATE")
         self.private = True
+        handle = Pending()
         try:
-            yield
+            yield handle
         finally:
             self.private = False
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            self._forget_edits()
+            try:
+                if self.conn.in_transaction:
+                    self.conn.execute("COMMIT" if handle.committed else "ROLLBACK")
+            except sqlite3.Error as e:
+                handle.committed = False
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if is_disk_full(e):
+                    raise DiskFull(f"{self.path}: no space left on its device ({e}); the transaction was "
+                                   "rolled back, so the store holds what it held before: free some space "
+                                   "and run the command again") from e
+                raise
+            finally:
+                if not handle.committed:
+                    self._forget_edits()
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
+from auditor.demo import synth
 from auditor.store.db import Store
 from tests.support.textgen import write_contract_in_filing
 
@@ -230,3 +231,27 @@ def test_gate_exit_codes_for_a_missing_input(corpus, tmp_path):
     assert [Path(f["new"]["path"]).name for f in errors] == ["gone.txt"]
     r = run("gate", "--db", corpus["db"], "--dry-run", "--out", tmp_path / "g2", tmp_path / "gone.txt")
     assert r.exit_code == 2 and "no input file was found" in r.output
+
+
+def test_out_refuses_a_directory_holding_files_the_auditor_did_not_write(corpus, tmp_path):
+    """audit, gate and assemble write into a new or empty directory, or over their own earlier
+    output; a stranger's file is never mixed with theirs (verify would fail on it)."""
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / "new.txt").write_text(synth.contract(93, 8_000))
+    for command in (("audit",), ("gate", "--dry-run", str(batch)), ("assemble",)):
+        out = tmp_path / f"{command[0]}-out"
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+        r = run(command[0], "--db", corpus["db"], "--out", out, *command[1:])
+        assert r.exit_code == 2 and "not empty" in r.stderr and "notes.txt" in r.stderr, r.output
+        assert (out / "notes.txt").read_text() == "mine"
+        (out / "notes.txt").unlink()
+        r = run(command[0], "--db", corpus["db"], "--out", out, *command[1:])
+        assert r.exit_code in (0, 1), r.output
+        first = sorted(p.name for p in out.iterdir())
+        r = run(command[0], "--db", corpus["db"], "--out", out, *command[1:])  # over its own output
+        assert r.exit_code in (0, 1), r.output
+        assert sorted(p.name for p in out.iterdir()) == first
+        if command[0] == "audit":
+            assert run("verify", out, "--db", corpus["db"]).exit_code == 0

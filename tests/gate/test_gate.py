@@ -376,13 +376,24 @@ def test_dry_run_leaves_the_store_unchanged_and_a_real_run_admits_the_batch(root
     src.close()
     r = gate(root, "--out", "out-real", b, db="admit.db")
     assert r.returncode == 1, r.stdout + r.stderr
-    with Store(real, create=False) as s:
-        assert s.scalar("SELECT count(*) FROM documents") == n + 2
-        assert s.scalar("SELECT kind FROM runs ORDER BY id DESC LIMIT 1") == "gate"
+    assert gate_json(root / "out-real")["admitted"] is False
+    with Store(real, create=False) as s:  # a batch that fails is not admitted: only its run is recorded
+        assert s.scalar("SELECT count(*) FROM documents") == n
+        assert s.conn.execute("SELECT kind, verdict FROM runs ORDER BY id DESC LIMIT 1").fetchone() == ("gate", "FAILED")
+        assert not s.scalar("SELECT count(*) FROM batches WHERE name = 'pr-admit'")
     # a re-run of the same batch is gated again (its documents are still new to the corpus)
     r = gate(root, "--out", "out-real2", b, db="admit.db")
     assert r.returncode == 1, r.stdout + r.stderr
     assert gate_json(root / "out-real2")["counts"]["new_documents"] == 2
+    # a batch that passes is admitted: its documents are corpus for every later gate
+    ok = batch(root, "pr-ok", {"fresh.txt": synth.contract(32, 12_000)})
+    r = gate(root, "--out", "out-ok", ok, db="admit.db")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert gate_json(root / "out-ok")["admitted"] is True
+    with Store(real, create=False) as s:
+        assert s.scalar("SELECT count(*) FROM documents") == n + 1
+        assert s.scalar("SELECT status FROM batches ORDER BY id DESC LIMIT 1") == "gate-passed"
+        assert s.conn.execute("SELECT kind, verdict FROM runs ORDER BY id DESC LIMIT 1").fetchone() == ("gate", "PASSED")
     # ...but gating the corpus directory itself finds nothing new
     r = gate(root, "--dry-run", "--out", "out-known", "corpus")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -550,38 +561,6 @@ def test_inputs_that_were_not_opened_fail_closed(root, docs, tmp_path):
     cases = {c.get("name"): c for c in junit(root / "out-links" / "junit.xml").findall("testcase")}
     assert cases[f"{b}/link.txt"].find("failure").get("type") == "CONTAIN006 not-auditable"
     assert cases[f"{b}/fine.txt"].find("failure") is None
-
-
-def test_an_interrupted_gate_leaves_its_batch_to_be_gated_again(tmp_path, docs):
-    """A gate killed after storing its batch: a retry under another name still gates those files."""
-    main_store(tmp_path, {"a.txt": docs["A"]})
-    pr = tmp_path / "pr"
-    pr.mkdir()
-    (pr / "copy.txt").write_text(synth.reformat(docs["A"], 21))
-    cwd = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        with Store(tmp_path / "main.db") as store:  # what run_gate had done when it was killed
-            ingest(store, [Path("pr")], batch="pr-first-try", workers=1, gating=True)
-            assert store.scalar("SELECT status FROM batches WHERE name = 'pr-first-try'") == "gating"
-    finally:
-        os.chdir(cwd)
-    r = gate(tmp_path, "--batch", "pr-retry", "--out", "retry", "pr", db="main.db")
-    assert r.returncode == 1, r.stdout + r.stderr
-    (f,) = gate_json(tmp_path / "retry")["findings"]
-    assert (f["kind"], f["new"]["path"], f["other"]["path"]) == ("new-in-corpus", "pr/copy.txt", "documents/a.txt")
-    # a plain ingest is corpus: the same retry after it gates nothing new
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    (plain / "b.txt").write_text(docs["B"])
-    os.chdir(tmp_path)
-    try:
-        with Store(tmp_path / "main.db") as store:
-            ingest(store, [Path("plain")], batch="plain", workers=1)
-    finally:
-        os.chdir(cwd)
-    r = gate(tmp_path, "--batch", "pr-plain", "--out", "plain-out", "plain", db="main.db")
-    assert r.returncode == 0 and "nothing new" in r.stdout
 
 
 @pytest.mark.slow  # 5 s or more on a loaded two-core machine

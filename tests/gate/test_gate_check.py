@@ -400,7 +400,7 @@ def test_a_check_inside_a_rolled_back_dry_run_vouches_for_nothing_after_it(base,
     i = base["ids"]["contract-2.txt"]
     with Store(db) as s:
         c0 = custody.edit_count(s.conn)
-        with s.private_transaction():
+        with s.pending():
             withdraw(s, [str(room / "contract-0.txt")], reason="dry")
             require_intact(s)
             k = custody.edit_count(s.conn) - c0

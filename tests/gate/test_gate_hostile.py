@@ -74,3 +74,30 @@ def test_an_annotation_attaches_to_a_file_whose_name_holds_a_bidi_override():
     assert escape_file("new/\u202etxt.exe,a:b%.txt") == "new/\u202etxt.exe%2Ca%3Ab%25.txt"
     assert escape_file("new/a\u200bb.txt") == "new/a\u200bb.txt"  # as the repository spells it
     assert escape_file("new/\x1b[2Jx.txt") == "new/\\x1b[2Jx.txt"  # a terminal control never goes out raw
+
+
+def test_one_unreadable_document_in_a_batch_never_refuses_the_gate(tmp_path):
+    """A blob that normalises to almost no words (base64 pasted in a text file) is a document's
+    property: the gate still runs its controls, audits the rest and passes or fails on findings."""
+    import random
+
+    from auditor.corpus.ingest import ingest
+    from auditor.demo import synth
+    from auditor.gate import GateOptions, run_gate
+    from auditor.store.db import Store
+
+    (tmp_path / "corpus").mkdir()
+    for i in range(3):
+        (tmp_path / "corpus" / f"c{i}.txt").write_text(synth.contract(60 + i, 8_000))
+    with Store(tmp_path / "c.db") as store:
+        ingest(store, [tmp_path / "corpus"], workers=1)
+    (tmp_path / "batch").mkdir()
+    r = random.Random(1)
+    alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    blob = "\n".join("".join(r.choice(alnum) for _ in range(76)) for _ in range(200))  # 200 words, 15 KB
+    (tmp_path / "batch" / "notice.txt").write_text("Content-Transfer-Encoding: base64\n\n" + blob)
+    (tmp_path / "batch" / "fresh.txt").write_text(synth.contract(66, 8_000))
+    g = run_gate(GateOptions(db=tmp_path / "c.db", inputs=[tmp_path / "batch"], workers=1, dry_run=True,
+                             out=tmp_path / "g"))
+    assert g.status in ("PASSED", "FAILED") and not g.refused_because, (g.status, g.refused_because, g.notes)
+    assert all(c["passed"] for c in g.controls)

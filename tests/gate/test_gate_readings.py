@@ -77,7 +77,8 @@ def test_show_lists_the_other_readings(tmp_path, store):
 
 
 def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
-    """report.html/md/json of a gate say FAILED, with gate.json's counts, and still verify."""
+    """report.html/md/json of a gate say FAILED, with gate.json's counts, and verify against the run the
+    store recorded (its batch was rolled back, so nothing is recomputed)."""
     import json
 
     from auditor.gate.admission import GateOptions, run_gate
@@ -104,8 +105,14 @@ def test_a_failing_gates_report_leads_with_its_verdict_and_verifies(tmp_path):
     assert "<title>CI gate: FAILED</title>" in html and "Containment audit: OK" not in html
     assert html.index("Gate verdict") < html.index('id="contained"')
     assert (tmp_path / "gate" / "report.md").read_text().startswith("# CI gate: **FAILED**")
-    with Store(db) as store:
-        assert verify(tmp_path / "gate", store).ok
+    with Store(db) as store:  # its batch was rolled back: its files are checked against the run's record
+        v = verify(tmp_path / "gate", store)
+    assert v.ok and v.notes and "did not admit its batch (FAILED)" in v.notes[0], v
+    with Store(db) as store:  # the store recorded the run: another run's report is not this one
+        store.conn.execute("UPDATE runs SET digest = ? WHERE run_id = ?", ("0" * 64, g.run_id))
+        v = verify(tmp_path / "gate", store)
+        store.conn.execute("UPDATE runs SET digest = ? WHERE run_id = ?", (g.digest, g.run_id))
+    assert not v.ok and any("another digest" in p for p in v.problems), v.problems
     gate_json["counts"]["failing"] = 0  # gate.json and the report must agree
     (tmp_path / "gate" / "gate.json").write_text(json.dumps(gate_json))
     with Store(db) as store:

@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory):
-    """A store with an audit (contract in filing, a clause in both) and a later gate run on a
-    vendor batch holding a partial copy of the contract."""
+    """A store with an audit (contract in filing, a clause in both) and two later gate runs on a
+    vendor batch holding a partial copy of the contract: one fails (its batch is rolled back),
+    one passes with its findings as warnings (its batch is admitted, its pairs stored)."""
     d = tmp_path_factory.mktemp("review")
     contract = write_contract_in_filing(d / "base", 31)
     (d / "base" / "clause.txt").write_text(contract[2000:3500])
@@ -45,7 +46,11 @@ def reviewed(tmp_path_factory):
     with Store(db) as store:
         ingest(store, [d / "base"], batch="base", workers=1)
         audit = audit_job(store, 0.8, out=d / "audit")
-    gate = run_gate(GateOptions(db=db, inputs=[d / "vendor"], batch="vendor", out=d / "gate", workers=1))
+    failed = run_gate(GateOptions(db=db, inputs=[d / "vendor"], batch="vendor", out=d / "failed", workers=1))
+    assert failed.status == "FAILED" and not failed.admitted
+    gate = run_gate(GateOptions(db=db, inputs=[d / "vendor"], batch="vendor", out=d / "gate", workers=1,
+                                fail_on=frozenset()))
+    assert gate.status == "PASSED" and gate.admitted and gate.findings
     return d, db, audit, gate
 
 
@@ -53,15 +58,18 @@ def test_runs_lists_audits_and_gates_newest_first(reviewed):
     d, db, audit, gate = reviewed
     with Store(db) as store:
         rows = list_runs(store)
-    assert [(r["kind"], r["status"]) for r in rows] == [("gate", "FAILED"), ("audit", "OK")]
-    g, a = rows
+    assert [(r["kind"], r["status"]) for r in rows] == [("gate", "PASSED"), ("gate", "FAILED"), ("audit", "OK")]
+    g, f, a = rows
     assert a["run_id"] == audit.run_id and a["scope"] == "corpus" and a["batch"] is None
     s = audit.report["summary"]
     assert (a["documents"], a["contained"], a["pairs"]) == (s["documents"], s["contained_documents"],
                                                             s["containing_pairs"])
     assert Path(a["report_dir"]) == d / "audit"
-    assert g["scope"] == "batch" and g["batch"] == "vendor" and g["outcome"] == "gate-failed"
-    assert g["status"] == gate.status == "FAILED" and g["report_status"] == "OK"
+    assert g["scope"] == "batch" and g["batch"] == "vendor" and g["outcome"] == "admitted"
+    assert g["status"] == gate.status == "PASSED" and g["report_status"] == "OK"
+    assert f["outcome"] == "rolled back" and f["status"] == "FAILED"
+    with Store(db) as store, pytest.raises(NoRun, match="did not admit its batch"):  # its pairs are in its report
+        list(findings(store, f["run_id"]))
 
 
 def test_findings_of_a_run_are_every_containing_pair_of_its_report(reviewed):
@@ -120,9 +128,10 @@ def test_cli_runs_and_findings_in_every_format(reviewed):
     _, db, audit, _ = reviewed
     runner = CliRunner()
     r = runner.invoke(cli, ["runs", "--db", str(db)])
-    assert r.exit_code == 0 and audit.run_id in r.output and "batch vendor (gate-failed)" in r.output
+    assert r.exit_code == 0 and audit.run_id in r.output and "batch vendor (admitted)" in r.output
+    assert "batch vendor (rolled back)" in r.output
     as_json = json.loads(runner.invoke(cli, ["runs", "--db", str(db), "--json"]).output)
-    assert [x["kind"] for x in as_json] == ["gate", "audit"]
+    assert [x["kind"] for x in as_json] == ["gate", "gate", "audit"]
     base = ["findings", "--db", str(db), "--run", audit.run_id]
     rows = json.loads(runner.invoke(cli, [*base, "--format", "json"]).output)
     with Store(db) as store:

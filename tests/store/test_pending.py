@@ -1,6 +1,7 @@
-"""A dry run works in the store itself, inside a transaction rolled back at the end: what it
-writes is seen by its own connection only, savepoints stand for transactions, nothing stays, and
-work that would read the store from other processes stays in this one."""
+"""A gate works in the store itself, inside one transaction (``Store.pending``) that is rolled
+back at the end unless committed: what it writes is seen by its own connection only, savepoints
+stand for transactions, nothing stays without a commit, and work that would read the store from
+other processes stays in this one."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from auditor.engine.audit import run_audit
 from auditor.store.db import Store
 
 
-def test_a_private_transaction_is_seen_only_by_its_connection_and_rolled_back(tmp_path, db_path):
+def test_a_pending_transaction_is_seen_only_by_its_connection_and_rolled_back(tmp_path, db_path):
     (tmp_path / "a.txt").write_text(synth.contract(1, 6_000))
     (tmp_path / "b.txt").write_text(synth.contract(2, 6_000))
     with Store(db_path) as store:
         ingest(store, [tmp_path / "a.txt"], workers=1)
-        with store.private_transaction():
+        with store.pending():
             assert store.private
             ingest(store, [tmp_path / "b.txt"], workers=1)
             assert store.scalar("SELECT count(*) FROM documents") == 2
@@ -36,7 +37,7 @@ def test_a_private_transaction_is_seen_only_by_its_connection_and_rolled_back(tm
         assert store.scalar("SELECT count(*) FROM documents") == 1
 
 
-def test_an_audit_in_a_private_transaction_stays_in_this_process(tmp_path, db_path, monkeypatch):
+def test_an_audit_in_a_pending_transaction_stays_in_this_process(tmp_path, db_path, monkeypatch):
     for i in range(4):
         (tmp_path / f"c{i}.txt").write_text(synth.contract(i, 6_000))
     seen: list[int] = []
@@ -45,7 +46,28 @@ def test_an_audit_in_a_private_transaction_stays_in_this_process(tmp_path, db_pa
     monkeypatch.setattr(auditor.engine.audit, "PARALLEL_MIN_PAIRS", 0)
     with Store(db_path) as store:
         ingest(store, [tmp_path / "c0.txt", tmp_path / "c1.txt"], workers=1)
-        with store.private_transaction():
+        with store.pending():
             ingest(store, [tmp_path / "c2.txt", tmp_path / "c3.txt"], workers=1)
             assert len(run_audit(store, 0.8, workers=2).universe) == 4
         assert seen == [1]
+
+
+def test_a_pending_transaction_keeps_everything_once_committed(tmp_path, db_path):
+    (tmp_path / "a.txt").write_text(synth.contract(1, 6_000))
+    (tmp_path / "b.txt").write_text(synth.contract(2, 6_000))
+    with Store(db_path) as store:
+        ingest(store, [tmp_path / "a.txt"], workers=1)
+        with store.pending() as txn:
+            ingest(store, [tmp_path / "b.txt"], workers=1)
+            txn.commit()
+            other = sqlite3.connect(db_path)
+            assert other.execute("SELECT count(*) FROM documents").fetchone()[0] == 1  # not yet: at the end
+            other.close()
+        assert not store.conn.in_transaction
+    other = sqlite3.connect(db_path)
+    assert other.execute("SELECT count(*) FROM documents").fetchone()[0] == 2
+    other.close()
+    with Store(db_path) as store:  # the custody log vouches for what the commit kept
+        from auditor.corpus.check import require_intact
+
+        require_intact(store)
