@@ -41,7 +41,7 @@ from auditor.store.db import SCHEMA_VERSION, Store, now
 
 # /2: documents/ carries ``unreadable``. A /1 export lacks it, and its unreadable documents
 # would silently leave the not-auditable list, so it is refused (export the store again).
-FORMAT = "containment-auditor-parquet/2"
+FORMAT = "containment-auditor-parquet/1"
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters

@@ -32,7 +32,7 @@ from auditor.store import gzfile
 from auditor.store.db import Store
 from auditor.versions import shaping_versions
 
-FORMAT = "containment-auditor-report/4"  # /4: a gate's report describes its batch (see build_report)
+FORMAT = "containment-auditor-report/1"
 INTERVAL = "wilson-95"
 EXCERPT_CHARS = 400
 
@@ -147,12 +147,6 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                          "RapidFuzz); words counts that alignment, hunks show the differences with "
                          "context in each side's own text, [kind, contained, container] pieces, "
                          "offsets as spans; the full texts are in texts/<doc_id>.txt",
-            "compositions": "for the params.composition.limit documents containing the most others (for a "
-                            "batch: of its documents, short ones searched exactly excepted): "
-                            "the greedy cover of their shingles by the covered documents (auditor "
-                            "gather: parts first, then the most newly explained, each explaining at "
-                            "least params.composition.floor), covered counts and novel adding up to "
-                            "shingles",
             "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
                      "covered document (an exact-duplicate group counts once), with its Wilson interval "
                      "(for a batch: of its documents)",
@@ -446,7 +440,6 @@ def build_report(
     """
     from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES
     from auditor.engine.describe import describe_many
-    from auditor.engine.gather import COMPOSITIONS, FLOOR
     from auditor.report.render import DETAIL_LIMIT
     from auditor.report.render.model import RENDERER
 
@@ -455,7 +448,7 @@ def build_report(
         reasons.append("no control could be run")
     refused = audit is None or bool(reasons)
     # a batch's report (a gate's) costs what its batch costs: the covered documents are named by
-    # id ranges, and documents.jsonl.gz, novelty and compositions describe the batch (and the
+    # id ranges, and documents.jsonl.gz, and novelty describe the batch (and the
     # documents the report names), not every covered document
     batch = (sorted(int(d) for d in scope.get("documents", [])) if scope and scope.get("kind") == "batch"
              else None)
@@ -507,11 +500,7 @@ def build_report(
                 " ORDER BY path, part, sha256, id", (failures_through,))
         ]
         report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
-        report["compositions"] = compositions(store, threshold, audit, covered, novelty, batch)
-        report["manifest"]["params"]["composition"] = {"floor": FLOOR, "limit": COMPOSITIONS}
-        for comp in report["compositions"]:
-            named.add(comp["doc_id"])
-            named.update(c["doc_id"] for c in comp["components"])
+        novelty.update(novel_shares(store, audit, covered, batch))
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
@@ -534,7 +523,6 @@ def build_report(
             "duplicate_groups": len(groups),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
-            "compositions": len(report["compositions"]),
             "controls_passed": sum(c.passed for c in controls.results),
             "controls": len(controls.results),
         }
@@ -546,54 +534,24 @@ def build_report(
     return Report(report, sidecars)
 
 
-def compositions(store: Store, threshold: float, audit: AuditResult, covered: list[int],
-                 novelty: dict[int, tuple[int, int]], batch: list[int] | None = None) -> list[dict[str, Any]]:
-    """What the documents containing the most others are made of (``gather.composition_targets``),
-    each a cover by the covered documents; fills ``novelty`` from the same sampled index.
-
-    ``batch``: only its documents are described, from the index as the batch sees it (every
-    posting of the hashes its documents hold: their novelty and candidates are the whole index's);
-    a short one, which would be searched in every stored text, is left to ``auditor gather``."""
-    from auditor.engine.gather import (
-        COMPOSITIONS,
-        composition_targets,
-        document_query,
-        gather_many,
-        load_index,
-        needs_exhaustive,
-        sampled_novelty,
-    )
+def novel_shares(store: Store, audit: AuditResult, covered: list[int],
+                 batch: list[int] | None = None) -> dict[int, tuple[int, int]]:
+    """(novel sampled shingles, sampled shingles) of each covered document, by group representative:
+    the share of its sample found in no other covered document. A batch's (a gate's) from the index
+    as the batch sees it (every posting of the hashes its documents hold: the same numbers as a
+    corpus audit's). What each document is made of is ``auditor gather``'s: a cover per document
+    costs more than the audit it would describe (issue #37)."""
+    from auditor.engine.gather import load_index, sampled_novelty
     from auditor.engine.universe import universe
-    from auditor.index.sampled import SampledIndex, ShingleCache
+    from auditor.index.sampled import SampledIndex
 
     scope = universe(store, covered)
-    cache = ShingleCache(store, store.params)
     if batch is None:
-        index = load_index(store, scope.representatives)
-        novelty.update(sampled_novelty(index))
-        targets = composition_targets(audit.contained)
-        queries = [document_query(store, d, cache, scope.members) for d in targets]
-    else:
-        reps = {scope.representative[d] for d in batch if d in scope.representative}
-        # an engine that does not keep the batch's index: read it again
-        index = audit.batch_index or SampledIndex.touching(store, scope.representatives, reps)[0]
-        novelty.update({d: v for d, v in sampled_novelty(index).items() if d in reps})
-        mine = [d for d in composition_targets(audit.contained, limit=len(scope.members)) if d in reps]
-        kept = [(d, q) for d, q in ((d, document_query(store, d, cache, scope.members)) for d in mine)
-                if not needs_exhaustive(store, q)][:COMPOSITIONS]
-        targets, queries = [d for d, _ in kept], [q for _, q in kept]
-    covers = gather_many(store, queries, threshold=threshold, index=index, cache=cache)
-    out = []
-    for doc_id, g in zip(targets, covers, strict=True):
-        d = g.as_dict()
-        for c in d["components"]:
-            c["spans_total"] = len(c["spans"])
-            c["spans"] = sorted(sorted(c["spans"], key=lambda s: (-s["shingles"], s["start"]))[:SPANS_SHOWN],
-                                key=lambda s: s["start"])
-        out.append({"doc_id": doc_id, **{k: d[k] for k in ("shingles", "novel", "novel_shingles", "components",
-                                                            "search", "candidates", "measured")},
-                    "floor": d["floor"]["applied"]})
-    return out
+        return sampled_novelty(load_index(store, scope.representatives))
+    reps = {scope.representative[d] for d in batch if d in scope.representative}
+    # an engine that does not keep the batch's index: read it again
+    index = audit.batch_index or SampledIndex.touching(store, scope.representatives, reps)[0]
+    return {d: v for d, v in sampled_novelty(index).items() if d in reps}
 
 
 def run_block(run_id: str, started: datetime, command: str) -> dict[str, Any]:

@@ -10,9 +10,6 @@ bytes, not as what it decompresses to: gzip readers ignore a name or a comment i
 and skip zero padding or read further members after the first, so a header rewritten to carry
 ``../../evil-name`` or ``<script>``, or 4 KB appended after the member, decompress to the same
 content yet are not the file the auditor wrote.
-
-Report sidecars written before this module (``gzip.GzipFile`` at its default level 9, which
-sets XFL 2) are checked the same way at that level (``LEGACY``), so those reports still verify.
 """
 
 from __future__ import annotations
@@ -32,23 +29,17 @@ from auditor.errors import ReportError
 LEVEL = 6  # zlib's default: level 9 takes twice as long for about 1% less on text
 OS_UNKNOWN = 255
 HEADER = b"\x1f\x8b\x08\x00" + b"\x00\x00\x00\x00" + bytes([0, OS_UNKNOWN])
-LEGACY = {2: 9}  # XFL byte -> the level of the gzip.GzipFile that wrote report sidecars before
 WRITE_AT_ONCE = 1 << 20  # lines joined before each compress call (a call per line costs as much as the rest)
 _READ = 1 << 20
-
-
-def _header(level: int) -> bytes:
-    xfl = {v: k for k, v in LEGACY.items()}.get(level, 0)
-    return HEADER[:8] + bytes([xfl, OS_UNKNOWN])
 
 
 class Writer:
     """A gzip stream of ``HEADER``, one deflate stream and its trailer, written to ``raw``."""
 
-    def __init__(self, raw: BinaryIO, level: int = LEVEL) -> None:
+    def __init__(self, raw: BinaryIO) -> None:
         self.raw, self.crc, self.size = raw, 0, 0
-        self._z = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
-        raw.write(_header(level))
+        self._z = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+        raw.write(HEADER)
 
     def write(self, data: bytes) -> None:
         self.crc = zlib.crc32(data, self.crc)
@@ -59,10 +50,10 @@ class Writer:
         self.raw.write(self._z.flush() + struct.pack("<II", self.crc, self.size & 0xFFFFFFFF))
 
 
-def compress(data: bytes, level: int = LEVEL) -> bytes:
+def compress(data: bytes) -> bytes:
     """``data`` as ``write_lines`` writes it (for tests and small files)."""
-    z = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
-    return (_header(level) + z.compress(data) + z.flush()
+    z = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return (HEADER + z.compress(data) + z.flush()
             + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF))
 
 
@@ -165,8 +156,8 @@ def _parse_header(f: BinaryIO) -> tuple[bytes, list[str]] | None:
 
 
 def byte_problem(path: Path) -> str | None:
-    """None when ``path`` is byte for byte what ``write_lines`` writes for its content (or what
-    the report writer wrote before, see ``LEGACY``); else what differs, in words.
+    """None when ``path`` is byte for byte what ``write_lines`` writes for its content; else what
+    differs, in words.
 
     The file is streamed once: its deflate stream is decompressed and compressed again with the
     auditor's settings, and the two streams, the trailer and the end of the file are compared.
@@ -177,12 +168,10 @@ def byte_problem(path: Path) -> str | None:
             if parsed is None:
                 return NOT_GZIP
             head, said = parsed
-            xfl = head[8]
-            level = LEGACY.get(xfl, LEVEL)
-            if xfl not in LEGACY and xfl != 0:
-                said.append(f"its gzip header sets XFL {xfl}")
+            if head[8] != 0:
+                said.append(f"its gzip header sets XFL {head[8]}")
             unz = zlib.decompressobj(-zlib.MAX_WBITS)
-            again = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+            again = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
             have, want = hashlib.sha256(), hashlib.sha256()
             crc = size = 0
             tail = b""

@@ -866,20 +866,6 @@ def test_newest_breaks_ties_by_richer_provenance_then_by_the_latest_ingested(bui
     assert q[i["exhibit.txt"]]["evidence"]["survivor"]["decided_by"] == "provenance"
 
 
-def test_an_assembly_of_the_previous_format_is_recognised_and_told_to_assemble_again(built, tmp_path):
-    a, _ = made(built, tmp_path)
-    m = json.loads((a.directory / "manifest.json").read_text())
-    m["format"] = "containment-auditor-assembly/1"
-    (a.directory / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
-    assert is_assembly(a.directory)
-    with Store(built["db"]) as store:
-        v = verify(a.directory, store)
-    assert not v.ok and "assemble again" in v.problems[0]
-    with Store(built["db"]) as store:  # still a previous plan for changes.jsonl
-        b = assemble(store, tmp_path / "next", previous=a.directory)
-    assert b.manifest["changes"]["counts"] == {} and b.manifest["changes"]["previous"]["digest"] == m["digest"]
-
-
 def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_verifies(versions, tmp_path):
     from auditor.report.pipeline import verify as verify_report
 
@@ -969,7 +955,7 @@ def test_families_and_their_order_are_the_graphs_components_by_brute_force():
     computed by hand: the same groups, and each strong component after every one it reaches."""
     import numpy as np
 
-    from auditor.assemble import _components, _sccs
+    from auditor.assemble.resolve import _components, _sccs
 
     r = random.Random(29)
     for _ in range(300):

@@ -337,23 +337,25 @@ def test_the_corpus_embedding_cuts_at_a_paragraph_or_line_end():
 
 
 def test_long_text_with_almost_no_words_fails_from_2000_characters(store, tmp_path):
-    """The normaliser check counts stored characters: 2,000 of them with 10 words fail, naming
-    the document; 1,999 do not (the corpus is then only too small for corpus-drawn controls)."""
+    """The normaliser check counts stored characters: 2,000 of them with 10 words are lost,
+    1,999 are not long enough to count. Two lost documents, half of the long ones, fail naming
+    the first; one alone is left out of the draw (the corpus is then only too small)."""
     from auditor.controls import corpus_controls
 
     d = tmp_path / "lost"
     d.mkdir()
     (d / "a.txt").write_text("x " * 10 + "\u2014\u00b7\u2014" * 660)  # 2,000 characters, 10 words
+    (d / "c.txt").write_text("z " * 10 + "\u00b7\u2014\u00b7" * 660)  # 2,000 characters, 10 words
     (d / "b.txt").write_text("y " * 10 + "\u2014\u00b7\u2014" * 659 + "\u2014\u00b7")  # 1,999
     ingest(store, [d], workers=1)
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
     chars = dict(store.conn.execute("SELECT id, n_chars FROM documents"))
-    assert (chars[ids["a.txt"]], chars[ids["b.txt"]]) == (2000, 1999)
+    assert (chars[ids["a.txt"]], chars[ids["c.txt"]], chars[ids["b.txt"]]) == (2000, 2000, 1999)
     drawn = corpus_controls(store, 0)
     assert (drawn.files, drawn.controls, drawn.note) == ([], [], "")
-    assert drawn.failure is not None and drawn.failure.startswith("1 document(s) of 2,000+ characters")
+    assert drawn.failure is not None and drawn.failure.startswith("2 of 2 documents of 2,000+ characters")
     assert f"(doc {ids['a.txt']} first)" in drawn.failure
-    drawn = corpus_controls(store, 0, documents=[ids["b.txt"]])
+    drawn = corpus_controls(store, 0, documents=[ids["a.txt"], ids["b.txt"]])
     assert (drawn.files, drawn.controls, drawn.failure) == ([], [], None) and "need 2" in drawn.note
 
 
@@ -418,7 +420,7 @@ def test_forty_words_are_enough_when_nothing_is_longer(store, tmp_path):
 
 
 def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
-    """40 words in 2,400 characters (60 a word) are kept; in 2,401 they fail the check."""
+    """40 words in 2,400 characters (60 a word) are kept; in 2,401 they are lost."""
     from auditor.controls import corpus_controls
 
     d = tmp_path / "ratio"
@@ -426,12 +428,14 @@ def test_almost_no_words_means_more_than_60_characters_a_word(store, tmp_path):
     words = "x " * 40  # 80 characters
     (d / "a.txt").write_text(words + "\u00b7" * 2320)
     (d / "b.txt").write_text(words.replace("x", "y") + "\u00b7" * 2321)
+    (d / "c.txt").write_text(words.replace("x", "z") + "\u00b7" * 2321)
     ingest(store, [d], workers=1)
     ids = {p.rsplit("/", 1)[-1]: i for i, p in store.conn.execute("SELECT id, path FROM documents")}
-    assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {ids["a.txt"]: 2400, ids["b.txt"]: 2401}
+    assert dict(store.conn.execute("SELECT id, n_chars FROM documents")) == {
+        ids["a.txt"]: 2400, ids["b.txt"]: 2401, ids["c.txt"]: 2401}
     failure = corpus_controls(store, 0).failure
-    assert failure is not None and failure.startswith("1 document(s)") and f"(doc {ids['b.txt']} first)" in failure
-    assert corpus_controls(store, 0, documents=[ids["a.txt"]]).failure is None
+    assert failure is not None and failure.startswith("2 of 3 documents") and f"(doc {ids['b.txt']} first)" in failure
+    assert corpus_controls(store, 0, documents=[ids["a.txt"], ids["c.txt"]]).failure is None
 
 
 def test_a_document_holding_the_drawn_one_is_neither_its_container_nor_unrelated(store, tmp_path):

@@ -79,17 +79,6 @@ ALIGNMENT = {
             ["same", " follows", " follows"]]}]}
 
 
-COMPOSITION = {  # filing 8: the hostile-named lease (a part, with its copy 11), a boilerplate overlap, the rest
-    "doc_id": 8, "shingles": 40_000, "novel": 0.55, "novel_shingles": 22_000, "floor": 400, "search": "sampled",
-    "candidates": 12, "measured": 3,
-    "components": [
-        {"doc_id": 5, "covered": 0.4, "covered_shingles": 16_000, "shared": 16_000, "shingles": 16_400,
-         "containment": 0.97561, "part": True, "duplicates": [11], "spans_total": 1,
-         "spans": [{"start": 120, "end": 15818, "words": 2342, "shingles": 2314}]},
-        {"doc_id": 13, "covered": 0.05, "covered_shingles": 2_000, "shared": 2_100, "shingles": 30_000,
-         "containment": 0.07, "part": False, "duplicates": [], "spans_total": 0, "spans": []}]}
-
-
 def ok_report() -> dict[str, Any]:
     best = {"container": 8, "containment": 0.974533, "estimate": 0.972603,
             "interval": [0.931678, 0.989295], "hits": 142, "sampled": 146, "spans_total": 1,
@@ -104,7 +93,7 @@ def ok_report() -> dict[str, Any]:
         _doc(13, "/notices/certification.txt"), _doc(14, "/licences/mit-a.txt"),
         _doc(15, "/licences/mit-b.txt"))}
     return {
-        "format": "containment-auditor-report/4", "status": "OK", "manifest": _manifest(),
+        "format": "containment-auditor-report/1", "status": "OK", "manifest": _manifest(),
         "controls": _controls(), "scope": {"kind": "corpus", "failures_through": 1},
         "documents": documents,
         "findings": [{"doc_id": 5, "containers": 2, "family": None, "best": [best], "others": [12]}],
@@ -121,7 +110,6 @@ def ok_report() -> dict[str, Any]:
                            "code": "pdf_error", "message": "PDFSyntaxError: No /Root object!",
                            "sha256": "ab" * 32}],
         "score_distribution": {"counts": [5000, 300, 40, 6, 2] + [0] * 12 + [1, 3, 4], "pairs": 5356},
-        "compositions": [COMPOSITION],
         "summary": {"documents": 11, "covered": 13, "candidate_pairs": 5356, "containing_pairs": 66,
                     "contained_documents": 1, "boilerplate_documents": 1, "families": 1, "family_members": 2,
                     "verified_below_threshold": 4, "not_auditable": 1, "duplicate_groups": 1,
@@ -137,7 +125,7 @@ def refused_report() -> dict[str, Any]:
     controls = _controls()
     controls[0].update(score=0.4, passed=False, found=False)
     return {
-        "format": "containment-auditor-report/4", "status": "REFUSED", "manifest": _manifest(),
+        "format": "containment-auditor-report/1", "status": "REFUSED", "manifest": _manifest(),
         "controls": controls, "scope": {"kind": "corpus"}, "findings": [],
         "refused_because": ["embedded-lease: 0.4000, expected >= 0.9500"],
         "run": _run(), "digest": "e" * 64,
@@ -212,7 +200,7 @@ def test_markdown_excerpt_is_a_fenced_quote_that_cannot_be_closed_early(ok_md: s
 
 def test_markdown_hostile_names_do_not_break_tables(ok_md: str) -> None:
     tables = [b.splitlines() for b in ok_md.split("\n\n") if b.startswith("|")]
-    assert len(tables) == 10  # the composition table too
+    assert len(tables) == 9
     for table in tables:
         widths = {len(re.split(r"(?<!\\)\|", ln)) for ln in table}
         assert len(widths) == 1 and all(ln.startswith("|") for ln in table), table
@@ -319,8 +307,8 @@ def test_html_content(ok_html: str) -> None:
 
 def test_html_histogram_with_threshold(ok_html: str) -> None:
     doc = lxml.html.fromstring(ok_html)
-    svgs = doc.xpath('//svg[@class="hist"]')  # the composition bars and their keys are SVG too
-    assert len(svgs) == 1 and len(doc.xpath("//svg")) == 1 + 4
+    svgs = doc.xpath('//svg[@class="hist"]')
+    assert len(svgs) == 1 and len(doc.xpath("//svg")) == 1
     svg = svgs[0]
     lines = svg.xpath('.//line[@class="threshold"]')
     assert len(lines) == 1
@@ -438,37 +426,9 @@ def test_html_tables_become_cards_at_phone_width(ok_html: str) -> None:
     assert "@media (max-width:40rem)" in css and "content:attr(data-label)" in css
 
 
-# --- compositions ---------------------------------------------------------------------------
-
-def test_html_composition_is_a_stacked_bar_linked_to_its_components(ok_html: str) -> None:
-    section = ok_html[ok_html.index('<section id="composition">'):]
-    section = section[:section.index("</section>")]
-    assert '<a href="#composition">Composition (1)</a>' in ok_html
-    bar = section[section.index('<svg class="bar"'):section.index("</svg>")]
-    widths = [float(w) for w in re.findall(r'<rect class="(?:s\d|novel)" x="[\d.]+" y="0" width="([\d.]+)"', bar)]
-    assert widths == [256.0, 32.0, 352.0]  # 40% + 5% + 55% of 640
-    assert bar.count('<a href="#comp-1-') == 2 and 'id="comp-1-1"' in section and 'id="comp-1-2"' in section
-    assert '<a href="#doc-1">details</a>' in section  # the lease is shown in detail too
-    assert "also stored as doc 11" in section and "40.00%" in section and "55.00%" in section
-    assert "&lt;script&gt;alert(1)&lt;.txt" in section and "<script" not in section.lower()  # the hostile name
-
-
-def test_markdown_composition_bar_and_table(ok_md: str) -> None:
-    section = ok_md[ok_md.index("## Composition"):ok_md.index("## Boilerplate")]
-    bar = re.search(r"^`([A-Z·]+)`$", section, re.M)
-    assert bar and bar.group(1) == "A" * 20 + "B" * 2 + "·" * 28
-    assert "| A | " in section and "| · | novel: found in no component | 55.00% | 22,000 |" in section
-    assert "[`/data/<script>alert(1)<.txt`](../../data/%3Cscript%3Ealert%281%29%3C.txt)" in section  # code span, encoded link
-
-
-def test_a_report_without_compositions_says_so() -> None:
+def test_a_report_has_no_composition_section() -> None:
+    """What a document is made of is `auditor gather`'s: a cover per document cost more than the
+    audit it described (issue #37)."""
     r = ok_report()
-    r["compositions"] = []
-    assert "No document contains another." in render.html(r) and "No document contains another." in render.markdown(r)
-
-
-def test_a_report_written_before_compositions_renders_as_it_was() -> None:
-    r = ok_report()
-    del r["compositions"]
     for text in (render.html(r), render.markdown(r)):
         assert "Composition" not in text and "composition" not in text

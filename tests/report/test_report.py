@@ -48,7 +48,7 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
-    assert r["format"] == "containment-auditor-report/4"
+    assert r["format"] == "containment-auditor-report/1"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
@@ -374,28 +374,13 @@ def test_edgar_filing_dates_are_iso_in_reports_and_stored_as_filed(store, tmp_pa
     assert "filed 2024-03-01" in (tmp_path / "r" / "report.md").read_text()
 
 
-def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
-    """The filing's composition is gather's cover over the covered documents (the contract and its
-    upper-case copy one component); documents.jsonl.gz gives each document's novel share."""
-    from auditor.engine.gather import gather_document
-
+def test_novelty_is_in_the_report_and_verified(audited):
+    """documents.jsonl.gz gives each document's novel share: its sampled shingles found in no other
+    covered document (compositions are `auditor gather`'s, not the report's)."""
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "comp").report
-    assert r["format"] == "containment-auditor-report/4"
-    assert r["manifest"]["params"]["composition"] == {"floor": {"share": 0.01, "shingles": 25}, "limit": 20}
-    [comp] = r["compositions"]
-    path = lambda i: r["documents"][str(i)]["path"]  # noqa: E731
-    assert path(comp["doc_id"]).endswith("filing.txt") and r["summary"]["compositions"] == 1
-    g = gather_document(store, comp["doc_id"])
-    assert [c["doc_id"] for c in comp["components"]] == [c.doc_id for c in g.components]
-    assert comp["novel_shingles"] == g.novel_shingles and comp["novel"] == pytest.approx(g.novel)
-    first = comp["components"][0]
-    assert first["part"] and first["containment"] == 1.0 and len(first["duplicates"]) == 1
-    assert {path(first["doc_id"]), path(first["duplicates"][0])} == {
-        p for p in (path(i) for i in r["documents"]) if p.endswith("contract.txt")}
-    assert comp["novel_shingles"] + sum(c["covered_shingles"] for c in comp["components"]) == comp["shingles"]
-    html = (tmp / "comp" / "report.html").read_text()
-    assert '<section id="composition">' in html and 'href="#comp-1-1"' in html
+    assert r["format"] == "containment-auditor-report/1"
+    assert "compositions" not in r and "composition" not in r["manifest"]["params"]
     docs = {d["path"].rsplit("/", 1)[1]: d for d in (
         json.loads(x) for x in gzip.decompress((tmp / "comp" / "documents.jsonl.gz").read_bytes()).splitlines())}
     assert docs["contract.txt"]["novel"]["estimate"] == 0.0 == docs["upper-case-contract.txt"]["novel"]["estimate"]
@@ -403,18 +388,12 @@ def test_compositions_and_novelty_are_in_the_report_and_verified(audited):
     assert docs["filing.txt"]["novel"]["sampled"] > 100 and "novel" not in docs["tiny.txt"]
     assert docs["other-1.txt"]["novel"]["estimate"] > 0.7  # an unrelated contract (some shared boilerplate)
     assert verify(tmp / "comp", store).ok
-    # a composition edited by hand no longer verifies
-    data = json.loads((tmp / "comp" / "report.json").read_text())
-    data["compositions"][0]["components"][0]["covered"] = 0.99
-    (tmp / "comp" / "report.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    assert not verify(tmp / "comp", store).ok
 
 
 def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_verifies(store, tmp_path):
     """A gate's report costs what its batch costs: documents.jsonl.gz lists the batch and the
     documents the report names (not every covered one: the manifest names those by id ranges),
-    and its composition and novel shares are the ones a corpus audit gives for the same documents."""
-    from auditor.engine.gather import gather_document
+    and its novel shares are the ones a corpus audit gives for the same documents."""
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -449,11 +428,6 @@ def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_veri
         assert mine[d]["novel"] == every[d]["novel"]
     assert "novel" not in mine[ids["lease.txt"]]
     assert 0.3 < mine[ids["filing.txt"]]["novel"]["estimate"] < 1 and mine[ids["clean.txt"]]["novel"]["estimate"] > 0.7
-    [comp] = g["compositions"]
-    assert comp == next(c for c in whole["compositions"] if c["doc_id"] == ids["filing.txt"])
-    cover = gather_document(store, ids["filing.txt"])
-    assert [c["doc_id"] for c in comp["components"]] == [c.doc_id for c in cover.components]
-    assert {c["doc_id"] for c in comp["components"]} == {ids["lease.txt"], ids["credit.txt"]}
     assert verify(tmp_path / "gate", store).ok
     # the covered documents are in the digest: dropping one from the ranges is caught
     data = json.loads((tmp_path / "gate" / "report.json").read_text())
@@ -470,25 +444,21 @@ def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_veri
         assert not v.ok and any(said in p for p in v.problems), (bad, v.problems)
 
 
-def test_a_report_renders_by_the_rules_it_records(audited):
-    """Renderer 2 writes '1 contained document' and says a pair no sampled shingle speaks for was
-    searched exhaustively; a report that records no renderer (written before) renders as it was
-    written, '1 contained documents', so it still verifies byte for byte."""
+def test_a_report_says_one_document_and_an_exhaustive_search_in_words(audited):
+    """'1 contained document', and a pair no sampled shingle speaks for says it was searched
+    exhaustively (its value is exact), not 'estimate 0.0000'."""
     from auditor.report import render
-    from auditor.report.render.model import RENDERER, _estimate_text, rendering
+    from auditor.report.render.model import RENDERER, _estimate_text
 
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "plural").report
-    assert r["renderer"] == RENDERER == 2
+    assert r["renderer"] == RENDERER == 1
     md = render.markdown(r)
     assert "1 contained document at" in md and "1 contained documents" not in md
-    old = {k: v for k, v in r.items() if k != "renderer"}
-    assert "1 contained documents at" in render.markdown(old) and "1 contained documents" in render.html(old)
     exhaustive = {"estimate": 0.0, "interval": [0.0, 1.0], "hits": 0, "sampled": 0}
-    with rendering(r):
-        assert _estimate_text(exhaustive).startswith("none: no sampled shingle")
-    with rendering(old):
-        assert _estimate_text(exhaustive) == "0.0000, 95% interval [0.0000, 1.0000], 0/0 sampled shingles hit"
+    assert _estimate_text(exhaustive).startswith("none: no sampled shingle")
+    sampled = {"estimate": 0.5, "interval": [0.25, 0.75], "hits": 2, "sampled": 4}
+    assert _estimate_text(sampled) == "0.5000, 95% interval [0.2500, 0.7500], 2/4 sampled shingles hit"
 
 
 def test_verify_names_the_package_version_a_report_was_computed_with(audited):

@@ -24,8 +24,6 @@ from auditor.report.render.model import (
     _alignment_summary,
     _bins,
     _bound,
-    _component_relation,
-    _composition_summary,
     _controls_line,
     _count,
     _doc,
@@ -45,7 +43,6 @@ from auditor.report.render.model import (
     _name,
     _oneline,
     _params_rows,
-    _pct,
     _provenance,
     _refused,
     _run_rows,
@@ -61,7 +58,6 @@ from auditor.report.render.model import (
     _visible,
     _visible_text,
     _where,
-    rendering,
 )
 
 _CSS = """
@@ -122,10 +118,6 @@ ins{background:#d9f2df;color:#0f4a24;text-decoration:underline}
 del.chg,ins.chg{background:#ffedb8;color:#5c3d00}
 .elided{color:var(--muted);font-style:italic}
 p.legend{font-size:.85rem}
-svg.bar{display:block;width:100%;max-width:44rem;height:auto;margin:.4rem 0}
-svg.key{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin:0 .3rem 0 0}
-.s0{fill:#2f5d8a}.s1{fill:#c0762b}.s2{fill:#3f8f5a}.s3{fill:#8a4f9e}.s4{fill:#b8483e}.s5{fill:#3d97ad}
-.s6{fill:#8f7a2a}.s7{fill:#5d636b}.novel{fill:#e4e7eb}.bar .edge{fill:none;stroke:var(--ink);stroke-width:1}
 @media (max-width:40rem){body{padding:.8rem;font-size:14px}th,td{padding:.25rem .35rem}
 table.kv,table.kv tbody,table.kv tr,table.kv th,table.kv td{display:block;width:auto}
 table.kv tr{border-bottom:1px solid var(--line)}table.kv th,table.kv td{border:none}table.kv th{background:none;padding-bottom:0}
@@ -229,8 +221,6 @@ def _nav(report: dict[str, Any]) -> str:
     if not _refused(report):
         links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
                   ("details", "Details"),
-                  *([("composition", f"Composition ({_count(len(report['compositions']))})")]
-                    if "compositions" in report else []),
                   ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
                   ("families", f"Families ({_count(len(report.get('families') or []))})"),
                   ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
@@ -456,68 +446,6 @@ def _html_details(report: dict[str, Any]) -> str:
                                f"{_count(len(findings))})", body or "<p>None.</p>\n")
 
 
-_SEGMENT_COLOURS = 8  # components drawn in their own colour class, s0..s7, then again
-
-
-def _key(cls: str) -> str:
-    return f'<svg class="bar key" viewBox="0 0 10 10" aria-hidden="true"><rect class="{cls}" width="10" height="10"/></svg>'
-
-
-def _html_composition_bar(report: dict[str, Any], n: int, comp: dict[str, Any]) -> str:
-    """A stacked bar of the shares, each component linked to its row; novel text last, grey."""
-    width, height = 640, 26
-    parts: list[tuple[str | None, str, float, str]] = [
-        (f"comp-{n}-{j}", f"s{(j - 1) % _SEGMENT_COLOURS}", float(c.get("covered") or 0),
-              f"{_name(report, c.get('doc_id'))}: {_pct(c.get('covered'))}")
-             for j, c in enumerate(comp.get("components") or [], 1)]
-    parts.append((None, "novel", float(comp.get("novel") or 0), f"novel: {_pct(comp.get('novel'))}"))
-    out = [f'<svg class="bar" viewBox="0 0 {width} {height}" role="img" aria-label="{_h(_composition_summary(comp))}">']
-    x = 0.0
-    for anchor, cls, share, label in parts:
-        w = width * share
-        if w <= 0:
-            continue
-        rect = (f'<rect class="{cls}" x="{x:.2f}" y="0" width="{w:.2f}" height="{height}">'
-                f"<title>{_h(label)}</title></rect>")
-        out.append(f'<a href="#{anchor}">{rect}</a>' if anchor else rect)
-        x += w
-    out.append(f'<rect class="edge" x="0.5" y="0.5" width="{width - 1}" height="{height - 1}"/></svg>')
-    return "\n".join(out) + "\n"
-
-
-def _html_compositions(report: dict[str, Any]) -> str:
-    if "compositions" not in report:  # a report written before compositions (format 2)
-        return ""
-    comps = report.get("compositions") or []
-    title = f"Composition of the documents holding the most others ({_count(len(comps))})"
-    if not comps:
-        return _section("composition", title, "<p>No document contains another.</p>\n")
-    detailed = {f.get("doc_id"): i for i, f in enumerate((report.get("findings") or [])[:DETAIL_LIMIT], 1)}
-    body = ["<p>What each of them is made of: the stored documents that explain its shingles, parts "
-            "(documents it contains at the threshold) first, then the one explaining the most not yet "
-            "explained, each shingle counted once; the shares and the novel rest add up to 100%. Each "
-            "segment of a bar links to its row.</p>\n"]
-    for n, comp in enumerate(comps, 1):
-        doc = comp.get("doc_id")
-        rows = []
-        for j, c in enumerate(comp.get("components") or [], 1):
-            cid = c.get("doc_id")
-            details = f' <a href="#doc-{detailed[cid]}">details</a>' if cid in detailed else ""
-            rows.append([f'<span id="comp-{n}-{j}">{_key(f"s{(j - 1) % _SEGMENT_COLOURS}")}{j}</span>',
-                         _html_named(report, cid) + details, _pct(c.get("covered")),
-                         _count(c.get("covered_shingles")), _f4(c.get("containment")),
-                         _h(_component_relation(c))])
-        rows.append([_key("novel"), '<span class="muted">novel: found in no component</span>',
-                     _pct(comp.get("novel")), _count(comp.get("novel_shingles")), "", ""])
-        body.append(f'<article id="comp-{n}">\n<h3>{n}. {_html_link(_hcode(_name(report, doc)), _source_href(report, doc))}'
-                    f'</h3>\n<p class="muted">{_h(_provenance(report, doc))}; {_h(_composition_summary(comp))}.</p>\n'
-                    + _html_composition_bar(report, n, comp)
-                    + _table(["#", "component", "share", "shingles", "containment in it", "relation"], rows,
-                             numeric=(2, 3, 4), short=(0,))
-                    + "</article>\n")
-    return _section("composition", title, "".join(body))
-
-
 def _html_rest(report: dict[str, Any]) -> str:
     """Everything after the details, each as its own section."""
     na = report.get("not_auditable") or []
@@ -649,18 +577,13 @@ def _html_run(report: dict[str, Any]) -> str:
 
 def html(report: dict[str, Any]) -> str:
     """``report.html``: one self-contained page, no script, nothing fetched, CSP by style hash."""
-    with rendering(report):
-        return _html_page(report)
-
-
-def _html_page(report: dict[str, Any]) -> str:
     refused = _refused(report)
     status = _h(report.get("status") or "REFUSED")
     g = _gate(report)
     title = f"CI gate: {_h(g.get('status'))}" if g is not None else f"Containment audit: {status}"
     sections: list[Callable[[dict[str, Any]], str]] = []
     if not refused:
-        sections += [_html_overview, _html_details, _html_compositions, _html_boilerplate, _html_families, _html_rest,
+        sections += [_html_overview, _html_details, _html_boilerplate, _html_families, _html_rest,
                      _html_summary, _html_params, _html_controls]
     else:  # the controls are why: they come first
         sections += [_html_controls, _html_params]

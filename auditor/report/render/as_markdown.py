@@ -18,11 +18,8 @@ from auditor.report.render.model import (
     NAMES_PER_FAMILY,
     OVERVIEW_ROWS,
     _alignment_summary,
-    _bar_cells,
     _bins,
     _bound,
-    _component_relation,
-    _composition_summary,
     _controls_line,
     _count,
     _doc,
@@ -41,7 +38,6 @@ from auditor.report.render.model import (
     _name,
     _oneline,
     _params_rows,
-    _pct,
     _provenance,
     _refused,
     _run_rows,
@@ -56,7 +52,6 @@ from auditor.report.render.model import (
     _visible,
     _visible_text,
     _where,
-    rendering,
 )
 
 _MD_INLINE = re.compile(r"[\\`*\[\]<|~@]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
@@ -235,36 +230,7 @@ def _md_detail(report: dict[str, Any], i: int, f: dict[str, Any], threshold: Any
     return out
 
 
-BAR_CELLS = 50
 _BAR_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def _md_compositions(report: dict[str, Any]) -> list[str]:
-    """Each composition as a bar of letters (one per component, ``·`` for novel text) and a table."""
-    if "compositions" not in report:  # a report written before compositions (format 2)
-        return []
-    comps = report.get("compositions") or []
-    out = [f"## Composition of the documents holding the most others ({_count(len(comps))})", ""]
-    if not comps:
-        return [*out, "No document contains another.", ""]
-    out += ["What each of them is made of: the stored documents that explain its shingles, parts (documents "
-            "it contains at the threshold) first, then the one explaining the most not yet explained, each "
-            "shingle counted once; the shares and the novel rest add up to 100%.", ""]
-    for n, comp in enumerate(comps, 1):
-        doc = comp.get("doc_id")
-        parts = comp.get("components") or []
-        marks = [_BAR_MARKS[j % len(_BAR_MARKS)] for j in range(len(parts))]
-        cells = _bar_cells([float(c.get("covered") or 0) for c in parts] + [float(comp.get("novel") or 0)], BAR_CELLS)
-        bar = "".join(m * k for m, k in zip([*marks, "·"], cells, strict=True))
-        rows = [[m, _md_named(report, c.get("doc_id")), _pct(c.get("covered")), _count(c.get("covered_shingles")),
-                 _f4(c.get("containment")), _md(_component_relation(c))] for m, c in zip(marks, parts, strict=True)]
-        rows.append(["·", "novel: found in no component", _pct(comp.get("novel")), _count(comp.get("novel_shingles")),
-                     "", ""])
-        out += [f"### {n}. {_md_link(_code(_name(report, doc)), _source_href(report, doc))}", "",
-                f"{_md(_provenance(report, doc))}; {_md(_composition_summary(comp))}.", "",
-                f"`{bar}`", "",
-                *_md_table(["", "component", "share", "shingles", "containment in it", "relation"], rows), ""]
-    return out
 
 
 def _md_boilerplate(report: dict[str, Any]) -> list[str]:
@@ -410,11 +376,6 @@ def _md_gate(g: dict[str, Any]) -> list[str]:
 
 def markdown(report: dict[str, Any]) -> str:
     """``report.md``: the audit for people, readable raw or rendered. Verdict and overview first."""
-    with rendering(report):
-        return _markdown(report)
-
-
-def _markdown(report: dict[str, Any]) -> str:
     refused = _refused(report)
     status = f"**{_md(report.get('status') or 'REFUSED')}**" if refused else "OK"
     g = _gate(report)
@@ -436,7 +397,6 @@ def _markdown(report: dict[str, Any]) -> str:
             out += ["None.", ""]
         for i, f in enumerate(shown, 1):
             out += _md_detail(report, i, f, threshold)
-        out += _md_compositions(report)
         out += _md_boilerplate(report)
         out += _md_families(report)
         out += _md_rest(report)

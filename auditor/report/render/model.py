@@ -12,28 +12,13 @@ import posixpath
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 SHA_PREFIX = 12
 
-#: The renderer's rules, recorded in every report (``renderer``) so that ``verify`` renders an old
-#: report by the rules it was written with: 1 wrote "1 families" and "estimate 0.0000" for a pair
-#: no sampled shingle spoke for; 2 writes "1 family" and says the pair was searched exhaustively.
-RENDERER = 2
-_rules: ContextVar[int] = ContextVar("renderer", default=RENDERER)
-
-
-@contextmanager
-def rendering(report: dict[str, Any]) -> Iterator[None]:
-    """Render ``report`` by the rules it records (a report without ``renderer`` is version 1)."""
-    token = _rules.set(int(report.get("renderer", 1)) if isinstance(report.get("renderer", 1), int) else 1)
-    try:
-        yield
-    finally:
-        _rules.reset(token)
+#: The renderer's version, recorded in every report (``renderer``): ``verify`` renders a report
+#: again and compares it byte for byte, so a change to what the renderer writes is a new version.
+RENDERER = 1
 
 # --------------------------------------------------------------------------------------------
 # Plain-text pieces shared by both renderings (escaped afterwards by each renderer)
@@ -85,9 +70,9 @@ def _threshold(x: Any) -> str:
 
 
 def _n(n: Any, noun: str, plural: str | None = None) -> str:
-    """``1 family``, ``2 families`` (renderer 1 always wrote the plural)."""
+    """``1 family``, ``2 families``."""
     many = plural or (noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s")
-    return f"{_count(n)} {noun if n == 1 and _rules.get() >= 2 else many}"
+    return f"{_count(n)} {noun if n == 1 else many}"
 
 
 def _count(x: Any) -> str:
@@ -272,7 +257,7 @@ def _verdict(value: Any, threshold: Any) -> str:
 
 
 def _estimate_text(f: dict[str, Any]) -> str:
-    if _rules.get() >= 2 and not f.get("sampled"):
+    if not f.get("sampled"):
         return "none: no sampled shingle speaks for it (a short document, searched exhaustively: the value is exact)"
     lo, hi = [*(f.get("interval") or []), None, None][:2]
     return (f"{_f4(f.get('estimate'))}, 95% interval [{_f4(lo)}, {_f4(hi)}], "
@@ -381,8 +366,6 @@ def _run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-
-
 def _refused(report: dict[str, Any]) -> bool:
     return report.get("status") != "OK"
 
@@ -453,39 +436,9 @@ def _threshold_value(report: dict[str, Any]) -> float | None:
     return t if 0.0 <= t <= 1.0 else None
 
 
-
 # --------------------------------------------------------------------------------------------
 # Compositions: what the documents containing the most others are made of
 # --------------------------------------------------------------------------------------------
 
 def _pct(x: Any) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}%"
-
-
-def _composition_summary(comp: dict[str, Any]) -> str:
-    parts = [c for c in comp.get("components") or [] if c.get("part")]
-    return (f"{_count(comp.get('shingles', 0))} shingles: {_pct(comp.get('novel'))} novel "
-            f"({_count(comp.get('novel_shingles', 0))} shingles in no component), "
-            f"{_count(len(comp.get('components') or []))} components, {_count(len(parts))} of them parts of it "
-            f"(contained in it at the threshold); each explains at least {_count(comp.get('floor', 0))} shingles")
-
-
-def _component_relation(c: dict[str, Any]) -> str:
-    rel = "part" if c.get("part") else "overlap"
-    dups = c.get("duplicates") or []
-    if dups:
-        rel += f"; also stored as doc {', '.join(str(d) for d in dups[:5])}" + (
-            f" and {len(dups) - 5} more" if len(dups) > 5 else "")
-    return rel
-
-
-def _bar_cells(shares: list[float], width: int) -> list[int]:
-    """Cells of a ``width``-cell bar per share (largest remainder, so they fill it exactly)."""
-    total = sum(shares)
-    if total <= 0:
-        return [0] * len(shares)
-    exact = [width * s / total for s in shares]
-    cells = [int(x) for x in exact]
-    for i in sorted(range(len(exact)), key=lambda i: (-(exact[i] - cells[i]), i))[: width - sum(cells)]:
-        cells[i] += 1
-    return cells
