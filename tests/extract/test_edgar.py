@@ -392,6 +392,7 @@ def test_text_with_control_characters_keeps_its_text():
 def test_image_only_pdf_part_is_failed_with_the_reason():
     part = _part({"type": "EX-99.1", "filename": "scan.pdf", "data": make_pdf(["", ""])})
     assert (part.status, part.code) == ("failed", "no_text") and "no text layer" in part.message
+    assert "ingest a copy that holds it" in part.message  # the fix, beside the reason
 
 
 def test_xml_part_cut_off_mid_element_is_recorded_unreadable():

@@ -646,9 +646,11 @@ def test_corrupt_pdf(data):
 
 
 def test_pdf_without_text_layer_is_unreadable():
+    """Blank pages: nothing for OCR to read either. The refusal names its reason and its fix."""
     with pytest.raises(ExtractionError, match="no text layer") as info:
         extract_bytes(make_pdf(["", ""]))
     assert info.value.code == "no_text"
+    assert "draws nothing on them (blank pages)" in str(info.value) and "ingest a copy that holds it" in str(info.value)
 
 
 def _font_pdf(content: bytes, font: bytes) -> bytes:

@@ -88,6 +88,23 @@ def test_no_engine_fails_closed_naming_what_to_install(monkeypatch, tmp_path):
     pdf_ocr.shutdown()
 
 
+def test_a_blank_scan_is_refused_as_no_words_with_the_fix():
+    """A scanned page on which OCR finds no words: refused, saying so and what to ingest instead;
+    a scanned page of text (the tests above) is read."""
+    from fpdf import FPDF
+    from PIL import Image
+
+    from auditor.errors import ExtractionError
+
+    doc = FPDF(unit="in", format="letter")
+    doc.add_page()
+    doc.image(Image.new("L", (850, 1100), 255), x=0, y=0, w=8.5, h=11)
+    with pytest.raises(ExtractionError) as e:
+        extract_bytes(bytes(doc.output()), "blank.pdf")
+    assert e.value.code == "no_text" and "OCR of their rendering finds no words" in str(e.value)
+    assert "ingest a sharper scan or a copy with its text" in str(e.value)
+
+
 def test_a_long_document_with_a_few_unread_pages_is_audited_on_the_rest():
     """Refused by the page: 8 text pages and a scan, without OCR, is auditable, its unread page
     recorded with its share; 1 text page and 3 scans is refused whole, naming the pages."""
@@ -102,6 +119,7 @@ def test_a_long_document_with_a_few_unread_pages_is_audited_on_the_rest():
     assert ex.unreadable is None and ex.meta["unread_pages"][0]["page"] == 9
     assert ex.meta["unread_share"] == round(1 / 9, 4) and containment(" ".join(words), ex.text) == 1.0
     assert any(w.startswith("pdf-unread-pages: 1 of 9 page(s) (11%)") for w in ex.warnings)
+    assert ex.meta["unread_pages"][0]["reason"].endswith("run with --ocr auto")  # the fix
     short = pdf(texts[0], scan, scan, scan, resources=res % (4 + 2 * 4), objects=(image,))
     ex = extract_bytes(short, "exhibit.pdf", never)
     assert codes(ex) == ["pdf-image-text"] and "3 of 4 page(s) cannot be read (2, 3, 4)" in ex.unreadable

@@ -75,9 +75,7 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
             text = every
             hidden_only = True
         else:
-            why = f": {read.unread[0].reason}" if read.unread else ""
-            raise ExtractionError("no_text", f"PDF has no text layer in its {n} page(s) and OCR read none{why}"
-                                  if read.unread else f"PDF has no text in its {n} page(s)")
+            raise ExtractionError("no_text", _no_text(read, n))
     else:
         hidden_only = False
     check_text(text, "PDF", limits)
@@ -127,6 +125,18 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
     return Extracted("pdf", text, extractor, version,
                      page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
                      readings=readings, meta=meta)
+
+
+def _no_text(read: pages_mod.Pages, n: int) -> str:
+    """Why a PDF with no text at all is refused, and what to do about it."""
+    what = f"PDF has no text layer in its {n} page(s)"
+    if read.unread:
+        return f"{what} and OCR read none: {read.unread[0].reason}"
+    if read.recognised:
+        return (f"{what}, and OCR of their rendering finds no words (blank pages or pictures): "
+                "if a reader sees text on them, ingest a sharper scan or a copy with its text")
+    return (f"{what} and draws nothing on them (blank pages): there is nothing to read; "
+            "if the document should hold text, ingest a copy that holds it")
 
 
 def _page_warnings(read: pages_mod.Pages, n: int) -> list[str]:

@@ -120,15 +120,23 @@ class Pages:
         return out
 
 
+_COPY = "ingest a sharper scan or a copy with a text layer"
+#: what to do when OCR of a page fails, by the failure's code
+_OCR_FIX = {"ocr_timeout": f"ingest again on a less loaded machine, or {_COPY}",
+            "ocr_memory": f"raise --pdf-memory-mb, or {_COPY}"}
+
+
 def _unread_reason(page: int, why: str, ocr: PageOcr | None, mode: str) -> str:
     what = checks.IMAGE_TEXT.get(why, f"has {WHY.get(why, why)}")
     if ocr is None:
-        fix = "OCR is off (--ocr never): run with --ocr auto" if mode == "never" else "it needs OCR"
+        fix = "OCR is off (--ocr never): run with --ocr auto" if mode == "never" else "it needs OCR: run with --ocr auto"
+    elif ocr.code == "ocr_unavailable":
+        fix = f"OCR failed ({ocr.message})"
     elif ocr.code is not None:
-        fix = f"OCR failed ({ocr.code}: {ocr.message})"
+        fix = f"OCR failed ({ocr.code}: {ocr.message}): {_OCR_FIX.get(ocr.code, _COPY)}"
     else:
         fix = (f"OCR's mean word confidence is {ocr.confidence:.0f}, under {MIN_CONFIDENCE:.0f} "
-               "(a map, a picture or an illegible scan)")
+               f"(a map, a picture or an illegible scan): if it holds text, {_COPY}")
     return f"page {page + 1} {what}, and {fix}"
 
 
