@@ -84,3 +84,25 @@ def test_a_pdf_nothing_can_repair_still_fails_with_its_cause():
     with pytest.raises(ExtractionError) as e:
         extract_bytes(good.replace(b"/Root", b"/Rxxx"), "x.pdf")
     assert e.value.code == "pdf_error" and "No /Root object" in str(e.value)
+
+
+def test_a_pdf_cut_short_is_refused_not_read_in_part():
+    """A truncated download ends inside its objects. qpdf still makes a document of what is
+    left; read, a 4-page file cut after its second page was stored as auditable with 2 pages
+    and no warning. pdftotext and pdfium open no such file: it is refused, naming what qpdf
+    found and the fix."""
+    pages = [_lines(6 + i, 8) for i in range(4)]
+    whole = make_raw_pdf([text_content(p) for p in pages])
+    third = whole.index(b"%d 0 obj" % 8)  # objects 1-7: catalog, page tree, font, pages 1-2
+    for cut in (third, third + 40):  # after page 2's objects; inside page 3's stream
+        with pytest.raises(ExtractionError) as e:
+            extract_bytes(whole[:cut], "cut.pdf")
+        assert e.value.code == "pdf_error" and "qpdf's repair loses part of it" in str(e.value)
+        assert str(e.value).endswith("ingest a complete copy")
+    # positive: cut after its last object (no cross-reference table, no trailer: repaired) or in
+    # its last lines (startxref gone: pdfminer finds the trailer), every object is whole: read
+    # in full, as pdftotext reads it
+    for cut, repaired in ((whole.rindex(b"xref"), True), (whole.rindex(b"startxref"), False)):
+        ex = extract_bytes(whole[:cut], "cut.pdf")
+        assert ex.text.split() == " ".join(" ".join(p) for p in pages).split() and ex.unreadable is None
+        assert ("repair by pikepdf" in ex.meta.get("pdf_reader", "")) == repaired

@@ -30,6 +30,8 @@ The answer for one PDF::
 
 from __future__ import annotations
 
+import re
+
 from auditor.sandbox import pool as sandbox
 from auditor.sandbox.pool import Fail
 from auditor.text import dates
@@ -139,7 +141,8 @@ _DATES: dict[str, str] = {}  # the dates of the PDF being extracted (its metadat
 def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
     """The ``pdf`` job, in the child: one PDF's pages. A PDF pdfminer.six cannot parse (bytes
     before ``%PDF``, a broken cross-reference table) is repaired by qpdf (pikepdf) and read
-    again; failing that, pdfium reads its text (``reader`` says which, with its version)."""
+    again; failing that, pdfium reads its text (``reader`` says which, with its version). A file
+    whose repair loses part of it (cut short) is refused, naming what qpdf found."""
     warnings = _collect_warnings()
     warnings.clear()
     _DATES.clear()
@@ -154,7 +157,10 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
         if sandbox.is_memory_error(first):
             raise
         failed = f"{type(first).__name__}: {str(first)[:200]}"
-        repaired = _repaired(data)
+        repaired, lost, unrepaired = _repaired(data)
+        if lost is not None:
+            raise Fail("pdf_error", f"{failed}; {lost}: the file is cut short or damaged and part of the "
+                       "document is missing: ingest a complete copy") from first
         if repaired is not None:
             warnings.clear()
             _DATES.clear()
@@ -166,7 +172,14 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
             except Exception:
                 out = None
         if out is None:
-            out = _pdfium_pages(data, limits[0], first)
+            try:
+                out = _pdfium_pages(data, limits[0])
+            except Fail:
+                raise
+            except Exception as e:
+                why = f"qpdf cannot repair it ({unrepaired})" if unrepaired else "read again after qpdf's repair, it fails"
+                raise Fail("pdf_error", f"{failed}; {why}; pdfium cannot open it ({str(e)[:100]}): the file "
+                           "is damaged or cut short: ingest a complete copy") from first
             reader = f"pdfium {_pdfium_version()}"
         warnings.insert(0, f"pdf-recovered: pdfminer.six could not parse the file ({failed}); read by {reader}")
     assert out is not None
@@ -186,30 +199,49 @@ def _pdfium_version() -> str:
     return f"{v.PDFIUM_INFO} (pypdfium2 {v.PYPDFIUM_INFO})"
 
 
-def _repaired(data: bytes) -> bytes | None:
-    """The file as qpdf rewrites it (objects found again by scanning, offsets recomputed), or None."""
+#: What qpdf says while it only finds the objects again (the cross-reference table rebuilt,
+#: a stream's length measured again): the objects are all there, whole. Anything else it says
+#: while repairing (an object or a stream cut off, no trailer, a page tree naming objects that
+#: are not in the file) means part of the document is gone.
+_REPAIR_ONLY = re.compile(
+    r"(file is damaged|can't find startxref|xref not found|Attempting to reconstruct cross-reference table"
+    r"|expected endstream|attempting to recover stream length|recovered stream length: \d+"
+    r"|a common error handled correctly by qpdf.*)$")
+_WHERE = re.compile(r"^stream <[^>]*>")
+
+
+def _repaired(data: bytes) -> tuple[bytes | None, str | None, str | None]:
+    """The file as qpdf rewrites it (objects found again by scanning, offsets recomputed), what
+    its repair loses when it loses something (then no file), and why qpdf cannot open it.
+
+    A repair is used only when qpdf lost nothing. A file cut short (a truncated download) has no
+    trailer and ends inside an object; qpdf still makes a document of what is left, with the
+    pages, fonts and streams beyond the cut missing or empty. That is not what a reader reads:
+    poppler (pdftotext) and pdfium open no such file. Read, it would be stored with pages
+    silently missing."""
     import io
 
     try:
         import pikepdf
 
         with pikepdf.open(io.BytesIO(data)) as doc:
+            said = [_WHERE.sub("", str(w)).strip() for w in doc.get_warnings()]
+            lost = [w for w in said if not _REPAIR_ONLY.search(w)]
+            if lost:
+                return None, f"qpdf's repair loses part of it ({lost[0][:150]})", None
             out = io.BytesIO()
             doc.save(out)
-            return out.getvalue()
-    except Exception:
-        return None
+            return out.getvalue(), None, None
+    except Exception as e:
+        return None, None, _WHERE.sub("", str(e)).strip(": ")[:150]
 
 
-def _pdfium_pages(data: bytes, max_pages: int, first: Exception) -> dict:
+def _pdfium_pages(data: bytes, max_pages: int) -> dict:
     """Each page's text as pdfium reads it: a second engine, without the visibility rules of
     this module (so every drawn glyph, as pdftotext gives it)."""
-    try:
-        import pypdfium2 as pdfium
+    import pypdfium2 as pdfium
 
-        doc = pdfium.PdfDocument(data)
-    except Exception as e:
-        raise first from e
+    doc = pdfium.PdfDocument(data)
     try:
         if len(doc) > max_pages:
             raise Fail("too_many_pages", f"PDF has {len(doc)} pages, more than the limit of {max_pages}")
