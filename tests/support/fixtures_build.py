@@ -99,6 +99,29 @@ def make_scanned_pdf(text: str, **scan: object) -> bytes:
     return bytes(pdf.output())
 
 
+def make_pdf_with_pictures(pages: Sequence[str | None], *, seed: int = 0) -> bytes:
+    """A PDF (fpdf2) whose pages are text (a string, as :func:`make_pdf` sets it) or, for None, a
+    picture over the whole page with no text layer (seeded gray noise): a page that only OCR
+    could read, and that OCR reads as nothing (a map, a photograph)."""
+    import random
+
+    from fpdf import FPDF
+    from PIL import Image
+
+    rng = random.Random(seed)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    for text in pages:
+        pdf.add_page()
+        if text is None:
+            img = Image.frombytes("L", (120, 170), bytes(rng.randrange(256) for _ in range(120 * 170)))
+            pdf.image(img, x=0, y=0, w=210, h=297)
+        else:
+            pdf.set_font("Helvetica", size=11)
+            pdf.multi_cell(0, 6, text)
+    return bytes(pdf.output())
+
+
 def make_raw_pdf(contents: Sequence[bytes], *, repeat: int = 1, flate: bool = False) -> bytes:
     """A minimal hand-written PDF whose pages draw the given raw content streams.
 
