@@ -746,10 +746,22 @@ def test_pdf_timeout_kills_the_child():
 
 @pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_pdf_memory_limit():
+    """A stream that inflates 1,000 times is a bomb, refused by its size before memory runs out;
+    a 96 MiB stream that inflates 37 times, under a stream limit that lets it through, exhausts
+    the child's memory instead."""
+    import random
+
     bomb = make_raw_pdf([b" " * (256 * 2**20)], flate=True)  # a 256 MiB content stream in 260 KB
     limits = Limits(pdf_memory=128 * 2**20)
     assert len(bomb) < 1_000_000
-    assert code_of(bomb, limits=limits) == "pdf_memory"
+    assert code_of(bomb, limits=limits) == "pdf_bomb"
+    rng = random.Random(9)
+    block = bytearray(b"0 0 m\n" * (2**20 // 6))
+    for i in range(0, len(block), 40):
+        block[i] = 0x30 + rng.randrange(10)  # a digit every 40 bytes: deflate gains 37 times, not 1,000
+    big = make_raw_pdf([bytes(block) * 96], flate=True)
+    assert 20 < 96 * 2**20 / len(big) < 100  # a compression ratio under the bomb bound
+    assert code_of(big, limits=Limits(pdf_memory=128 * 2**20, pdf_max_stream_bytes=256 * 2**20)) == "pdf_memory"
     assert extract_bytes(make_pdf(PAGES), limits=limits).text.split()[:2] == ["Page", "one."]
     assert code_of(make_pdf(PAGES), limits=Limits(pdf_memory=8 * 2**20)) == "pdf_memory"
 
