@@ -1,41 +1,43 @@
 """containment-auditor: which documents of a corpus are wholly contained in another, and where.
 
-The library behind the ``auditor`` command; each name below is what one command calls. Functions
-named like their module (``ingest``, ``extract``, ``normalize``) are imported from the module
-(``from auditor.corpus.ingest import ingest``), so that ``auditor.corpus.ingest`` stays the module.
+The public API is what this package exports: ten functions, one for what each main command
+does (:mod:`auditor.api`), the types they take and return, and the one exception hierarchy
+(:mod:`auditor.errors`). Every other module is internal.
+
+    from auditor import Store, ingest, audit
+
+    if __name__ == "__main__":  # ingest and large audits start worker processes (spawn)
+        with Store("corpus.db") as store:
+            ingest(store, ["filings/", "contracts/"], source="edgar")
+            outcome = audit(store)               # controls, audit, report files
+            print(outcome.directory, outcome.refused)
 """
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib.metadata as _metadata
 
 try:
-    __version__ = version("containment-auditor")
-except PackageNotFoundError:  # running from a source tree that was not installed
+    __version__ = _metadata.version("containment-auditor")
+except _metadata.PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-# Exported lazily (PEP 562): ``import auditor.extract.pdf.job`` in the PDF child process must not pull
-# in numpy and the rest, which would cost start-up time and address space under its memory limit.
+# Exported lazily (PEP 562): the sandbox's extraction child imports ``auditor.extract`` under a
+# memory limit, and must not pull in numpy, the engine and the rest through this package.
 _EXPORTS = {
-    "AuditResult": "auditor.engine.audit",
+    **dict.fromkeys(("assemble", "audit", "check", "compare", "export", "gate", "gather", "ingest", "query",
+                     "verify", "Comparison"), "auditor.api"),
+    "Assembled": "auditor.assembly",
+    "AuditOutcome": "auditor.report.pipeline",
     "AuditorError": "auditor.errors",
     "BatchResult": "auditor.corpus.ingest",
-    "ControlsResult": "auditor.controls",
-    "DEFAULT_PARAMS": "auditor.text.shingle",
-    "Extracted": "auditor.extract",
-    "Limits": "auditor.extract",
-    "NORMALIZATION_VERSION": "auditor.text.normalize",
-    "Outcome": "auditor.report.pipeline",
-    "Params": "auditor.text.shingle",
+    "CheckResult": "auditor.corpus.check",
+    "ExportResult": "auditor.engine.export",
+    "FileQuery": "auditor.engine.query",
+    "GateResult": "auditor.gating.findings",
+    "GatherQuery": "auditor.engine.gather",
+    "Limits": "auditor.extract.common",
+    "Policy": "auditor.assembly",
     "Store": "auditor.store.db",
-    "audit_job": "auditor.report.pipeline",
-    "build_index": "auditor.index.builder",
-    "compare": "auditor.engine.query",
-    "extract_bytes": "auditor.extract",
-    "query_files": "auditor.engine.query",
-    "query_text": "auditor.engine.query",
-    "run_audit": "auditor.engine.audit",
-    "run_controls": "auditor.controls",
-    "verify": "auditor.report.pipeline",
-    "words": "auditor.text.normalize",
+    "Verification": "auditor.report.pipeline",
 }
 
 
@@ -53,25 +55,28 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "DEFAULT_PARAMS",
-    "NORMALIZATION_VERSION",
-    "AuditResult",
+    "Assembled",
+    "AuditOutcome",
     "AuditorError",
     "BatchResult",
-    "ControlsResult",
-    "Extracted",
+    "CheckResult",
+    "Comparison",
+    "ExportResult",
+    "FileQuery",
+    "GateResult",
+    "GatherQuery",
     "Limits",
-    "Outcome",
-    "Params",
+    "Policy",
     "Store",
-    "audit_job",
-    "build_index",
+    "Verification",
+    "assemble",
+    "audit",
+    "check",
     "compare",
-    "extract_bytes",
-    "query_files",
-    "query_text",
-    "run_audit",
-    "run_controls",
+    "export",
+    "gate",
+    "gather",
+    "ingest",
+    "query",
     "verify",
-    "words",
 ]

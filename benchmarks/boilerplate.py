@@ -60,7 +60,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from auditor.demo import synth  # noqa: E402
 from auditor.text.normalize import words_bytes  # noqa: E402
 from auditor.text.shingle import Params, WordHasher, combine, distinct  # noqa: E402
 from benchmarks.run import (  # noqa: E402
@@ -73,6 +72,7 @@ from benchmarks.run import (  # noqa: E402
     measure,
     source_state,
 )
+from tests.support import synth  # noqa: E402
 
 WHEEL_REQUIREMENT = "scancode-toolkit==32.5.0"
 WHEEL_NAME = "scancode_toolkit-32.5.0-cp311-none-any.whl"

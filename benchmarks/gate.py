@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/gate.py --sizes 140 --repeat 3
     .venv/bin/python benchmarks/gate.py --sizes 140,560,2240 --repeat-large 1 --real 20000 --markdown benchmarks/RESULTS.md
 
-For each size the benchmark corpus (``benchmarks/generate.py``, cached as ``corpus-<size>/``), and
+For each size the benchmark corpus (``tests/support/generate.py``, cached as ``corpus-<size>/``), and
 with ``--real`` the real-text corpus of ``benchmarks/boilerplate.py`` (licence texts and notices
 written by others; its batches: the largest documents of another seed's corpus and corpus
 licences renamed), is ingested into a store once; then, in each repeat, side by side in one script so that the
@@ -54,7 +54,7 @@ def batch_of(corpus: Path, work: Path, scale: int = 1) -> Path:
     if batch.exists():
         shutil.rmtree(batch)
     batch.mkdir(parents=True)
-    from auditor.demo import synth
+    from tests.support import synth
 
     contracts = sorted((corpus / "contracts").iterdir())
     copies = contracts[:: max(1, len(contracts) // (3 * scale))][: 3 * scale]

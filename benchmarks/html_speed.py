@@ -5,7 +5,7 @@
 The earlier extractor (``auditor/extract/html.py`` and ``text.py`` of ``--against``, read with
 ``git show``) and this one run alternately on the same inputs in one process, so that a shared,
 noisy machine slows both alike: medians and their ratio are printed. The inputs are the HTML and
-plain-text files of a benchmark corpus (``benchmarks/generate.py --size-mb``, written to a
+plain-text files of a benchmark corpus (``tests/support/generate.py --size-mb``, written to a
 temporary directory unless ``--corpus`` names one) and an 8 MB 10-K written like the inline-styled
 filings of EDGAR (a span with a style attribute every few words, hidden inline XBRL facts).
 Each input's words are compared too: on ordinary documents the visible reading is what was read.
@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from auditor.demo import synth  # noqa: E402
 from auditor.extract import html as new_html  # noqa: E402
 from auditor.extract import text as new_text  # noqa: E402
 from auditor.extract.common import Limits  # noqa: E402
+from tests.support import synth  # noqa: E402
 
 
 def _old(rev: str, module: str):  # type: ignore[no-untyped-def]

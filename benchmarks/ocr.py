@@ -36,10 +36,10 @@ def _cpu() -> float:
 
 
 def ocr_throughput(pages: int) -> dict:
-    from auditor.demo import synth
     from auditor.extract import extract_bytes
     from auditor.extract.pdf import ocr as pdf_ocr
     from auditor.extract.pdf import worker
+    from tests.support import synth
     from tests.support.fixtures_build import make_scanned_pdf
 
     os.environ["AUDITOR_NO_CACHE"] = "1"
@@ -64,7 +64,7 @@ def _corpus(where: Path, n: int) -> None:
     adds to a text page (the redaction bookkeeping) works on shapes drawn with glyphs."""
     from fpdf import FPDF
 
-    from auditor.demo import synth
+    from tests.support import synth
 
     where.mkdir(parents=True, exist_ok=True)
     for i in range(n):

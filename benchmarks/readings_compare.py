@@ -61,7 +61,7 @@ print(json.dumps(out))
 def make_inputs(work: Path) -> None:
     from fpdf import FPDF
 
-    from auditor.demo import synth
+    from tests.support import synth
 
     (work / "in").mkdir(parents=True)
     (work / "norm").mkdir()

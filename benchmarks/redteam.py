@@ -7,10 +7,10 @@ against what real readers show.
 
 1. A corpus store of stored contracts: licence texts others wrote (/usr/share/common-licenses,
    the Python licence that the interpreter ships), synthetic contracts and filings
-   (``auditor.demo.synth``), so the corpus-drawn controls have material.
-2. The catalogue of benchmarks/redteam_cases.py: disguised batches, each carrying a stored
+   (``tests.support.synth``), so the corpus-drawn controls have material.
+2. The catalogue of tests/support/redteam_cases.py: disguised batches, each carrying a stored
    contract that a reader sees in full, and clean batches.
-3. Each batch through the gate (``auditor.gate.admission.run_gate``, a dry run in a rolled-back
+3. Each batch through the gate (``auditor.gating.admission.run_gate``, a dry run in a rolled-back
    transaction; the damaged-index cases on a damaged copy of the store). A disguised batch must
    not pass; a clean one must.
 4. With ``--oracle``, what a reader sees: HTML and plain text rendered by headless Chromium
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.redteam_cases import Case, View, all_cases  # noqa: E402
+from tests.support.redteam_cases import Case, View, all_cases  # noqa: E402
 
 LICENCES = Path("/usr/share/common-licenses")
 STORED_LICENCES = ("Apache-2.0", "Artistic", "BSD", "CC0-1.0", "MPL-2.0", "LGPL-2.1", "GPL-3", "GFDL-1.3")
@@ -57,7 +57,7 @@ THRESHOLD = 0.8
 def corpus_texts() -> tuple[dict[str, str], dict[str, str], list[str]]:
     """(stored texts by key, unstored texts by key, notes). A licence the system lacks is
     replaced by a synthetic contract under its name, and the notes say so."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     stored: dict[str, str] = {}
     notes = []
@@ -81,7 +81,7 @@ def corpus_texts() -> tuple[dict[str, str], dict[str, str], list[str]]:
 
 
 def corpus_files(stored: dict[str, str]) -> dict[str, str]:
-    from auditor.demo import synth
+    from tests.support import synth
 
     files = {f"{key}.txt": text for key, text in stored.items()}
     for seed in FILINGS:
@@ -160,7 +160,7 @@ def gate_case(case: Case, db: Path, work: Path) -> dict:
     """Gate one batch (dry run) and say how it was decided: status, exit code, the failing
     findings (kind, reading, the corpus document named) and the fail-closed codes."""
     from auditor.errors import AuditorError
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
 
     folder = work / "cases" / case.family / case.name
     shutil.rmtree(folder, ignore_errors=True)
@@ -322,7 +322,7 @@ def containment(contract: str, text: str) -> float:
 def read_view(view: View, contract: str, cache: Path, rendering: bool = True) -> dict | None:
     """What a reader shows of one view: the contract's containment in its OCR reading (and in
     the text layer of the PDF the reader made, if any), and how many junk words it shows."""
-    from benchmarks.redteam_build import JUNK
+    from tests.support.redteam_build import JUNK
 
     key = hashlib.sha256(view.kind.encode() + b"\0" + view.data + b"\0" + hashlib.sha256(contract.encode()).digest()).hexdigest()
     hit = cache / f"{key}.json"
@@ -379,7 +379,7 @@ def verdict(case: Case, gate: dict) -> str:
 
 
 def write_report(results: list[dict], notes: list[str], md: Path, js: Path, oracle: bool) -> None:
-    from benchmarks.redteam_cases import DROPPED
+    from tests.support.redteam_cases import DROPPED
 
     js.write_text(json.dumps({"format": "containment-auditor-redteam/1", "threshold": THRESHOLD, "notes": notes,
                               "dropped": DROPPED, "cases": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
@@ -391,7 +391,7 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
     lines = [
         "# Red team: disguised batches through `auditor gate` (issue #25)",
         "",
-        "Written by `benchmarks/redteam.py` (cases in `benchmarks/redteam_cases.py`); do not edit by hand.",
+        "Written by `benchmarks/redteam.py` (cases in `tests/support/redteam_cases.py`); do not edit by hand.",
         "",
         f"**{len(disguised) - len(holes)} of {len(disguised)} disguised batches caught, {len(holes)} passed "
         f"(holes); {len(clean) - len(alarms)} of {len(clean)} clean batches passed.**",

@@ -295,9 +295,9 @@ def stage_pdf(files: int, pages: int) -> dict:
         from fpdf import FPDF
     except ImportError:
         return {"skipped": "fpdf2 is not installed (pip install -e '.[test]')"}
-    from auditor.demo import synth
     from auditor.extract import extract_bytes
     from auditor.extract.pdf import worker as pdf_worker
+    from tests.support import synth
 
     t0 = time.perf_counter()
     docs = []
@@ -352,7 +352,7 @@ def ensure_corpus(size: float, cache: Path, logdir: Path, seed: int = 1) -> tupl
             pass
     if d.exists():
         shutil.rmtree(d)
-    st = measure(f"generate-{size_tag(size)}", [PY, str(HERE / "generate.py"), "--out", str(d),
+    st = measure(f"generate-{size_tag(size)}", [PY, str(HERE.parent / "tests" / "support" / "generate.py"), "--out", str(d),
                                                   "--size-mb", f"{size:g}", "--seed", str(seed)], logdir)
     return d, st.as_dict()
 

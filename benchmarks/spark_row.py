@@ -1,6 +1,6 @@
 """One benchmark row: the SQLite audit and the Spark audit of the same store, timed and compared.
 
-    python benchmarks/generate.py --out benchmarks/corpus-140 --size-mb 140
+    python tests/support/generate.py --out benchmarks/corpus-140 --size-mb 140
     auditor ingest --db /tmp/b140.db benchmarks/corpus-140/contracts benchmarks/corpus-140/filings
     python benchmarks/spark_row.py --db /tmp/b140.db [--master 'local[*]'] [--repeat 2]
 

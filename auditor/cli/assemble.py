@@ -1,5 +1,5 @@
 """`auditor assemble`: a keep/drop plan and the deduplicated corpus from an audit run. All logic
-lives in :mod:`auditor.assemble`; ``auditor verify DIR`` checks the result.
+lives in :mod:`auditor.assembly`; ``auditor verify DIR`` checks the result.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
     every stored document (audit again), or when a line of --dates FILE cannot be read (after
     writing).
     """
-    from auditor.assemble import Policy, summary_lines
-    from auditor.assemble import assemble as run
+    from auditor.assembly import Policy, summary_lines
+    from auditor.assembly import assemble as run
 
     policy = Policy(survivor=(survivor or "").replace(" ", "") or ("source" if prefer_source else "earliest"),
                     prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,

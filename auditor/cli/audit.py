@@ -191,8 +191,8 @@ def verify(report_dir, db, controls_dir, as_json):
     """
     from dataclasses import asdict
 
-    from auditor.assemble import is_assembly
-    from auditor.assemble import verify as verify_assembly
+    from auditor.assembly import is_assembly
+    from auditor.assembly import verify as verify_assembly
     from auditor.report.pipeline import verify as run
 
     assembly = is_assembly(report_dir)  # an assembled corpus (manifest.json), else a report
@@ -223,10 +223,10 @@ def verify(report_dir, db, controls_dir, as_json):
 def demo(directory, threshold):
     """Build the bundled demo corpus, ingest it, run the controls and the audit, write the report."""
     from auditor.corpus.ingest import ingest as run_ingest
-    from auditor.demo import build_corpus
+    from auditor.demo import write_corpus
     from auditor.report.pipeline import audit_job
 
-    counts = build_corpus(directory / "corpus")
+    counts = write_corpus(directory / "corpus")
     db = directory / "demo.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""`auditor gate`: the CI gate's options. All logic lives in :mod:`auditor.gate`."""
+"""`auditor gate`: the CI gate's options. All logic lives in :mod:`auditor.gating`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from auditor.cli.common import (
 )
 from auditor.console import clean, json_safe, markup
 from auditor.errors import AuditorError, DiskFull, is_disk_full
-from auditor.gate import (
+from auditor.gating import (
     KINDS,
     GateCrashed,
     GateOptions,

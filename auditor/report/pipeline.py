@@ -52,7 +52,10 @@ DEFAULT_REPORTS = Path("reports")
 
 
 @dataclass
-class Outcome:
+class AuditOutcome:
+    """What the audit job wrote: the report, its directory and files, and the audit behind it
+    (None when the controls refused)."""
+
     report: dict[str, Any]
     directory: Path
     refused: bool
@@ -160,20 +163,61 @@ def audit_job(
     out: Path | None = None,
     seed: int = 0,
     controls_dir: Path | None = None,
-    only: set[int] | None = None,
     allow_empty: bool = False,
-    scope: dict[str, Any] | None = None,
-    kind: str = "audit",
     command: str = "",
     reports_root: Path = DEFAULT_REPORTS,
     engine: str = "sqlite",
     master: str = "local[*]",
     workdir: Path | None = None,
+) -> AuditOutcome:
+    """The audit of every stored document: the store checked, controls first, then the audit,
+    report.json, report.md, report.html and the sidecars written to ``out`` (else a new
+    directory under ``reports_root``), and the run recorded in the store."""
+    return _job(store, threshold, out=out, seed=seed, controls_dir=controls_dir, allow_empty=allow_empty,
+                command=command, reports_root=reports_root, engine=engine, master=master, workdir=workdir)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What a gate audits: its batch's name and new documents, and the custody head the gate
+    verified before it ingested them (the store was written since only by the gate)."""
+
+    name: str
+    documents: tuple[int, ...]
+    verified: dict[str, Any] | None
+
+
+def batch_job(store: Store, threshold: float, batch: Batch, *, out: Path | None = None, seed: int = 0,
+              controls_dir: Path | None = None, command: str = "",
+              reports_root: Path = DEFAULT_REPORTS) -> AuditOutcome:
+    """The audit job of a gate: every stored document covered, the audit looking for pairs with
+    a document of ``batch``, and the report describing the batch (its scope ``batch``)."""
+    ids = sorted(batch.documents)
+    return _job(store, threshold, out=out, seed=seed, controls_dir=controls_dir, only=set(ids),
+                scope={"kind": "batch", "batch": batch.name, "documents": ids}, kind="gate", command=command,
+                reports_root=reports_root, checked=True, verified=batch.verified)
+
+
+def _job(
+    store: Store,
+    threshold: float,
+    *,
+    out: Path | None,
+    seed: int,
+    controls_dir: Path | None,
+    command: str,
+    reports_root: Path,
+    only: set[int] | None = None,
+    allow_empty: bool = False,
+    scope: dict[str, Any] | None = None,
+    kind: str = "audit",
+    engine: str = "sqlite",
+    master: str = "local[*]",
+    workdir: Path | None = None,
     checked: bool = False,
     verified: dict[str, Any] | None = None,
-) -> Outcome:
-    """Run the whole audit and write report.json, report.md, report.html and the sidecars.
-    ``checked``, ``verified``: as :func:`compute` takes them."""
+) -> AuditOutcome:
+    """Both jobs. ``checked``, ``verified``: as :func:`compute` takes them."""
     store.require_writable("an audit records its run and findings in it "
                            "(`auditor verify` and `auditor gate --dry-run` only read the store)")
     if out is not None:
@@ -206,7 +250,7 @@ def audit_job(
         os.replace(stage, directory)
     files = write(computed.report, directory)
     _save_run(store, report, computed.audit, kind, directory, computed.verified)
-    return Outcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
+    return AuditOutcome(report, directory, report["status"] == "REFUSED", computed.audit, files)
 
 
 DOCUMENTS = "documents.jsonl.gz"  # the documents a report covered: what verify recomputes over
@@ -326,7 +370,7 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
             c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
 
 
-def record_run(store: Store, outcome: Outcome, *, kind: str, verdict: str) -> None:
+def record_run(store: Store, outcome: AuditOutcome, *, kind: str, verdict: str) -> None:
     """The run and its verdict alone, for a gate whose batch was rolled back: its pairs and
     documents are in its report, not in the store, which no longer holds the batch."""
     _save_run(store, outcome.report, None, kind, outcome.directory, None, verdict=verdict)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.demo import synth
+from tests.support import synth
 from tests.support.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,7 +119,7 @@ def test_query_sorts_by_containment_and_says_where(corpus, tmp_path):
 
 
 def test_compare_gives_offsets_and_a_short_aligned_excerpt(tmp_path):
-    from auditor.demo import synth
+    from tests.support import synth
 
     contract = synth.contract(83, 9_000)
     d = tmp_path / "docs"

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.demo import synth
 from auditor.store.db import Store
+from tests.support import synth
 from tests.support.textgen import write_contract_in_filing
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from auditor.cli import cli
 from auditor.controls import corpus_controls, default_controls_dir, run_controls
 from auditor.corpus.ingest import ingest
-from auditor.gate import BASELINE_VERSION
+from auditor.gating import BASELINE_VERSION
 from auditor.report.pipeline import audit_job
 from auditor.store.db import Store
 from tests.support.textgen import write_contract_in_filing
@@ -58,7 +58,7 @@ def test_a_small_corpus_says_why_corpus_controls_did_not_run(store):
 def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
     """No document of 300 words: the controls come from the 40-word notices, through the
     exhaustive path that audits them."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     d = tmp_path / "notices"
     d.mkdir()
@@ -75,7 +75,7 @@ def test_a_corpus_of_notices_draws_its_controls_from_them(store, tmp_path):
 def test_one_document_that_normalises_to_nothing_is_not_drawn_and_fails_nothing(store, tmp_path):
     """A page of rules or a base64 blob is a document's property, not the tool's: it is left out
     of the draw, and the controls pass on the others."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     d = tmp_path / "mixed"
     d.mkdir()
@@ -635,7 +635,7 @@ def test_the_embedded_control_is_the_container_with_the_drawn_document_inserted_
     """The drawn text goes in verbatim (only its outer newlines trimmed) as its own paragraphs, at
     a line or paragraph end 30-70% of the way into the container; the reformatted copy is laid
     out from the seed the note names, and the same seed gives the same files."""
-    from auditor.demo import synth
+    from tests.support import synth
     from tests.support.textgen import prose
 
     ids = _write_and_ingest(store, tmp_path / "whole", {
@@ -852,7 +852,7 @@ def test_the_fixture_controls_are_read_from_the_cache_under_the_same_key(store, 
 def test_a_gates_corpus_controls_are_drawn_from_its_batch(store, tmp_path):
     """draw_from (a gate's new documents): the contained document is one of them, the rest of
     the draw comes from at most GATE_EXTRA other documents, and the same call draws the same."""
-    from auditor.demo import synth
+    from tests.support import synth
 
     for i in range(12):
         (tmp_path / f"c{i:02d}.txt").write_text(synth.contract(100 + i, 6_000))
@@ -870,7 +870,7 @@ def test_the_unrelated_control_is_checked_on_every_shingle_before_use(store, tmp
     """A sampled estimate of 0 can hide a 0.15 overlap: the drawn document is replaced by one
     that is unrelated on every shingle, and none is used when none of the pool is."""
     from auditor.controls import _truly_unrelated
-    from auditor.demo import synth
+    from tests.support import synth
 
     words = synth.contract(63, 30_000).split()
     a = " ".join(words[:400])

@@ -4,8 +4,8 @@ tool's version or the limits changed since they failed; otherwise they stay fail
 from __future__ import annotations
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.extract import Limits
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 
 HEADER = {"accession_number": "0000950123-24-000009", "form_type": "8-K", "filing_date": "20240301",
@@ -52,7 +52,7 @@ def test_failed_parts_of_a_stored_submission_are_tried_again(tmp_path, store):
 def test_a_gate_reads_and_gates_the_parts_a_stored_submission_failed_before(tmp_path, store):
     """The corpus holds a submission whose exhibit was over a limit; a gate with a larger limit
     reads the exhibit now and gates it (it is a copy of a stored contract: a finding)."""
-    from auditor.gate.admission import GateOptions, run_gate
+    from auditor.gating.admission import GateOptions, run_gate
 
     lease = synth.contract(5, 12_000)
     (tmp_path / "corpus").mkdir()

@@ -17,11 +17,11 @@ from auditor.cli import cli
 from auditor.controls import corpus_controls
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import sync, withdraw
-from auditor.demo import synth
 from auditor.engine.audit import run_audit
 from auditor.engine.universe import duplicate_groups, not_auditable
 from auditor.index.sampled import SampledIndex
 from auditor.store.db import Store
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 
 ROOT = Path(__file__).resolve().parents[2]

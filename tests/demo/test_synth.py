@@ -13,10 +13,10 @@ import lxml.html
 import numpy as np
 import pytest
 
-from auditor.demo import synth
 from auditor.errors import UsageError
 from auditor.text.normalize import words
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_same_seed_same_text_different_seed_different_text():
 
 def test_output_does_not_depend_on_hash_seed_or_process():
     code = (
-        "import hashlib; from auditor.demo import synth; "
+        "import hashlib; from tests.support import synth; "
         "t = synth.contract(11, 15000) + synth.filing(12, 40000)[0] + synth.reformat(synth.contract(13), 4); "
         "print(hashlib.sha256(t.encode()).hexdigest())"
     )
@@ -195,7 +195,7 @@ def test_unrelated_contract_is_not_in_a_filing(contracts):
 def test_benchmark_generator_tiny_run(tmp_path):
     def run(out: Path) -> str:
         res = subprocess.run(
-            [sys.executable, str(ROOT / "benchmarks" / "generate.py"), "--out", str(out), "--size-mb", "0.3", "--seed", "3"],
+            [sys.executable, str(ROOT / "tests" / "support" / "generate.py"), "--out", str(out), "--size-mb", "0.3", "--seed", "3"],
             capture_output=True, text=True, check=True,
         )
         assert "files" in res.stdout and "MB" in res.stdout

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.demo import synth
 from auditor.engine.align import align, word_diff
 from auditor.text.normalize import words
+from tests.support import synth
 
 LEASE = ("The Tenant shall pay the Rent promptly on the first day of each month, without demand.\n\n"
          "Section 2. The Landlord shall maintain the roof and the structure of the building in good repair. "

@@ -1,13 +1,11 @@
 """The containment engine end to end: stored documents in, findings with locations out."""
 
 from itertools import pairwise
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.audit import run_audit
 from auditor.engine.families import mutual_mask
 from auditor.engine.pairs import Pairs
@@ -19,6 +17,7 @@ from auditor.index.sampled import SampledIndex, exact_min_hits
 from auditor.text.normalize import words_bytes
 from auditor.text.score import Estimate, containment, jaccard
 from auditor.text.shingle import Params, WordHasher, combine
+from tests.support import synth
 from tests.support.fixtures_build import make_pdf
 
 
@@ -907,12 +906,12 @@ def test_container_groups_count_unrelated_containers_once_per_family_or_chain():
     assert container_groups(1, np.arange(2, 13), _outside(chain), np.full(13, -1)) == 1
 
 
-@pytest.mark.skipif(not Path("/usr/share/common-licenses/GPL-3").is_file(), reason="no GPL-3 text")
 def test_a_notice_in_unrelated_documents_is_boilerplate_the_first_of_many_versions_is_not(tmp_path):
     from auditor.store.db import Store
+    from tests.support.realtext import licence
+    from tests.support.realtext import paragraphs as split
 
-    gpl = Path("/usr/share/common-licenses/GPL-3").read_text()
-    paragraphs = [p for p in gpl.split("\n\n") if p.strip()]
+    paragraphs = split(licence("GPL-3.0"))
     d = tmp_path / "c"
     d.mkdir()
     # twelve versions of one text, each adding a quarter more of the licence: the first is

@@ -15,12 +15,12 @@ pytest.importorskip("pyarrow", reason="auditor export needs the [spark] extra (p
 import pyarrow.parquet as pq
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.export import DOCUMENT_SCHEMA, export_parquet, read_params
 from auditor.engine.spark_engine import _ExportSource
 from auditor.engine.universe import duplicate_groups, not_auditable, universe
 from auditor.errors import UsageError
 from auditor.store.db import Store
+from tests.support import synth
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import pytest
 
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.demo import synth
 from auditor.engine.gather import (
     FLOOR,
     Candidate,
@@ -28,10 +27,8 @@ from auditor.engine.gather import (
 )
 from auditor.store.db import Store
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
-
-LICENCES = Path("/usr/share/common-licenses")
-
 
 # -- the cover, pure --------------------------------------------------------------------------
 
@@ -238,26 +235,29 @@ def test_a_short_text_is_searched_exactly(corpus):
     assert tiny.shingles == 0 and tiny.novel is None and "no shingle" in tiny.note and not tiny.components
 
 
-@pytest.mark.skipif(not (LICENCES / "Apache-2.0").is_file(), reason="needs Debian's common licences")
 def test_licence_texts_written_by_others(tmp_path):
-    """Real prose: a notice made of the Apache and MPL licences and a paragraph of its own."""
-    names = ("Apache-2.0", "MPL-2.0", "GPL-3", "GFDL-1.2", "BSD")
+    """Real prose (licences that installed packages ship): a notice made of the Apache and MPL
+    licences and a paragraph of its own; the next version of a licence, mostly the previous one."""
+    from tests.support.realtext import licence, paragraphs
+
+    names = ("Apache-2.0", "MPL-2.0", "GPL-3.0", "EPL-2.0", "BSD")
     for n in names:
-        (tmp_path / n).write_bytes((LICENCES / n).read_bytes())
+        (tmp_path / n).write_text(licence(n))
     own = ("This bundle ships the two licences below because its vendor code came from two places "
            "with different terms, and the packagers in Leeds asked for both texts to travel together "
            "with a short note on which directory follows which of them. ") * 3
-    apache, mpl = ((LICENCES / n).read_text() for n in ("Apache-2.0", "MPL-2.0"))
+    apache, mpl = licence("Apache-2.0"), licence("MPL-2.0")
+    gpl = paragraphs(licence("GPL-3.0"))
+    next_version = "\n\n".join(gpl[: len(gpl) * 7 // 10] + paragraphs(licence("CDDL-1.0"))[-8:])
     with Store(tmp_path / "l.db") as store:
         ingest(store, [tmp_path / n for n in names], workers=1)
         ids = {n: store.resolve(str(tmp_path / n)) for n in names}
         g = gather_text(store, own + apache + "\n\n" + mpl)
-        gfdl13 = gather_text(store, (LICENCES / "GFDL-1.3").read_text())
+        later = gather_text(store, next_version)
     assert [c.doc_id for c in g.components] == [ids["MPL-2.0"], ids["Apache-2.0"]]  # MPL is the longer
     assert all(c.part and c.containment == 1.0 for c in g.components)
     assert 0 < g.novel < 0.05
-    # the next version of a licence is mostly the previous one
-    assert gfdl13.components[0].doc_id == ids["GFDL-1.2"] and 0.6 < gfdl13.covered(gfdl13.components[0]) < 1
+    assert later.components[0].doc_id == ids["GPL-3.0"] and 0.6 < later.covered(later.components[0]) < 1
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -316,10 +316,10 @@ def test_short_queries_share_one_pass_over_the_texts(corpus, monkeypatch):
 
 
 def test_every_filing_of_a_generated_benchmark_corpus_names_its_embedded_contracts(tmp_path):
-    """benchmarks/generate.py's corpus (filings in text, HTML and EDGAR submissions; contracts
+    """tests/support/generate.py's corpus (filings in text, HTML and EDGAR submissions; contracts
     verbatim, as exhibits, reformatted, 85/70/50% partial, and nowhere): each filing's cover names
     every contract it must find, its shares add up, and no unplaced contract is a component."""
-    from benchmarks.generate import generate
+    from tests.support.generate import generate
 
     corpus = tmp_path / "corpus"
     truth = generate(corpus, 1.5, 7)

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 
 from auditor.cli import cli
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine import neardup
 from auditor.engine.measures import Preprocess, hamming, standard_error
 from auditor.engine.neardup import measures_for_pair, near_duplicates, prefix_candidates
 from auditor.errors import UsageError
+from tests.support import synth
 
 PLANTED = {  # method -> the near-duplicate pair it must find
     "exact": ("contract.txt", "relaid.txt"),

@@ -4,12 +4,12 @@ are searched exactly in every stored text, as the audit searches its short docum
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.query import query_text
 from auditor.engine.short import SHORT_SHINGLES
 from auditor.store.db import Store
 from auditor.text.normalize import words_bytes
 from auditor.text.shingle import Params, WordHasher, combine, distinct, sample
+from tests.support import synth
 
 NOTICE = ("This notice applies to every holder of record of the Series B notes issued under the "
           "indenture dated March 3 2021 between the Issuer and the Trustee named in it.")
@@ -198,8 +198,8 @@ def test_the_cli_names_a_stored_copy_once(tmp_path):
 
     from auditor.cli import cli
     from auditor.corpus.ingest import ingest
-    from auditor.demo import synth
     from auditor.store.db import Store
+    from tests.support import synth
 
     text = synth.contract(81, 6_000)
     (tmp_path / "stored.txt").write_text(text)

@@ -23,11 +23,11 @@ if _why:
 import pyarrow.parquet as pq  # noqa: E402
 
 from auditor.corpus.ingest import ingest  # noqa: E402
-from auditor.demo import synth  # noqa: E402
 from auditor.engine.audit import AuditResult, run_audit  # noqa: E402
 from auditor.engine.export import export_parquet, read_params  # noqa: E402
 from auditor.engine.spark_engine import run_audit_spark, session  # noqa: E402
 from auditor.store.db import Store  # noqa: E402
+from tests.support import synth  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a JVM and Python workers: about 50 s for the module
 

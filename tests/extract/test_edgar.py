@@ -5,12 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
 
-from auditor.demo import synth
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, detect_format, edgar, extract_bytes
 from tests.support.fixtures_build import make_docx, make_edgar_submission, make_pdf, uuencode
@@ -569,7 +567,6 @@ def test_a_bare_old_filing_keeps_no_tags():
 
 # -- a modern filing with its XBRL: what a reader reads, and nothing else -------------------------
 
-LICENCES = Path("/usr/share/common-licenses")
 _XS = "http://www.w3.org/2001/XMLSchema"
 _LINK = "http://www.xbrl.org/2003/linkbase"
 _OOXML_THEME = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<a:theme xmlns:a="http://schemas.'
@@ -582,7 +579,9 @@ _OOXML_THEME = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<a:the
 
 
 def _licence(name: str) -> str:
-    return (LICENCES / name).read_text() if (LICENCES / name).exists() else synth.contract(len(name), 2_000)
+    from tests.support.realtext import licence
+
+    return licence(name)
 
 
 def _html(body: str) -> str:
@@ -790,7 +789,7 @@ def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, fi
     the documents a reader reads are stored; the audit (controls first) finds no body contained
     in its own filing's XBRL and no family of spreadsheets, yet still finds a real copy; the
     assembled corpus keeps both bodies."""
-    from auditor.assemble import plan
+    from auditor.assembly import plan
     from auditor.corpus.ingest import ingest
     from auditor.report.pipeline import audit_job
     from auditor.store.db import Store
@@ -845,14 +844,14 @@ def test_the_gate_fails_closed_on_every_skipped_part(tmp_path, filings):
     """Each part skipped for what it is (a spreadsheet, XBRL, viewer files) is a not-auditable
     finding (CONTAIN006) of the gate, with its reason code; the documents read pass."""
     from auditor.corpus.ingest import ingest
-    from auditor.gate import GateOptions, run_gate
+    from auditor.gating import GateOptions, run_gate
     from auditor.store.db import Store
 
     corpus, new = tmp_path / "corpus", tmp_path / "new"
     corpus.mkdir()
     new.mkdir()
     (corpus / "0000943374-24-000509.txt").write_bytes(filings[1])
-    for name in ("GPL-2", "LGPL-2.1", "Artistic"):
+    for name in ("GPL-3.0", "LGPL-3.0", "CDDL-1.0"):
         (corpus / f"{name}.txt").write_text(_licence(name))
     (new / "0001493152-25-001317.txt").write_bytes(filings[0])
     with Store(tmp_path / "c.db") as store:

@@ -12,11 +12,11 @@ import zipfile
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.query import query_text
 from auditor.extract import extract_bytes
 from auditor.store.db import Store
 from tests.extract.test_edgar import HEADER
+from tests.support import synth
 from tests.support.fixtures_build import make_docx, make_edgar_submission
 
 ZW = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u034f"]

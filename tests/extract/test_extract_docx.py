@@ -15,9 +15,9 @@ import zipfile
 
 import pytest
 
-from auditor.demo import synth
 from auditor.extract import extract_bytes
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 from tests.support.fixtures_build import part_relationships
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -16,10 +16,10 @@ import zlib
 import numpy as np
 import pytest
 
-from auditor.demo import synth
 from auditor.extract import Limits, extract_bytes
 from auditor.extract.pdf import worker as pdf_worker
 from auditor.text.shingle import shingle_text
+from tests.support import synth
 from tests.support.fixtures_build import serialize_pdf
 
 JUNK = ["zebra", "quartz", "mango", "violet", "ember", "tundra", "pixel", "walnut"]

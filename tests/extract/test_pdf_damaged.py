@@ -8,10 +8,10 @@ import zlib
 
 import pytest
 
-from auditor.demo import synth
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, extract_bytes
 from auditor.extract.pdf import worker as pdf_worker
+from tests.support import synth
 from tests.support.fixtures_build import make_raw_pdf, text_content
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor.demo import synth
 from auditor.extract import Limits, extract_bytes
 from auditor.extract.pdf import ocr as pdf_ocr
 from auditor.extract.pdf import worker as pdf_worker
 from auditor.text.shingle import shingle_text
 from tests.extract.test_extract_pdf import at, codes, layout, pdf, reading
+from tests.support import synth
 from tests.support.fixtures_build import make_scanned_pdf
 
 

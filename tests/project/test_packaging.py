@@ -64,7 +64,8 @@ def test_a_wheel_installed_outside_the_checkout_runs_the_demo_and_verifies_it(tm
     fixtures = {"auditor/_data/" + p.relative_to(ROOT).as_posix() for p in (ROOT / "controls").rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     assert fixtures <= names, f"controls missing from the wheel: {sorted(fixtures - names)}"
-    assert "auditor/demo/files/lease-data-room.pdf" in names
+    assert "auditor/demo/files/corpus.zip" in names
+    assert not any(n.endswith("synth.py") for n in names)  # the corpus is data: no text generator in the wheel
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.demo import synth
+from tests.support import synth
 from tests.support.fixtures_build import make_edgar_submission
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.report.build import digest, pretty, run_digest
-from auditor.report.pipeline import audit_job, verify
+from auditor.report.pipeline import Batch, audit_job, batch_job, verify
+from tests.support import synth
 from tests.support.textgen import write_contract_in_filing
 
 
@@ -235,7 +235,7 @@ def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
 def test_the_gates_files_in_a_report_directory_are_known_through_gate_json(audited):
     """CI writes the gate's JUnit, SARIF and summary beside the report (docs/ci-gate.md): gate.json
     lists them with their sha256, so verify accepts exactly those, unaltered."""
-    from auditor.gate import GateOptions, run_gate
+    from auditor.gating import GateOptions, run_gate
 
     store, tmp = audited
     new = tmp / "batch"
@@ -410,8 +410,7 @@ def test_a_batch_report_describes_its_batch_with_the_same_numbers_and_still_veri
     ingest(store, [new], batch="new", workers=1)
     ids = {r["path"].rsplit("/", 1)[1]: r["id"] for r in store.rows("SELECT id, path FROM documents")}
     batch = sorted(ids[n] for n in ("filing.txt", "clean.txt"))
-    g = audit_job(store, 0.8, out=tmp_path / "gate", only=set(batch),
-                  scope={"kind": "batch", "batch": "new", "documents": batch}, kind="gate").report
+    g = batch_job(store, 0.8, Batch("new", tuple(batch), None), out=tmp_path / "gate").report
     whole = audit_job(store, 0.8, out=tmp_path / "whole").report
     assert g["manifest"]["corpus"]["ids"] == [[1, 9]] and g["manifest"]["corpus"]["documents"] == 9
     assert "ids" not in whole["manifest"]["corpus"]

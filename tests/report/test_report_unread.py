@@ -10,10 +10,10 @@ import json
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.extract import Limits
 from auditor.report.build import digest, pretty
 from auditor.report.pipeline import audit_job, verify
+from tests.support import synth
 from tests.support.fixtures_build import make_pdf_with_pictures
 
 NEVER = Limits(ocr="never")  # a picture page is then unread, and no OCR runs in these tests

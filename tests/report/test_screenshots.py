@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.report import render
 from auditor.report.pipeline import audit_job
 from tests.report.test_render import ok_report
+from tests.support import synth
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "

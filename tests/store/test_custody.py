@@ -12,19 +12,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from auditor.assemble import assemble
-from auditor.assemble import verify as verify_assembly
+from auditor.assembly import assemble
+from auditor.assembly import verify as verify_assembly
 from auditor.cli import cli
 from auditor.corpus.check import check_store, require_intact
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.demo import synth
 from auditor.errors import StoreDamaged
 from auditor.report import render
 from auditor.report.pipeline import audit_job, verify
 from auditor.store import custody
 from auditor.store.custody.chain import GENESIS_PREV, State, entry_hash, row_digest
 from auditor.store.db import MIGRATIONS, Store, text_digest
+from tests.support import synth
 from tests.support.hostile import copy_store, sql
 from tests.support.textgen import prose
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.errors import DiskFull, is_disk_full
 from auditor.report.build import write_text_atomic
 from auditor.store.db import Store
+from tests.support import synth
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +72,7 @@ def test_the_cli_names_a_full_disk_and_exits_2(tmp_path):
 
 
 def test_a_gate_that_runs_out_of_space_keeps_nothing_of_its_batch(tmp_path, db_path):
-    from auditor.gate import GateOptions, run_gate
+    from auditor.gating import GateOptions, run_gate
 
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "c0.txt").write_text(synth.contract(0, 20_000))

@@ -11,9 +11,9 @@ import pytest
 
 import auditor.engine.audit
 from auditor.corpus.ingest import ingest
-from auditor.demo import synth
 from auditor.engine.audit import run_audit
 from auditor.store.db import Store
+from tests.support import synth
 
 
 def test_a_pending_transaction_is_seen_only_by_its_connection_and_rolled_back(tmp_path, db_path):

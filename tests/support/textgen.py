@@ -29,7 +29,7 @@ def write_contract_in_filing(directory, seed: int, *, unrelated: int = 1) -> str
     other contracts (``other-N.txt``) under ``directory``; returns the contract's text."""
     from pathlib import Path
 
-    from auditor.demo import synth
+    from tests.support import synth
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,3 @@
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -270,17 +269,11 @@ def test_a_word_before_a_run_of_separators_ends_after_it_as_in_normalize():
 
 
 def _shipped_texts():
-    """Licence texts of the system and of the installed Python packages (written by others:
-    curly quotes, copyright signs, accented names, Cyrillic)."""
-    from importlib.metadata import distributions
+    """Licence texts of the installed Python packages (written by others: curly quotes,
+    copyright signs, accented names, Cyrillic)."""
+    from tests.support.realtext import licence_files
 
-    paths = sorted(Path("/usr/share/common-licenses").glob("*"))
-    for dist in distributions():
-        paths += sorted(Path(str(dist.locate_file(f))) for f in dist.files or []
-                        if any(k in f.name.upper() for k in ("LICEN", "COPYING", "NOTICE")))
-    for p in sorted(set(paths)):
-        if p.is_file():
-            yield p, p.read_bytes().decode("utf-8", "replace")
+    yield from sorted(licence_files(min_chars=1).items())
 
 
 def test_tokenize_is_normalize_on_licence_texts_written_by_others():

@@ -1,0 +1,115 @@
+"""The assemble job: the plan, the files it writes, and the custody entry that records what was
+shipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auditor.corpus.check import require_intact, require_run_intact
+from auditor.errors import UsageError
+from auditor.report.build import canonical, pretty, write_text_atomic
+from auditor.report.outdir import claim
+from auditor.store import custody, dating
+from auditor.store.db import Store
+
+if TYPE_CHECKING:
+    pass
+
+from auditor.assembly.changes import changes, read_previous
+from auditor.assembly.files import (
+    CHANGES,
+    CORPUS,
+    FORMAT,
+    MANIFEST,
+    PLAN,
+    digest,
+    read_lines,
+    require_parquet,
+    write_lines,
+    write_parquet,
+)
+from auditor.assembly.plan import plan
+from auditor.assembly.policy import Policy
+
+
+@dataclass
+class Assembled:
+    manifest: dict[str, Any]
+    directory: Path
+    files: list[Path]
+    dates: dating.Applied | None = None  # what ``dates`` did
+
+
+def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, policy: Policy = Policy(),
+             format: str = "jsonl", previous: str | os.PathLike | None = None,
+             dates: str | os.PathLike | None = None) -> Assembled:
+    """Make the plan, write plan.jsonl, the corpus, changes.jsonl (with ``previous``) and
+    manifest.json (last, with the digest over everything) into ``out``. ``dates``: a dates file
+    recorded in the store first (``dating.apply_dates``), so ``verify`` finds them there."""
+    if format == "parquet":
+        require_parquet()
+    if (Path(out) / "report.json").exists():
+        raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
+    prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
+    claim(Path(out), _written(Path(out)))
+    applied = dating.apply_dates(store, dates) if dates is not None else None
+    verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
+    store.conn.execute("BEGIN")  # one read snapshot
+    try:
+        head = custody.head(store.conn)  # the state of the store the corpus is made from
+        a = plan(store, run=run, policy=policy, format=format)
+        require_run_intact(store, a.run["id"])  # the run's pairs and documents it is made from
+        directory = Path(out)
+        directory.mkdir(parents=True, exist_ok=True)
+        files = {PLAN: write_lines(directory / PLAN, a.plan_lines(), compress=False)}
+        corpus = CORPUS[format]
+        if format == "parquet":
+            files[corpus] = write_parquet(directory / corpus, a.corpus_records())
+        else:
+            files[corpus] = write_lines(directory / corpus, a.corpus_lines(), compress=True)
+        manifest = a.manifest_core()
+        if prev is not None:
+            listed, counts = changes(read_lines(directory / PLAN), prev)
+            files[CHANGES] = write_lines(directory / CHANGES, (canonical(c).encode() + b"\n" for c in listed),
+                                          compress=False)
+            manifest["changes"] = {"previous": prev.info, "counts": counts,
+                                   "run_changed": prev.info.get("run_id") not in (None, a.run["run_id"]),
+                                   "policy_changed": prev.info.get("policy") not in (None, a.policy.as_dict())}
+        manifest["files"] = files
+        if head is not None:
+            manifest["custody"] = head
+        manifest["digest"] = digest(manifest)
+        write_text_atomic(directory / MANIFEST, pretty(manifest))
+    finally:
+        store.conn.execute("COMMIT")
+    if getattr(store, "custody", None) is not None:  # the log records what was shipped
+        with store.write("assemble", {"run_id": a.run["run_id"], "digest": manifest["digest"],
+                                      "directory": str(directory.resolve())}) as c:
+            if verified is not None:
+                custody.checkpoint(c, verified)
+    return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)], applied)
+
+
+def _written(directory: Path) -> set[str]:
+    """What an earlier ``assemble`` wrote into ``directory``, as its manifest lists it."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        return {MANIFEST, *(str(n) for n in manifest.get("files") or {})}
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def is_assembly(directory: str | os.PathLike) -> bool:
+    """Whether ``directory`` holds an assembled corpus (a manifest of this format), not a report."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file() or (Path(directory) / "report.json").exists():
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False

@@ -1,0 +1,80 @@
+"""The other readings of the batch's new documents (``auditor.extract.Reading``: every text node,
+the other side of an alternative, the bytes as plain text...), each audited against the corpus.
+
+A hostile submitter can hide a copy from one reading of a document (the visible text the store
+keeps), not from every reading a reader could get. So a containment under any reading is a
+finding, of the same kinds as the visible reading's, naming the reading. A reading adds a
+finding only where the visible text gave none of that kind and direction for the document:
+the gate already fails there, and one finding per document, kind and direction is the rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.engine.query import query_text
+from auditor.engine.short import SHORT_SHINGLES
+from auditor.gating.batch import BatchView, corpus_provenance, sighting_provenance
+from auditor.gating.classify import OTHERS_NAMED, Locator
+from auditor.gating.findings import Finding, classify_pair
+from auditor.index.sampled import SampledIndex
+from auditor.store.db import Store
+
+
+def reading_findings(store: Store, view: BatchView, threshold: float, loc: Locator,
+                     have: list[Finding]) -> list[Finding]:
+    """Findings under the other readings of each new document, where the visible one has none."""
+    new = view.new_ids
+    done = {(int(f.new.get("doc_id") or -1), f.kind, f.new_is_contained) for f in have}
+    index: SampledIndex | None = None
+    out: list[Finding] = []
+    seen: set[int] = set()
+    for s in view.sightings:
+        if s.doc_id in seen:
+            continue
+        seen.add(s.doc_id)
+        readings = store.readings(s.doc_id)
+        if not readings:
+            continue
+        exclude = frozenset(_own_group(store, s.doc_id)) | frozenset(view.withdrawn)
+        groups: dict[tuple[str, bool], list[tuple[float, int, int, dict[str, Any], str]]] = {}
+        for r in readings:
+            if index is None and r["n_shingles"] > SHORT_SHINGLES:
+                index = SampledIndex.load(store, representatives_only=False)
+            result = query_text(store, r["text"], threshold, index=index, exclude=exclude)
+            holders = {m.doc_id for m in result.matches if m.direction == "contains-query"}
+            for m in result.matches:
+                new_is_contained = m.direction == "contains-query"
+                if not new_is_contained and m.doc_id in holders:
+                    continue  # mutual: the reading's own containment says it
+                other_new = m.doc_id in new
+                kind = (classify_pair(True, other_new) if new_is_contained else classify_pair(other_new, True))
+                if kind is None or (s.doc_id, kind, new_is_contained) in done:
+                    continue
+                size = int(store.scalar("SELECT n_shingles FROM index_docs WHERE doc_id = ?", (m.doc_id,)) or 0)
+                spans = [sp.as_dict() for sp in m.spans]
+                groups.setdefault((kind, new_is_contained), []).append(
+                    (-m.exact, size, m.doc_id, {"spans": spans}, r["name"]))
+        for (kind, new_is_contained), ranked in sorted(groups.items()):
+            ranked.sort(key=lambda x: (x[0], x[1], x[2], x[4]))
+            value, _, other, extra, name = ranked[0]
+            others = sorted({o for _, _, o, _, _ in ranked[1:]} - {other})
+
+            def described(d: int) -> dict[str, Any]:
+                return sighting_provenance(store, view.first_sighting(d)) if d in new else corpus_provenance(store, d)
+
+            f = Finding(kind, sighting_provenance(store, s), described(other), new_is_contained, -value,
+                        "containment", extra["spans"], reading=name)
+            f.also = len(others)
+            f.other_members = [str(described(o).get("path")) for o in others[:OTHERS_NAMED]]
+            loc.locate(f, s)
+            out.append(f)
+    return out
+
+
+def _own_group(store: Store, doc_id: int) -> list[int]:
+    """The document and its exact duplicates (same normalised text): not counterparts of its readings."""
+    norm = store.scalar("SELECT norm_sha256 FROM documents WHERE id = ?", (doc_id,))
+    if not norm:
+        return [doc_id]
+    return [int(r[0]) for r in store.conn.execute("SELECT id FROM documents WHERE norm_sha256 = ?", (norm,))]
