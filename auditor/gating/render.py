@@ -123,13 +123,33 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
             continue
         out.renderers[r.renderer] = r.version
         _keep(store, s.doc_id, r)
-        problem = agreement(store, r.text, store.text(s.doc_id)).problem()
+        problem = agreement(store, *_compared(store.document(s.doc_id), r.text, store.text(s.doc_id))).problem()
         if problem:
             out.findings.append(_finding(store, s, loc, "render_mismatch", f"{r.renderer} {r.version}: {problem}"))
     for why, paths in sorted(out.unrendered.items()):
         out.notes.append(f"not rendered ({why}): {len(paths)} document(s), the first {paths[0]}; their extraction was "
                          "not checked against a rendering")
     return out
+
+
+def _compared(doc: dict, rendered: str, stored: str) -> tuple[str, str]:
+    """The two sides of the check. For a PDF, only the pages whose stored text is their text layer.
+
+    pdfium's reading is a page's text layer. A page that OCR read (a scan, text drawn as outlines)
+    has no layer, or one that misses what it shows, and its stored text is already a reading
+    of pdfium's own rendering. A page that could not be read stores nothing; the gate reports
+    it as not auditable. Neither page is compared with a text layer. Other pages are compared
+    as they are. If pdfium finds another page count, the whole texts are compared."""
+    meta = doc.get("meta") or {}
+    skip = {int(p["page"]) for p in (meta.get("ocr") or {}).get("pages") or [] if p.get("used") == "ocr"}
+    skip |= {int(p["page"]) for p in meta.get("unread_pages") or []}
+    offsets = doc.get("page_offsets")
+    shown = rendered.split("\f")
+    if doc.get("format") != "pdf" or not skip or not offsets or len(shown) != len(offsets):
+        return rendered, stored
+    ends = [*offsets[1:], len(stored)]
+    keep = [i for i in range(len(offsets)) if i + 1 not in skip]
+    return "\f".join(shown[i] for i in keep), "".join(stored[offsets[i] : ends[i]] for i in keep)
 
 
 def _bytes(s: Sighting, sha256: str | None) -> bytes | None:
