@@ -175,6 +175,8 @@ class Finding:
             return f"{new} could not be ingested: {self.new.get('code')}: {self.new.get('message')}"
         if self.kind == "not-auditable":
             return f"{new} could not be audited: {self.new.get('code')}: {self.new.get('message')}"
+        if self.kind == "redaction":
+            return f"{new} holds {self.new.get('message')}"
         assert self.other is not None
         other = doc_label(self.other, full_sha)
         pct = f"{self.containment:.4f}" if self.containment is not None else "?"
@@ -316,6 +318,7 @@ class GateResult:
     custody: dict[str, Any] | None = None  # the store's custody head the gate was computed from
     admitted: bool = False  # the batch is now part of the corpus (committed with the verdict PASSED)
     interrupted: str | None = None  # the signal that stopped the gate (SIGINT, SIGTERM)
+    renderers: dict[str, str] = field(default_factory=dict)  # the renderers that drew new documents, by version
 
     @property
     def exit_code(self) -> int:
@@ -370,7 +373,7 @@ class GateResult:
         return {
             "format": GATE_FORMAT, "tool_version": __version__, "status": self.status,
             "exit_code": self.exit_code, "batch": self.batch, "dry_run": self.dry_run,
-            "admitted": self.admitted, "interrupted": self.interrupted,
+            "admitted": self.admitted, "interrupted": self.interrupted, "renderers": self.renderers,
             "threshold": self.threshold, "fail_on": sorted(self.fail_on),
             "counts": self.counts, "documents": self.documents,
             "findings": [f.as_dict() for f in self.findings],
