@@ -9,7 +9,8 @@ transforms, fonts that draw other letters. So the gate also asks the renderer it
   style sheet cannot hide what a screen shows), and prints them to PDF.
 - Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
   them to PDF.
-- A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer.
+- A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer
+  (annotations and form fields flattened into the page first, as a viewer draws them).
 
 Chromium's and LibreOffice's PDF is then read by :func:`visible_text`: pdfminer.six's layout
 analysis puts the text in the order the page shows it, and a character drawn in the colour of
@@ -405,11 +406,23 @@ def _pdfium_text(data: bytes) -> str:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as e:
         raise ExtractionError("render_failed", f"pdfium cannot open it: {e}") from e
+    import pypdfium2.raw as pdfium_c
+
     pages = []
     try:
         for i in range(len(doc)):
+            # annotations flattened into the page, as a viewer draws them: a FreeText note's
+            # text is then on the page, not only in an annotation (the raw call: pypdfium2's
+            # own wants a form environment, which a PDF without forms does not get)
             page = doc[i]
-            pages.append(page.get_textpage().get_text_bounded())
+            flat = pdfium_c.FPDFPage_Flatten(page.raw, pdfium_c.FLAT_NORMALDISPLAY)
+            if flat == pdfium_c.FLATTEN_SUCCESS:
+                page.close()  # flattening invalidates the page's handles: load it again
+                page = doc[i]
+            text = page.get_textpage()
+            pages.append(text.get_text_bounded())
+            text.close()
+            page.close()
     finally:
         doc.close()
     return "\f".join(pages)
