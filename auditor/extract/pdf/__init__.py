@@ -12,7 +12,7 @@ laid-out page as text; :mod:`.signals` measures what the text layer cannot be tr
 
 from __future__ import annotations
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
 from auditor.extract.pdf import pages as pages_mod
@@ -27,6 +27,14 @@ from auditor.extract.pdf.checks import (
 from auditor.text import dates
 
 __all__ = ["extract_pdf", "extract_pdf_pages", "letter_spacing"]
+
+_COPY = "ingest a copy with a text layer (the document it was made from) or a sharper scan"
+refusal("no_text", _COPY)
+refusal("pdf-unread-pages", _COPY)
+refusal("pdf-redaction", "the text under the boxes is still in the file: redact it with a tool that removes "
+                         "the text (not a box drawn over it), then ingest the new copy")
+refusal("pdf-recovered", "nothing, if the reading is complete; to be sure, print the PDF again from a viewer "
+                         "and ingest that copy")
 
 
 def _pdf(data: bytes, limits: Limits) -> tuple[list[str], worker.PdfResult]:
@@ -75,7 +83,7 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
             text = every
             hidden_only = True
         else:
-            raise ExtractionError("no_text", _no_text(read, n))
+            raise ExtractionError("no_text", *_no_text(read, n))
     else:
         hidden_only = False
     check_text(text, "PDF", limits)
@@ -127,15 +135,15 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
                      readings=readings, meta=meta)
 
 
-def _no_text(read: pages_mod.Pages, n: int) -> str:
-    """Why a PDF with no text at all is refused, and what to do about it."""
+def _no_text(read: pages_mod.Pages, n: int) -> tuple[str, str | None]:
+    """Why a PDF with no text at all is refused, and what to do about it (None: the code's fix)."""
     what = f"PDF has no text layer in its {n} page(s)"
     if read.unread:
-        return f"{what} and OCR read none: {read.unread[0].reason}"
+        return f"{what} and OCR read none: {read.unread[0].reason}", None
     if read.recognised:
-        return (f"{what}, and OCR of their rendering finds no words (blank pages or pictures): "
+        return (f"{what}, and OCR of their rendering finds no words (blank pages or pictures)",
                 "if a reader sees text on them, ingest a sharper scan or a copy with its text")
-    return (f"{what} and draws nothing on them (blank pages): there is nothing to read; "
+    return (f"{what} and draws nothing on them (blank pages): there is nothing to read",
             "if the document should hold text, ingest a copy that holds it")
 
 

@@ -8,8 +8,17 @@ from __future__ import annotations
 import functools
 import re
 
+from auditor.errors import refusal
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
 from auditor.extract.pdf.worker import PdfResult
+
+_OCR = "ingest with --ocr always, so that OCR reads each page as it shows"
+_SOURCE = "ingest the document it was made from, or "
+refusal("pdf-cid", _SOURCE + "a PDF printed again with embedded Unicode fonts, or " + _OCR)
+refusal("pdf-order", _SOURCE + _OCR)
+refusal("pdf-image-text", "ingest a sharper scan or a copy with a text layer (the document it was made from)")
+refusal("pdf-font-map", _SOURCE + _OCR)
+refusal("pdf-hidden", "nothing a viewer shows can be audited: ingest the copy a reader reads")
 
 _CID_RUN = re.compile(r"(?:\(cid:\d+\))+")
 TOKEN = re.compile(r"[^\W_]+")

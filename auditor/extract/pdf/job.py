@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 
+from auditor.errors import FIX_MARK
 from auditor.sandbox import pool as sandbox
 from auditor.sandbox.pool import Fail
 from auditor.text import dates
@@ -160,7 +161,7 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
         repaired, lost, unrepaired = _repaired(data)
         if lost is not None:
             raise Fail("pdf_error", f"{failed}; {lost}: the file is cut short or damaged and part of the "
-                       "document is missing: ingest a complete copy") from first
+                       f"document is missing{FIX_MARK}ingest a complete copy") from first
         if repaired is not None:
             warnings.clear()
             _DATES.clear()
@@ -179,7 +180,7 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
             except Exception as e:
                 why = f"qpdf cannot repair it ({unrepaired})" if unrepaired else "read again after qpdf's repair, it fails"
                 raise Fail("pdf_error", f"{failed}; {why}; pdfium cannot open it ({str(e)[:100]}): the file "
-                           "is damaged or cut short: ingest a complete copy") from first
+                           f"is damaged or cut short{FIX_MARK}ingest a complete copy") from first
             reader = f"pdfium {_pdfium_version()}"
         warnings.insert(0, f"pdf-recovered: pdfminer.six could not parse the file ({failed}); read by {reader}")
     assert out is not None

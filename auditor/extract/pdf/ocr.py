@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.sandbox import pool as sandbox
 from auditor.sandbox.pool import Fail
 
@@ -24,6 +24,12 @@ DPI = 300
 #: pixels of one rendering at most (a 300 dpi US letter page is 8.4 million): a page declared
 #: huge is rendered at a lower resolution rather than exhaust the child's memory
 _MAX_PIXELS = 40_000_000
+
+_COPY = "ingest a sharper scan or a copy with a text layer"
+refusal("ocr_error", f"ingest again; if it fails again, {_COPY}")
+refusal("ocr_render", f"the PDF cannot be rendered: {_COPY}")
+refusal("ocr_memory", f"raise --pdf-memory-mb, or {_COPY}")
+refusal("ocr_timeout", f"ingest again on a less loaded machine, or {_COPY}")
 
 
 @dataclass

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.errors import fix_for
 from auditor.extract.common import Limits, storable
 from auditor.extract.pdf import checks
 from auditor.extract.pdf.ocr import PageOcr, read_page
@@ -121,9 +122,6 @@ class Pages:
 
 
 _COPY = "ingest a sharper scan or a copy with a text layer"
-#: what to do when OCR of a page fails, by the failure's code
-_OCR_FIX = {"ocr_timeout": f"ingest again on a less loaded machine, or {_COPY}",
-            "ocr_memory": f"raise --pdf-memory-mb, or {_COPY}"}
 
 
 def _unread_reason(page: int, why: str, ocr: PageOcr | None, mode: str) -> str:
@@ -133,7 +131,7 @@ def _unread_reason(page: int, why: str, ocr: PageOcr | None, mode: str) -> str:
     elif ocr.code == "ocr_unavailable":
         fix = f"OCR failed ({ocr.message})"
     elif ocr.code is not None:
-        fix = f"OCR failed ({ocr.code}: {ocr.message}): {_OCR_FIX.get(ocr.code, _COPY)}"
+        fix = f"OCR failed ({ocr.code}: {ocr.message}): {fix_for(ocr.code) or _COPY}"
     else:
         fix = (f"OCR's mean word confidence is {ocr.confidence:.0f}, under {MIN_CONFIDENCE:.0f} "
                f"(a map, a picture or an illegible scan): if it holds text, {_COPY}")

@@ -20,16 +20,13 @@ from auditor.store.custody.log import (
     check_rows,
     checkpoint,
     create,
-    create_rows,
     differing,
     edit_count,
     edit_triggers,
     find,
     has_log,
-    has_rows,
     head,
     install,
-    install_edits,
     matches,
     recorded,
     register,
@@ -39,7 +36,7 @@ from auditor.store.custody.log import (
 
 __all__ = [
     "TRACKED", "Entry", "Finding", "Outcome", "Plan", "State", "Tracked", "adopt", "begin", "check_full",
-    "check_quick", "check_rows", "checkpoint", "create", "create_rows", "differing", "edit_count", "edit_triggers", "find",
-    "has_log", "has_rows", "head", "install", "install_edits", "matches", "recorded", "register", "replay",
+    "check_quick", "check_rows", "checkpoint", "create", "differing", "edit_count", "edit_triggers", "find",
+    "has_log", "head", "install", "matches", "recorded", "register", "replay",
     "row_digest", "seal", "unedited",
 ]
