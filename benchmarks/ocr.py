@@ -96,7 +96,7 @@ def _texts_digest(db: Path) -> str:
 
     h = hashlib.sha256()
     with sqlite3.connect(db) as conn:
-        for sha, text in conn.execute("SELECT d.sha256, t.text FROM documents d JOIN texts t ON t.doc_id = d.id"
+        for sha, text in conn.execute("SELECT d.sha256, t.sha256 FROM documents d JOIN texts t ON t.doc_id = d.id"
                                       " ORDER BY d.sha256"):
             h.update(f"{sha}\t{text}\n".encode("utf-8", "surrogatepass"))
     return h.hexdigest()

@@ -417,12 +417,25 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
         pipe.call("Emulation.setEmulatedMedia", {"media": "screen"}, session)
         pipe.call("Page.navigate", {"url": DOCUMENT_URL}, session, on_event=answer)
         pipe.wait("Page.loadEventFired", answer)
+        _hide_noscript(pipe, session, answer)
         pdf = pipe.call("Page.printToPDF", {**_PAGE, "printBackground": True, "displayHeaderFooter": False},
                         session, on_event=answer)["data"]
         return base64.b64decode(pdf)
     finally:
         with contextlib.suppress(ExtractionError, OSError):
             pipe.call("Target.closeTarget", {"targetId": target}, on_event=answer)
+
+
+def _hide_noscript(pipe: _Pipe, session: str, answer: Any) -> None:
+    """Hide ``noscript`` as a browser that runs scripts does. Scripts are off here so that no
+    script draws the page; with them off, Chromium shows ``noscript`` content, which a reader's
+    browser (scripts on) does not, and the HTML reader does not read as shown."""
+    frame = pipe.call("Page.getFrameTree", {}, session, on_event=answer)["frameTree"]["frame"]["id"]
+    pipe.call("DOM.enable", {}, session, on_event=answer)
+    pipe.call("CSS.enable", {}, session, on_event=answer)
+    sheet = pipe.call("CSS.createStyleSheet", {"frameId": frame}, session, on_event=answer)["styleSheetId"]
+    pipe.call("CSS.setStyleSheetText", {"styleSheetId": sheet, "text": "noscript { display: none !important }"},
+              session, on_event=answer)
 
 
 # -- LibreOffice ------------------------------------------------------------------------------

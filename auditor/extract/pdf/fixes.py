@@ -82,7 +82,7 @@ _BUDGET = {"stream": 64 * 2**20, "left": 256 * 2**20}
 def _over(made: int, given: int, stream_cap: int) -> Fail:
     return Fail("pdf_bomb", f"a compressed stream of the PDF inflates past {made:,} bytes from {given:,} "
                 f"(the limit for it is {stream_cap:,}): a decompression bomb, refused before it is "
-                "parsed. If the PDF is genuine, extract it with a larger Limits.pdf_max_stream_bytes")
+                "parsed")
 
 
 def _cap(given: int) -> int:

@@ -23,7 +23,8 @@ refusal("pdf_memory", "raise --pdf-memory-mb (the memory of the PDF reader), or 
 refusal("pdf_timeout", "raise --pdf-timeout (seconds per PDF), or ingest it alone on a less loaded machine")
 refusal("pdf_cancelled", "run the same command again: it resumes where it stopped")
 refusal("too_many_pages", "split it (qpdf in.pdf --split-pages=1000 part.pdf) and ingest the parts")
-refusal("pdf_bomb", "a stream expands far beyond its size: ingest a copy printed again from a viewer")
+refusal("pdf_bomb", "if the PDF is genuine, ingest a copy printed again from a viewer, or read it with a larger "
+                    "Limits.pdf_max_stream_bytes (library)")
 
 
 @dataclass
