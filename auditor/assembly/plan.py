@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from auditor import __version__
+from auditor.engine.describe import unread_of
 from auditor.errors import UsageError
 from auditor.report.build import canonical
 from auditor.store.db import Store
@@ -127,6 +128,9 @@ class Assembly:
             if e.doc_id is not None:
                 line["novel"] = _novel(self.novel.get(e.doc_id))
                 line["provenance"] = self.provenance(self.docs[e.doc_id])
+                unread = unread_of(self.docs[e.doc_id].meta)
+                if unread is not None:  # kept or dropped, it was judged on the pages that were read
+                    line["unread"] = unread
                 if dec.keep:
                     line["stands_for"] = sorted(stands.get(e.doc_id, []))
             else:
