@@ -7,6 +7,7 @@ Imported only in the PDF child: it loads pdfminer.six.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from pdfminer.converter import PDFLayoutAnalyzer
@@ -26,6 +27,18 @@ _MIN_ALPHA = 0.05  # a glyph painted with less opacity is not seen
 _DARK = 1.0  # R + G + B of a box dark enough to be a redaction
 
 _Analyzer: Any = PDFLayoutAnalyzer  # pdfminer's class, extended with attributes of our own
+
+
+@dataclass
+class FontMapCount:
+    """How far a font's ToUnicode map agrees with the letters its encoding names (the font-map
+    check, :mod:`auditor.extract.pdf.checks`)."""
+
+    name: str
+    comparable: bool  # the font's encoding names its letters, so the map can be checked
+    seen: set[int] = field(default_factory=set)  # codes compared, at most 256
+    compared: int = 0  # letters compared
+    differ: int = 0  # of which the map says another letter
 
 
 class Device(_Analyzer):
@@ -49,8 +62,7 @@ class Device(_Analyzer):
         if not hasattr(self, "hidden_layers"):
             self.hidden_layers: frozenset[int] = frozenset()
         if not hasattr(self, "font_maps"):
-            # id(font) -> [name, comparable, codes seen, letters compared, letters that differ]
-            self.font_maps: dict[int, list] = {}
+            self.font_maps: dict[int, FontMapCount] = {}  # by id(font): fonts live as long as the page
         if not hasattr(self, "font_words"):
             self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
 
@@ -63,14 +75,14 @@ class Device(_Analyzer):
         item = self.cur_item._objs[-1]
         stats = self.font_maps.get(id(font))
         if stats is None:
-            stats = self.font_maps[id(font)] = [str(font.fontname), comparable(font), set(), 0, 0]
-        if stats[1] and cid not in stats[2] and len(stats[2]) < 256:
-            stats[2].add(cid)
+            stats = self.font_maps[id(font)] = FontMapCount(str(font.fontname), comparable(font))
+        if stats.comparable and cid not in stats.seen and len(stats.seen) < 256:
+            stats.seen.add(cid)
             said = font.cid2unicode.get(cid)
             if said and said.isalpha():
-                stats[3] += 1
+                stats.compared += 1
                 if item.get_text() != said:
-                    stats[4] += 1
+                    stats.differ += 1
         a, b, c, d = matrix[:4]
         if b == 0 and c == 0:
             squeezed = abs(a * scaling) < _MIN_WIDTH_RATIO * abs(d)
