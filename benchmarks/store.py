@@ -231,10 +231,12 @@ def render(results: list[dict[str, Any]], when: str, base: str) -> str:
                          f"{mb(s.get('texts', 0))} | {mb(s.get('shingle_sequences', 0))} | {mb(s.get('index_docs', 0))} | "
                          f"{mb(s.get('custody', 0))} | {mb(s.get('other', 0))} | {x['ingest_cpu']:.1f} | {cell('audit_cpu', '.1f')} | "
                          f"{x['gate_cpu']:.2f} | {x['gate_empty_cpu']:.2f} | {cell('assemble_cpu', '.1f')} |")
+    checked = any(r[n]["checks"] for r in results for n in ("base", "this") if n in r)
     lines += ["", "The gate's check before its batch (one process on the store, CPU s, median of 5; *without "
               "counter*: what it would cost if the edit counter were removed, `custody_rows` proved against the "
               "head's state and every small table compared with it):", "",
-              "| corpus | side | tracked rows | gate's check | without counter | audit's quick check |", "|---|---|---|---|---|---|"]
+              "| corpus | side | tracked rows | gate's check | without counter | audit's quick check |",
+              "|---|---|---|---|---|---|"] if checked else []
     for r in results:
         for name in [n for n in ("base", "this") if n in r]:
             c = r[name]["checks"]
