@@ -160,8 +160,10 @@ def layout_text(t: Texts) -> list[Case]:
     col = b.lines_of(c, 38)
     half = (len(col) + 1) // 2
     left, right = col[:half], col[half:] + [""] * (2 * half - len(col))
-    for name, gutter, how in (("tab-gutter", "\t\t", "two tabs"), ("bar-gutter", "  \u2502  ", "a vertical bar (U+2502)")):
-        text = "\n".join(f"{a.ljust(38) if gutter.strip() else a}{gutter}{z}".rstrip() for a, z in zip(left, right, strict=True))
+    for name, gutter, how in (("tab-gutter", "\t", "tabs"), ("bar-gutter", "  \u2502  ", "a vertical bar (U+2502)")):
+        # tabs fill the left column to the tab stop at 48 (every 8 columns), as an editor aligns them
+        text = "\n".join((f"{a.ljust(38)}{gutter}{z}" if gutter.strip() else f"{a}{chr(9) * (6 - len(a) // 8)}{z}").rstrip()
+                         for a, z in zip(left, right, strict=True))
         out.append(_case("layout", "order", f"txt-two-columns-{name}", "txt", "lease",
                          f"the lease set in two columns, {how} between them: a reader reads down the left column, "
                          "then the right", {"exhibit.txt": (text + "\n").encode()}))
