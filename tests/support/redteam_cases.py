@@ -104,6 +104,9 @@ DROPPED = {
     "look-alike/txt-cherokee-capitals": "no Cherokee font on this machine: Chromium shows boxes",
     "look-alike/html-fullwidth": "no CJK font on this machine: Chromium shows boxes for fullwidth letters",
     "look-alike/html-letter-spacing-css": "spaced letters with no wider gap between words: not readable as words",
+    "hidden-junk/r3-wordml-white-on-white-shading": "LibreOffice 7.4 draws the junk of a Word 2003 XML file black: it "
+                                                    "applies neither the run's white colour nor its shading (Word shows "
+                                                    "white on white); the reader's rule is tested in test_extract_office_xml",
 }
 # What a person saw where OCR misreads what the reader shows.
 BY_EYE = {
@@ -117,6 +120,9 @@ BY_EYE = {
     "look-alike/html-letter-spaced-nbsp": "spaced letters, word gaps wider, legible",
     "look-alike/html-letter-spans-margin": "spaced letters, word gaps made by margins, legible",
     "look-alike/pdf-character-spacing": "spaced letters, word gaps wider, legible",
+    "order/r3-docx-bidi-visual-table": "LibreOffice draws the cells first to last, every word in order (it sets the "
+                                       "cells' paragraphs right to left, so a full stop stands at a cell's left end); "
+                                       "Tesseract reads the table column by column",
 }
 
 

@@ -27,6 +27,7 @@ import email.policy
 import io
 import json
 import random
+import re
 import tarfile
 from email.message import EmailMessage
 
@@ -269,7 +270,8 @@ def layout_office(t: Texts) -> list[Case]:
     return out
 
 
-_FRAME_STYLE = ('<style:style style:name="fr1" style:family="graphic"><style:graphic-properties fo:border="none" '
+_FRAME_STYLE = ('<style:style style:name="fr1" style:family="graphic"><style:graphic-properties draw:fill="none" '
+                'draw:stroke="none" fo:background-color="transparent" fo:border="none" '
                 'fo:padding="0cm" style:wrap="none" style:vertical-pos="from-top" style:vertical-rel="paragraph" '
                 'style:horizontal-pos="from-left" style:horizontal-rel="paragraph"/></style:style>')
 
@@ -300,8 +302,9 @@ def layout_markup(t: Texts) -> list[Case]:
                      views=[View("exhibit.md", "markdown", md.encode())]))
     paras = b.paragraphs(c)
     perm = _shuffled(len(paras), 61)
+    lit = lambda p: re.sub(r"([\\*`|_<>\[\]])", r"\\\1", p)  # noqa: E731 (the text, not its inline markup)
     rst = ("Exhibit 10.1\n============\n\n" + "\n\n".join(f"|p{i}|" for i in range(len(paras))) + "\n\n"
-           + "\n".join(f".. |p{i}| replace:: {paras[i]}" for i in perm) + "\n")
+           + "\n".join(f".. |p{i}| replace:: {lit(paras[i])}" for i in perm) + "\n")
     out.append(_case("layout", "order", "rst-substitutions", "rst", "BSD",
                      "a reStructuredText file showing the BSD licence's paragraphs in order, each a substitution whose "
                      "definition stands at the end, the definitions shuffled", {"exhibit.rst": rst.encode()},
@@ -523,8 +526,8 @@ def junk_html(t: Texts) -> list[Case]:
 
 def junk_svg(t: Texts) -> list[Case]:
     out = []
-    lines = _lines(t["BSD"])
     for name, attr, how in (("display-none", "display='none'", "display='none'"), ("fill-none", "fill='none'", "fill='none'")):
+        lines = _lines(t["BSD"], 10 if name == "display-none" else 5)  # undrawn junk still takes its room
         js = iter(b.junk_after([w for line in lines for w in line.split(" ")]))
         body = "".join(f"<text x='8' y='{(k + 1) * 22}' font-family='serif' font-size='15' xml:space='preserve'>"
                        + "".join(f"{esc(w)} " + (f"<tspan {attr}>{j} </tspan>" if (j := next(js)) else "")
@@ -576,16 +579,6 @@ def junk_office(t: Texts) -> list[Case]:
                      "the BSD licence; a junk word after every word is set in a font embedded in the .docx whose glyphs "
                      "draw nothing and take no room", {"exhibit.docx": docx_with_font(body, fonts.blank(), "Exhibit Blank")}))
     words = " ".join(b.paragraphs(t[key])).split(" ")
-    js = iter(b.junk_after(words))
-    ns = 'xmlns:w="http://schemas.microsoft.com/office/word/2003/wordml"'
-    runs = "".join(f"<w:r><w:t>{esc(w)} </w:t></w:r>" + (
-        f'<w:r><w:rPr><w:color w:val="FFFFFF"/><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/></w:rPr>'
-        f"<w:t>{j} </w:t></w:r>" if (j := next(js)) else "") for w in words)
-    wml = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<?mso-application progid="Word.Document"?>\n'
-           f"<w:wordDocument {ns}><w:body><w:p>{runs}</w:p></w:body></w:wordDocument>\n").encode()
-    out.append(_case("junk-hidden", "hidden-junk", "wordml-white-on-white-shading", "wordml", key,
-                     "a Word 2003 XML document showing the BSD licence; a junk word after every word is white on white "
-                     "shading", {"exhibit.xml": wml}, views=[View("exhibit.xml", "office", wml)]))
     js = iter(b.junk_after(words))
     spans = " ".join(esc(w) + (f' <text:span text:style-name="J">{j}</text:span>' if (j := next(js)) else "") for w in words)
     style = ('<style:style style:name="J" style:family="text"><style:text-properties fo:font-size="4pt" '

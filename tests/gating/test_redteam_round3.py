@@ -1,0 +1,100 @@
+"""The red team's third round (issue #40) through the real gate, every case of
+tests/support/redteam_round3.py: the disguised stored contract fails the gate (a finding naming
+it, or a fail-closed code); the same disguise of an unrelated agreement passes, and so does each
+clean document. The gate renders as users run it (``--render auto``: Chromium, LibreOffice,
+pdfium where installed), so this file is slow.
+
+A disguise the gate still passes is a strict xfail naming the module that owns the fix; the
+mark has to go when the hole is closed. What a reader shows of each case is checked by
+benchmarks/redteam.py --oracle --round 3.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gating.test_redteam import _build, _caught, _gate, corpus  # noqa: F401 (a fixture)
+from tests.support.redteam_round3 import BUILDERS3
+
+pytestmark = pytest.mark.slow
+
+
+
+class _Probe(dict):
+    def __missing__(self, key: str) -> str:
+        return "The Lessee shall pay the rent. " * 40
+
+
+IDS = [c.id for build in BUILDERS3 for c in build(_Probe())]
+CLEAN = [i for i in IDS if i.startswith("clean/")]
+POSITIVE = [i for i in IDS if i not in CLEAN]
+# Disguises refused as not auditable whatever they carry: their negative is a clean document.
+FAIL_CLOSED = {
+    "order/r3-html-grid-areas",  # css-order: grid items placed by row and column
+    "visible-not-read/r3-html-webfont-rot13", "hidden-junk/r3-html-webfont-blank",  # css-font
+    "hidden-junk/r3-html-color-mix-white",  # css-value: a colour the reader cannot compute
+    "visible-not-read/r3-pdf-type3-line-glyphs", "edgar-part/r3-edgar-pdf-type3-line-glyphs",  # pdf-hidden
+    "container/r3-tar", "container/r3-tar-gz-of-zip", "edgar-part/r3-edgar-tar",  # an archive: unpack it
+    # render_mismatch (CONTAIN006): the renderer shows other text than the extraction holds, so the
+    # reading cannot be vouched for, whatever the text is
+    "order/r3-html-relative-swap", "order/r3-html-shadow-slots", "order/r3-html-pleading-spans",
+    "order/r3-docx-bidi-visual-table", "order/r3-fodt-positioned-frames", "visible-not-read/r3-html-shadow-root-text",
+    "visible-not-read/r3-html-svg-background", "visible-not-read/r3-pdf-actual-text-decoy",
+    "visible-not-read/r3-fodt-user-fields", "hidden-junk/r3-html-unslotted-shadow", "hidden-junk/r3-html-video-fallback",
+    "hidden-junk/r3-html-covered-by-box", "hidden-junk/r3-html-svg-zero-size", "hidden-junk/r3-docx-embedded-blank-font",
+    "hidden-junk/r3-fodt-text-scale-1-percent", "edgar-part/r3-edgar-html-shadow-slots",
+}
+# Holes the gate still passes, and the module that owns the fix.
+HOLES = {
+    "order/r3-html-transform-translate": "HTML (extract/css.py, allow-list): lines placed by transform:translate are "
+                                         "read in source order, and the rendering check tolerates it",
+    "order/r3-html-columns-table": "HTML (extract/html.py, allow-list): two columns set as table cells are read "
+                                   "across the rows",
+    "order/r3-html-inline-svg-coordinates": "HTML/SVG (extract/html.py, allow-list): inline SVG <text> is read in "
+                                            "source order, not by its coordinates",
+    "order/r3-svg-coordinates": "SVG (extract/xml.py, allow-list): an SVG file's <text> is read in source order, "
+                                "not by its coordinates; SVG files are not rendered by the gate",
+    "order/r3-svg-transform-groups": "SVG (extract/xml.py, allow-list): <g transform> placement is not read",
+    "visible-not-read/r3-svg-text-in-image": "SVG (extract/xml.py, allow-list): the text of an <image> of SVG "
+                                             "is no reading, and SVG files are not rendered by the gate",
+    "hidden-junk/r3-svg-junk-display-none": "SVG (extract/xml.py, allow-list): display='none' text is read",
+    "hidden-junk/r3-svg-junk-fill-none": "SVG (extract/xml.py, allow-list): fill='none' text is read",
+    "visible-not-read/r3-pdf-tiling-pattern": "PDF (extract/pdf): text drawn in a tiling pattern's cell is no "
+                                              "reading, and pdfium's text layer lacks it too",
+    "hidden-junk/r3-pdf-soft-mask-junk": "PDF (extract/pdf/colour.py): glyphs under a soft mask that is black "
+                                         "(transparent) are read as shown",
+    "visible-not-read/r3-docx-embedded-font-rot13": "docx (extract/docx.py): a font embedded in the .docx whose "
+                                                    "character map draws other letters is not checked, and "
+                                                    "LibreOffice's text layer keeps the stored characters",
+    "visible-not-read/r3-docx-font-permutation": "docx (extract/docx.py): a permuted embedded font, as rot13",
+}
+
+
+@pytest.fixture(scope="module")
+def positives(corpus):  # noqa: F811
+    d, contract = corpus
+    return _gate(d, d / "c.db", "disguised3", _build(POSITIVE, contract))
+
+
+@pytest.fixture(scope="module")
+def negatives(corpus):  # noqa: F811
+    d, contract = corpus
+    cases = _build([c for c in POSITIVE if c not in FAIL_CLOSED], contract, seeds=True)
+    cases.update(_build(CLEAN, contract))
+    return _gate(d, d / "c.db", "unrelated3", cases)
+
+
+@pytest.mark.parametrize("case_id", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=HOLES[c]))
+                                     if c in HOLES else c for c in POSITIVE])
+def test_a_round_3_disguise_of_a_stored_contract_fails_the_gate(positives, case_id):
+    assert _caught(positives[case_id]), [f.sentence() for f in positives[case_id]]
+
+
+@pytest.mark.parametrize("case_id", [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN)
+def test_the_same_round_3_disguise_of_an_unrelated_agreement_passes(negatives, case_id):
+    assert negatives[case_id] == [], [f.sentence() for f in negatives[case_id]]
+
+
+def test_the_catalogue_has_forty_disguises_and_five_clean_documents():
+    assert len(POSITIVE) >= 40 and len(CLEAN) >= 5
+    assert set(HOLES) <= set(POSITIVE) and set(POSITIVE) >= FAIL_CLOSED
