@@ -104,6 +104,8 @@ DROPPED = {
     "look-alike/txt-cherokee-capitals": "no Cherokee font on this machine: Chromium shows boxes",
     "look-alike/html-fullwidth": "no CJK font on this machine: Chromium shows boxes for fullwidth letters",
     "look-alike/html-letter-spacing-css": "spaced letters with no wider gap between words: not readable as words",
+    "hidden-junk/r3-html-details-closed": "Chromium draws a closed <details> whose summary is not displayed with a "
+                                          "marker of its own: a reader sees a mark after every word (OCR 0.57)",
     "hidden-junk/r3-wordml-white-on-white-shading": "LibreOffice 7.4 draws the junk of a Word 2003 XML file black: it "
                                                     "applies neither the run's white colour nor its shading (Word shows "
                                                     "white on white); the reader's rule is tested in test_extract_office_xml",
