@@ -33,7 +33,7 @@ import os
 from typing import BinaryIO
 
 from auditor.errors import ExtractionError
-from auditor.extract import nested
+from auditor.extract import model, nested
 from auditor.extract.common import Extracted, Limits, Part, Reading
 
 _LAZY = {"decode_text": "text", "detect_format": "detect", "binary_kind": "detect", "extract_pdf_pages": "pdf"}
@@ -98,6 +98,7 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
             ex.readings.extend(shown.readings)
             if shown.unreadable:
                 ex.unreadable = "; ".join(filter(None, [ex.unreadable, f"as HTML: {shown.unreadable}"]))
+            ex.unmodelled = model.merged(ex.unmodelled, shown.unmodelled)
         return ex
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf
