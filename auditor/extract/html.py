@@ -896,6 +896,8 @@ class _Reader:
                 continue
             if not model_html.element_modelled(tag, scripted):
                 self.outside.add("html", f"element <{tag}>")
+            if tag in ("svg", "math"):
+                continue  # a drawing: its attributes are the SVG model's (MathML draws its text in order)
             for name in node.attributes:
                 low = name.lower()
                 if not model_html.attribute_modelled(tag, low):

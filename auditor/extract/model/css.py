@@ -3,8 +3,9 @@ words are drawn, and in which order, it computes (:data:`COMPUTED`), properties 
 word, hide none and move none (:data:`INERT`), and for some of them the values it models
 (:func:`outside`). A property or value not listed is outside the model.
 
-Word's HTML (``mso-*`` properties) and the SEC's inline XBRL (``-sec-ix-hidden``, ``-sec-extract``)
-are read by no browser, so those are inert too.
+Word's HTML (``mso-*`` properties), Aspose's (``-aw-*``) and the SEC's inline XBRL
+(``-sec-ix-hidden``, ``-sec-extract``) are read by no browser, so those are inert too, as is
+``align`` (a presentational attribute that HTML converters write as a property).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def outside(name: str, value: Iterable[Any]) -> str | None:
     """Why the declaration ``name: value`` is outside the model (``property zoom`` style), or
     None when the reader models it. ``value`` is tinycss2 component values; a value holding
     ``var()`` is judged by its property alone (its value is known only when it is computed)."""
-    if name.startswith(("--", "mso-", "-sec-")):
+    if name.startswith(("--", "mso-", "-sec-", "-aw-")):
         return None
     if name not in COMPUTED and name not in INERT:
         return f"property {name}"

@@ -11,8 +11,9 @@ outside the model.
 An attribute is modelled when it is a global one of :data:`GLOBAL`, one of its element's in
 :data:`ATTRIBUTES`, ``data-*``, ``aria-*``, an event handler (scripts are not run: what they
 write is checked by :mod:`auditor.extract.scripts`), a namespace declaration or prefixed name,
-or any attribute of an element no browser knows (a browser acts on no attribute of such an
-element but the global ones). Every other attribute is outside the model, whatever its name.
+any attribute of an element no browser knows but the global ones, or any attribute no browser
+knows (not in :data:`KNOWN_ATTRIBUTES`: a browser draws nothing for it; a style sheet's attribute
+selectors and ``attr()`` are evaluated by the cascade). Every other attribute is outside the model.
 """
 
 from __future__ import annotations
@@ -112,6 +113,17 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
 }.items()}
 
 
+#: Attributes of the HTML standard (and the obsolete ones browsers still act on) that the model
+#: leaves out for some or all elements: on an element of :data:`KNOWN`, one of these outside its
+#: :data:`ATTRIBUTES` is outside the model. An attribute no browser knows draws nothing.
+SPEC_ONLY = frozenset("""
+shadowrootmode shadowrootdelegatesfocus shadowrootclonable shadowrootserializable popovertarget
+popovertargetaction autoplay controls controlslist loop muted poster playsinline preload kind srclang
+default behavior direction scrollamount scrolldelay truespeed bgproperties
+""".split())  # noqa: SIM905 (a list of names, kept as words)
+KNOWN_ATTRIBUTES = KNOWN_GLOBAL | SPEC_ONLY | frozenset().union(*ATTRIBUTES.values())
+
+
 def element_modelled(tag: str, scripted: bool) -> bool:
     """Whether the reader models an HTML element of this (lower-case) name."""
     if tag in ELEMENTS:
@@ -127,4 +139,4 @@ def attribute_modelled(tag: str, name: str) -> bool:
         return True
     if tag not in KNOWN:
         return name not in KNOWN_GLOBAL  # a browser acts on no other attribute of an element it does not know
-    return name in ATTRIBUTES.get(tag, ())
+    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES
