@@ -36,8 +36,7 @@ sys.path.insert(0, str(ROOT))
 MIRRORS = Path("/work/.mirror")
 EDGAR_HTML = Path("/work/notes/real/edgar-html")
 #: file name endings taken from git mirrors as fixtures of other formats
-FIXTURE_EXT = (".docx", ".odt", ".fodt", ".rtf", ".pdf", ".eml", ".mht", ".mhtml", ".md", ".rst", ".ipynb",
-               ".svg", ".xml", ".html", ".htm", ".txt")
+FIXTURE_EXT = (".docx", ".odt", ".fodt", ".rtf", ".pdf", ".eml", ".mht", ".mhtml", ".rst", ".ipynb", ".svg")
 
 
 def _from_mirror(repo: Path, out: Path, keep: tuple[str, ...], grep: str | None, limit: int) -> int:
@@ -83,7 +82,7 @@ def corpora(tmp: Path, extra: list[Path]) -> dict[str, Path]:
         for repo in sorted(MIRRORS.iterdir()):
             if repo.name.startswith("dgunning+edgartools") or not (repo / "repo").exists():
                 continue
-            n += _from_mirror(repo / "repo", d, FIXTURE_EXT, None, 300)
+            n += _from_mirror(repo / "repo", d, FIXTURE_EXT, None, 150)
         if n:
             found["fixtures"] = d
     for i, e in enumerate(extra):

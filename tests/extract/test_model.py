@@ -133,3 +133,158 @@ def test_a_stylesheet_rule_counts_only_where_it_matches():
 def test_text_read_as_html_carries_what_the_html_holds():
     data = f"<html><body><video>{WORDS}</video></body></html>".encode()
     assert "html: element <video>" in named(data, "notes.txt")
+
+
+# -- PDF ----------------------------------------------------------------------------------------
+
+def _pdf(font: bytes, content: bytes, more: list[bytes] = (), resources: bytes = b"") -> bytes:
+    from tests.support.fixtures_build import serialize_pdf
+
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> "
+            + resources + b" >> /Contents 5 0 R >>", font,
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream", *more]
+    return serialize_pdf(objs)
+
+
+def _lines(text: str) -> bytes:
+    from tests.support.fixtures_build import text_content
+
+    words = text.split()
+    return text_content([" ".join(words[i:i + 12]) for i in range(0, min(len(words), 480), 12)])
+
+
+HELVETICA = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+
+
+def test_pdf_type3_font_is_outside_the_model():
+    # every glyph a filled box, named as the letter: the text layer reads letters a viewer never sees
+    procs = b" ".join(b"/%s 6 0 R" % bytes([c]) for c in range(97, 123))
+    diffs = b" ".join(b"/%s" % bytes([c]) for c in range(97, 123))
+    font = (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] "
+            b"/CharProcs << " + procs + b" >> /Encoding << /Type /Encoding /Differences [97 " + diffs +
+            b"] >> /FirstChar 97 /LastChar 122 /Widths [" + b" 600" * 26 + b"] >>")
+    glyph = b"600 0 0 0 500 700 d1 0 0 500 700 re f"
+    proc = b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"
+    ex = extract_bytes(_pdf(font, _lines(WORDS.lower()), [proc]), "t3.pdf")
+    assert "pdf: font Type 3 (its glyph procedures can draw other letters than its character map says)" in ex.unmodelled
+
+
+def test_pdf_tiling_pattern_that_draws_text_is_outside_the_model():
+    cell = b"BT /F1 9 Tf 0 0 Td (hidden words) Tj ET"
+    pattern = (b"<< /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 100 20] /XStep 100 /YStep 20 "
+               b"/Resources << /Font << /F1 4 0 R >> >> /Length %d >>\nstream\n" % len(cell) + cell + b"\nendstream")
+    content = b"/Pattern cs /P1 scn 0 0 612 792 re f\n" + _lines(WORDS)
+    ex = extract_bytes(_pdf(HELVETICA, content, [pattern], b"/Pattern << /P1 6 0 R >>"), "pat.pdf")
+    assert "pdf: tiling pattern that draws text (the interpreter never runs it)" in ex.unmodelled
+
+
+def test_ordinary_pdfs_stay_inside_the_model():
+    from tests.support.fixtures_build import make_pdf
+
+    assert extract_bytes(_pdf(HELVETICA, _lines(WORDS)), "plain.pdf").unmodelled == []
+    assert extract_bytes(make_pdf([WORDS[:1500], WORDS[1500:3000]]), "fpdf.pdf").unmodelled == []
+
+
+# -- .docx --------------------------------------------------------------------------------------
+
+def test_docx_embedded_font_is_outside_the_model():
+    import io
+    import zipfile
+
+    from tests.support.fixtures_build import make_docx
+
+    src = make_docx([WORDS])
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(src)) as z, zipfile.ZipFile(buf, "w") as out:
+        for item in z.infolist():
+            data = z.read(item)
+            if item.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", b'<Default Extension="odttf" ContentType='
+                                    b'"application/vnd.openxmlformats-officedocument.obfuscatedFont"/></Types>')
+            out.writestr(item, data)
+        out.writestr("word/fonts/font1.odttf", b"\0" * 64)
+    names = extract_bytes(buf.getvalue(), "font.docx").unmodelled
+    assert any(n.startswith("docx: embedded font word/fonts/font1.odttf") for n in names), names
+
+
+@pytest.mark.parametrize(("rpr", "construct"), [
+    ("<w:fitText w:val='40' w:id='1'/>", "docx: run squeezed into a sliver (w:fitText)"),
+    ("<w:position w:val='-200'/>", "docx: run lifted or lowered by more than 12 points (w:position)"),
+    ("<w:newThing/>", "docx: run property w:newThing"),
+])
+def test_docx_run_properties_outside_the_model_are_named(rpr, construct):
+    from tests.support.fixtures_build import make_docx
+
+    W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    body = (f"<w:document xmlns:w='{W}'><w:body><w:p><w:r><w:rPr>{rpr}</w:rPr><w:t>{WORDS[:300]}</w:t></w:r></w:p>"
+            f"<w:p><w:r><w:t>{WORDS[300:]}</w:t></w:r></w:p></w:body></w:document>")
+    assert construct in extract_bytes(make_docx([], document_xml=body), "r.docx").unmodelled
+
+
+def test_ordinary_docx_stays_inside_the_model():
+    cases = rc.build(["clean/docx-with-changes"], {"BSD": licence("BSD")})
+    from tests.support.fixtures_build import make_docx
+
+    assert extract_bytes(make_docx(WORDS.split("\n\n")), "plain.docx").unmodelled == []
+    for case in cases.values():
+        for name, data in case.files.items():
+            assert extract_bytes(data, name).unmodelled == [], name
+
+
+# -- plain text and the characters of every text format -----------------------------------------
+
+@pytest.mark.parametrize(("text", "construct"), [
+    (WORDS.replace(" ", " \U000e0041", 40), "text: format character U+E0041"),
+    (WORDS.replace("e", "\ue065", 30), "text: private-use character U+E065"),
+    (WORDS.replace(" ", "\u0378 ", 10), "text: unassigned character U+0378"),
+])
+def test_text_characters_outside_the_model_are_named(text, construct):
+    assert construct in named(text.encode(), "notes.txt")
+
+
+def test_ordinary_text_stays_inside_the_model():
+    for name in ("BSD", "Apache-2.0", "GPL-3.0"):
+        assert named(licence(name).encode(), f"{name}.txt") == [], name
+    bidi = "The parties \u202b\u05e9\u05dc\u05d5\u05dd\u202c agree\u00ad ment \u200bzero\u200dwidth \ufeff" + WORDS
+    assert named(bidi.encode(), "b.txt") == []
+
+
+# -- email, notebooks -----------------------------------------------------------------------------
+
+def _mail(parts: str, boundary: str = "b1", kind: str = "multipart/alternative") -> bytes:
+    return (f"From: a@example.com\nTo: b@example.com\nSubject: s\nMIME-Version: 1.0\n"
+            f"Content-Type: {kind}; boundary=\"{boundary}\"\n\n{parts}--{boundary}--\n").encode()
+
+
+def test_email_alternative_outside_the_model_is_named():
+    parts = (f"--b1\nContent-Type: text/plain\n\n{WORDS}\n--b1\nContent-Type: text/x-amp-html\n\n<p>{WORDS}</p>\n"
+             f"--b1\nContent-Type: text/html\n\n<p>{WORDS}</p>\n")
+    assert "email: alternative body text/x-amp-html" in named(_mail(parts), "m.eml")
+    enc = f"--b1\nContent-Type: application/pkcs7-mime\n\nxx\n--b1\nContent-Type: text/plain\n\n{WORDS}\n"
+    assert "email: structure multipart/encrypted" in named(_mail(enc, kind="multipart/encrypted"), "e.eml")
+
+
+def test_ordinary_email_stays_inside_the_model():
+    parts = f"--b1\nContent-Type: text/plain\n\n{WORDS}\n--b1\nContent-Type: text/html\n\n<p>{WORDS}</p>\n"
+    assert named(_mail(parts), "m.eml") == []
+
+
+def _notebook(outputs: list[dict]) -> bytes:
+    import json
+
+    cell = {"cell_type": "code", "source": "print(1)", "metadata": {}, "execution_count": 1, "outputs": outputs}
+    md = {"cell_type": "markdown", "source": WORDS, "metadata": {}}
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [md, cell]}).encode()
+
+
+def test_notebook_output_outside_the_model_is_named():
+    svg = {"output_type": "display_data", "metadata": {},
+           "data": {"image/svg+xml": "<svg><text>a copy</text></svg>", "text/plain": "<Figure>"}}
+    assert "notebook: output of type image/svg+xml" in named(_notebook([svg]), "n.ipynb")
+
+
+def test_ordinary_notebook_stays_inside_the_model():
+    out = {"output_type": "execute_result", "metadata": {}, "execution_count": 1,
+           "data": {"text/plain": "1", "text/html": "<b>1</b>", "image/png": "iVBORw0KGgo="}}
+    assert named(_notebook([out]), "n.ipynb") == []
