@@ -18,14 +18,83 @@ import tinycss2
 #: Properties that can hide, move or change the words drawn: modelled for the values :func:`_value`
 #: allows. :mod:`auditor.extract.css` computes most (its ``RELEVANT``); the others are modelled
 #: only in values that change no word (``text-transform: uppercase``: audits ignore case).
-COMPUTED = frozenset(["display", "visibility", "content-visibility", "font-size", "font", "opacity", "filter", "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width", "text-shadow", "background-color", "background", "clip", "clip-path", "position", "left", "top", "right", "bottom", "inset", "text-indent", "margin", "margin-left", "margin-top", "transform", "translate", "scale", "width", "height", "max-width", "max-height", "overflow", "overflow-x", "overflow-y", "content", "order", "flex-direction", "flex-flow", "flex-wrap", "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column", "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow", "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap", "quotes", "list-style", "list-style-type", "text-transform", "font-variant", "font-variant-caps", "letter-spacing", "word-spacing", "writing-mode", "caption-side", "background-clip", "-webkit-background-clip", "mix-blend-mode", "mask", "mask-image", "-webkit-mask", "-webkit-mask-image", "text-overflow", "-webkit-line-clamp", "backdrop-filter", "-webkit-text-security", "all"])
+COMPUTED = frozenset("""
+display visibility content-visibility font-size font opacity filter color -webkit-text-fill-color
+-webkit-text-stroke -webkit-text-stroke-width text-shadow background-color background clip clip-path
+position left top right bottom inset text-indent margin margin-left margin-top transform translate
+scale width height max-width max-height overflow overflow-x overflow-y content order flex-direction
+flex-flow flex-wrap direction unicode-bidi float grid-area grid-row grid-column grid-row-start
+grid-row-end grid-column-start grid-column-end grid-auto-flow white-space zoom background-image
+padding padding-left gap column-gap quotes list-style list-style-type text-transform font-variant
+font-variant-caps letter-spacing word-spacing writing-mode caption-side background-clip
+-webkit-background-clip mix-blend-mode mask mask-image -webkit-mask -webkit-mask-image text-overflow
+-webkit-line-clamp backdrop-filter -webkit-text-security all
+""".split())  # noqa: SIM905
 
 #: Properties that neither draw, hide nor move a word: type, boxes and borders, alignment, breaks.
-INERT = frozenset(["font-family", "font-weight", "font-style", "font-stretch", "font-kerning", "font-synthesis", "font-optical-sizing", "font-variant-ligatures", "font-variant-numeric", "font-variant-east-asian", "font-variant-position", "font-variant-alternates", "font-feature-settings", "font-variation-settings", "font-size-adjust", "font-smooth", "-webkit-font-smoothing", "-moz-osx-font-smoothing", "text-rendering", "line-height", "text-align", "text-align-last", "text-justify", "vertical-align", "text-decoration", "text-decoration-line", "text-decoration-color", "text-decoration-style", "text-decoration-thickness", "text-decoration-skip", "text-decoration-skip-ink", "text-underline-offset", "text-underline-position", "text-emphasis", "text-emphasis-style", "text-emphasis-color", "text-emphasis-position", "text-wrap", "text-wrap-mode", "text-wrap-style", "text-size-adjust", "-webkit-text-size-adjust", "-ms-text-size-adjust", "-moz-text-size-adjust", "hyphens", "-webkit-hyphens", "-ms-hyphens", "word-break", "word-wrap", "overflow-wrap", "line-break", "hanging-punctuation", "tab-size", "-moz-tab-size", "margin-right", "margin-bottom", "margin-block", "margin-block-start", "margin-block-end", "margin-inline", "margin-inline-start", "margin-inline-end", "padding-right", "padding-top", "padding-bottom", "padding-block", "padding-block-start", "padding-block-end", "padding-inline", "padding-inline-start", "padding-inline-end", "border", "border-top", "border-right", "border-bottom", "border-left", "border-width", "border-style", "border-color", "border-top-width", "border-right-width", "border-bottom-width", "border-left-width", "border-top-style", "border-right-style", "border-bottom-style", "border-left-style", "border-top-color", "border-right-color", "border-bottom-color", "border-left-color", "border-radius", "border-top-left-radius", "border-top-right-radius", "border-bottom-left-radius", "border-bottom-right-radius", "border-collapse", "border-spacing", "border-image", "border-block", "border-inline", "border-block-start", "border-block-end", "border-inline-start", "border-inline-end", "outline", "outline-width", "outline-style", "outline-color", "outline-offset", "box-shadow", "box-sizing", "-webkit-box-sizing", "-moz-box-sizing", "min-width", "min-height", "inline-size", "block-size", "min-inline-size", "min-block-size", "max-inline-size", "max-block-size", "aspect-ratio", "background-position", "background-position-x", "background-position-y", "background-repeat", "background-size", "background-attachment", "background-origin", "list-style-position", "list-style-image", "table-layout", "empty-cells", "clear", "counter-reset", "counter-increment", "counter-set", "page-break-before", "page-break-after", "page-break-inside", "break-before", "break-after", "break-inside", "orphans", "widows", "page", "size", "marks", "bleed", "columns", "column-count", "column-width", "column-rule", "column-rule-width", "column-rule-style", "column-rule-color", "column-span", "column-fill", "row-gap", "grid-gap", "grid-row-gap", "grid-column-gap", "grid-template", "grid-template-columns", "grid-template-rows", "grid-template-areas", "grid-auto-rows", "grid-auto-columns", "flex", "flex-grow", "flex-shrink", "flex-basis", "justify-content", "justify-items", "justify-self", "align-content", "align-items", "align-self", "place-content", "place-items", "place-self", "-webkit-box-align", "-webkit-box-pack", "-webkit-box-flex", "-ms-flex", "-ms-flex-align", "-ms-flex-pack", "-webkit-flex", "-webkit-align-items", "-webkit-justify-content", "-webkit-flex-grow", "-webkit-flex-shrink", "-webkit-flex-basis", "z-index", "cursor", "pointer-events", "user-select", "-webkit-user-select", "-moz-user-select", "-ms-user-select", "touch-action", "resize", "appearance", "-webkit-appearance", "-moz-appearance", "accent-color", "caret-color", "color-scheme", "forced-color-adjust", "print-color-adjust", "-webkit-print-color-adjust", "color-adjust", "object-fit", "object-position", "image-rendering", "isolation", "will-change", "contain", "transition", "transition-property", "transition-duration", "transition-timing-function", "transition-delay", "-webkit-transition", "-moz-transition", "-o-transition", "transform-origin", "-webkit-transform-origin", "transform-style", "perspective", "perspective-origin", "backface-visibility", "-webkit-backface-visibility", "scroll-behavior", "scroll-margin", "scroll-margin-top", "scroll-padding", "scroll-padding-top", "scroll-snap-type", "scroll-snap-align", "overscroll-behavior", "scrollbar-width", "scrollbar-color", "scrollbar-gutter", "-webkit-overflow-scrolling", "-webkit-tap-highlight-color", "-webkit-touch-callout", "speak", "ruby-position", "ruby-align", "unicode-range", "src", "font-display", "ascent-override", "descent-override", "line-gap-override", "layout-grid", "layout-grid-mode", "layout-grid-line", "layout-grid-char", "layout-flow", "text-autospace", "text-kashida-space", "text-underline", "tab-stops", "punctuation-wrap", "word-spacing-adjust", "-webkit-margin-before", "-webkit-margin-after", "-webkit-margin-start", "-webkit-margin-end", "-webkit-padding-start", "-webkit-box-shadow", "-moz-box-shadow", "-webkit-border-radius", "-moz-border-radius", "behavior"])
+INERT = frozenset("""
+font-family font-weight font-style font-stretch font-kerning font-synthesis font-optical-sizing
+font-variant-ligatures font-variant-numeric font-variant-east-asian font-variant-position
+font-variant-alternates font-feature-settings font-variation-settings font-size-adjust font-smooth
+-webkit-font-smoothing -moz-osx-font-smoothing text-rendering line-height text-align text-align-last
+text-justify vertical-align text-decoration text-decoration-line text-decoration-color
+text-decoration-style text-decoration-thickness text-decoration-skip text-decoration-skip-ink
+text-underline-offset text-underline-position text-emphasis text-emphasis-style text-emphasis-color
+text-emphasis-position text-wrap text-wrap-mode text-wrap-style text-size-adjust
+-webkit-text-size-adjust -ms-text-size-adjust -moz-text-size-adjust hyphens -webkit-hyphens
+-ms-hyphens word-break word-wrap overflow-wrap line-break hanging-punctuation tab-size -moz-tab-size
+margin-right margin-bottom margin-block margin-block-start margin-block-end margin-inline
+margin-inline-start margin-inline-end padding-right padding-top padding-bottom padding-block
+padding-block-start padding-block-end padding-inline padding-inline-start padding-inline-end border
+border-top border-right border-bottom border-left border-width border-style border-color
+border-top-width border-right-width border-bottom-width border-left-width border-top-style
+border-right-style border-bottom-style border-left-style border-top-color border-right-color
+border-bottom-color border-left-color border-radius border-top-left-radius border-top-right-radius
+border-bottom-left-radius border-bottom-right-radius border-collapse border-spacing border-image
+border-block border-inline border-block-start border-block-end border-inline-start border-inline-end
+outline outline-width outline-style outline-color outline-offset box-shadow box-sizing
+-webkit-box-sizing -moz-box-sizing min-width min-height inline-size block-size min-inline-size
+min-block-size max-inline-size max-block-size aspect-ratio background-position background-position-x
+background-position-y background-repeat background-size background-attachment background-origin
+list-style-position list-style-image table-layout empty-cells clear counter-reset counter-increment
+counter-set page-break-before page-break-after page-break-inside break-before break-after
+break-inside orphans widows page size marks bleed columns column-count column-width column-rule
+column-rule-width column-rule-style column-rule-color column-span column-fill row-gap grid-gap
+grid-row-gap grid-column-gap grid-template grid-template-columns grid-template-rows
+grid-template-areas grid-auto-rows grid-auto-columns flex flex-grow flex-shrink flex-basis
+justify-content justify-items justify-self align-content align-items align-self place-content
+place-items place-self -webkit-box-align -webkit-box-pack -webkit-box-flex -ms-flex -ms-flex-align
+-ms-flex-pack -webkit-flex -webkit-align-items -webkit-justify-content -webkit-flex-grow
+-webkit-flex-shrink -webkit-flex-basis z-index cursor pointer-events user-select -webkit-user-select
+-moz-user-select -ms-user-select touch-action resize appearance -webkit-appearance -moz-appearance
+accent-color caret-color color-scheme forced-color-adjust print-color-adjust
+-webkit-print-color-adjust color-adjust object-fit object-position image-rendering isolation
+will-change contain transition transition-property transition-duration transition-timing-function
+transition-delay -webkit-transition -moz-transition -o-transition transform-origin
+-webkit-transform-origin transform-style perspective perspective-origin backface-visibility
+-webkit-backface-visibility scroll-behavior scroll-margin scroll-margin-top scroll-padding
+scroll-padding-top scroll-snap-type scroll-snap-align overscroll-behavior scrollbar-width
+scrollbar-color scrollbar-gutter -webkit-overflow-scrolling -webkit-tap-highlight-color
+-webkit-touch-callout speak ruby-position ruby-align unicode-range src font-display ascent-override
+descent-override line-gap-override layout-grid layout-grid-mode layout-grid-line layout-grid-char
+layout-flow text-autospace text-kashida-space text-underline tab-stops punctuation-wrap
+word-spacing-adjust -webkit-margin-before -webkit-margin-after -webkit-margin-start
+-webkit-margin-end -webkit-padding-start -webkit-box-shadow -moz-box-shadow -webkit-border-radius
+-moz-border-radius behavior align
+""".split())  # noqa: SIM905
 
 #: Counter styles a browser predefines (CSS Counter Styles 3, Ready-made Counter Styles): a
 #: marker of one of them is a number, a letter or a bullet, never a word.
-COUNTER_STYLES = frozenset(["none", "disc", "circle", "square", "disclosure-open", "disclosure-closed", "decimal", "decimal-leading-zero", "arabic-indic", "armenian", "upper-armenian", "lower-armenian", "bengali", "cambodian", "khmer", "cjk-decimal", "devanagari", "georgian", "gujarati", "gurmukhi", "hebrew", "kannada", "lao", "malayalam", "mongolian", "myanmar", "oriya", "persian", "lower-roman", "upper-roman", "tamil", "telugu", "thai", "tibetan", "lower-alpha", "lower-latin", "upper-alpha", "upper-latin", "lower-greek", "hiragana", "hiragana-iroha", "katakana", "katakana-iroha", "cjk-earthly-branch", "cjk-heavenly-stem", "japanese-informal", "japanese-formal", "korean-hangul-formal", "korean-hanja-informal", "korean-hanja-formal", "simp-chinese-informal", "simp-chinese-formal", "trad-chinese-informal", "trad-chinese-formal", "cjk-ideographic", "ethiopic-numeric", "inside", "outside", "inherit", "initial", "unset", "revert", "revert-layer"])
+COUNTER_STYLES = frozenset("""
+none disc circle square disclosure-open disclosure-closed decimal decimal-leading-zero arabic-indic
+armenian upper-armenian lower-armenian bengali cambodian khmer cjk-decimal devanagari georgian
+gujarati gurmukhi hebrew kannada lao malayalam mongolian myanmar oriya persian lower-roman
+upper-roman tamil telugu thai tibetan lower-alpha lower-latin upper-alpha upper-latin lower-greek
+hiragana hiragana-iroha katakana katakana-iroha cjk-earthly-branch cjk-heavenly-stem
+japanese-informal japanese-formal korean-hangul-formal korean-hanja-informal korean-hanja-formal
+simp-chinese-informal simp-chinese-formal trad-chinese-informal trad-chinese-formal cjk-ideographic
+ethiopic-numeric inside outside inherit initial unset revert revert-layer
+""".split())  # noqa: SIM905
 
 _DISPLAY_OUT = frozenset({"table-header-group", "table-footer-group", "table-column", "table-column-group",
                           "run-in", "math"})

@@ -47,9 +47,20 @@ CONTENT_TYPES = frozenset({
 _PREFIXES = ("image/", "video/", "audio/")
 #: Run properties (``w:rPr``) the reader evaluates (hidden, colour, size, scale, shading) or that
 #: do not change which words are drawn, nor their order.
-RUN = frozenset(["rStyle", "rFonts", "b", "bCs", "i", "iCs", "caps", "smallCaps", "strike", "dstrike", "outline", "shadow", "emboss", "imprint", "noProof", "snapToGrid", "vanish", "webHidden", "specVanish", "color", "spacing", "w", "kern", "position", "sz", "szCs", "highlight", "u", "effect", "bdr", "shd", "vertAlign", "rtl", "cs", "em", "lang", "oMath", "ins", "del", "moveFrom", "moveTo", "rPrChange", "ligatures", "numForm", "numSpacing", "stylisticSets", "cntxtAlts", "textOutline", "textFill", "glow", "reflection", "props3d", "scene3d"])
+RUN = frozenset("""
+rStyle rFonts b bCs i iCs caps smallCaps strike dstrike outline shadow emboss imprint noProof
+snapToGrid vanish webHidden specVanish color spacing w kern position sz szCs highlight u effect bdr
+shd vertAlign rtl cs em lang oMath ins del moveFrom moveTo rPrChange ligatures numForm numSpacing
+stylisticSets cntxtAlts textOutline textFill glow reflection props3d scene3d
+""".split())  # noqa: SIM905
 #: Paragraph properties (``w:pPr``) that do not hide a word or change the order of words.
-PARAGRAPH = frozenset(["pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl", "numPr", "suppressLineNumbers", "pBdr", "shd", "tabs", "suppressAutoHyphens", "kinsoku", "wordWrap", "overflowPunct", "topLinePunct", "autoSpaceDE", "autoSpaceDN", "bidi", "adjustRightInd", "snapToGrid", "spacing", "ind", "contextualSpacing", "mirrorIndents", "suppressOverlap", "jc", "textDirection", "textAlignment", "textboxTightWrap", "outlineLvl", "divId", "cnfStyle", "rPr", "sectPr", "pPrChange", "collapsed"])
+PARAGRAPH = frozenset("""
+pStyle keepNext keepLines pageBreakBefore framePr widowControl numPr suppressLineNumbers pBdr shd
+tabs suppressAutoHyphens kinsoku wordWrap overflowPunct topLinePunct autoSpaceDE autoSpaceDN bidi
+adjustRightInd snapToGrid spacing ind contextualSpacing mirrorIndents suppressOverlap jc
+textDirection textAlignment textboxTightWrap outlineLvl divId cnfStyle rPr sectPr pPrChange
+collapsed
+""".split())  # noqa: SIM905
 _FIT_TEXT_MIN = 200  # twips (10 pt): a narrower fitText squeezes a run into a sliver
 
 

@@ -19,20 +19,44 @@ selectors and ``attr()`` are evaluated by the cascade). Every other attribute is
 from __future__ import annotations
 
 #: Every element the HTML Living Standard defines, with the obsolete ones browsers still parse.
-KNOWN = frozenset(["a", "abbr", "address", "area", "article", "aside", "audio", "b", "base", "bdi", "bdo", "blockquote", "body", "br", "button", "canvas", "caption", "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img", "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "math", "menu", "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search", "section", "select", "selectedcontent", "slot", "small", "source", "span", "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "time", "title", "tr", "track", "u", "ul", "var", "video", "wbr", "acronym", "applet", "basefont", "bgsound", "big", "blink", "center", "dir", "font", "frame", "frameset", "image", "isindex", "keygen", "listing", "marquee", "menuitem", "multicol", "nextid", "nobr", "noembed", "noframes", "plaintext", "portal", "rb", "rtc", "spacer", "strike", "tt", "xmp"])
+KNOWN = frozenset("""
+a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption cite
+code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption
+figure footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label
+legend li link main map mark math menu meta meter nav noscript object ol optgroup option output p
+param picture pre progress q rp rt ruby s samp script search section select selectedcontent slot
+small source span strong style sub summary sup svg table tbody td template textarea tfoot th thead
+time title tr track u ul var video wbr acronym applet basefont bgsound big blink center dir font
+frame frameset image isindex keygen listing marquee menuitem multicol nextid nobr noembed noframes
+plaintext portal rb rtc spacer strike tt xmp
+""".split())  # noqa: SIM905
 
 #: The elements the reader models: drawn as blocks, cells, inline text, replaced content (images
 #: by their alt text, form fields by their values, frames and objects by their data: documents),
 #: hidden (head content, templates, closed details, unselected options), or a drawing (svg, math).
-ELEMENTS = frozenset(["a", "abbr", "address", "area", "article", "aside", "b", "base", "bdi", "bdo", "blockquote", "body", "br", "button", "caption", "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img", "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "math", "menu", "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "search", "section", "select", "small", "source", "span", "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "time", "title", "tr", "u", "ul", "var", "wbr", "acronym", "basefont", "big", "center", "dir", "font", "frame", "frameset", "image", "listing", "nobr", "noembed", "noframes", "plaintext", "rb", "strike", "tt", "xmp"])
+ELEMENTS = frozenset("""
+a abbr address area article aside b base bdi bdo blockquote body br button caption cite code col
+colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure
+footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li
+link main map mark math menu meta meter nav noscript object ol optgroup option output p param
+picture pre progress q rp rt ruby s samp script search section select small source span strong style
+sub summary sup svg table tbody td template textarea tfoot th thead time title tr u ul var wbr
+acronym basefont big center dir font frame frameset image listing nobr noembed noframes plaintext rb
+strike tt xmp
+""".split())  # noqa: SIM905
 
 #: Attributes of every element whose effect the reader models (``hidden``, ``dir``, ``style``,
 #: ``lang`` for quotes) or that draw nothing (identity, links, tooltips read in all-text).
-GLOBAL = frozenset(["accesskey", "autocapitalize", "autocorrect", "autofocus", "class", "contenteditable", "dir", "draggable", "enterkeyhint", "hidden", "id", "inert", "inputmode", "itemid", "itemprop", "itemref", "itemscope", "itemtype", "lang", "nonce", "spellcheck", "style", "tabindex", "title", "translate", "writingsuggestions", "xmlns", "role", "name", "is", "slot"])
+GLOBAL = frozenset("""
+accesskey autocapitalize autocorrect autofocus class contenteditable dir draggable enterkeyhint
+hidden id inert inputmode itemid itemprop itemref itemscope itemtype lang nonce spellcheck style
+tabindex title translate writingsuggestions xmlns role name is slot
+""".split())  # noqa: SIM905
 
 #: Every global attribute a browser acts on; those not in :data:`GLOBAL` are outside the model
 #: (``popover``: hidden until a script or a button opens it).
-KNOWN_GLOBAL = GLOBAL | frozenset(["popover", "part", "exportparts", "virtualkeyboardpolicy", "anchor", "headingoffset", "headingreset"])
+KNOWN_GLOBAL = GLOBAL | frozenset(
+    "popover part exportparts virtualkeyboardpolicy anchor headingoffset headingreset".split())  # noqa: SIM905
 
 _TABLE = ["align", "valign", "width", "height", "bgcolor", "border", "char", "charoff", "nowrap", "background"]
 #: Per element, the attributes the reader models (presentational hints it applies, or that do not

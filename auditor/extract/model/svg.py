@@ -20,13 +20,38 @@ from auditor.extract.model import Outside
 
 #: Elements the reader models: drawn text, shapes that draw no word, containers, and the parts
 #: it hides as a browser does (definitions, metadata, paint servers, filters).
-ELEMENTS = frozenset(["svg", "g", "text", "tspan", "textpath", "title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath", "mask", "lineargradient", "radialgradient", "stop", "filter", "marker", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "image", "foreignobject", "a", "view"]) | frozenset(f"fe{n}" for n in ["blend", "colormatrix", "componenttransfer", "composite", "convolvematrix", "diffuselighting", "displacementmap", "distantlight", "dropshadow", "flood", "funca", "funcb", "funcg", "funcr", "gaussianblur", "image", "merge", "mergenode", "morphology", "offset", "pointlight", "specularlighting", "spotlight", "tile", "turbulence"])
+ELEMENTS = frozenset("""
+svg g text tspan textpath title desc metadata style script defs symbol clippath mask lineargradient
+radialgradient stop filter marker path rect circle ellipse line polyline polygon image foreignobject
+a view
+""".split()) | frozenset(f"fe{n}" for n in """
+blend colormatrix componenttransfer composite convolvematrix diffuselighting displacementmap
+distantlight dropshadow flood funca funcb funcg funcr gaussianblur image merge mergenode morphology
+offset pointlight specularlighting spotlight tile turbulence
+""".split())  # noqa: SIM905
 #: Where a browser draws nothing of what the element holds unless another element refers to it.
 HIDDEN = frozenset({"title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath", "mask",
                     "lineargradient", "radialgradient", "filter", "marker", "pattern"})
 SHAPES = frozenset({"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "image"})
 
-ATTRIBUTES = frozenset(["id", "class", "style", "lang", "tabindex", "role", "focusable", "xmlns", "version", "baseprofile", "x", "y", "dx", "dy", "width", "height", "viewbox", "preserveaspectratio", "transform", "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap", "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset", "stroke-miterlimit", "opacity", "font-family", "font-size", "font-weight", "font-style", "font-variant", "font-stretch", "text-anchor", "dominant-baseline", "alignment-baseline", "baseline-shift", "text-decoration", "letter-spacing", "word-spacing", "textlength", "lengthadjust", "d", "points", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "fx", "fy", "fr", "href", "offset", "stop-color", "stop-opacity", "gradientunits", "gradienttransform", "spreadmethod", "clippathunits", "maskunits", "maskcontentunits", "filterunits", "primitiveunits", "display", "visibility", "overflow", "color", "shape-rendering", "text-rendering", "image-rendering", "color-interpolation", "color-interpolation-filters", "vector-effect", "enable-background", "pathlength", "marker-start", "marker-mid", "marker-end", "markerwidth", "markerheight", "markerunits", "refx", "refy", "orient", "startoffset", "method", "spacing", "side", "path", "clip-rule", "in", "in2", "result", "stddeviation", "values", "type", "mode", "operator", "k1", "k2", "k3", "k4", "flood-color", "flood-opacity", "lighting-color", "surfacescale", "diffuseconstant", "specularconstant", "specularexponent", "kernelunitlength", "tablevalues", "slope", "intercept", "amplitude", "exponent", "basefrequency", "numoctaves", "seed", "stitchtiles", "scale", "xchannelselector", "ychannelselector", "radius", "order", "kernelmatrix", "divisor", "bias", "targetx", "targety", "edgemode", "preservealpha", "azimuth", "elevation", "z", "pointsatx", "pointsaty", "pointsatz", "limitingconeangle", "target", "decoding", "crossorigin", "requiredextensions", "systemlanguage"])
+ATTRIBUTES = frozenset("""
+id class style lang tabindex role focusable xmlns version baseprofile x y dx dy width height viewbox
+preserveaspectratio transform fill fill-opacity fill-rule stroke stroke-width stroke-opacity
+stroke-linecap stroke-linejoin stroke-dasharray stroke-dashoffset stroke-miterlimit opacity
+font-family font-size font-weight font-style font-variant font-stretch text-anchor dominant-baseline
+alignment-baseline baseline-shift text-decoration letter-spacing word-spacing textlength
+lengthadjust d points x1 y1 x2 y2 cx cy r rx ry fx fy fr href offset stop-color stop-opacity
+gradientunits gradienttransform spreadmethod clippathunits maskunits maskcontentunits filterunits
+primitiveunits display visibility overflow color shape-rendering text-rendering image-rendering
+color-interpolation color-interpolation-filters vector-effect enable-background pathlength
+marker-start marker-mid marker-end markerwidth markerheight markerunits refx refy orient startoffset
+method spacing side path clip-rule in in2 result stddeviation values type mode operator k1 k2 k3 k4
+flood-color flood-opacity lighting-color surfacescale diffuseconstant specularconstant
+specularexponent kernelunitlength tablevalues slope intercept amplitude exponent basefrequency
+numoctaves seed stitchtiles scale xchannelselector ychannelselector radius order kernelmatrix
+divisor bias targetx targety edgemode preservealpha azimuth elevation z pointsatx pointsaty
+pointsatz limitingconeangle target decoding crossorigin requiredextensions systemlanguage
+""".split())  # noqa: SIM905
 #: Attributes modelled only with one of these values (``none``: nothing clipped, masked, filtered).
 NONE_ONLY = frozenset({"clip-path", "mask", "filter"})
 _TRANSFORM = re.compile(r"\s*(\w+)\s*\(([^)]*)\)")
