@@ -304,3 +304,26 @@ def test_html_overlay_covering_text_is_named():
                                        "draws pictures for letters) is not told from a text font")
 def test_symbol_font_on_words_is_named():
     assert named(html(f"<p>{WORDS}</p><p style='font-family: Wingdings'>junk words between them</p>")) != []
+
+
+# -- XML and SVG files ----------------------------------------------------------------------------
+
+SVG_FILE = ('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="900" height="400">'
+            '<text x="10" y="{a}">{one}</text><text x="10" y="{b}">{two}</text></svg>')
+
+
+def test_xml_outside_the_model_is_named():
+    half = len(WORDS) // 2
+    svg = SVG_FILE.format(a=300, b=20, one=WORDS[:half], two=WORDS[half:]).encode()
+    assert named(svg, "drawing.svg") == ["svg: text placed out of source order by its coordinates"]
+    styled = f'<?xml version="1.0"?><?xml-stylesheet type="text/xsl" href="s.xsl"?><doc><p>{WORDS}</p></doc>'
+    assert "xml: processing instruction xml-stylesheet (a browser styles or transforms the document)" in named(
+        styled.encode(), "doc.xml")
+
+
+def test_ordinary_xml_stays_inside_the_model():
+    half = len(WORDS) // 2
+    assert named(SVG_FILE.format(a=20, b=300, one=WORDS[:half], two=WORDS[half:]).encode(), "drawing.svg") == []
+    form = (f'<?xml version="1.0"?><ownershipDocument><issuer><issuerName>ACME</issuerName></issuer>'
+            f'<remarks>{WORDS}</remarks></ownershipDocument>')
+    assert named(form.encode(), "form4.xml") == []
