@@ -43,30 +43,32 @@ FAIL_CLOSED = {
     "visible-not-read/r3-fodt-user-fields", "hidden-junk/r3-html-unslotted-shadow", "hidden-junk/r3-html-video-fallback",
     "hidden-junk/r3-html-covered-by-box", "hidden-junk/r3-html-svg-zero-size", "hidden-junk/r3-docx-embedded-blank-font",
     "hidden-junk/r3-fodt-text-scale-1-percent", "edgar-part/r3-edgar-html-shadow-slots",
+    # outside a reader's model (the allow-lists, CONTAIN006): row groups out of order, SVG placement and
+    # images, a tiling pattern that draws text, an embedded font
+    "order/r3-html-table-row-groups", "order/r3-html-css-table-groups", "order/r3-md-table-row-groups",
+    "edgar-part/r3-edgar-html-table-row-groups", "order/r3-html-inline-svg-coordinates", "order/r3-svg-coordinates",
+    "order/r3-svg-transform-groups", "visible-not-read/r3-svg-text-in-image", "visible-not-read/r3-svg-use-defs",
+    "visible-not-read/r3-svg-foreign-object", "visible-not-read/r3-pdf-tiling-pattern",
+    "visible-not-read/r3-docx-embedded-font-rot13", "visible-not-read/r3-docx-font-permutation",
 }
-# Holes the gate still passes, and the module that owns the fix.
+# Clean documents the gate refuses, and the module that owns the fix.
+FALSE_ALARMS = {
+    "clean/r3-docx-embedded-font": "allow-list (extract/model/docx.py): every font embedded in a .docx is outside "
+                                   "the model, so an ordinary document whose font maps each letter to itself fails "
+                                   "closed; checking the font's character map against its glyphs would admit it",
+}
+# Holes the gate still passes, and the module that owns the fix. Before the allow-lists were merged,
+# seven more passed: SVG placement and images (4), a tiling pattern that draws text, fonts embedded in
+# a .docx that draw other letters (2); they now fail closed as outside a reader's model (FAIL_CLOSED).
 HOLES = {
     "order/r3-html-transform-translate": "HTML (extract/css.py, allow-list): lines placed by transform:translate are "
                                          "read in source order, and the rendering check tolerates it",
     "order/r3-html-columns-table": "HTML (extract/html.py, allow-list): two columns set as table cells are read "
                                    "across the rows",
-    "order/r3-html-inline-svg-coordinates": "HTML/SVG (extract/html.py, allow-list): inline SVG <text> is read in "
-                                            "source order, not by its coordinates",
-    "order/r3-svg-coordinates": "SVG (extract/xml.py, allow-list): an SVG file's <text> is read in source order, "
-                                "not by its coordinates; SVG files are not rendered by the gate",
-    "order/r3-svg-transform-groups": "SVG (extract/xml.py, allow-list): <g transform> placement is not read",
-    "visible-not-read/r3-svg-text-in-image": "SVG (extract/xml.py, allow-list): the text of an <image> of SVG "
-                                             "is no reading, and SVG files are not rendered by the gate",
     "hidden-junk/r3-svg-junk-display-none": "SVG (extract/xml.py, allow-list): display='none' text is read",
     "hidden-junk/r3-svg-junk-fill-none": "SVG (extract/xml.py, allow-list): fill='none' text is read",
-    "visible-not-read/r3-pdf-tiling-pattern": "PDF (extract/pdf): text drawn in a tiling pattern's cell is no "
-                                              "reading, and pdfium's text layer lacks it too",
     "hidden-junk/r3-pdf-soft-mask-junk": "PDF (extract/pdf/colour.py): glyphs under a soft mask that is black "
                                          "(transparent) are read as shown",
-    "visible-not-read/r3-docx-embedded-font-rot13": "docx (extract/docx.py): a font embedded in the .docx whose "
-                                                    "character map draws other letters is not checked, and "
-                                                    "LibreOffice's text layer keeps the stored characters",
-    "visible-not-read/r3-docx-font-permutation": "docx (extract/docx.py): a permuted embedded font, as rot13",
 }
 
 
@@ -90,7 +92,8 @@ def test_a_round_3_disguise_of_a_stored_contract_fails_the_gate(positives, case_
     assert _caught(positives[case_id]), [f.sentence() for f in positives[case_id]]
 
 
-@pytest.mark.parametrize("case_id", [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN)
+@pytest.mark.parametrize("case_id", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=FALSE_ALARMS[c]))
+                                     if c in FALSE_ALARMS else c for c in [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN])
 def test_the_same_round_3_disguise_of_an_unrelated_agreement_passes(negatives, case_id):
     assert negatives[case_id] == [], [f.sentence() for f in negatives[case_id]]
 
