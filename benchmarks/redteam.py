@@ -232,8 +232,11 @@ def _run(cmd: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
 
 def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
     """Images of what a reader shows, and the PDF it made (for pdftotext), if any."""
+    if view.kind in ("markdown", "rst", "notebook"):
+        view = View(view.label + ".html", "html", markup_html(view.kind, view.data))
     if view.kind in ("html", "text"):
-        src = tmp / "view.html"
+        suffix = Path(view.label).suffix.lower() if view.kind == "html" else ""
+        src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml') else '.html'}"
         if view.kind == "text":
             src.write_text("<!DOCTYPE html><meta charset='utf-8'><pre style='white-space:pre-wrap;font:16px monospace'>"
                            + _escape(_decode(view.data)) + "</pre>", "utf-8")
@@ -247,8 +250,9 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
         finally:
             shutil.rmtree(profile, ignore_errors=True)
         return (_slices(shot, tmp) if shot.is_file() else []), None
-    if view.kind == "docx":
-        src = tmp / ("view.odt" if view.label.endswith(".odt") else "view.docx")
+    if view.kind in ("docx", "office"):
+        suffix = Path(view.label).suffix.lower() if view.kind == "office" else ".docx"
+        src = tmp / ("view.odt" if view.label.endswith(".odt") else f"view{suffix}")
         src.write_bytes(view.data)
         profile = tmp / "lo-profile"
         _run(["soffice", f"-env:UserInstallation={profile.as_uri()}", "--headless", "--convert-to", "pdf", "--outdir",
@@ -260,6 +264,39 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
         src.write_bytes(view.data)
         return _pages(src, tmp), src
     return [], None
+
+
+def markup_html(kind: str, data: bytes) -> bytes:
+    """A Markdown, reStructuredText or notebook file as its reader renders it, as HTML for
+    Chromium: markdown-it (CommonMark, as GitHub's cmark is), docutils (the reference rST
+    reader), and a notebook as Jupyter shows it (Markdown cells rendered, each output in its
+    richest form: HTML before plain text)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    text = _decode(data)
+    if kind == "markdown":
+        return ("<!DOCTYPE html><meta charset='utf-8'>" + md.render(text)).encode()
+    if kind == "rst":
+        from docutils.core import publish_string
+
+        return publish_string(text, writer_name="html5", settings_overrides={"report_level": 5, "halt_level": 5,
+                                                                             "file_insertion_enabled": False,
+                                                                             "raw_enabled": False})
+    cells = []
+    for cell in json.loads(text).get("cells", []):
+        src = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            cells.append(md.render(src))
+            continue
+        cells.append(f"<pre>{_escape(src)}</pre>")
+        for o in cell.get("outputs", []):
+            d = o.get("data") or {}
+            if "text/html" in d:
+                cells.append("".join(d["text/html"]))
+            elif "text/plain" in d or "text" in o:
+                cells.append(f"<pre>{_escape(''.join(d.get('text/plain') or o.get('text') or ''))}</pre>")
+    return ("<!DOCTYPE html><meta charset='utf-8'>" + "".join(cells)).encode()
 
 
 def _decode(data: bytes) -> str:
@@ -336,7 +373,9 @@ def read_view(view: View, contract: str, cache: Path, rendering: bool = True) ->
         seen = ocr(images)
         layer = _run(["pdftotext", "-layout", str(made), "-"]).stdout.decode("utf-8", "replace") if made else ""
     junk = sum(len(re.findall(rf"\b{w}\b", seen, re.I)) for w in JUNK)
-    result = {"reader": {"html": "chromium", "text": "chromium (text)", "docx": "libreoffice", "pdf": "poppler"}[view.kind],
+    result = {"reader": {"html": "chromium", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
+                         "markdown": "markdown-it + chromium", "rst": "docutils + chromium",
+                         "notebook": "notebook + chromium"}[view.kind],
               "view": view.label, "ocr": containment(contract, seen) if contract else None,
               "text_layer": containment(contract, layer) if (contract and made) else None,
               "junk_seen": junk, "ocr_words": len(seen.split())}
@@ -407,6 +446,7 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
         good = sum(r["verdict"] in ("caught", "ok") for r in rows)
         lines.append(f"| {fam} | {len(rows)} | {good if fam != 'clean' else '-'} | "
                      f"{len(rows) - good if fam != 'clean' else f'{good} passed, as they must'} |")
+    lines += ["", "By principle and format (caught/cases; clean: passed/cases):", "", principle_table(results)]
     lines += ["", "*Caught*: the gate did not pass (exit 1 or 2): a finding naming the stored contract (its kind, the "
               "containment and the reading it was found under: `text` is the visible reading), a fail-closed "
               "code (`not-auditable: CODE`), an input it could not read (`ingest-error`) or a refusal.", ""]
@@ -443,6 +483,23 @@ def write_report(results: list[dict], notes: list[str], md: Path, js: Path, orac
     if notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
     md.write_text("\n".join(lines) + "\n" + METHOD)
+
+
+def principle_table(results: list[dict]) -> str:
+    """Disguised batches the gate did not pass, of those a reader shows, by principle (rows) and
+    format (columns), each cell ``caught/cases``; clean batches as ``passed/cases``."""
+    rows = [r for r in results if r.get("reader_valid") is not False]
+    fmts = sorted({r["format"] for r in rows})
+    lines = ["| principle | " + " | ".join(fmts) + " | all |", "|---" * (len(fmts) + 2) + "|"]
+    for principle in dict.fromkeys(r["principle"] for r in rows):
+        mine = [r for r in rows if r["principle"] == principle]
+        cells = []
+        for f in [*fmts, None]:
+            sel = [r for r in mine if f is None or r["format"] == f]
+            good = sum(r["verdict"] in ("caught", "ok") for r in sel)
+            cells.append(f"{good}/{len(sel)}" if sel else "")
+        lines.append(f"| {principle} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _md(text: str) -> str:
@@ -488,6 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "redteam-work")
     ap.add_argument("--only", default=None, help="run the cases whose id contains this")
     ap.add_argument("--oracle", action="store_true", help="render each case with the real readers (slow, cached)")
+    ap.add_argument("--round", type=int, default=None, help="run the cases of this round only (3; 2 is rounds 1-2)")
     ap.add_argument("--jobs", type=int, default=3, help="readers rendering at once (default 3)")
     ap.add_argument("--no-write", action="store_true", help="print, do not write REDTEAM.md and the JSON")
     args = ap.parse_args(argv)
@@ -498,13 +556,15 @@ def main(argv: list[str] | None = None) -> int:
     cases = all_cases({**stored, **unstored})
     if args.only:
         cases = [c for c in cases if args.only in c.id]
+    if args.round is not None:
+        cases = [c for c in cases if c.round == args.round]
     results = []
     t0 = time.monotonic()
     try:
         for n, case in enumerate(cases, 1):
             gate = gate_case(case, db, work)
             r = {"id": case.id, "family": case.family, "name": case.name, "format": case.fmt, "payload": case.payload,
-                 "sees": case.sees, **gate, "note": case.note, "by_eye": case.by_eye,
+                 "sees": case.sees, "round": case.round, "principle": case.principle, **gate, "note": case.note, "by_eye": case.by_eye,
                  "files": {k: hashlib.sha256(v).hexdigest() for k, v in sorted(case.files.items())}}
             r["verdict"] = verdict(case, gate)
             if r["verdict"] != "caught" and case.family != "clean":
@@ -517,7 +577,8 @@ def main(argv: list[str] | None = None) -> int:
         pdf_worker.shutdown()
     print(f"{len(results)} cases gated in {time.monotonic() - t0:.0f} s", file=sys.stderr)
     readers(cases, results, stored, work / "oracle-cache", render=args.oracle, jobs=args.jobs)
-    if not args.no_write and not args.only:
+    print(principle_table(results))
+    if not args.no_write and not args.only and args.round is None:
         write_report(results, notes, ROOT / "benchmarks" / "REDTEAM.md", ROOT / "benchmarks" / "results-redteam.json",
                      any(r.get("readers") for r in results))
     holes = [r["id"] for r in results if r["verdict"] in ("PASSED = hole", "FALSE ALARM")]

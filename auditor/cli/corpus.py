@@ -112,6 +112,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     if as_json:
         click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
                                "not_auditable": result.not_auditable,
+                               "unmodelled": result.unmodelled,
                                "missing": result.missing, "restored": result.restored,
                                "complete": result.complete, "not_processed": result.not_processed,
                                "sync": synced.as_dict() if synced else None,
@@ -143,6 +144,13 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             for path, why in result.not_auditable:
                 n.add_row(text(path), text(why))
             err.print(n)
+        if result.unmodelled:
+            m = Table(title="stored, with constructs outside the reader's model (a gate refuses them: CONTAIN006)")
+            m.add_column("file")
+            m.add_column("not modelled", overflow="fold")
+            for path, names in result.unmodelled:
+                m.add_row(text(path), text(", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")))
+            err.print(m)
     click.echo(" ".join(f"{k}={v}" for k, v in c.items())
                + (f" restored={len(result.restored)}" if result.restored else "")
                + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))

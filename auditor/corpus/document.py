@@ -219,6 +219,8 @@ def lines(p: dict[str, Any]) -> list[str]:
                    f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
     if p.get("not_auditable"):
         out.append(f"  NOT AUDITABLE: {p['not_auditable']}")
+    if p.get("unmodelled"):
+        out.append(f"  OUTSIDE THE READER'S MODEL (a gate refuses it, CONTAIN006): {', '.join(p['unmodelled'])}")
     out += _page_lines(p["meta"])
     if p.get("date_evidence") is not None:
         ev = p["date_evidence"]

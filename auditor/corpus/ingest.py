@@ -92,6 +92,9 @@ class FileOutcome:
     sha256: str = ""  # of the raw bytes, when they were read
     # (part or "", why) of what was stored but cannot be audited: the file's document ("") or parts
     not_auditable: list[tuple[str, str]] = field(default_factory=list)
+    # (part or "", constructs) of what was stored with constructs outside its reader's model: a
+    # gate refuses such a document (extract.model); an audit still compares its text
+    unmodelled: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 @dataclass
@@ -120,6 +123,12 @@ class BatchResult:
         """(path, or path#part for an EDGAR part, why) of every document stored now that an
         audit cannot read: it is listed under "not auditable" in reports, never found contained."""
         return [(f"{o.path}#{part}" if part else o.path, why) for o in self.outcomes for part, why in o.not_auditable]
+
+    @property
+    def unmodelled(self) -> list[tuple[str, list[str]]]:
+        """(path or path#part, constructs) of every document stored now that holds constructs
+        outside its reader's model: a gate would refuse it (CONTAIN006)."""
+        return [(f"{o.path}#{part}" if part else o.path, names) for o in self.outcomes for part, names in o.unmodelled]
 
     @property
     def problems(self) -> list[tuple[str, str, str]]:
@@ -487,7 +496,7 @@ def _store_doc(
         cur = c.execute(
             "INSERT INTO documents (sha256, parent_id, format, extractor, extractor_version, encoding,"
             " size, n_pages, page_offsets, n_chars, n_words, norm_sha256, duplicate_of, meta, warnings,"
-            " path, batch_id, created, unreadable) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " path, batch_id, created, unreadable, unmodelled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 d["sha256"], within_id, d["format"], d["extractor"], d["extractor_version"],
                 d["encoding"], d["size"],
@@ -496,6 +505,7 @@ def _store_doc(
                 d["n_chars"], d["n_words"], d["norm_sha256"], dup,
                 json.dumps(d["meta"], sort_keys=True), json.dumps(d["warnings"]),
                 f"{task.path}#{part}" if part else task.path, batch_id, now(), d.get("unreadable"),
+                json.dumps(d["unmodelled"]) if d.get("unmodelled") else None,
             ),
         )
         doc_id = int(cur.lastrowid or 0)
@@ -566,6 +576,8 @@ def _store_prepared(
         out.status = "ok" if created or task.retry else "duplicate"
         if created and (why := unauditable_reason(d.get("unreadable"), d["n_words"], d["n_shingles"], params.k)):
             out.not_auditable.append(("", why))
+        if created and d.get("unmodelled"):
+            out.unmodelled.append(("", d["unmodelled"]))
         if task.retry:  # its parts' failures are recorded again below, from this attempt
             store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
                                (task.resolved, doc_id))
@@ -578,6 +590,8 @@ def _store_prepared(
                 if part_created and (why := unauditable_reason(p["doc"].get("unreadable"), p["doc"]["n_words"],
                                                                 p["doc"]["n_shingles"], params.k)):
                     out.not_auditable.append((seq, why))
+                if part_created and p["doc"].get("unmodelled"):
+                    out.unmodelled.append((seq, p["doc"]["unmodelled"]))
             else:
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,

@@ -33,7 +33,7 @@ import os
 from typing import BinaryIO
 
 from auditor.errors import ExtractionError
-from auditor.extract import nested
+from auditor.extract import model, nested
 from auditor.extract.common import Extracted, Limits, Part, Reading
 
 _LAZY = {"decode_text": "text", "detect_format": "detect", "binary_kind": "detect", "extract_pdf_pages": "pdf"}
@@ -61,7 +61,27 @@ __all__ = [
 ]
 
 
+#: Formats whose readers store characters as the file holds them: their text is checked against
+#: the characters the readers model (:mod:`auditor.extract.model.text`). Office and PDF readers
+#: map what a font draws, so a private-use character there is the font's (a bullet).
+_CHARACTERS = frozenset({"text", "html", "markdown", "rst", "notebook", "email", "mhtml", "xml", "feed"})
+
+
 def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
+    """The text of ``data`` read as ``fmt``, with the characters outside the model named
+    (:data:`_CHARACTERS`); see :func:`_extract_format`."""
+    ex = _extract_format(fmt, data, limits, name)
+    if ex.format in _CHARACTERS:
+        from auditor.extract.model import text as model_text
+
+        out = model.Outside()
+        out.extend(ex.unmodelled)
+        model_text.check(ex.text, "text" if ex.format == "text" else ex.format, out)
+        ex.unmodelled = out.names()
+    return ex
+
+
+def _extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
     """The text of ``data`` read as ``fmt`` (a :func:`detect_format` answer); ``name`` is the
     file's (an EDGAR file without header takes its accession number from it).
 
@@ -98,6 +118,7 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
             ex.readings.extend(shown.readings)
             if shown.unreadable:
                 ex.unreadable = "; ".join(filter(None, [ex.unreadable, f"as HTML: {shown.unreadable}"]))
+            ex.unmodelled = model.merged(ex.unmodelled, shown.unmodelled)
         return ex
     if fmt == "pdf":
         from auditor.extract.pdf import extract_pdf

@@ -60,6 +60,9 @@ class Extracted:
     unreadable: str | None = None
     """Why (part of) this document's text could not be read, so it cannot be audited; the
     text that could be read is still returned and stored."""
+    unmodelled: list[str] = field(default_factory=list)
+    """The constructs of this document outside its reader's model (:mod:`auditor.extract.model`),
+    each named once (``"html: element <slot>"``): a gate does not vouch for such a document."""
     readings: list[Reading] = field(default_factory=list)
     """Other ways a reader could see this document than ``text`` (its visible reading, the one
     stored and audited): the gate audits each of them too."""

@@ -27,6 +27,8 @@ from typing import Any
 import tinycss2
 import tinycss2.color4
 
+from auditor.extract.model import css as model_css
+
 VIEW_W = 1280.0
 VIEW_H = 800.0
 ROOT_FONT = 16.0
@@ -93,14 +95,17 @@ class Decl:
     important: bool
 
 
-def declarations(tokens: Iterable[Any] | str) -> list[Decl]:
+def declarations(tokens: Iterable[Any] | str, outside: list[str] | None = None) -> list[Decl]:
     """The relevant declarations of a declaration list (a rule's block or a ``style``
-    attribute), invalid ones dropped as a browser drops them."""
+    attribute), invalid ones dropped as a browser drops them. With ``outside``, the
+    declarations outside the reader's model (:mod:`auditor.extract.model.css`) are named there."""
     out = []
     for d in tinycss2.parse_declaration_list(tokens, skip_comments=True, skip_whitespace=True):
         if d.type != "declaration":
             continue
         name = d.lower_name
+        if outside is not None and (why := model_css.outside(name, d.value)) is not None and why not in outside:
+            outside.append(why)
         if not (name in RELEVANT or name.startswith("--")):
             continue
         value = tuple(_strip(d.value)) if not name.startswith("--") else tuple(d.value)
@@ -404,6 +409,7 @@ class Rule:
     origin: int  # 0 UA, 1 author
     layer: int  # cascade layer, unlayered author rules last
     order: int
+    outside: list[str] = field(default_factory=list)  # its declarations outside the reader's model
 
 
 @dataclass
@@ -413,6 +419,7 @@ class Sheets:
     external: list[str] = field(default_factory=list)
     fonts: list[str] = field(default_factory=list)
     layers: dict[str, int] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)  # at-rules outside the reader's model
 
 
 UNLAYERED = 1_000_000
@@ -431,9 +438,10 @@ def add_sheet(sheets: Sheets, css: str, origin: int, order_base: int = 0, depth:
 def _add_rules(sheets: Sheets, rules: list[Any], origin: int, depth: int, layer: int) -> None:
     for rule in rules:
         if rule.type == "qualified-rule":
-            decls = declarations(rule.content)
-            if decls:
-                _add_qualified(sheets, rule.prelude, decls, origin, layer)
+            outside: list[str] = []
+            decls = declarations(rule.content, outside if origin else None)
+            if decls or outside:
+                _add_qualified(sheets, rule.prelude, decls, origin, layer, outside)
             _nested(sheets, rule, origin, depth, layer)
         elif rule.type == "at-rule":
             kw = rule.lower_at_keyword
@@ -465,6 +473,8 @@ def _add_rules(sheets: Sheets, rules: list[Any], origin: int, depth: int, layer:
                     sheets.fonts.append(tinycss2.serialize(src[0].value).strip()[:80])
             elif kw in ("container", "scope", "starting-style") and rule.content and _block_relevant(rule.content):
                 sheets.unsure.append(f"@{kw} rules")
+            elif (why := model_css.at_rule_outside(kw)) is not None and why not in sheets.outside:
+                sheets.outside.append(why)
 
 
 def _nested(sheets: Sheets, rule: Any, origin: int, depth: int, layer: int) -> None:
@@ -569,7 +579,8 @@ def data_url_text(url: str) -> tuple[str, str] | None:
     return mime, text
 
 
-def _add_qualified(sheets: Sheets, prelude: list[Any], decls: list[Decl], origin: int, layer: int) -> None:
+def _add_qualified(sheets: Sheets, prelude: list[Any], decls: list[Decl], origin: int, layer: int,
+                   outside: list[str] | None = None) -> None:
     import cssselect2.parser
 
     sels: list[tuple[str, tuple[int, int, int], str | None]] = []
@@ -589,9 +600,13 @@ def _add_qualified(sheets: Sheets, prelude: list[Any], decls: list[Decl], origin
         if pseudo:
             text = _PSEUDO_ELEMENT.sub("", text).strip() or "*"
             if pseudo not in ("before", "after", "marker"):
+                if pseudo in ("first-letter", "first-line") and decls and origin:
+                    why = f"selector ::{pseudo}"
+                    if why not in sheets.outside:
+                        sheets.outside.append(why)
                 continue
         sels.append((text, sel.specificity, pseudo))
-    sheets.rules.append(Rule(sels, decls, origin, layer, len(sheets.rules)))
+    sheets.rules.append(Rule(sels, decls, origin, layer, len(sheets.rules), outside or []))
 
 
 def _split_selector_list(prelude: list[Any]) -> list[str]:

@@ -66,6 +66,8 @@ def binary_kind(data: bytes) -> str | None:
         return m.group(1).decode().strip().lower()
     if data.startswith(b"MZ") and b"\x00" in data[:64]:
         return "exe"
+    if data[257:262] == b"ustar":  # a tar archive (POSIX and GNU): its headers are no text to read
+        return "tar"
     return None
 
 

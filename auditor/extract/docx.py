@@ -31,8 +31,10 @@ import zlib
 from dataclasses import dataclass
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.detect import binary_kind, detect_format
+from auditor.extract.model import docx as model_docx
 from auditor.extract.nested import extract_format
 from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.text import dates
@@ -293,6 +295,7 @@ class _DocxReader:
         self.data, self.limits, self.depth = data, limits, depth
         self.budget = limits.max_file_bytes * 20
         self.unreadable: list[str] = []
+        self.unmodelled: list[str] = []  # of the documents it holds (altChunks)
         self.warnings: list[str] = []
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -609,6 +612,7 @@ class _DocxReader:
             return ""
         if ex.unreadable:
             self.unreadable.append(f"altChunk {target}: {ex.unreadable}")
+        self.unmodelled.extend(f"altChunk {target}: {n}" for n in ex.unmodelled)
         return ex.text
 
 
@@ -714,7 +718,23 @@ def extract_docx(data: bytes, limits: Limits, depth: int = 0) -> Extracted:
                                 "the visible text in the order it is stored, before bidirectional reordering"))
     return Extracted("docx", text, "auditor.docx", auditor_version(), encoding=None, warnings=warnings,
                      unreadable="; ".join(reader.unreadable) or None, readings=readings,
-                     meta=dates.recorded(_core_dates(reader)))
+                     meta=dates.recorded(_core_dates(reader)), unmodelled=_unmodelled(reader))
+
+
+def _unmodelled(reader: _DocxReader) -> list[str]:
+    """The package's parts, fonts and properties outside the reader's model (:mod:`.model.docx`),
+    and what the documents it holds (altChunks) have outside theirs."""
+    types: dict[str, str | None] = {}
+    if "[Content_Types].xml" in reader.names:
+        root = reader.xml("[Content_Types].xml")
+        over = {(o.get("PartName") or "").lstrip("/").lower(): o.get("ContentType") for o in root.iter(f"{_CT}Override")}
+        ext = {(d.get("Extension") or "").lower(): d.get("ContentType") for d in root.iter(f"{_CT}Default")}
+        types = {n: over.get(n.lower()) or ext.get(n.rpartition(".")[2].lower()) for n in reader.names}
+    members = {n: reader.xml(n) for n, k in types.items() if k and "wordprocessingml" in k.lower() and k.endswith("+xml")}
+    out = model.Outside()
+    model_docx.check(members, types, out)
+    out.extend(reader.unmodelled)
+    return out.names()
 
 
 def _core_dates(reader: _DocxReader) -> dict[str, str]:

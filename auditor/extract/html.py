@@ -39,9 +39,11 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from auditor.errors import ExtractionError, refusal
-from auditor.extract import css
+from auditor.extract import css, model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spacing
+from auditor.extract.model import html as model_html
+from auditor.extract.model import svg as model_svg
 from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.extract.scripts import script_built
 from auditor.extract.text import (
@@ -301,6 +303,7 @@ class _Result:
     unreadable: list[str]
     tree: Any = None  # the parsed page (selectolax), for checks made after reading
     script_built: str | None = None  # why the page's text is what its scripts write (.scripts)
+    unmodelled: list[str] = field(default_factory=list)  # constructs outside the reader's model
 
 
 class _Reader:
@@ -327,6 +330,7 @@ class _Reader:
         self.quote_depth = 0  # open-quote and close-quote nest (CSS Generated Content, quotes)
         self.styled: dict[Any, str] = {}
         self.nested_all: list[str] = []
+        self.outside = model.Outside()
 
     # -- style -------------------------------------------------------------------------------
 
@@ -366,6 +370,8 @@ class _Reader:
                 nodes = cache[sel]
                 if not nodes:
                     continue
+                if rule.outside:
+                    self.outside.extend(rule.outside, "css: ")
                 budget -= len(nodes) * len(rule.decls)
                 if budget < 0:
                     self.unreadable.append(f"css-value: style sheets match more than {_MAX_MATCHES:,} "
@@ -386,6 +392,7 @@ class _Reader:
         for what in sheets.unsure:
             self.unreadable.append(f"css-media: {what} cannot be evaluated here" if what.startswith("@media")
                                    else f"css-selector: {what} cannot be evaluated here")
+        self.outside.extend(sheets.outside, "css: ")
         if sheets.fonts:
             self.unreadable.append(f"css-font: a web font ({sheets.fonts[0]}) may draw other letters than "
                                    "the text holds")
@@ -425,7 +432,9 @@ class _Reader:
         if attr:
             decls = self.attr_decls.get(attr)
             if decls is None:
-                decls = self.attr_decls[attr] = css.declarations(attr)
+                outside: list[str] = []
+                decls = self.attr_decls[attr] = css.declarations(attr, outside)
+                self.outside.extend(outside, "css: ")
             entries.extend((css.key_of(d.important, 1, css.UNLAYERED, css.STYLE_ATTR_SPECIFICITY, 0), 1, d)
                            for d in decls)
         hints = _hints(node, tag, ns)
@@ -727,6 +736,7 @@ class _Reader:
             return
         inner = _Reader(text, self.depth + 1, self.warnings).read()
         self.unreadable += inner.unreadable
+        self.outside.extend(inner.unmodelled)
         b.paragraph(inner.visible)
         self.nested_all.append(inner.all_text)
 
@@ -859,8 +869,55 @@ class _Reader:
         built = None  # before all_text, which strips the scripts from the tree
         if self.depth == 0 and self.tree.css_first("script") is not None:
             built = script_built(self.tree, len(visible.split()))
+        self._check_model()
         return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable, self.tree,
-                       built)
+                       built, self.outside.names())
+
+    # -- the model -------------------------------------------------------------------------------
+
+    def _check_model(self) -> None:
+        """Name every element and attribute of the page outside the reader's model
+        (:mod:`auditor.extract.model.html`, :mod:`.svg`), and row groups a browser draws in
+        another order than the source's. Runs over the whole tree, hidden parts too: a hidden
+        element can still change what is drawn (a declarative shadow root's template)."""
+        root = self.tree.root
+        if root is None:
+            return
+        scripted = self.tree.css_first("script") is not None
+        foreign = set(self.tree.css("svg *, math *"))
+        for svg in self.tree.css("svg"):
+            if svg not in foreign:
+                model_svg.check(svg, self.outside)
+        for node in root.traverse(include_text=False):
+            if node in foreign:
+                continue
+            tag = (node.tag or "").lower()
+            if not tag or tag[0] == "-":
+                continue
+            if not model_html.element_modelled(tag, scripted):
+                self.outside.add("html", f"element <{tag}>")
+            if tag in ("svg", "math"):
+                continue  # a drawing: its attributes are the SVG model's (MathML draws its text in order)
+            for name in node.attributes:
+                low = name.lower()
+                if not model_html.attribute_modelled(tag, low):
+                    self.outside.add("html", f"attribute {low} of <{tag}>")
+            if tag in ("thead", "tfoot"):
+                self._row_group(node, tag)
+
+    def _row_group(self, node: Any, tag: str) -> None:
+        """A table's first ``thead`` is drawn first and its first ``tfoot`` last, wherever they
+        stand: modelled only where the source has them there."""
+        parent = node.parent
+        if parent is None:
+            return
+        groups = [c for c in parent.iter() if (c.tag or "").lower() in ("thead", "tbody", "tfoot", "tr")]
+        first = next(c for c in groups if (c.tag or "").lower() == tag)
+        if first != node:
+            return
+        if (tag == "thead" and groups[0] != node) or (tag == "tfoot" and groups[-1] != node):
+            self.outside.add("html", f"<{tag}> row group {'after' if tag == 'thead' else 'before'} other rows "
+                                     f"(drawn {'first' if tag == 'thead' else 'last'})")
 
 
 
@@ -948,6 +1005,10 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
             parts.append(f"font-size:{['x-small', 'small', 'medium', 'large', 'x-large', 'xx-large', 'xxx-large'][size - 1]}")
         if attrs.get("bgcolor"):
             parts.append(f"background-color:{attrs['bgcolor']}")
+        if tag == "body" and attrs.get("text"):
+            parts.append(f"color:{attrs['text']}")
+        if attrs.get("background"):
+            parts.append("background-image:url(x)")
     else:
         for name in ("display", "visibility", "opacity", "font-size", "transform"):
             if attrs.get(name):
@@ -1031,7 +1092,7 @@ def html_to_text(data: bytes, limits: Limits = Limits(), main_content: bool = Fa
                                     "the page's main content without its site chrome, as jusText finds it"))
     return Extracted("html", out, "selectolax", version_of("selectolax"), encoding=enc, warnings=warnings,
                      unreadable="; ".join(dict.fromkeys(reasons)) or None, readings=readings,
-                     meta=dates.recorded(dates.html_meta(text)))
+                     meta=dates.recorded(dates.html_meta(text)), unmodelled=got.unmodelled)
 
 
 

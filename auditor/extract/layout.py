@@ -9,7 +9,12 @@
 - **Two columns**: text set in two columns side by side (a newsletter, a two-column order)
   is read across the rows by a text editor and down each column by a reader. A gutter (the
   same run of three or more spaces in every line of a block, prose on both sides) makes the
-  block two columns: the left column is read, then the right.
+  block two columns: the left column is read, then the right. The gutter is found in the text
+  as an editor lays it out: tabs expanded to their tab stops, a column rule (``|``, ``│``)
+  between blanks read as the blank band it draws (the rule is not a word).
+- The margin numbers of pleading paper may stand at the start of the lines or at their end,
+  with a period or without, after the form feed that starts a page, and may count on from
+  page to page.
 
 Whether a text is worth reading for a layout is decided on its first 50,000 characters (some
 fifteen pages), so that ordinary text pays one fast scan: a layout that starts later is read
@@ -30,11 +35,14 @@ from auditor.errors import refusal
 refusal("text-columns", "ingest the document it was made from, or a copy set in one column")
 refusal("text-line-numbers", "ingest the document it was made from, or a copy without line numbers in the margin")
 
-_NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,2})(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)", re.M)
-_NUMBERED_QUICK = re.compile(r"\n[ \t]{0,8}\d{1,2}(?:[ \t|]|\n)")  # at least every line _NUMBERED takes, but the first
+# A margin number: at the start of a line (after the form feed that starts a page, as pdftotext
+# writes it), or at its end (a right-hand margin); with or without a period ("12.").
+_NUMBERED = re.compile(r"^\f?[ \t]{0,8}(\d{1,4})\.?(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)")
+_NUMBERED_RIGHT = re.compile(r"(?:^\f?[ \t]*|(?<=\S)[ \t]{2,})(\d{1,4})\.?[ \t]*$")
+_NUMBERED_QUICK = re.compile(r"\n\f?[ \t]{0,8}\d{1,4}\.?(?:[ \t|]|\n)|\d[ \t]*\n")  # every line a margin takes, but the first
 _MIN_RUN = 10  # consecutive numbered lines that make a margin
 _HEAD = 50_000  # characters (some fifteen pages) looked at to decide whether a layout is worth reading for
-_MAX_NUMBER = 40
+_MAX_NUMBER = 9999  # a margin may number the lines on from page to page
 _MARGIN_SHARE = 0.6  # of the non-blank lines, in margin runs
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 
@@ -46,36 +54,42 @@ class Layout:
     unreadable: str | None = None
 
 
-def _margin_runs(lines: list[str]) -> tuple[list[tuple[int, int]], int]:
-    """(start, end) line-index ranges where consecutive lines carry 1, 2, 3... and how many
-    margin numbers stood alone on their line."""
+def _margin_runs(lines: list[str], number: re.Pattern[str] = _NUMBERED) -> tuple[list[tuple[int, int]], int]:
+    """(start, end) line-index ranges where consecutive lines carry 1, 2, 3... (each page from
+    1, or on from page to page) and how many margin numbers stood alone on their line."""
     runs: list[tuple[int, int]] = []
     alone = 0
     i, n = 0, len(lines)
     while i < n:
-        m = _NUMBERED.match(lines[i])
-        if m is None or m.group(1) != "1":
+        m = number.search(lines[i])
+        first = int(m.group(1)) if m is not None else 0
+        if m is None or not (first == 1 or (runs and first == _last_number(lines, runs[-1], number) + 1)):
             i += 1
             continue
-        j, expect = i, 1
+        j, expect = i, first
         while j < n:
-            mm = _NUMBERED.match(lines[j])
+            mm = number.search(lines[j])
             if mm is None or int(mm.group(1)) != expect or expect > _MAX_NUMBER:
                 break
             expect += 1
             j += 1
         if j - i >= _MIN_RUN:
             runs.append((i, j))
-            alone += sum(1 for k in range(i, j) if _number_alone(lines[k]))
+            alone += sum(1 for k in range(i, j) if _number_alone(lines[k], number))
             i = j
         else:
             i += 1
     return runs, alone
 
 
-def _number_alone(line: str) -> bool:
-    m = _NUMBERED.match(line)
-    return m is not None and not line[m.end():].strip()
+def _last_number(lines: list[str], run: tuple[int, int], number: re.Pattern[str]) -> int:
+    m = number.search(lines[run[1] - 1])
+    return int(m.group(1)) if m is not None else -1
+
+
+def _number_alone(line: str, number: re.Pattern[str] = _NUMBERED) -> bool:
+    m = number.search(line)
+    return m is not None and not (line[m.end():] + line[:m.start()]).strip(" \t\f")
 
 
 def pleading_margin(text: str) -> Layout | None:
@@ -84,6 +98,11 @@ def pleading_margin(text: str) -> Layout | None:
         return None  # the common case: no margin (a pattern that starts with a literal: fast)
     lines = text.split("\n")
     runs, alone = _margin_runs(lines)
+    number, right = _NUMBERED, False
+    if not runs or alone < 2:
+        runs_r, alone_r = _margin_runs(lines, _NUMBERED_RIGHT)
+        if sum(e - s for s, e in runs_r) > sum(e - s for s, e in runs):
+            runs, alone, number, right = runs_r, alone_r, _NUMBERED_RIGHT, True
     if not runs:
         return None
     in_runs = sum(e - s for s, e in runs)
@@ -95,18 +114,24 @@ def pleading_margin(text: str) -> Layout | None:
                 "rest do not; which numbers are margin and which are words cannot be told"))
         return None
     out = list(lines)
+    feeds = set()
     for s, e in runs:
         for k in range(s, e):
-            m = _NUMBERED.match(out[k])
+            m = number.search(out[k])
             assert m is not None
-            out[k] = out[k][m.end():]
-    # the text column's own indentation is what is left of the margin: remove the common part
-    body = [out[k] for s, e in runs for k in range(s, e) if out[k].strip()]
-    indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body), default=0)
-    for s, e in runs:
-        for k in range(s, e):
-            out[k] = out[k][indent:] if out[k][:indent].strip() == "" else out[k].lstrip()
-    return Layout("\n".join(out), changed=f"removed pleading-paper line numbers from {in_runs} lines "
+            if out[k].startswith("\f"):
+                feeds.add(k)
+            out[k] = out[k][:m.start()].rstrip() if right else out[k][m.end():]
+    if not right:  # the text column's own indentation is what is left of the margin: remove the common part
+        body = [out[k] for s, e in runs for k in range(s, e) if out[k].strip()]
+        indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body), default=0)
+        for s, e in runs:
+            for k in range(s, e):
+                out[k] = out[k][indent:] if out[k][:indent].strip() == "" else out[k].lstrip()
+    for k in feeds:
+        out[k] = "\f" + out[k].lstrip("\f")  # the page break stays where it was
+    side = "right-hand " if right else ""
+    return Layout("\n".join(out), changed=f"removed {side}pleading-paper line numbers from {in_runs} lines "
                                           f"({len(runs)} page(s))")
 
 
@@ -171,6 +196,8 @@ def _gutter(page: str) -> int | None:
 def two_columns(text: str) -> Layout | None:
     """The text read column by column where it is set in two columns of prose; None when it
     is not."""
+    if "\t" in text[:_HEAD] or _RULE.search(text, 0, _HEAD):
+        text = _as_shown(text)
     if text.count("   ", 0, _HEAD) < _MIN_COLUMN_LINES or len(_PROSE_GAP.findall(text, 0, _HEAD)) < _MIN_COLUMN_LINES:
         return None  # the common case; only the head is looked at, as for a pleading margin
     out: list[str] = []
@@ -207,6 +234,18 @@ def two_columns(text: str) -> Layout | None:
         return None
     return Layout("\f".join(out), changed=f"read {changed} lines set in two columns column by column" if changed else None,
                   unreadable=unreadable)
+
+
+# A column rule: a vertical bar or box-drawing line with blanks on both sides. A gutter is the
+# blank band between columns, drawn or not.
+_RULE = re.compile(r"(?<=[ \t])[|\u2502\u2503\u2551\u00a6\u2506\u250a](?=[ \t]|$)")
+
+
+def _as_shown(text: str) -> str:
+    """The text as a text editor lays it out, for finding its columns: tabs expanded to the
+    next tab stop (every 8 columns), column rules read as the blank band they draw."""
+    return "\n".join(_RULE.sub(" ", line.expandtabs(8)) if ("\t" in line or _RULE.search(line)) else line
+                     for line in text.split("\n"))
 
 
 def _split(line: str, g: int) -> tuple[str, str] | None:

@@ -32,10 +32,19 @@ from email.message import EmailMessage, Message
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Part, Reading, check_text, storable
 from auditor.extract.detect import looks_like_mail  # noqa: F401  (it lives with the other formats' detection)
 from auditor.extract.text import decode_text
 from auditor.text import dates
+
+#: The MIME structures the reader models (RFC 2046, 1847, 6522): parts in order, one of
+#: alternatives, a root with what it refers to, a signed body with its signature.
+_MULTIPART = frozenset({"multipart/mixed", "multipart/alternative", "multipart/related", "multipart/signed",
+                        "multipart/report", "multipart/digest", "multipart/parallel", "multipart/form-data"})
+#: The alternatives it knows a mail reader's choice among: another body type (AMP for email,
+#: which some readers show instead of HTML) is outside the model.
+_ALTERNATIVES = frozenset({"text/plain", "text/html"})
 
 refusal("too_deep", "save the innermost attached messages on their own (as .eml) and ingest them")
 
@@ -95,6 +104,7 @@ class _Reader:
         self.warnings: list[str] = []
         self.readings: list[Reading] = []
         self.hidden: list[str] = []  # alternatives a reader does not show
+        self.outside = model.Outside()  # constructs outside the reader's model (MIME structures, HTML)
         self.attachments: list[tuple[str, str, bytes, bool]] = []  # (name, type, bytes, an attached message)
         self.formats: set[str] = set()
 
@@ -105,7 +115,12 @@ class _Reader:
             ctype = p.get_content_type()
             if p.is_multipart() and not ctype.startswith("message/"):
                 children = [c for c in p.iter_parts()] if isinstance(p, EmailMessage) else list(p.get_payload())
+                if ctype not in _MULTIPART:
+                    self.outside.add("email", f"structure {ctype}")
                 if ctype == "multipart/alternative" and children:
+                    for c in children:
+                        if not (c.get_content_type() in _ALTERNATIVES or c.is_multipart()):
+                            self.outside.add("email", f"alternative body {c.get_content_type()}")
                     shown = self._preferred(children)
                     for c in children:
                         if c is not shown:
@@ -171,6 +186,7 @@ class _Reader:
             self.warnings.extend(ex.warnings)
             if ex.unreadable:
                 self.unreadable.append(f"HTML body: {ex.unreadable}")
+            self.outside.extend(ex.unmodelled)
         return ex.text
 
     def leaf(self, p: Message, sheets: list[str]) -> None:
@@ -184,6 +200,8 @@ class _Reader:
             self.attachments.append((filename or "attached message.eml", ctype, raw, True))
             return
         inline = disposition == "inline" or (disposition is None and not filename)  # as mail readers show parts
+        if inline and ctype == "text/enriched":
+            self.outside.add("email", "body text/enriched (its formatting commands are stored as words)")
         if inline and ctype in ("text/plain", "text/html", "text/enriched"):
             text = _text_of(p, self.warnings)
             self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
@@ -312,4 +330,5 @@ def _extract(data: bytes, limits: Limits, name: str, depth: int) -> Extracted:
         meta.update(dates.recorded({"email:date": headers["date"][:dates.MAX_RAW]}))
     return Extracted("mhtml" if mhtml else "email", text, "python-email", platform.python_version(),
                      encoding="utf-8", meta=meta, parts=parts, warnings=r.warnings,
-                     unreadable="; ".join(dict.fromkeys(r.unreadable)) or None, readings=readings)
+                     unreadable="; ".join(dict.fromkeys(r.unreadable)) or None, readings=readings,
+                     unmodelled=r.outside.names())

@@ -37,6 +37,7 @@ def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
         "meta": ex.meta,
         "warnings": ex.warnings,
         "unreadable": with_reason_fixes(ex.unreadable),
+        "unmodelled": list(ex.unmodelled),
         "text": ex.text,
         "n_chars": len(ex.text),
     }

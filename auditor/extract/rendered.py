@@ -13,14 +13,22 @@ messages into the page: the rendering depends on the source alone.
 
 from __future__ import annotations
 
+import contextvars
 import io
 import json
 import warnings as _warnings
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Reading, storable, version_of
 from auditor.extract.text import decode_text
+
+#: Notebook output types the reader reads (HTML before Markdown before plain text) or that are
+#: pictures (an image output is a picture, as in any page). Jupyter shows others (SVG, LaTeX,
+#: widgets, JavaScript) in place of the plain text the reader would read: outside the model.
+_OUTPUT_TYPES = frozenset({"text/html", "text/markdown", "text/plain"})
+_OUTPUTS: contextvars.ContextVar[model.Outside] = contextvars.ContextVar("notebook_outputs")
 
 refusal("rst_error", "correct the reStructuredText at the line docutils names, or ingest it as plain text")
 refusal("notebook_error", "open it in Jupyter and save it again (or export it as HTML or PDF), and ingest that")
@@ -78,6 +86,9 @@ def _notebook_html(source: str) -> str:
             out.append(f"<pre>{html.escape(text)}</pre>")
             for o in cell.get("outputs", []):
                 data = o.get("data") or {}
+                for mime in sorted(data):
+                    if mime not in _OUTPUT_TYPES and not mime.startswith(("image/png", "image/jpeg", "image/gif")):
+                        _OUTPUTS.get().add("notebook", f"output of type {mime}")
                 if o.get("output_type") == "stream":
                     out.append(f"<pre>{html.escape(_text_of(o.get('text')))}</pre>")
                 elif o.get("output_type") == "error":
@@ -100,6 +111,7 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
     from auditor.extract.html import html_to_text
 
     source, enc = decode_text(data)
+    _OUTPUTS.set(model.Outside())
     render, dist = _RENDER[fmt]
     page = render(source.lstrip("\ufeff"))
     try:
@@ -111,5 +123,6 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
     ex.readings.append(Reading(f"{fmt}:source", storable(source, []),
                                "the source as a text editor shows it, markup and hidden parts included"))
     version = version_of(dist) if fmt != "notebook" else f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}"
+    outside = model.merged(ex.unmodelled, _OUTPUTS.get().names() if fmt == "notebook" else [])
     return Extracted(fmt, ex.text, dist, version, encoding=enc, warnings=ex.warnings, unreadable=ex.unreadable,
-                     readings=ex.readings, meta=ex.meta)
+                     readings=ex.readings, meta=ex.meta, unmodelled=outside)

@@ -5,7 +5,7 @@ as Word joins them: "SOFT</w:t></w:r><w:r><w:t>WARE" reads "SOFTWARE". Paragraph
 ``w:tab`` a tab, ``w:br``/``w:cr`` a line. Not shown: hidden runs (``w:vanish``, in the run or
 its character or paragraph style), deleted revisions (``w:delText``, ``aml:annotation`` of type
 ``Word.Deletion``), field codes (``w:instrText``, between a field's ``begin`` and
-``separate``), white text without shading and fonts under 3 pt (directly or by style),
+``separate``), text in the colour of its shading, highlight or the white paper and fonts under 3 pt (directly or by style),
 pictures' data (``w:binData``), document properties. Footnotes and endnotes,
 written where they are cited, are read after the body. Every text is in the reading
 ``wordml:all-text`` when it differs.
@@ -75,15 +75,32 @@ def _run_hidden(el: Any, hidden_styles: set[str]) -> bool:
 
 
 def _unseen(rpr: Any) -> bool:
-    """White text without shading or highlight, or a font under 3 pt (``w:sz`` in half-points)."""
-    colour = (rpr.find(_W + "color").get(_W + "val") or "").lower() if rpr.find(_W + "color") is not None else ""
-    shaded = rpr.find(_W + "shd") is not None or rpr.find(_W + "highlight") is not None
+    """Text in the colour of what lies under it (its shading or highlight, else the white
+    paper), or a font under 3 pt (``w:sz`` in half-points)."""
+    from auditor.extract.docx import _HIGHLIGHT, _same_colour
+
+    colour_el = rpr.find(_W + "color")
+    colour = _hex((colour_el.get(_W + "val") or "") if colour_el is not None else "")
+    under = "FFFFFF"
+    highlight, shd = rpr.find(_W + "highlight"), rpr.find(_W + "shd")
+    if shd is not None:
+        pattern = (shd.get(_W + "val") or "clear").lower()
+        under = (_hex(shd.get(_W + "color") or "") or "000000") if pattern == "solid" else (
+            _hex(shd.get(_W + "fill") or "") or ("808080" if pattern not in ("clear", "nil") else under))
+    if highlight is not None:
+        under = _HIGHLIGHT.get((highlight.get(_W + "val") or "none").lower(), under)
     size = rpr.find(_W + "sz")
     try:
         tiny = size is not None and int(size.get(_W + "val") or "24") < 6
     except ValueError:
         tiny = False
-    return (colour in ("ffffff", "white") and not shaded) or tiny
+    return (colour is not None and _same_colour(colour, under)) or tiny
+
+
+def _hex(val: str) -> str | None:
+    """A colour value as RRGGBB (``white`` too), None for ``auto`` or no colour."""
+    val = {"white": "FFFFFF"}.get(val.lower(), val).upper()
+    return val if len(val) == 6 and all(c in "0123456789ABCDEF" for c in val) else None
 
 
 def is_wordml(root_tag: tuple[str, str] | None) -> bool:

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.detect import ATOM_NS, not_read
 from auditor.extract.html import html_to_text
@@ -76,7 +77,35 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         readings.append(Reading("xml:attributes", storable("\n".join(attributes), warnings),
                                 "the values of the document's attributes, which a reader of the source sees"))
     return Extracted("xml", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
-                     unreadable=unreadable, readings=readings)
+                     unreadable=unreadable, readings=readings, unmodelled=_unmodelled(data, root))
+
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+_XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+
+def _unmodelled(data: bytes, root: Any) -> list[str]:
+    """What an XML document holds outside the model of a reader of its text nodes: a style sheet
+    a browser applies (``<?xml-stylesheet?>``: CSS or XSLT decide what it shows), an XHTML page
+    (a browser styles it), and an SVG drawing's constructs outside the SVG model
+    (:mod:`.model.svg`: its text is read in source order, which must be the order drawn)."""
+    out = model.Outside()
+    if re.search(rb"<\?xml-stylesheet\b", data[:65536]):
+        out.add("xml", "processing instruction xml-stylesheet (a browser styles or transforms the document)")
+    ns = root.tag[1:].partition("}")[0] if isinstance(root.tag, str) and root.tag.startswith("{") else ""
+    if ns == _XHTML_NS:
+        out.add("xml", "XHTML page read as text nodes (a browser styles it)")
+    elif ns == _SVG_NS:
+        from selectolax.lexbor import LexborHTMLParser
+
+        from auditor.extract.model import svg as model_svg
+
+        tree = LexborHTMLParser(data.decode("utf-8", "replace"))
+        for node in tree.css("svg"):
+            if node.parent is None or (node.parent.tag or "").lower() != "svg":
+                model_svg.check(node, out)
+                break
+    return out.names()
 
 
 def read_xml(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:

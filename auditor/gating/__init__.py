@@ -30,7 +30,8 @@ exact-duplicate CONTAIN003  a new document's bytes or normalised text are alread
 within-batch    CONTAIN004  a new document is contained in, or identical to, another new one
 ingest-error    CONTAIN005  an input (or an EDGAR part) could not be turned into text
 not-auditable   CONTAIN006  a new document's text could not be audited (no shingle, unreadable
-                            text such as (cid:N) glyphs or gibberish, or a skipped EDGAR part)
+                            text such as (cid:N) glyphs or gibberish, a skipped EDGAR part, or
+                            a construct outside its reader's model: not-modelled)
 covered-by-     CONTAIN007  a document is covered (>= threshold) by several new documents
 batch                       together, none of them reaching the threshold alone (a split copy)
 redaction       CONTAIN008  a new PDF holds text under a redaction box (a warning by default)

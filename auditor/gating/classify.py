@@ -10,7 +10,8 @@ from typing import Any
 
 from auditor.engine.audit import AuditResult
 from auditor.engine.verify import locate_pairs
-from auditor.extract import edgar
+from auditor.errors import with_fix
+from auditor.extract import edgar, model
 from auditor.gating.batch import BatchView, Sighting, corpus_provenance, sighting_provenance
 from auditor.gating.findings import Finding, artifact_uri, classify_pair, main_span
 from auditor.store.db import Store
@@ -168,6 +169,7 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
                                view.new_ids | set(stands)))
     unread = {doc_id: _unread_pages(meta) for doc_id, meta in _metas(store, view.new_ids).items()
               if meta.get("unread_pages")}
+    outside = _unmodelled(store, view.new_ids | set(stands))
     out = []
     for rep, news in sorted(stands.items()):
         for doc_id in news:
@@ -175,6 +177,9 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
             # (the same normalised words), not the fault of another copy's bytes
             why = f"text not readable: {own[doc_id]}" if doc_id in own else \
                 reason[rep] if rep in reason and rep not in own else unread.get(doc_id)
+            # constructs outside the reader's model: the one place they become CONTAIN006
+            if doc_id in outside:
+                why = "; ".join(filter(None, [why, with_fix(model.CODE, outside[doc_id])]))
             if why is None:
                 continue
             s = view.first_sighting(doc_id)
@@ -186,6 +191,18 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
     return out
 
 
+
+
+def _unmodelled(store: Store, ids: set[int]) -> dict[int, str]:
+    """Why each document of ``ids`` that holds constructs outside its reader's model is not
+    vouched for (:func:`auditor.extract.model.reason`)."""
+    out = {}
+    for doc_id, names in store.select_in("SELECT id, unmodelled FROM documents WHERE unmodelled IS NOT NULL"
+                                         " AND id IN ({})", ids):
+        got = model.reason(json.loads(names))
+        if got:
+            out[int(doc_id)] = got
+    return out
 
 
 def _metas(store: Store, ids: set[int]) -> dict[int, dict[str, Any]]:

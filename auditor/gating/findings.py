@@ -60,9 +60,10 @@ RULES: dict[str, dict[str, str]] = {
         "short": "A new document could not be audited",
         "full": "Text was stored but cannot be compared with the corpus: too short to have a "
                 "shingle, unreadable (unmapped (cid:N) glyphs, letter-spaced fragments, gibberish "
-                "after decoding, content after a DOCTYPE entity), or an EDGAR part the ingest "
-                "skipped (an image, a spreadsheet). The gate fails closed: what it cannot read "
-                "it cannot vouch for.",
+                "after decoding, content after a DOCTYPE entity), an EDGAR part the ingest "
+                "skipped (an image, a spreadsheet), or a construct outside its reader's model "
+                "(not-modelled: an element, property or font the reader does not model). The "
+                "gate fails closed: what it cannot read it cannot vouch for.",
     },
     "covered-by-batch": {
         "id": "CONTAIN007", "name": "DocumentSplitOverBatch",

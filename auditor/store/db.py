@@ -70,6 +70,7 @@ CREATE TABLE batches (
 );
 -- withdrawn_*: when, why and by whom the document was withdrawn (NULL: in the corpus),
 -- unreadable: why its text could not be (fully) read (NULL: a reading of the document),
+-- unmodelled: the constructs outside its reader's model, a JSON list (NULL: none, see extract.model),
 -- dates: the dates it carries itself (JSON), date and date_source the one chosen (store.dating)
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
@@ -95,6 +96,7 @@ CREATE TABLE documents (
     withdrawn_reason TEXT,
     withdrawn_by TEXT,
     unreadable TEXT,
+    unmodelled TEXT,
     date TEXT,
     date_source TEXT,
     dates TEXT
@@ -761,6 +763,8 @@ class Store:
         for key in ("meta", "warnings"):
             doc[key] = json.loads(doc[key])
         doc["page_offsets"] = json.loads(doc["page_offsets"]) if doc["page_offsets"] else None
+        if "unmodelled" in doc:
+            doc["unmodelled"] = json.loads(doc["unmodelled"]) if doc["unmodelled"] else []
         return doc
 
     def provenance(self, doc_id: int) -> dict[str, Any]:

@@ -147,6 +147,24 @@ def test_a_zip_that_is_not_a_docx_is_binary():
     assert code_of(buf.getvalue()) == "binary"
 
 
+def test_a_tar_is_an_archive_not_text():
+    """A tar's members sit between 512-byte headers of names, modes and sizes: read as text, the
+    headers are words a reader never sees, and a member that is not text is garbage (red team
+    round 3). It is refused as the other archives are, whatever its name says."""
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tf:
+        body = b"The Lessee shall pay the rent on the first day of each month.\n" * 20
+        info = tarfile.TarInfo("exhibit.txt")
+        info.size = len(body)
+        tf.addfile(info, io.BytesIO(body))
+    for name in ("exhibits.tar", "exhibit.txt", ""):
+        assert detect_format(buf.getvalue(), name) == "binary"
+        assert code_of(buf.getvalue(), name) == "binary"
+    assert detect_format(body + bytes(300), "notes.txt") == "text"  # a text with NULs is no tar
+
+
 @pytest.mark.parametrize("data", [b"", b"   \n\t\r\n ", " \n".encode("utf-16")])
 def test_empty_input(data):
     assert code_of(data) == "empty"

@@ -4,6 +4,7 @@ and the main content of web pages recorded (issues #36, #40)."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from html import escape
 
@@ -54,6 +55,39 @@ def test_pleading_paper_line_numbers_are_not_read_as_words():
     assert any("pleading-paper" in w for w in ex.warnings)
 
 
+def _renumber(text: str, how: str) -> str:
+    """A pleading() text with its margin written another way (red team round 3)."""
+    out, n = [], 0
+    for line in text.split("\n"):
+        m = re.match(r"^( ?\d+)(?: {5}(.*))?$", line)
+        if m is None:
+            out.append(line)
+            continue
+        i, body = int(m.group(1)), m.group(2) or ""
+        n += 1
+        out.append({"dotted": f"{i:>2}.    {body}", "right": f"{body:<66}{i:>3}", "continuous": f"{n:>3}     {body}",
+                    "form-feed": f"{i:>2}     {body}"}[how].rstrip() if how != "right" else f"{body:<66}{i:>3}")
+    text = "\n".join(out)
+    if how == "form-feed":  # pdftotext: the form feed starts the next page's first line
+        text = text.replace("\f\n", "\n\f")
+    return text
+
+
+@pytest.mark.parametrize("how", ["dotted", "right", "continuous", "form-feed"])
+def test_pleading_margins_of_every_form_are_not_read_as_words(how):
+    text = prose(3)
+    ex = extract_bytes(_renumber(pleading(text), how).encode(), "complaint.txt")
+    body = [w for w in words(ex.text) if w not in ("complaint", "page") and not w.isdigit()]
+    assert body == [w for w in words(text) if not w.isdigit()]
+    assert ex.unreadable is None and containment(text, ex.text) > 0.95 > 0.7 > containment(text, ex.readings[0].text)
+    assert ex.text.count("\f") == pleading(text).count("\f")  # the pages stay pages
+
+
+def test_numbers_at_the_end_of_lines_are_no_margin_unless_they_count_blank_lines_too():
+    toc = "\n".join(f"{line:<60}  {i}" for i, line in enumerate(textwrap.wrap(prose(4), 56)[:30], 1))
+    assert extract_bytes(toc.encode(), "toc.txt").text == toc
+
+
 def test_a_numbered_list_is_not_a_pleading_margin():
     items = "\n".join(f"{i} {line}" for i, line in enumerate(textwrap.wrap(prose(4), 70)[:40], 1))
     ex = extract_bytes(items.encode(), "list.txt")
@@ -83,6 +117,28 @@ def test_two_columns_of_prose_are_read_column_by_column():
     assert words(ex.text) == words(f"ORDER OF THE COURT {left} {right} So ordered.")
     assert ex.readings[0].name == "text:as-stored" and ex.unreadable is None
     assert containment(left, ex.text) == 1.0 and containment(left, ex.readings[0].text) < 0.5
+
+
+@pytest.mark.parametrize("gutter", ["tabs", "rule", "ascii-rule"])
+def test_two_columns_split_by_tabs_or_a_rule_are_read_column_by_column(gutter):
+    """A text editor lays out tabs at their stops and draws a rule as a band: the gutter is
+    where the reader sees it (red team round 3)."""
+    left, right = prose(3)[:2500], prose(5)[:2500]
+    a = textwrap.wrap(left, 38, break_long_words=False)
+    b = textwrap.wrap(right, 38, break_long_words=False)
+    n = max(len(a), len(b))
+    a, b = a + [""] * (n - len(a)), b + [""] * (n - len(b))
+    sep = {"tabs": None, "rule": "  \u2502  ", "ascii-rule": "  |  "}[gutter]
+    rows = [(x + "\t" * (6 - len(x) // 8) + y) if sep is None else f"{x:<38}{sep}{y}".rstrip() for x, y in zip(a, b, strict=True)]
+    ex = extract_bytes("\n".join(rows).encode(), "order.txt")
+    assert words(ex.text) == words(f"{left} {right}") and ex.unreadable is None
+    assert containment(left, ex.readings[0].text) < 0.5
+
+
+def test_a_table_with_rules_between_figures_is_not_two_columns():
+    rows = [f"| Segment {i:<30} | {1000 * i:>12,} | {2000 * i:>12,} |" for i in range(1, 30)]
+    table = "\n".join(rows)
+    assert extract_bytes(table.encode(), "t.txt").text == table
 
 
 def test_a_line_across_both_columns_keeps_its_words():

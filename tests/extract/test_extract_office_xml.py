@@ -199,6 +199,12 @@ def test_odf_text_a_reader_cannot_see_is_left_out(props, hidden):
 @pytest.mark.parametrize("rpr, hidden", [
     ('<w:color w:val="FFFFFF"/>', True), ('<w:color w:val="FFFFFF"/><w:highlight w:val="black"/>', False),
     ('<w:sz w:val="2"/>', True), ('<w:sz w:val="24"/>', False),
+    # in the colour of its own shading or highlight (red team round 3): white on white shading
+    ('<w:color w:val="FFFFFF"/><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/>', True),
+    ('<w:color w:val="1F3864"/><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/>', True),
+    ('<w:color w:val="000000"/><w:highlight w:val="black"/>', True),
+    ('<w:color w:val="000000"/><w:shd w:val="clear" w:color="auto" w:fill="FFFF00"/>', False),
+    ('<w:color w:val="auto"/><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/>', False),
 ])
 def test_word_2003_xml_white_or_tiny_runs_are_left_out(rpr, hidden):
     ex = extract_bytes(wordml("<w:p>" + wrun("The lease ") + wrun("zebra ", rpr) + wrun("of the premises.") + "</w:p>"), "x.xml")

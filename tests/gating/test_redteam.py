@@ -44,15 +44,18 @@ POSITIVE = [
     "edgar-outside/between", "edgar-outside/header",
     "edgar-part/docx-vanish", "edgar-part/html-class-hidden-junk",
     "container/rtf",
+    # round 3 (issue #40), the cheap ones: plain text laid out for paper, a tar
+    "order/r3-txt-two-columns-tab-gutter", "order/r3-txt-two-columns-bar-gutter", "order/r3-txt-pleading-right-margin",
+    "order/r3-txt-pleading-dotted", "order/r3-txt-pleading-continuous", "container/r3-tar",
 ]
 # Disguises that fail closed whatever they carry: their negative is a clean document of the format.
 FAIL_CLOSED = {"visible-not-read/docx-duplicate-zip-entry", "visible-not-read/pdf-scan-decoy-short",
                "visible-not-read/docx-picture-of-text", "visible-not-read/html-script-document-write",
                # LibreOffice draws WordArt as outlines: its rendering has no text to check the reading against
                "visible-not-read/docx-vml-wordart",
-               "order/pdf-shuffled-words", "look-alike/pdf-permuted-tounicode"}
+               "order/pdf-shuffled-words", "look-alike/pdf-permuted-tounicode", "container/r3-tar"}
 CLEAN = ["clean/txt-unrelated-contract", "clean/html-ordinary-page", "clean/docx-with-changes", "clean/pdf-unrelated",
-         "clean/edgar-unrelated"]
+         "clean/edgar-unrelated", "clean/r3-txt-pleading-filing", "clean/r3-txt-two-columns"]
 # Holes the gate still passes on this branch, and who closes them.
 HOLES = {
     "visible-not-read/html-image-of-text": "HTML (extract/html.py): a page-sized picture of text beside little text does not fail closed",

@@ -58,6 +58,14 @@ class Case:
     note: str = ""
     #: how a person checked what the reader shows where OCR cannot read it (marks, spacing)
     by_eye: str = ""
+    #: the red-team round that added the case (rounds 1 and 2 of issue #25 are one catalogue)
+    round: int = 2
+    #: the principle the disguise works by (issue #40's names); by default its family's
+    principle: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.principle:
+            self.principle = PRINCIPLE_OF_FAMILY.get(self.family, self.family)
 
     @property
     def id(self) -> str:
@@ -77,6 +85,12 @@ class Case:
 
 Texts = dict[str, str]
 
+#: The principle each family of the first rounds works by (issue #40's names).
+PRINCIPLE_OF_FAMILY = {"hidden-junk": "junk-hidden", "visible-not-read": "shown-not-read", "order": "layout",
+                       "look-alike": "look-alike", "sniffing": "sniffing", "edgar-outside": "edgar-outside",
+                       "edgar-part": "edgar-part", "container": "container", "damaged-index": "damaged-index",
+                       "clean": "clean"}
+
 # Cases dropped after the readers were checked: the reader here does not show the contract as
 # the case claims, so the case says nothing about what a reader sees.
 DROPPED = {
@@ -90,6 +104,11 @@ DROPPED = {
     "look-alike/txt-cherokee-capitals": "no Cherokee font on this machine: Chromium shows boxes",
     "look-alike/html-fullwidth": "no CJK font on this machine: Chromium shows boxes for fullwidth letters",
     "look-alike/html-letter-spacing-css": "spaced letters with no wider gap between words: not readable as words",
+    "hidden-junk/r3-html-details-closed": "Chromium draws a closed <details> whose summary is not displayed with a "
+                                          "marker of its own: a reader sees a mark after every word (OCR 0.57)",
+    "hidden-junk/r3-wordml-white-on-white-shading": "LibreOffice 7.4 draws the junk of a Word 2003 XML file black: it "
+                                                    "applies neither the run's white colour nor its shading (Word shows "
+                                                    "white on white); the reader's rule is tested in test_extract_office_xml",
 }
 # What a person saw where OCR misreads what the reader shows.
 BY_EYE = {
@@ -103,6 +122,9 @@ BY_EYE = {
     "look-alike/html-letter-spaced-nbsp": "spaced letters, word gaps wider, legible",
     "look-alike/html-letter-spans-margin": "spaced letters, word gaps made by margins, legible",
     "look-alike/pdf-character-spacing": "spaced letters, word gaps wider, legible",
+    "order/r3-docx-bidi-visual-table": "LibreOffice draws the cells first to last, every word in order (it sets the "
+                                       "cells' paragraphs right to left, so a full stop stands at a cell's left end); "
+                                       "Tesseract reads the table column by column",
 }
 
 
@@ -968,7 +990,10 @@ BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
 
 
 def all_cases(texts: Texts) -> list[Case]:
+    from tests.support.redteam_round3 import BUILDERS3
+
     out = [c for builders in BUILDERS.values() for build in builders for c in build(texts)]
+    out += [c for build in BUILDERS3 for c in build(texts)]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     assert not set(ids) & set(DROPPED), "a dropped case is built"
@@ -979,9 +1004,14 @@ def all_cases(texts: Texts) -> list[Case]:
 
 def build(case_ids: list[str], texts: Texts) -> dict[str, Case]:
     """The named cases only (each builder of their families runs once)."""
+    from tests.support.redteam_round3 import BUILDERS3
+
     out: dict[str, Case] = {}
-    for family in sorted({i.split("/")[0] for i in case_ids}):
+    for family in sorted({i.split("/")[0] for i in case_ids if "/r3-" not in i}):
         for builder in BUILDERS[family]:
+            out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
+    if any("/r3-" in i for i in case_ids):
+        for builder in BUILDERS3:
             out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
     missing = sorted(set(case_ids) - set(out))
     if missing:

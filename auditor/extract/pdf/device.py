@@ -12,8 +12,10 @@ from typing import Any
 
 from pdfminer.converter import PDFLayoutAnalyzer
 from pdfminer.layout import LTChar, LTContainer
+from pdfminer.pdffont import PDFCIDFont, PDFTrueTypeFont, PDFType1Font, PDFType3Font
 from pdfminer.utils import apply_matrix_pt, apply_matrix_rect
 
+from auditor.extract.model import pdf as model_pdf
 from auditor.extract.pdf import colour as paint
 from auditor.extract.pdf import geometry as geo
 from auditor.extract.pdf.layout import layout_text, rows
@@ -58,6 +60,7 @@ class Device(_Analyzer):
         self.image_seq: list[int] = []
         self.glyph_curves = 0
         self.extra: list[str] = []  # annotation text a viewer shows without an appearance stream
+        self.outside: dict[str, None] = {}  # what the page holds outside the reader's model (model.pdf)
         self.notes: list[str] = []  # every annotation's strings
         if not hasattr(self, "hidden_layers"):
             self.hidden_layers: frozenset[int] = frozenset()
@@ -74,6 +77,11 @@ class Device(_Analyzer):
         adv = super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate)
         item = self.cur_item._objs[-1]
         stats = self.font_maps.get(id(font))
+        if stats is None and not isinstance(font, (PDFType1Font, PDFTrueTypeFont, PDFCIDFont)):
+            self.outside.setdefault(model_pdf.TYPE3 if isinstance(font, PDFType3Font) else
+                                    f"font of class {type(font).__name__}", None)
+        if getattr(graphicstate.ncs, "name", "") == "Pattern" and self.mode not in INVISIBLE_MODES:
+            self.outside.setdefault(model_pdf.PATTERN_FILL, None)
         if stats is None:
             stats = self.font_maps[id(font)] = FontMapCount(str(font.fontname), comparable(font))
         if stats.comparable and cid not in stats.seen and len(stats.seen) < 256:
@@ -154,8 +162,10 @@ class Device(_Analyzer):
         if self.extra:
             text += "\n".join(self.extra) + "\n"
         visible = [ch for ch, _ in chars if id(ch) not in hidden]
-        self.result = (text, all_text, "\n".join(self.notes), page_signals(self, shown, visible, ltpage), visible,
-                       rows(shown, text))
+        signals = page_signals(self, shown, visible, ltpage)
+        if self.outside:
+            signals["unmodelled"] = list(self.outside)
+        self.result = (text, all_text, "\n".join(self.notes), signals, visible, rows(shown, text))
         self.pageno += 1
 
     def hidden(self, chars: list) -> list[int]:

@@ -14,6 +14,7 @@ from pdfminer.pdftypes import dict_value, resolve1, stream_value
 from pdfminer.psparser import literal_name
 from pdfminer.utils import apply_matrix_pt, apply_matrix_rect, mult_matrix
 
+from auditor.extract.model import pdf as model_pdf
 from auditor.extract.pdf import geometry as geo
 
 HIDDEN_FLAGS = 2 | 32  # annotation flags Hidden and NoView
@@ -30,6 +31,19 @@ class Interpreter(_Interpreter):
         self.saved: list[tuple] = []
         self.pending_clip = False
         self.marked: list[tuple | None] = []
+
+    def init_resources(self, resources) -> None:  # type: ignore[no-untyped-def]
+        """pdfminer's, noting tiling patterns whose cell shows text (model.pdf): it never runs them."""
+        super().init_resources(resources)
+        try:
+            patterns = dict_value((resources or {}).get("Pattern"))
+            for ref in list(patterns.values())[:200]:
+                pat = resolve1(ref)
+                if hasattr(pat, "get_data") and resolve1(pat.get("PatternType")) == 1 and b"BT" in pat.get_data():
+                    self.device.outside.setdefault(model_pdf.PATTERN_TEXT, None)
+                    break
+        except Exception:
+            pass
 
     def do_BMC(self, tag) -> None:  # type: ignore[no-untyped-def]
         self.marked.append(None)

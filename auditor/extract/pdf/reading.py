@@ -5,6 +5,7 @@ would not read it so."""
 from __future__ import annotations
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
 from auditor.extract.pdf import pages as pages_mod
@@ -122,9 +123,11 @@ def extract_pdf(data: bytes, limits: Limits) -> Extracted:
         meta["redactions"] = redactions
     extractor = "pdfium" if result.reader.startswith("pdfium") else "pdfminer.six"
     version = result.reader.split()[1] if extractor == "pdfium" else result.version or version_of("pdfminer.six")
+    # what pages read from their text layer hold outside the model (pages OCR read are read as drawn)
+    outside = model.merged(*[s.get("unmodelled") or [] for i, s in enumerate(result.signals) if i not in by_ocr])
     return Extracted("pdf", text, extractor, version,
                      page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
-                     readings=readings, meta=meta)
+                     readings=readings, meta=meta, unmodelled=[f"pdf: {n}" for n in outside])
 
 
 def _no_text(read: pages_mod.Pages, n: int) -> tuple[str, str | None]:

@@ -117,7 +117,7 @@ TRACKED: tuple[Tracked, ...] = (
         "sha256", "parent_id", "format", "extractor", "extractor_version", "encoding", "size", "n_pages",
         "page_offsets", "n_chars", "n_words", "norm_sha256", "duplicate_of", "meta", "warnings", "path",
         "batch_id", "created", "withdrawn_at", "withdrawn_reason", "withdrawn_by", "unreadable",
-        "date", "date_source", "dates"),
+        "unmodelled", "date", "date_source", "dates"),
         "document row", "id"),
     # a text and a word sequence by the digest of their content, which every read checks their
     # bytes against (``Store.texts_of``, ``Store.sequences_of``): a row's digest is computed

@@ -1,0 +1,85 @@
+"""What each reader models completely, as allow-lists, and what a document holds outside them.
+
+A reader stores the text a reader of the document sees. It can only vouch for that text as far
+as it models how the document is drawn. "What it cannot read fails closed" used to be a
+deny-list: the readers named the constructs they knew they could not evaluate and trusted the
+rest. Here the model is written the other way round (issue #40). Each format's module
+(:mod:`.html`, :mod:`.css`, :mod:`.svg`, ...) lists, as sets, the elements, properties,
+operators and parts its reader models. Anything else is *outside the model*.
+
+A reader records each construct outside its model in ``Extracted.unmodelled`` as one short
+name, ``"<format>: <kind> <name>"`` (``"html: element <slot>"``). The store keeps that list
+with the document (``documents.unmodelled``). A gate turns it into a ``not-auditable`` finding
+(CONTAIN006): a document with a construct outside the model is never passed as read. A
+plain ingest, ``show`` and ``stats`` show the list; a plain audit still compares the text (it
+is the reader's best reading, and a corpus builder's own files are not hostile), see
+docs/ci-gate.md.
+
+Unknown means outside: a new element, a new CSS property, a new PDF operator is not modelled
+until someone adds it to an allow-list, with a test and a measurement on real documents
+(benchmarks/allowlist.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from auditor.errors import refusal
+
+CODE = refusal(
+    "not-modelled",
+    "the document uses a construct its reader does not model, so the stored text may not be what a "
+    "reader sees: render it with the reader's own program (print it to PDF from a browser or a word "
+    "processor) and gate that; if the construct is ordinary in real documents, widen the model "
+    "(auditor/extract/model) with a test; to admit this document as it is, add its finding to the "
+    "gate's baseline")
+
+#: constructs named in one message; the store keeps them all
+NAMED = 12
+#: constructs kept per document (a hostile page could use thousands)
+KEPT = 200
+
+
+class Outside:
+    """The constructs of one document outside its reader's model, in the order first met."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, None] = {}
+
+    def add(self, fmt: str, what: str) -> None:
+        if len(self._seen) < KEPT:
+            self._seen.setdefault(f"{fmt}: {what}", None)
+
+    def extend(self, names: Iterable[str], within: str = "") -> None:
+        for n in names:
+            if len(self._seen) < KEPT:
+                self._seen.setdefault(f"{within}{n}", None)
+
+    def __bool__(self) -> bool:
+        return bool(self._seen)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._seen
+
+    def names(self) -> list[str]:
+        return list(self._seen)
+
+
+def merged(*lists: Iterable[str], within: str = "") -> list[str]:
+    """Constructs of several readings of one document, each once, in order; ``within`` says
+    where the later lists were found (``"altChunk word/x.htm: "``)."""
+    out = Outside()
+    for i, names in enumerate(lists):
+        out.extend(names, within if i else "")
+    return out.names()
+
+
+def reason(unmodelled: Iterable[str]) -> str | None:
+    """Why a gate cannot vouch for a document whose reader met ``unmodelled``, or None:
+    ``not-modelled: html: element <slot>, ... are not modelled by its reader``."""
+    names = list(unmodelled)
+    if not names:
+        return None
+    shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+    verb = "is" if len(names) == 1 else "are"
+    return f"{CODE}: {shown} {verb} not modelled by its reader"

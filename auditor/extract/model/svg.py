@@ -1,0 +1,151 @@
+"""The SVG the HTML reader models (inline ``<svg>`` in HTML, SVG files and ``data:`` SVG images):
+text elements read in source order, shapes that draw no word, and the parts a browser never draws.
+
+Text is modelled where its order on the page is its order in the source: each text chunk (a
+``<text>``, or a ``<tspan>`` given its own ``x``/``y``) placed at one point, after the point of
+the chunk before it (a line lower, or further right on the same line), through transforms that
+only move and scale. Per-glyph positions (several ``x`` values), rotated glyphs, transforms that
+rotate, skew or mirror, text filled with a pattern or gradient, clipped, masked or filtered, and
+filled shapes drawn after text (which may cover it) are outside the model, as is every element
+and attribute not listed here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from auditor.extract.model import Outside
+
+#: Elements the reader models: drawn text, shapes that draw no word, containers, and the parts
+#: it hides as a browser does (definitions, metadata, paint servers, filters).
+ELEMENTS = frozenset("""
+svg g text tspan textpath title desc metadata style script defs symbol clippath mask lineargradient
+radialgradient stop filter marker path rect circle ellipse line polyline polygon image foreignobject
+a view
+""".split()) | frozenset(f"fe{n}" for n in """
+blend colormatrix componenttransfer composite convolvematrix diffuselighting displacementmap
+distantlight dropshadow flood funca funcb funcg funcr gaussianblur image merge mergenode morphology
+offset pointlight specularlighting spotlight tile turbulence
+""".split())  # noqa: SIM905
+#: Where a browser draws nothing of what the element holds unless another element refers to it.
+HIDDEN = frozenset({"title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath", "mask",
+                    "lineargradient", "radialgradient", "filter", "marker", "pattern"})
+SHAPES = frozenset({"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "image"})
+
+ATTRIBUTES = frozenset("""
+id class style lang tabindex role focusable xmlns version baseprofile x y dx dy width height viewbox
+preserveaspectratio transform fill fill-opacity fill-rule stroke stroke-width stroke-opacity
+stroke-linecap stroke-linejoin stroke-dasharray stroke-dashoffset stroke-miterlimit opacity
+font-family font-size font-weight font-style font-variant font-stretch text-anchor dominant-baseline
+alignment-baseline baseline-shift text-decoration letter-spacing word-spacing textlength
+lengthadjust d points x1 y1 x2 y2 cx cy r rx ry fx fy fr href offset stop-color stop-opacity
+gradientunits gradienttransform spreadmethod clippathunits maskunits maskcontentunits filterunits
+primitiveunits display visibility overflow color shape-rendering text-rendering image-rendering
+color-interpolation color-interpolation-filters vector-effect enable-background pathlength
+marker-start marker-mid marker-end markerwidth markerheight markerunits refx refy orient startoffset
+method spacing side path clip-rule in in2 result stddeviation values type mode operator k1 k2 k3 k4
+flood-color flood-opacity lighting-color surfacescale diffuseconstant specularconstant
+specularexponent kernelunitlength tablevalues slope intercept amplitude exponent basefrequency
+numoctaves seed stitchtiles scale xchannelselector ychannelselector radius order kernelmatrix
+divisor bias targetx targety edgemode preservealpha azimuth elevation z pointsatx pointsaty
+pointsatz limitingconeangle target decoding crossorigin requiredextensions systemlanguage
+""".split())  # noqa: SIM905
+#: Attributes modelled only with one of these values (``none``: nothing clipped, masked, filtered).
+NONE_ONLY = frozenset({"clip-path", "mask", "filter"})
+_TRANSFORM = re.compile(r"\s*(\w+)\s*\(([^)]*)\)")
+_NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", re.I)
+
+
+def _nums(v: str | None) -> list[float]:
+    return [float(x) for x in _NUM.findall(v or "")]
+
+
+def _transform(v: str | None) -> tuple[float, float, float, float] | None:
+    """(scale x, scale y, move x, move y) of a transform that only moves and scales; None otherwise."""
+    sx = sy = 1.0
+    tx = ty = 0.0
+    text = (v or "").strip()
+    if not text:
+        return sx, sy, tx, ty
+    pos = 0
+    for m in _TRANSFORM.finditer(text):
+        if text[pos:m.start()].strip(" ,"):
+            return None
+        pos = m.end()
+        name, n = m.group(1).lower(), _nums(m.group(2))
+        if name == "translate" and 1 <= len(n) <= 2:
+            tx, ty = tx + sx * n[0], ty + sy * (n[1] if len(n) > 1 else 0.0)
+        elif name == "scale" and 1 <= len(n) <= 2 and min(n) > 0:
+            sx, sy = sx * n[0], sy * (n[1] if len(n) > 1 else n[0])
+        elif name == "matrix" and len(n) == 6 and n[0] > 0 and n[3] > 0 and n[1] == 0 and n[2] == 0:
+            tx, ty, sx, sy = tx + sx * n[4], ty + sy * n[5], sx * n[0], sy * n[3]
+        elif name == "rotate" and n and n[0] % 360 == 0:
+            continue
+        else:
+            return None
+    return (sx, sy, tx, ty) if not text[pos:].strip(" ,") else None
+
+
+def check(svg: Any, outside: Outside) -> None:
+    """Name what an ``<svg>`` element (a selectolax node) holds outside the model."""
+    chunks: list[tuple[float, float]] = []
+    text_seen = False
+    # (node, transform of its parent) in document order, without recursion
+    stack: list[tuple[Any, tuple[float, float, float, float], bool]] = [(svg, (1.0, 1.0, 0.0, 0.0), False)]
+    while stack:
+        node, (sx, sy, tx, ty), hidden = stack.pop()
+        tag = (node.tag or "").lower()
+        if not tag or tag[0] == "-":
+            continue
+        if tag not in ELEMENTS and tag != "pattern":
+            outside.add("svg", f"element <{tag}>")
+        has_text = bool((node.text(deep=True) or "").strip()) if tag in HIDDEN | {"text", "g", "a", "svg"} else False
+        if tag == "pattern" or (tag in ("clippath", "mask", "marker", "symbol") and has_text):
+            if has_text:
+                outside.add("svg", f"text inside <{tag}>")
+            elif tag == "pattern":
+                outside.add("svg", "element <pattern>")
+        attrs = node.attributes
+        for name, value in attrs.items():
+            low = name.lower()
+            if ":" in low or low.startswith(("data-", "aria-", "on")):
+                continue
+            if low in NONE_ONLY:
+                if (value or "").strip().lower() not in ("", "none") and (has_text or tag in ("text", "tspan")):
+                    outside.add("svg", f"attribute {low} on text")
+                continue
+            if low not in ATTRIBUTES:
+                outside.add("svg", f"attribute {low} of <{tag}>")
+        fill = (attrs.get("fill") or "").strip().lower()
+        if fill.startswith("url(") and tag in ("text", "tspan", "textpath", "g", "svg") and (has_text or tag != "g"):
+            outside.add("svg", "text filled with a paint server (pattern or gradient)")
+        t = _transform(attrs.get("transform"))
+        if t is None:
+            if has_text or tag in ("text", "tspan"):
+                outside.add("svg", "transform that rotates, skews or mirrors text")
+            t = (1.0, 1.0, 0.0, 0.0)
+        ax, ay = sx * t[0], sy * t[1]
+        bx, by = tx + sx * t[2], ty + sy * t[3]
+        hidden = hidden or tag in HIDDEN
+        if not hidden and tag in ("text", "tspan"):
+            xs, ys = _nums(attrs.get("x")), _nums(attrs.get("y"))
+            if len(xs) > 1 or len(ys) > 1:
+                outside.add("svg", "glyphs placed one by one (several x or y values)")
+            if [r for r in _nums(attrs.get("rotate")) if r % 360]:
+                outside.add("svg", "rotated glyphs (rotate)")
+            if any(abs(d) > 40 for d in _nums(attrs.get("dx")) + _nums(attrs.get("dy"))):
+                outside.add("svg", "text moved far by dx or dy")
+            own = (node.text(deep=False) or "").strip() if tag == "tspan" else (node.text(deep=True) or "").strip()
+            if (xs or ys or tag == "text") and own:
+                chunks.append((by + ay * (ys[0] if ys else 0.0), bx + ax * (xs[0] if xs else 0.0)))
+            text_seen = text_seen or bool(own)
+        elif not hidden and tag in SHAPES and text_seen and fill not in ("none", "transparent"):
+            outside.add("svg", f"filled <{tag}> drawn after text (it may cover it)")
+        kids = [c for c in node.iter() if c.tag and c.tag[0] != "-"]
+        stack.extend((c, (ax, ay, bx, by), hidden) for c in reversed(kids))
+    for (y0, x0), (y1, x1) in itertools.pairwise(chunks):
+        if y1 < y0 - 1 or (abs(y1 - y0) <= 1 and x1 < x0):
+            outside.add("svg", "text placed out of source order by its coordinates")
+            break

@@ -1,0 +1,141 @@
+"""How many real documents each format's allow-list refuses (issue #40), and why.
+
+    .venv/bin/python benchmarks/allowlist.py                      # every corpus found here
+    .venv/bin/python benchmarks/allowlist.py --only edgar         # corpora whose name holds edgar
+    .venv/bin/python benchmarks/allowlist.py --dir my-files       # one more directory of files
+
+Each corpus is ingested as a gate ingests it (``auditor.corpus.ingest.ingest`` into a fresh
+store, the gate's readings on, in the sandboxed children), and the store's ``unmodelled``
+column is read back: per format, the documents stored, the documents holding a construct
+outside the model (a gate refuses them: CONTAIN006), and the constructs by how many documents
+use them. Corpora (only those present on the machine are read):
+
+* ``edgar-html``: the EDGAR HTML filings in /work/notes/real/edgar-html (not in the repository);
+* ``edgartools``: the EDGAR fixtures (HTML, XML, text) of the edgartools git mirror;
+* ``licences``: the licence texts installed packages ship (tests/support/realtext.py);
+* ``demo``: the demo corpus (auditor/demo);
+* ``fixtures``: public fixtures of other formats (docx, odt, rtf, pdf...) found in git mirrors
+  under /work/.mirror (python-docx, pdfminer.six, odfpy...), when present;
+* ``--dir``: any directory given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+MIRRORS = Path("/work/.mirror")
+EDGAR_HTML = Path("/work/notes/real/edgar-html")
+#: file name endings taken from git mirrors as fixtures of other formats
+FIXTURE_EXT = (".docx", ".odt", ".fodt", ".rtf", ".pdf", ".eml", ".mht", ".mhtml", ".rst", ".ipynb", ".svg")
+
+
+def _from_mirror(repo: Path, out: Path, keep: tuple[str, ...], grep: str | None, limit: int) -> int:
+    names = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "HEAD", "--name-only"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    picked = sorted(n for n in names if n.lower().endswith(keep) and (grep is None or grep in n.lower()))[:limit]
+    for i, name in enumerate(picked):
+        blob = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{name}"], capture_output=True, check=False)
+        if blob.returncode == 0 and blob.stdout:
+            (out / f"{i:04d}-{Path(name).name}").write_bytes(blob.stdout)
+    return len(picked)
+
+
+def corpora(tmp: Path, extra: list[Path]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    if EDGAR_HTML.is_dir():
+        found["edgar-html"] = EDGAR_HTML
+    edgartools = MIRRORS / "dgunning+edgartools" / "repo"
+    if edgartools.exists():
+        d = tmp / "edgartools"
+        d.mkdir()
+        _from_mirror(edgartools, d, (".html", ".htm", ".xml", ".txt"), "fixtures", 400)
+        found["edgartools"] = d
+    from tests.support.realtext import licence_files
+
+    d = tmp / "licences"
+    d.mkdir()
+    for i, (name, text) in enumerate(licence_files().items()):
+        (d / f"{i:03d}-{name.replace('/', '_')}.txt").write_text(text, encoding="utf-8")
+    found["licences"] = d
+    import zipfile
+
+    demo = ROOT / "auditor" / "demo" / "files" / "corpus.zip"
+    if demo.exists():
+        d = tmp / "demo"
+        with zipfile.ZipFile(demo) as z:
+            z.extractall(d)
+        found["demo"] = d
+    if MIRRORS.is_dir():
+        d = tmp / "fixtures"
+        d.mkdir()
+        n = 0
+        for repo in sorted(MIRRORS.iterdir()):
+            if repo.name.startswith("dgunning+edgartools") or not (repo / "repo").exists():
+                continue
+            n += _from_mirror(repo / "repo", d, FIXTURE_EXT, None, 150)
+        if n:
+            found["fixtures"] = d
+    for i, e in enumerate(extra):
+        found[f"dir{i}:{e.name}"] = e
+    return found
+
+
+def measure(name: str, folder: Path, work: Path) -> dict:
+    from auditor.corpus.ingest import ingest
+    from auditor.store.db import Store
+
+    t0 = time.perf_counter()
+    with Store(work / f"{name.replace(':', '_')}.db") as store:
+        result = ingest(store, [folder], batch=name, workers=2)
+        rows = store.conn.execute("SELECT format, unmodelled FROM documents WHERE n_words > 0").fetchall()
+    per: dict[str, dict] = {}
+    for fmt, names in rows:
+        p = per.setdefault(fmt, {"documents": 0, "refused": 0, "constructs": collections.Counter()})
+        p["documents"] += 1
+        got = json.loads(names) if names else []
+        if got:
+            p["refused"] += 1
+            p["constructs"].update(got)
+    return {"corpus": name, "seconds": round(time.perf_counter() - t0, 1), "failed": result.counts["failed"],
+            "formats": {f: {**v, "constructs": dict(v["constructs"].most_common())} for f, v in sorted(per.items())}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="")
+    ap.add_argument("--dir", type=Path, action="append", default=[])
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args()
+    os.environ.setdefault("AUDITOR_NO_CACHE", "1")
+    load = os.getloadavg()
+    print(f"# allow-list refusals, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load {load[0]:.2f}")
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        (t / "db").mkdir()
+        for name, folder in corpora(t, args.dir).items():
+            if args.only not in name:
+                continue
+            r = measure(name, folder, t / "db")
+            out.append(r)
+            print(f"\n## {name} ({r['seconds']} s, {r['failed']} inputs not ingested)")
+            for fmt, v in r["formats"].items():
+                print(f"{fmt:10} {v['refused']:4} of {v['documents']:4} documents outside the model")
+                for c, n in list(v["constructs"].items())[:15]:
+                    print(f"    {n:4}  {c}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
