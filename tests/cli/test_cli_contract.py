@@ -219,7 +219,7 @@ def test_commands_a_script_reads_have_json(corpus):
 
 
 def test_gate_exit_codes_for_a_missing_input(corpus, tmp_path):
-    """docs/ci-gate.md: a missing path is an ingest error (exit 1) among other inputs; with no
+    """docs/how-to/ci-gate.md: a missing path is an ingest error (exit 1) among other inputs; with no
     input found at all nothing was gated (exit 2). Neither is stored (dry run or not)."""
     from tests.support.textgen import prose
 
