@@ -1,4 +1,4 @@
-"""Every command keeps its documented contract: exit codes (README: 0 success, 1 findings or a
+"""Every command keeps its documented contract: exit codes (docs/reference/exit-codes.md: 0 success, 1 findings or a
 report that does not verify, 2 usage, input or store error or failed controls), JSON for
 scripts, and output that fits its medium (pipes and CI logs are not cut at 80 columns)."""
 
