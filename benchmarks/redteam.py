@@ -512,9 +512,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{n}/{len(cases)}] {case.id}: {gate['status']} {'; '.join(gate['caught_by'])}", flush=True)
             results.append(r)
     finally:
-        from auditor.sandbox import pdfworker
+        from auditor.extract.pdf import worker as pdf_worker
 
-        pdfworker.shutdown()
+        pdf_worker.shutdown()
     print(f"{len(results)} cases gated in {time.monotonic() - t0:.0f} s", file=sys.stderr)
     readers(cases, results, stored, work / "oracle-cache", render=args.oracle, jobs=args.jobs)
     if not args.no_write and not args.only:

@@ -296,7 +296,7 @@ def stage_pdf(files: int, pages: int) -> dict:
     except ImportError:
         return {"skipped": "fpdf2 is not installed (pip install -e '.[test]')"}
     from auditor.extract import extract_bytes
-    from auditor.sandbox import pdfworker
+    from auditor.extract.pdf import worker as pdf_worker
     from tests.support import synth
 
     t0 = time.perf_counter()
@@ -327,7 +327,7 @@ def stage_pdf(files: int, pages: int) -> dict:
             n_pages = sum(pool.map(one, docs))
             secs = time.perf_counter() - t
         out[f"threads_{threads}"] = {"pages": n_pages, "seconds": secs, "pages_per_s": n_pages / secs}
-        pdfworker.shutdown()
+        pdf_worker.shutdown()
     out["pages"] = out["threads_1"]["pages"]
     out["speedup"] = out["threads_2"]["pages_per_s"] / out["threads_1"]["pages_per_s"]
     return out

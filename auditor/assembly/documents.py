@@ -124,15 +124,9 @@ def documents_of(store: Store) -> dict[int, Doc]:
         d.sources.sort()
         if d.parent_id is not None and d.parent_id in docs:
             docs[d.parent_id].parts.append(d.id)
-    if has_dates(store.conn):
-        for doc_id, dated in dating.evidence(store.conn, sorted(docs)).items():
-            docs[doc_id].dated = dated
+    for doc_id, dated in dating.evidence(store.conn, sorted(docs)).items():
+        docs[doc_id].dated = dated
     return docs
-
-
-def has_dates(conn: Any) -> bool:
-    """Whether the store keeps dates (migration 0008; a read-only store may predate it)."""
-    return "date" in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
 
 
 def richness(doc: Doc, docs: Mapping[int, Doc], dated: Sequence[Dated]) -> tuple[int, int, int, int]:

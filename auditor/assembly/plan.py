@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from auditor import __version__
+from auditor.engine.describe import unread_of
 from auditor.errors import UsageError
 from auditor.report.build import canonical
 from auditor.store.db import Store
@@ -127,6 +128,9 @@ class Assembly:
             if e.doc_id is not None:
                 line["novel"] = _novel(self.novel.get(e.doc_id))
                 line["provenance"] = self.provenance(self.docs[e.doc_id])
+                unread = unread_of(self.docs[e.doc_id].meta)
+                if unread is not None:  # kept or dropped, it was judged on the pages that were read
+                    line["unread"] = unread
                 if dec.keep:
                     line["stands_for"] = sorted(stands.get(e.doc_id, []))
             else:
@@ -242,9 +246,7 @@ def plan(store: Store, *, run: str | None = None, policy: Policy = Policy(),
         raise UsageError(
             f"run {r['run_id']} did not cover {len(uncovered)} stored document(s) (ids "
             + ", ".join(map(str, uncovered[:10])) + (" ..." if len(uncovered) > 10 else "")
-            + "): they were ingested or restored after it" + ("" if covered else
-            " (or the run predates report format 2, which records its documents)")
-            + "; run `auditor audit` again and assemble from that run")
+            + "): they were ingested or restored after it; run `auditor audit` again and assemble from that run")
     dated = {d.id: d.dated for d in docs.values()}
     rank = rank_key(policy, docs, dated)
     entries: dict[int, PlanEntry] = {}

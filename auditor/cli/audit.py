@@ -137,6 +137,9 @@ def out_console_report(r: dict, threshold: float) -> None:
     if s["not_auditable"]:
         out.print(f"not auditable: {_n(s['not_auditable'], 'document')} (listed with reasons in the report)",
                   highlight=False)
+    if s.get("partly_read"):
+        out.print(f"audited in part: {_n(s['partly_read'], 'document')} with pages that could not be read "
+                  "(listed with their pages in the report)", highlight=False)
 
 
 def _n(n: int, noun: str) -> str:

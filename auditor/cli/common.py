@@ -120,6 +120,11 @@ pdf_timeout_option = click.option("--pdf-timeout", type=float, default=120, show
 timeout_option = click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
     help="Seconds per input file, all its parts and PDFs included (the extraction is then killed).")
+ocr_option = click.option(
+    "--ocr", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+    help="OCR of PDF pages (Tesseract over a 300 dpi rendering): auto reads the pages whose text layer "
+         "misses what they show (scans, text drawn as outlines or pictures); always every page; never none "
+         "(such pages are then recorded as not read).")
 memory_option = click.option("--memory-mb", type=click.IntRange(min=64), default=1024, show_default=True,
                              help="Memory limit of the process extracting each input.")
 

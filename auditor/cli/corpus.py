@@ -19,6 +19,7 @@ from auditor.cli.common import (
     exit_if_bad_dates,
     memory_option,
     new_db_option,
+    ocr_option,
     open_store,
     out,
     pdf_timeout_option,
@@ -49,6 +50,7 @@ def progress_bar(quiet: bool) -> Progress:
 @click.option("--max-file-mb", type=float, default=100, show_default=True, help="Larger files fail as too_large.")
 @click.option("--max-text-chars", type=int, default=20_000_000, show_default=True)
 @pdf_timeout_option
+@ocr_option
 @click.option("--pdf-memory-mb", type=int, default=2048, show_default=True, help="Memory limit of the PDF extractor.")
 @timeout_option
 @memory_option
@@ -66,7 +68,7 @@ def progress_bar(quiet: bool) -> Progress:
                    "recorded with the copies they name (see `auditor dates`).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
-def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout,
+def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout, ocr,
            pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, dates_file, quiet, as_json):
     """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
 
@@ -84,7 +86,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
 
     limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
                     pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20, timeout=timeout,
-                    memory=memory_mb * 2**20, max_parts=max_parts, budget=budget)
+                    memory=memory_mb * 2**20, max_parts=max_parts, budget=budget, ocr=ocr)
     with open_store(db, create=True) as store, progress_bar(quiet) as bar:
         files_task = bar.add_task("files", total=None)
         bytes_task = bar.add_task("bytes to extract", total=None)
@@ -354,10 +356,7 @@ def index(db, rebuild, k, modulus, seed, workers, as_json):
 def check(db, quick, as_json):
     """Verify the store: SQLite integrity, every stored text against its recorded sha256, and
     every index row against the text and the stored parameters. Exit 1 on any mismatch.
-
-    \b
-    Texts stored before digests were recorded (stores written by auditor 0.1.0) are counted as
-    "no digest recorded": their index rows are still derived again. The store is opened read-only.
+    The store is opened read-only.
     """
     from auditor.corpus.check import check_store
 

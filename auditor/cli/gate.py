@@ -13,6 +13,7 @@ import click
 from auditor.cli.common import (
     err,
     memory_option,
+    ocr_option,
     pdf_timeout_option,
     quiet_stdout,
     timeout_option,
@@ -46,9 +47,9 @@ _file = click.Path(dir_okay=False, path_type=Path)
                    "seen only there are not compared.")
 @click.option("--dry-run", is_flag=True,
               help="Gate in a transaction that is rolled back at the end: the store is unchanged.")
-@click.option("--fail-on", default="all", show_default=True, metavar="KINDS",
-              help=f"Comma list of finding kinds that fail the gate ({', '.join(KINDS)}; or all, none); "
-                   "the others are warnings.")
+@click.option("--fail-on", default="default", show_default=True, metavar="KINDS",
+              help=f"Comma list of finding kinds that fail the gate ({', '.join(KINDS)}; or default: all but "
+                   "redaction; all; none); the others are warnings.")
 @click.option("--baseline", type=_file, help="JSON file of accepted findings (keyed by content hashes).")
 @click.option("--update-baseline", is_flag=True, help="Add the current findings to --baseline (created if missing).")
 @click.option("--reason", help="Reason recorded with entries added by --update-baseline.")
@@ -60,6 +61,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @with_controls_options
 @click.option("--workers", type=int, default=0, show_default=True, help="Ingest worker processes (0: one per core, at most 2).")
 @pdf_timeout_option
+@ocr_option
 @timeout_option
 @memory_option
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -76,7 +78,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
 def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
          baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
          summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
-         workers: int, pdf_timeout: float, timeout: float, memory_mb: int, budget: float | None,
+         workers: int, pdf_timeout: float, ocr: str, timeout: float, memory_mb: int, budget: float | None,
          retry_failed: bool, render: str, as_json: bool) -> None:
     """Gate a new batch: exit 1 if a new document is contained in, contains or duplicates a
     corpus document (or another new one), 2 on error or failed controls, else 0.
@@ -93,7 +95,7 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
         threshold=threshold, control_seed=control_seed, controls_dir=controls_dir, out=out,
         junit=junit, sarif=sarif, summary=summary, step_summary=Path(step_summary) if step_summary else None,
         workers=workers, retry_failed=retry_failed, render=render, command=" ".join(["auditor", *sys.argv[1:]]),
-        limits=Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, budget=budget),
+        limits=Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, budget=budget, ocr=ocr),
     )
     try:
         g = run_gate(opts)

@@ -16,6 +16,7 @@ from auditor.cli.common import (
     db_option,
     doc_line,
     memory_option,
+    ocr_option,
     open_store,
     out,
     pdf_timeout_option,
@@ -31,10 +32,11 @@ from auditor.console import clean, markup
                 type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True))
 @click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold)
 @pdf_timeout_option
+@ocr_option
 @timeout_option
 @memory_option
 @click.option("--json", "as_json", is_flag=True)
-def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
+def query(db, files, threshold, pdf_timeout, ocr, timeout, memory_mb, as_json):
     """Which stored documents contain FILE, and which FILE contains, without storing it:
     highest containment first, with where the contained text lies (character offsets into
     the container's text; for a stored container, `auditor show --text` prints that text).
@@ -52,7 +54,7 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     from auditor.extract import Limits
     from auditor.index.builder import build_index
 
-    limits = Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20)
+    limits = Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, ocr=ocr)
     results = []
     with open_store(db) as store:
         build_index(store)

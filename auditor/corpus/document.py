@@ -151,6 +151,31 @@ def _said(d: dict[str, str]) -> str:
     return f"{d['source']} {d['found']!r}"
 
 
+def _page_lines(meta: dict[str, Any]) -> list[str]:
+    """OCR, unread pages and redactions of a PDF, as recorded with its text."""
+    out = []
+    ocr = meta.get("ocr")
+    if isinstance(ocr, dict):
+        pages = ocr.get("pages") or []
+        used = [x["page"] for x in pages if x.get("used") == "ocr"]
+        out.append(f"  OCR: {ocr.get('engine')} {ocr.get('version')} ({ocr.get('binding')}), language "
+                   f"{ocr.get('language')}, data {ocr.get('data')}, rendered by {ocr.get('renderer')} at "
+                   f"{ocr.get('dpi')} dpi, --ocr {ocr.get('mode')}")
+        for x in pages:
+            out.append(f"    page {x['page']}: {x.get('why')}, confidence {x.get('confidence')}, {x.get('words')} "
+                       f"words, {'text from OCR' if x.get('used') == 'ocr' else 'text layer kept' if x.get('used') == 'layer' else 'not read'}")
+        if not used:
+            out.append("    (no page's text comes from OCR)")
+    unread = meta.get("unread_pages")
+    if unread:
+        out.append(f"  PAGES NOT READ: {len(unread)} ({float(meta.get('unread_share', 0)):.0%} of the pages), "
+                   "not audited:")
+        out += [f"    {x.get('reason')}" for x in unread]
+    for r in meta.get("redactions") or []:
+        out.append(f"  REDACTION: page {r['page']}, box {r['box']}: {r['glyphs']} glyph(s) under it: {r['text'][:80]!r}")
+    return out
+
+
 def lines(p: dict[str, Any]) -> list[str]:
     """A human layout of ``document_view``: plain lines, one fact each."""
     out = [f"document {p['id']}: {p['path']}"]
@@ -194,6 +219,7 @@ def lines(p: dict[str, Any]) -> list[str]:
                    f"{iso_date(m.get('filing_date'))} by {m.get('company_name')} (CIK {m.get('cik')})")
     if p.get("not_auditable"):
         out.append(f"  NOT AUDITABLE: {p['not_auditable']}")
+    out += _page_lines(p["meta"])
     if p.get("date_evidence") is not None:
         ev = p["date_evidence"]
         out.append(f"  date {ev[0]['date']} ({_said(ev[0])})" if ev else "  date: none known")

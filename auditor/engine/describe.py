@@ -1,20 +1,43 @@
 """Provenance as reports show it: a document's path, copies, extraction, batch, sources (the
-``--source`` labels of its sightings) and EDGAR submission and part, read with a few set queries
-(no text)."""
+``--source`` labels of its sightings), EDGAR submission and part, and the pages that could not
+be read, with a few set queries (no text)."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from auditor.store.db import Store
 
 _EDGAR_PART = ("type", "sequence", "filename", "description")
+_PAGE = re.compile(r"^page \d+ ")
+
+
+def unread_of(meta: str | dict[str, Any] | None) -> dict[str, Any] | None:
+    """The pages of a document that could not be read (a scan without OCR, a map), their share
+    of its pages and why, the pages grouped by reason; None when every page was read.
+
+    A document is audited on the pages it can read and refused whole only when too many are
+    unread, so a report or a plan that vouches for it must say which pages it does not cover.
+    """
+    if isinstance(meta, str):
+        if '"unread_pages"' not in meta:
+            return None  # most documents: no parse
+        meta = json.loads(meta)
+    if not isinstance(meta, dict) or not meta.get("unread_pages"):
+        return None
+    pages = meta["unread_pages"]
+    by_reason: dict[str, list[int]] = {}
+    for p in pages:
+        by_reason.setdefault(_PAGE.sub("", str(p.get("reason") or "")), []).append(int(p["page"]))
+    return {"pages": sorted(int(p["page"]) for p in pages), "share": float(meta.get("unread_share", 0)),
+            "reasons": [{"pages": v, "reason": k} for k, v in sorted(by_reason.items(), key=lambda kv: kv[1][0])]}
 
 
 def describe_many(store: Store, ids: list[int] | set[int]) -> dict[int, dict[str, Any]]:
-    """Provenance of documents as reports show it, read with a few set queries (no text)."""
-    import json
-
+    """Provenance of documents as reports show it, read with a few set queries (no text), and
+    the pages that could not be read (``unread``, :func:`unread_of`)."""
     from auditor.extract.edgar import submission_fields
 
     ids = sorted(set(ids))
@@ -48,6 +71,9 @@ def describe_many(store: Store, ids: list[int] | set[int]) -> dict[int, dict[str
         }
         if int(doc_id) in resolved:
             d["resolved"] = resolved[int(doc_id)]
+        unread = unread_of(meta)
+        if unread is not None:
+            d["unread"] = unread
         if parent_id:
             _, ppath, pmeta = parent_rows[parent_id]
             pm, m = json.loads(pmeta), json.loads(meta)

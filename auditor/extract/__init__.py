@@ -16,7 +16,7 @@ encoding was used, so a stored text can be traced back to its bytes. Every text 
 be stored in SQLite: NULs and lone surrogates become U+FFFD (counted in ``warnings``) and line
 ends are ``\\n``.
 
-Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.sandbox.pdfworker` children, which can
+Nothing here parses a PDF in-process: PDFs go to :mod:`auditor.extract.pdf.job` children, which can
 be killed. HTML is parsed by lexbor (:mod:`selectolax`, as browsers parse it, no network), .docx
 by lxml with network access and entity expansion off; both are walked without recursion, so
 hostile nesting cannot exhaust the stack. Besides its visible text, a result can carry other

@@ -28,6 +28,13 @@ class Limits:
     pdf_timeout: float = 120.0
     pdf_memory: int = 2 * 2**30
     max_pdf_pages: int = 5000
+    #: bytes one compressed PDF stream may inflate to (``pdf_bomb`` beyond; the streams of a PDF
+    #: together to four times this, and a stream beyond 2 MiB to at most 100 times its size)
+    pdf_max_stream_bytes: int = 64 * 2**20
+    #: OCR of PDF pages: "auto" (pages whose text layer misses what they show), "always", "never"
+    ocr: str = "auto"
+    #: seconds to render and recognise one page
+    ocr_page_timeout: float = 60.0
     #: EDGAR documents read from one submission; the rest are recorded as one failed part.
     max_parts: int = 1000
     # Enforced by ingest, which extracts every input in an auditor.sandbox.pool child process:

@@ -9,7 +9,8 @@ transforms, fonts that draw other letters. So the gate also asks the renderer it
   style sheet cannot hide what a screen shows), and prints them to PDF.
 - Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
   them to PDF.
-- A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer.
+- A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer
+  (annotations and form fields flattened into the page first, as a viewer draws them).
 
 Chromium's and LibreOffice's PDF is then read by :func:`visible_text`: pdfminer.six's layout
 analysis puts the text in the order the page shows it, and a character drawn in the colour of
@@ -89,7 +90,7 @@ def missing(renderer: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Document:
+class RenderInput:
     """One document to render: its format, bytes and file name."""
 
     format: str
@@ -99,13 +100,13 @@ class Document:
 
 def render(fmt: str, data: bytes, name: str, *, timeout: float = 60.0) -> Rendering:
     """The rendering of one document; raises ``ExtractionError`` when it cannot be had."""
-    [r] = render_many([Document(fmt, data, name)], timeout=timeout)
+    [r] = render_many([RenderInput(fmt, data, name)], timeout=timeout)
     if isinstance(r, ExtractionError):
         raise r
     return r
 
 
-def render_many(docs: list[Document], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
+def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
     """The rendering of each document, or why there is none (``render_failed``,
     ``render_timeout``, ``render_missing``), in order. One browser draws every HTML document and
     one LibreOffice run every office document: starting either costs more than a page."""
@@ -341,7 +342,7 @@ class _Pipe:
             on_event(msg)
 
 
-def _chromium_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document printed to PDF by one Chromium, ``timeout`` seconds each."""
     exe = _which(CHROMIUM_NAMES)
     assert exe is not None
@@ -416,6 +417,7 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
         pipe.call("Emulation.setEmulatedMedia", {"media": "screen"}, session)
         pipe.call("Page.navigate", {"url": DOCUMENT_URL}, session, on_event=answer)
         pipe.wait("Page.loadEventFired", answer)
+        _hide_noscript(pipe, session, answer)
         pdf = pipe.call("Page.printToPDF", {**_PAGE, "printBackground": True, "displayHeaderFooter": False},
                         session, on_event=answer)["data"]
         return base64.b64decode(pdf)
@@ -424,9 +426,21 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
             pipe.call("Target.closeTarget", {"targetId": target}, on_event=answer)
 
 
+def _hide_noscript(pipe: _Pipe, session: str, answer: Any) -> None:
+    """Hide ``noscript`` as a browser that runs scripts does. Scripts are off here so that no
+    script draws the page; with them off, Chromium shows ``noscript`` content, which a reader's
+    browser (scripts on) does not, and the HTML reader does not read as shown."""
+    frame = pipe.call("Page.getFrameTree", {}, session, on_event=answer)["frameTree"]["frame"]["id"]
+    pipe.call("DOM.enable", {}, session, on_event=answer)
+    pipe.call("CSS.enable", {}, session, on_event=answer)
+    sheet = pipe.call("CSS.createStyleSheet", {"frameId": frame}, session, on_event=answer)["styleSheetId"]
+    pipe.call("CSS.setStyleSheetText", {"styleSheetId": sheet, "text": "noscript { display: none !important }"},
+              session, on_event=answer)
+
+
 # -- LibreOffice ------------------------------------------------------------------------------
 
-def _soffice_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _soffice_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document converted to PDF by one LibreOffice run (``timeout`` seconds each)."""
     exe = _which(SOFFICE_NAMES)
     assert exe is not None
@@ -466,11 +480,23 @@ def _pdfium_text(data: bytes) -> str:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as e:
         raise ExtractionError("render_failed", f"pdfium cannot open it: {e}") from e
+    import pypdfium2.raw as pdfium_c
+
     pages = []
     try:
         for i in range(len(doc)):
+            # annotations flattened into the page, as a viewer draws them: a FreeText note's
+            # text is then on the page, not only in an annotation (the raw call: pypdfium2's
+            # own wants a form environment, which a PDF without forms does not get)
             page = doc[i]
-            pages.append(page.get_textpage().get_text_bounded())
+            flat = pdfium_c.FPDFPage_Flatten(page.raw, pdfium_c.FLAT_NORMALDISPLAY)
+            if flat == pdfium_c.FLATTEN_SUCCESS:
+                page.close()  # flattening invalidates the page's handles: load it again
+                page = doc[i]
+            text = page.get_textpage()
+            pages.append(text.get_text_bounded())
+            text.close()
+            page.close()
     finally:
         doc.close()
     return "\f".join(pages)

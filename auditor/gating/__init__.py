@@ -33,6 +33,7 @@ not-auditable   CONTAIN006  a new document's text could not be audited (no shing
                             text such as (cid:N) glyphs or gibberish, or a skipped EDGAR part)
 covered-by-     CONTAIN007  a document is covered (>= threshold) by several new documents
 batch                       together, none of them reaching the threshold alone (a split copy)
+redaction       CONTAIN008  a new PDF holds text under a redaction box (a warning by default)
 ==============  ==========  ===================================================================
 
 Exit codes: 0 no failing finding; 1 failing findings (or ingest errors); 2 usage, input or store

@@ -38,10 +38,11 @@ from auditor.gating.classify import (
     duplicate_findings,
     ingest_error_findings,
     not_auditable_findings,
+    redaction_findings,
 )
 from auditor.gating.cover import covered_by_batch_findings
 from auditor.gating.findings import (
-    KINDS,
+    DEFAULT_FAIL_ON,
     Finding,
     GateResult,
     apply_levels,
@@ -89,7 +90,7 @@ class GateOptions:
     batch: str | None = None
     source: str | None = None
     dry_run: bool = False
-    fail_on: frozenset[str] = frozenset(KINDS)
+    fail_on: frozenset[str] = DEFAULT_FAIL_ON
     baseline: Path | None = None
     update_baseline: bool = False
     reason: str | None = None
@@ -238,6 +239,7 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
             findings += covered_by_batch_findings(store, view, outcome.audit, loc)
             findings += reading_findings(store, view, opts.threshold, loc, findings)
             findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
+            findings += redaction_findings(store, view, loc)
             findings += duplicate_findings(store, view, loc)
             findings += rendered.findings
             d.status = "PASSED"

@@ -166,13 +166,15 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
     stands = view.stands_for(store)
     own = dict(store.select_in("SELECT id, unreadable FROM documents WHERE unreadable IS NOT NULL AND id IN ({})",
                                view.new_ids | set(stands)))
+    unread = {doc_id: _unread_pages(meta) for doc_id, meta in _metas(store, view.new_ids).items()
+              if meta.get("unread_pages")}
     out = []
     for rep, news in sorted(stands.items()):
         for doc_id in news:
             # what the file could not be read as is its own; a group shares only having no shingle
             # (the same normalised words), not the fault of another copy's bytes
             why = f"text not readable: {own[doc_id]}" if doc_id in own else \
-                reason[rep] if rep in reason and rep not in own else None
+                reason[rep] if rep in reason and rep not in own else unread.get(doc_id)
             if why is None:
                 continue
             s = view.first_sighting(doc_id)
@@ -184,3 +186,44 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
     return out
 
 
+
+
+def _metas(store: Store, ids: set[int]) -> dict[int, dict[str, Any]]:
+    out = {}
+    for doc_id, meta in store.select_in("SELECT id, meta FROM documents WHERE (meta LIKE '%\"unread_pages\"%'"
+                                        " OR meta LIKE '%\"redactions\"%') AND id IN ({})", ids):
+        if doc_id not in ids:
+            continue
+        try:
+            out[int(doc_id)] = json.loads(meta) if meta else {}
+        except ValueError:
+            continue
+    return out
+
+
+def _unread_pages(meta: dict[str, Any]) -> str:
+    """Pages of a new document that could not be read: the rest was audited, these were not, so
+    the gate cannot vouch for them (a copy could hide there)."""
+    pages = meta["unread_pages"]
+    share = float(meta.get("unread_share", 0))
+    return (f"pages not read: {len(pages)} ({share:.0%}) of its pages could not be read, so they were not "
+            f"audited: " + "; ".join(str(p.get("reason")) for p in pages[:3]))
+
+
+def redaction_findings(store: Store, view: BatchView, loc: Locator) -> list[Finding]:
+    """New PDFs with text under a redaction box (``redaction``, a warning by default): the pages,
+    the boxes and the start of the text that a viewer does not show but the file still holds."""
+    out = []
+    for doc_id, meta in sorted(_metas(store, view.new_ids).items()):
+        boxes = meta.get("redactions") or []
+        if not boxes:
+            continue
+        pages = sorted({int(b["page"]) for b in boxes})
+        said = "; ".join(f"page {b['page']} box {b['box']}: {b['text'][:40]!r}" for b in boxes[:5])
+        s = view.first_sighting(doc_id)
+        new = {**sighting_provenance(store, s), "code": "pdf-redaction",
+               "message": f"text under {len(boxes)} redaction box(es) on page(s) {', '.join(map(str, pages))}: {said}"}
+        f = Finding("redaction", new, None, True, None, "text under a box")
+        loc.locate(f, s)
+        out.append(f)
+    return out

@@ -23,8 +23,8 @@ from auditor.report.render.model import _visible
 # -- rules ------------------------------------------------------------------------------------
 
 KINDS = ("new-in-corpus", "corpus-in-new", "exact-duplicate", "within-batch", "ingest-error", "not-auditable",
-         "covered-by-batch")
-INPUT_KINDS = ("ingest-error", "not-auditable")  # about one input alone: no other document
+         "covered-by-batch", "redaction")
+INPUT_KINDS = ("ingest-error", "not-auditable", "redaction")  # about one input alone: no other document
 RULES: dict[str, dict[str, str]] = {
     "new-in-corpus": {
         "id": "CONTAIN001", "name": "NewDocumentContainedInCorpus",
@@ -72,8 +72,18 @@ RULES: dict[str, dict[str, str]] = {
                 "threshold: a corpus document (or a new one) split into pieces, each padded so "
                 "that no pair is contained. Every piece is named with the share it explains.",
     },
+    "redaction": {
+        "id": "CONTAIN008", "name": "TextUnderRedaction",
+        "short": "A new document has text under a redaction box",
+        "full": "A PDF draws a dark opaque box or an image over text that is still in the file (or "
+                "text on a box of its own colour): a viewer shows the box, but the text under it "
+                "can be copied out. The finding names the pages and the boxes. A warning unless "
+                "--fail-on names it: it is about what the document leaks, not about containment.",
+    },
 }
 RULE_IDS = {k: v["id"] for k, v in RULES.items()}
+#: what fails the gate unless --fail-on says otherwise: every kind but the redaction warning
+DEFAULT_FAIL_ON = frozenset(KINDS) - {"redaction"}
 KIND_OF = {v["id"]: k for k, v in RULES.items()}
 
 EXIT_PASS, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -89,6 +99,8 @@ def parse_fail_on(text: str) -> frozenset[str]:
             continue
         if item.lower() == "all":
             out.update(KINDS)
+        elif item.lower() == "default":
+            out.update(DEFAULT_FAIL_ON)
         elif item.lower() == "none":
             continue
         elif item.lower() in RULES:
@@ -97,7 +109,7 @@ def parse_fail_on(text: str) -> frozenset[str]:
             out.add(KIND_OF[item.upper()])
         else:
             raise UsageError(f"--fail-on: unknown kind {item!r}; expected a comma list of "
-                             f"{', '.join(KINDS)} (or rule ids, 'all', 'none')")
+                             f"{', '.join(KINDS)} (or rule ids, 'default', 'all', 'none')")
     return frozenset(out)
 
 
@@ -163,6 +175,8 @@ class Finding:
             return f"{new} could not be ingested: {self.new.get('code')}: {self.new.get('message')}"
         if self.kind == "not-auditable":
             return f"{new} could not be audited: {self.new.get('code')}: {self.new.get('message')}"
+        if self.kind == "redaction":
+            return f"{new} holds {self.new.get('message')}"
         assert self.other is not None
         other = doc_label(self.other, full_sha)
         pct = f"{self.containment:.4f}" if self.containment is not None else "?"

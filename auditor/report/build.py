@@ -188,7 +188,8 @@ def _scored(p: Any) -> dict[str, Any]:
 
 def _brief(d: dict[str, Any]) -> dict[str, Any]:
     """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
-    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "sources", "edgar")
+    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "sources", "edgar",
+            "unread")
     return {k: d[k] for k in keep if d.get(k) not in (None, [])}
 
 
@@ -476,7 +477,16 @@ def build_report(
         report["families"] = [
             {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
             for i, f in enumerate(audit.families)]
-        report["not_auditable"] = audit.not_auditable
+        in_scope = set(covered) if batch is None else set(batch) & set(covered)
+        unread = _unread(store, sorted(in_scope | {x["doc_id"] for x in audit.not_auditable}))
+        report["not_auditable"] = [{**x, "unread": unread[x["doc_id"]]} if x["doc_id"] in unread else x
+                                   for x in audit.not_auditable]
+        refused_whole = {x["doc_id"] for x in audit.not_auditable}
+        dup_of = {m: g[0] for g in audit.duplicate_groups for m in g}
+        partly = [{"doc_id": d, **unread[d]} for d in sorted(unread)
+                  if d in in_scope and d not in refused_whole and dup_of.get(d, d) not in refused_whole]
+        if partly:  # documents audited on the pages that could be read
+            report["partly_read"] = partly
         groups = audit.duplicate_groups
         if batch is not None:  # the batch's: its copies of stored documents, and of each other
             groups = [g for g in groups if not set(g).isdisjoint(batch)]
@@ -500,6 +510,7 @@ def build_report(
         for g in groups:
             named.update(g)
         named.update(x["doc_id"] for x in audit.not_auditable)
+        named.update(x["doc_id"] for x in partly)
         named.update(x for p in audit.nearest_misses for x in (p.contained, p.container))
         report["summary"] = {
             "documents": audit.documents,
@@ -512,6 +523,7 @@ def build_report(
             "verified_below_threshold": audit.below,
             "candidate_pairs": audit.candidates,
             "not_auditable": len(audit.not_auditable),
+            **({"partly_read": len(partly)} if partly else {}),
             "duplicate_groups": len(groups),
             "failed_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "failed"),
             "skipped_inputs": sum(1 for f in report["failed_inputs"] if f["status"] == "skipped"),
@@ -524,6 +536,19 @@ def build_report(
     report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}
     report["run"] = run
     return Report(report, sidecars)
+
+
+def _unread(store: Store, ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The unread pages of each of ``ids`` that has some (``describe.unread_of``)."""
+    from auditor.engine.describe import unread_of
+
+    out = {}
+    for doc_id, meta in store.select_in("SELECT id, meta FROM documents WHERE instr(meta, '\"unread_pages\"') > 0"
+                                        " AND id IN ({})", ids):
+        found = unread_of(meta)
+        if found is not None:
+            out[int(doc_id)] = found
+    return out
 
 
 def novel_shares(store: Store, audit: AuditResult, covered: list[int],

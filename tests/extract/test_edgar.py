@@ -390,6 +390,7 @@ def test_text_with_control_characters_keeps_its_text():
 def test_image_only_pdf_part_is_failed_with_the_reason():
     part = _part({"type": "EX-99.1", "filename": "scan.pdf", "data": make_pdf(["", ""])})
     assert (part.status, part.code) == ("failed", "no_text") and "no text layer" in part.message
+    assert "ingest a copy that holds it" in part.message  # the fix, beside the reason
 
 
 def test_xml_part_cut_off_mid_element_is_recorded_unreadable():
@@ -802,8 +803,9 @@ def test_two_filings_xbrl_makes_no_finding_and_their_documents_stay(tmp_path, fi
         skipped = store.rows("SELECT part, code FROM failures WHERE status = 'skipped' ORDER BY path, id")
         assert sorted(r["code"] for r in skipped) == sorted(SKIPPED_8K * 2)
         assert not store.rows("SELECT * FROM failures WHERE status = 'failed'")
-        rows = store.rows("SELECT d.id, d.path, d.format, t.text FROM documents d JOIN texts t ON t.doc_id = d.id"
-                          " WHERE d.format != 'edgar' ORDER BY d.id")
+        rows = [{**r, "text": store.text(r["id"])} for r in store.rows(
+            "SELECT d.id, d.path, d.format FROM documents d JOIN texts t ON t.doc_id = d.id"
+            " WHERE d.format != 'edgar' ORDER BY d.id")]
         assert [r["format"] for r in rows] == ["html"] * 5  # two bodies, two press releases, the agreement
         for r in rows:
             assert not re.search(r"<[a-zA-Z/!?][^>]*>", r["text"]), r["path"]

@@ -66,7 +66,10 @@ def _docx_with_footnote(text: str) -> bytes:
     w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
     paras = "".join(f"<w:p><w:r><w:t xml:space='preserve'>{p}</w:t></w:r></w:p>" for p in text.split("\n") if p)
     notes = f'<?xml version="1.0"?><w:footnotes xmlns:w="{w}"><w:footnote w:id="1">{paras}</w:footnote></w:footnotes>'
-    return make_docx(["Cover page."], extra_files={"word/footnotes.xml": notes.encode()})
+    body = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="{w}"><w:body>'
+            '<w:p><w:r><w:t>Cover page.</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>'
+            '<w:sectPr/></w:body></w:document>')  # a footnote Word shows: the body refers to it
+    return make_docx([], document_xml=body, extra_files={"word/footnotes.xml": notes.encode()})
 
 
 def _edgar_zip(text: str) -> bytes:

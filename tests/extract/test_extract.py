@@ -30,7 +30,7 @@ from auditor.extract import (
     extract_bytes,
     extract_pdf_pages,
 )
-from auditor.sandbox import pdfworker
+from auditor.extract.pdf import worker as pdf_worker
 from tests.support.fixtures_build import (
     make_docx,
     make_pdf,
@@ -648,9 +648,11 @@ def test_corrupt_pdf(data):
 
 
 def test_pdf_without_text_layer_is_unreadable():
+    """Blank pages: nothing for OCR to read either. The refusal names its reason and its fix."""
     with pytest.raises(ExtractionError, match="no text layer") as info:
         extract_bytes(make_pdf(["", ""]))
     assert info.value.code == "no_text"
+    assert "draws nothing on them (blank pages)" in str(info.value) and "ingest a copy that holds it" in str(info.value)
 
 
 def _font_pdf(content: bytes, font: bytes) -> bytes:
@@ -731,7 +733,7 @@ def slow_pdf() -> bytes:
 
 
 def test_pdf_timeout_kills_the_child():
-    worker = pdfworker._Worker(2**30)
+    worker = pdf_worker._Worker(2**30)
     try:
         with pytest.raises(ExtractionError) as info:
             worker.extract(slow_pdf(), {"max_pages": 5000, "max_chars": 10**9, "timeout": 0.5},
@@ -746,10 +748,22 @@ def test_pdf_timeout_kills_the_child():
 
 @pytest.mark.slow  # 5 s or more on a loaded two-core machine
 def test_pdf_memory_limit():
+    """A stream that inflates 1,000 times is a bomb, refused by its size before memory runs out;
+    a 96 MiB stream that inflates 37 times, under a stream limit that lets it through, exhausts
+    the child's memory instead."""
+    import random
+
     bomb = make_raw_pdf([b" " * (256 * 2**20)], flate=True)  # a 256 MiB content stream in 260 KB
     limits = Limits(pdf_memory=128 * 2**20)
     assert len(bomb) < 1_000_000
-    assert code_of(bomb, limits=limits) == "pdf_memory"
+    assert code_of(bomb, limits=limits) == "pdf_bomb"
+    rng = random.Random(9)
+    block = bytearray(b"0 0 m\n" * (2**20 // 6))
+    for i in range(0, len(block), 40):
+        block[i] = 0x30 + rng.randrange(10)  # a digit every 40 bytes: deflate gains 37 times, not 1,000
+    big = make_raw_pdf([bytes(block) * 96], flate=True)
+    assert 20 < 96 * 2**20 / len(big) < 100  # a compression ratio under the bomb bound
+    assert code_of(big, limits=Limits(pdf_memory=128 * 2**20, pdf_max_stream_bytes=256 * 2**20)) == "pdf_memory"
     assert extract_bytes(make_pdf(PAGES), limits=limits).text.split()[:2] == ["Page", "one."]
     assert code_of(make_pdf(PAGES), limits=Limits(pdf_memory=8 * 2**20)) == "pdf_memory"
 
@@ -778,7 +792,7 @@ def test_parallel_pdf_extractions_in_threads():
 
 
 def test_worker_that_dies_by_a_signal():
-    worker = pdfworker._Worker(2**30)
+    worker = pdf_worker._Worker(2**30)
     timer = threading.Timer(0.3, os.kill, (worker.proc.pid, signal.SIGSEGV))
     timer.start()
     try:
@@ -805,7 +819,7 @@ def test_worker_that_dies_by_a_signal():
 )
 def test_protocol_violations_give_clear_codes(script, code):
     """The parent's reading side, against real children that break the protocol."""
-    worker = object.__new__(pdfworker._Worker)
+    worker = object.__new__(pdf_worker._Worker)
     worker.memory, worker.served, worker.retire, worker.owner, worker.stderr = 2**30, 0, False, os.getpid(), b""
     worker.proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -818,11 +832,11 @@ def test_protocol_violations_give_clear_codes(script, code):
 
 
 def test_idle_worker_is_reused_and_retired_after_failure():
-    pdfworker.shutdown()
+    pdf_worker.shutdown()
     extract_bytes(make_pdf(["One."]))
-    [worker] = pdfworker._POOL.idle
+    [worker] = pdf_worker._POOL.idle
     extract_bytes(make_pdf(["Two."]))
-    assert pdfworker._POOL.idle == [worker] and worker.served == 2
+    assert pdf_worker._POOL.idle == [worker] and worker.served == 2
     code_of(b"%PDF-1.4\n" + bytes(range(256)) * 4)
-    assert pdfworker._POOL.idle == [] and worker.proc.returncode is not None
-    pdfworker.shutdown()
+    assert pdf_worker._POOL.idle == [] and worker.proc.returncode is not None
+    pdf_worker.shutdown()

@@ -16,8 +16,8 @@ import zlib
 import numpy as np
 import pytest
 
-from auditor.extract import extract_bytes
-from auditor.sandbox import pdfworker
+from auditor.extract import Limits, extract_bytes
+from auditor.extract.pdf import worker as pdf_worker
 from auditor.text.shingle import shingle_text
 from tests.support import synth
 from tests.support.fixtures_build import serialize_pdf
@@ -31,7 +31,7 @@ def _no_idle_pdf_children():
     """Stop this process's idle PDF children after the module: tests that kill the parent of
     every PDF child they see (tests/corpus/test_ingest.py) must not find the test runner's."""
     yield
-    pdfworker.shutdown()
+    pdf_worker.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -208,12 +208,18 @@ def test_an_ocr_layer_over_a_scan_is_its_reading(contract):
     assert containment(contract, ex.text) == 1.0 and ex.unreadable is None
 
 
-def test_a_scan_with_a_decoy_text_layer_fails_closed(contract):
+def test_a_scan_with_a_decoy_text_layer_is_read_by_ocr_or_fails_closed(contract):
+    """A page mostly image, with a line of text: OCR reads it (here a blank picture: nothing more
+    to read). Without OCR the page is not read, and half the document unread refuses it whole."""
     res, _ = _scan(2)
     scan = b"q 612 0 0 792 0 0 cm /Im1 Do Q\n" + at(50, 740, "Exhibit 10.1") + at(50, 720, "Page 2 of 9")
     text = b"".join(at(x, y, w) for x, y, w in layout(contract.split()[:120]))
-    ex = extract_bytes(pdf(text, scan, resources=res, objects=(IMAGE,)), "x.pdf")
-    assert codes(ex) == ["pdf-image-text"] and "page(s) 2 " in ex.unreadable
+    data = pdf(text, scan, resources=res, objects=(IMAGE,))
+    ex = extract_bytes(data, "x.pdf", Limits(ocr="never"))
+    assert codes(ex) == ["pdf-image-text"] and "(2)" in ex.unreadable and "--ocr auto" in ex.unreadable
+    assert ex.meta["unread_pages"][0]["page"] == 2 and ex.meta["unread_share"] == 0.5
+    ex = extract_bytes(data, "x.pdf")
+    assert ex.unreadable is None and [p["page"] for p in ex.meta["ocr"]["pages"]] == [2]
     logo = b"q 120 0 0 60 50 700 cm /Im1 Do Q\n" + text  # a logo above the text: an ordinary page
     assert extract_bytes(pdf(logo, text, resources=res, objects=(IMAGE,)), "y.pdf").unreadable is None
 
@@ -222,8 +228,9 @@ def test_text_drawn_as_vector_outlines_fails_closed(contract):
     glyphs = b"".join(b"%d %d m %d %d %d %d %d %d c h f\n" % (x, y, x + 3, y + 8, x + 6, y + 8, x + 6, y)
                       for y in range(700, 400, -12) for x in range(50, 530, 7))
     decoy = b"".join(at(x, y, w) for x, y, w in layout(["Exhibit", "10.1"] * 10, top=760))
-    ex = extract_bytes(pdf(glyphs + decoy), "x.pdf")
+    ex = extract_bytes(pdf(glyphs + decoy), "x.pdf", Limits(ocr="never"))
     assert codes(ex) == ["pdf-image-text"] and "vector" in ex.unreadable
+    assert extract_bytes(pdf(glyphs + decoy), "x.pdf").meta["ocr"]["pages"][0]["why"] == "outlines"
     chart = b"".join(b"%d %d m %d %d %d %d %d %d c h f\n" % (x, 300, x + 3, 308, x + 6, 308, x + 6, 300) for x in range(50, 530, 10))
     body = b"".join(at(x, y, w) for x, y, w in layout(contract.split()))
     assert extract_bytes(pdf(body + chart), "y.pdf").unreadable is None
@@ -301,7 +308,7 @@ def test_a_font_whose_unicode_map_leads_out_of_the_latin_script_fails_closed(con
     body = b"".join(at(x, y, w) for x, y, w in layout(contract.split()))
     ex = extract_bytes(pdf(body, font_extra=b"/ToUnicode 6 0 R", objects=(_to_unicode(cjk),)), "x.pdf")
     assert "pdf-font-map" in codes(ex), ex.unreadable
-    from auditor.extract.pdf import _gibberish_fonts
+    from auditor.extract.pdf.checks import _gibberish_fonts
 
     assert _gibberish_fonts({"F": ["\u5951\u7d04\u66f8\u306e\u6761\u9805"] * 60}) == []  # not judged
 

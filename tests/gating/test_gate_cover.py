@@ -125,7 +125,7 @@ def test_a_contract_split_into_padded_pieces_fails_the_gate(world):
     sarif = json.loads((root / "out-split" / "g.sarif").read_text())
     validate_sarif(sarif)
     rules = [x["id"] for x in sarif["runs"][0]["tool"]["driver"]["rules"]]
-    assert rules[-1] == "CONTAIN007" and {x["ruleId"] for x in sarif["runs"][0]["results"]} == {"CONTAIN007"}
+    assert "CONTAIN007" in rules and {x["ruleId"] for x in sarif["runs"][0]["results"]} == {"CONTAIN007"}
     junit = (root / "out-split" / "junit.xml").read_text()
     assert junit.count('type="CONTAIN007 covered-by-batch"') == 3 and "pieces: " in junit
 

@@ -175,16 +175,14 @@ def test_boilerplate_from_a_directory_of_licences(tmp_path: Path) -> None:
 def _all_pairs(db: Path, threshold: float = 0.8) -> dict[tuple[int, int], float]:
     """Exact containment of every audited pair, computed pair by pair with the library's
     ``shingle_text`` (independently of the checker's inverted index)."""
-    import sqlite3
-
+    from auditor.store.db import Store
     from auditor.text.shingle import Params, shingle_text
 
-    con = sqlite3.connect(db)
-    params = Params(**json.loads(con.execute("SELECT value FROM meta WHERE key = 'index_params'").fetchone()[0]))
-    sets = {i: set(shingle_text(t, params, keep_all=True).all.tolist()) for i, t in con.execute(
-        "SELECT d.id, t.text FROM documents d JOIN texts t ON t.doc_id = d.id"
-        " WHERE d.duplicate_of IS NULL AND d.n_words > 0")}
-    con.close()
+    with Store(db, create=False, readonly=True) as store:
+        params = Params(**json.loads(store.scalar("SELECT value FROM meta WHERE key = 'index_params'")))
+        ids = [int(r[0]) for r in store.conn.execute(
+            "SELECT id FROM documents WHERE duplicate_of IS NULL AND n_words > 0")]
+        sets = {i: set(shingle_text(t, params, keep_all=True).all.tolist()) for i, t in store.texts_of(ids)}
     out = {}
     for a, sa in sets.items():
         for b, sb in sets.items():

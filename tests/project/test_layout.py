@@ -87,3 +87,18 @@ def test_the_sandbox_child_imports_neither_the_store_nor_ingest(tmp_path, name, 
                      if m not in CHILD_SHARED and not m.startswith(tuple(p + "." for p in CHILD_MAY_IMPORT))
                      and m not in CHILD_MAY_IMPORT)
     assert outside == [], outside
+
+
+def test_the_sandbox_is_only_process_isolation():
+    """Issue 35: no format's reading rules in auditor/sandbox/. Its modules import no parser and
+    no format module; the jobs it serves are named in ``pool.JOBS`` and live in auditor/extract/."""
+    from auditor.sandbox import pool
+
+    g = grimp.build_graph("auditor", "pdfminer", "lxml", "selectolax", cache_dir=None,
+                          exclude_type_checking_imports=True)
+    sandbox = {m for m in g.modules if m == "auditor.sandbox" or m.startswith("auditor.sandbox.")}
+    imported = {i for m in sandbox for i in g.find_modules_directly_imported_by(m)}
+    assert sandbox >= {"auditor.sandbox.pool", "auditor.sandbox.lifetime"}
+    assert not {i for i in imported if i.split(".")[0] in ("pdfminer", "lxml", "selectolax")
+                or i.startswith("auditor.extract")}, imported
+    assert all(module.startswith("auditor.extract.") for module in pool.JOBS.values()), pool.JOBS

@@ -15,8 +15,8 @@ import pytest
 from auditor.corpus.ingest import _POOL, _PrepareWorker
 from auditor.errors import ExtractionError
 from auditor.extract import Limits, extract_bytes
+from auditor.extract.pdf import worker as pdf_worker
 from auditor.extract.prepare import handle
-from auditor.sandbox import pdfworker
 from auditor.text.shingle import Params
 from tests.support import hostile
 from tests.support.fixtures_build import make_docx, make_pdf
@@ -82,7 +82,7 @@ def test_a_docx_bomb_fails_on_the_memory_limit_and_a_normal_docx_does_not(tmp_pa
 def test_cancel_kills_the_child_at_once():
     cancel = threading.Event()
     threading.Timer(0.5, cancel.set).start()
-    worker = pdfworker._Worker(2**30)
+    worker = pdf_worker._Worker(2**30)
     try:
         with pytest.raises(ExtractionError) as info:
             worker.call({"max_pages": 5000, "max_chars": 10**9, "timeout": 600}, hostile.slow_pdf(),
@@ -97,7 +97,7 @@ def test_a_child_started_from_a_short_lived_thread_outlives_that_thread():
     """PR_SET_PDEATHSIG fires when the forking *thread* ends: children are forked by a spawner
     thread that lives as long as the process, so a caller's thread may come and go."""
     box = {}
-    t = threading.Thread(target=lambda: box.setdefault("w", pdfworker._Worker(2**30)))
+    t = threading.Thread(target=lambda: box.setdefault("w", pdf_worker._Worker(2**30)))
     t.start()
     t.join()
     worker = box["w"]
@@ -113,13 +113,13 @@ HOLDER = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from dataclasses import asdict
-from auditor.sandbox import pdfworker
+from auditor.extract.pdf import worker as pdf_worker
 from auditor.extract import Limits
 from auditor.corpus.ingest import _PrepareWorker
 from auditor.text.shingle import Params
 from tests.support.hostile import slow_pdf
 pdf = slow_pdf()
-requests = [(pdfworker._Worker(2**30), {{"max_pages": 5000, "max_chars": 10**9, "timeout": 600}}),
+requests = [(pdf_worker._Worker(2**30), {{"max_pages": 5000, "max_chars": 10**9, "timeout": 600}}),
             (_PrepareWorker(2**30), {{"name": "slow.pdf", "timeout": 600, "params": Params().as_dict(),
                                      "limits": asdict(Limits(pdf_timeout=600, timeout=600))}})]
 for w, req in requests:  # both busy on a PDF that takes minutes; the answers are never read

@@ -55,7 +55,7 @@ def load_every_declaration() -> None:
 
     for info in pkgutil.walk_packages(auditor.extract.__path__, "auditor.extract."):
         importlib.import_module(info.name)
-    for name in ("auditor.sandbox.pool", "auditor.sandbox.pdfworker", "auditor.store.files"):
+    for name in ("auditor.sandbox.pool", "auditor.store.files"):
         importlib.import_module(name)
 
 

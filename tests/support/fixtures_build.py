@@ -20,6 +20,7 @@ __all__ = [
     "make_edgar_submission",
     "make_pdf",
     "make_raw_pdf",
+    "make_scanned_pdf",
     "serialize_pdf",
     "uuencode",
 ]
@@ -51,6 +52,74 @@ def make_pdf(
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def scan_images(text: str, *, seed: int = 0, dpi: int = 200, skew: float = 0.6, noise: float = 0.004,
+                words_per_line: int = 11, lines_per_page: int = 38) -> list:
+    """Pages of ``text`` as a scanner gives them: grayscale Pillow images of a US letter page at
+    ``dpi``, the text set in Pillow's own font (it ships with Pillow), turned by ``skew`` degrees
+    and sprinkled with ``noise`` (a share of the pixels, flipped dark or light). Seeded: the same
+    arguments give the same pixels."""
+    import random
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    rng = random.Random(seed)
+    font = ImageFont.load_default(size=round(dpi * 11 / 72))
+    words = text.split()
+    lines = [" ".join(words[i : i + words_per_line]) for i in range(0, len(words), words_per_line)]
+    pages = []
+    for start in range(0, len(lines), lines_per_page):
+        img = Image.new("L", (round(8.5 * dpi), 11 * dpi), 255)
+        draw = ImageDraw.Draw(img)
+        y = dpi
+        for line in lines[start : start + lines_per_page]:
+            draw.text((dpi, y), line, fill=20, font=font)
+            y += round(dpi * 16 / 72)
+        img = img.rotate(skew, resample=Image.Resampling.BICUBIC, fillcolor=255)
+        px = img.load()
+        assert px is not None
+        for _ in range(int(noise * img.width * img.height)):
+            x, y = rng.randrange(img.width), rng.randrange(img.height)
+            px[x, y] = 0 if rng.random() < 0.5 else 255
+        pages.append(img)
+    return pages
+
+
+def make_scanned_pdf(text: str, **scan: object) -> bytes:
+    """An image-only PDF of ``text`` (fpdf2 wraps each page image of :func:`scan_images` in a
+    page of its own size): no text layer, as a scanner writes one."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="in", format="letter")
+    pdf.set_auto_page_break(auto=False)
+    for img in scan_images(text, **scan):  # type: ignore[arg-type]
+        pdf.add_page()
+        pdf.image(img, x=0, y=0, w=8.5, h=11)
+    return bytes(pdf.output())
+
+
+def make_pdf_with_pictures(pages: Sequence[str | None], *, seed: int = 0) -> bytes:
+    """A PDF (fpdf2) whose pages are text (a string, as :func:`make_pdf` sets it) or, for None, a
+    picture over the whole page with no text layer (seeded gray noise): a page that only OCR
+    could read, and that OCR reads as nothing (a map, a photograph)."""
+    import random
+
+    from fpdf import FPDF
+    from PIL import Image
+
+    rng = random.Random(seed)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    for text in pages:
+        pdf.add_page()
+        if text is None:
+            img = Image.frombytes("L", (120, 170), bytes(rng.randrange(256) for _ in range(120 * 170)))
+            pdf.image(img, x=0, y=0, w=210, h=297)
+        else:
+            pdf.set_font("Helvetica", size=11)
+            pdf.multi_cell(0, 6, text)
+    return bytes(pdf.output())
 
 
 def make_raw_pdf(contents: Sequence[bytes], *, repeat: int = 1, flate: bool = False) -> bytes:

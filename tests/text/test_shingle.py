@@ -347,9 +347,28 @@ def test_a_damaged_sequence_is_refused_not_misread():
             WordSequence.decode(bad)
     v = WordSequence.header(data)[1]
     pointing_past = bytearray(data)
-    pointing_past[16 + 8 * v : 16 + 8 * v + 2] = (v + 3).to_bytes(2, "little")  # a place past the vocabulary
+    pointing_past[20 + 8 * v : 20 + 8 * v + 2] = (v + 3).to_bytes(2, "little")  # a place past the vocabulary
     with pytest.raises(ValueError, match="past its vocabulary"):
         WordSequence.decode(bytes(pointing_past))
+    n = WordSequence.header(data)[0]
+    frame = bytearray(data)
+    frame[20 + 8 * v + 2 * n + 4] ^= 0xFF  # inside the offsets' frame, past its magic number
+    with pytest.raises(ValueError, match="offsets"):
+        WordSequence.decode(bytes(frame))
+    assert WordSequence.decode(bytes(frame), offsets=False).word_hashes().tolist() == (
+        WordSequence.decode(data).word_hashes().tolist())  # the shingles never read the offsets
+
+
+def test_the_offsets_are_a_small_part_of_a_stored_sequence():
+    """What the frame around the offsets saves: on real prose, under a byte a word of the two
+    (before: two bytes a word, a gap and a length)."""
+    from tests.support.realtext import licence_files
+
+    for name, text in sorted(licence_files().items()):
+        seq = _sequence(text)[0]
+        n, v, _ = WordSequence.header(data := seq.encode())
+        width = 2 if v <= 1 << 16 else 4
+        assert len(data) - (20 + 8 * v + width * n) < n, name
 
 
 @settings(max_examples=200, deadline=None)

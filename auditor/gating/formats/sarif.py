@@ -1,4 +1,4 @@
-"""SARIF 2.1.0: one run, rules CONTAIN001 to CONTAIN007 with stable ids, one result per finding.
+"""SARIF 2.1.0: one run, rules CONTAIN001 to CONTAIN008 with stable ids, one result per finding.
 
 Spec: OASIS Static Analysis Results Interchange Format 2.1.0, errata 01 (``SARIF_SCHEMA``;
 tests/data/ holds the JSON schema and tests/support/formats.py validates against it). Results carry

@@ -59,6 +59,7 @@ from auditor.report.render.model import (
     _visible,
     _visible_text,
     _where,
+    unread_rows,
 )
 
 _CSS = """
@@ -224,7 +225,9 @@ def _nav(report: dict[str, Any]) -> str:
                   ("details", "Details"),
                   ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
                   ("families", f"Families ({_count(len(report.get('families') or []))})"),
-                  ("not-auditable", "Not auditable"), ("duplicates", "Duplicates"),
+                  ("not-auditable", "Not auditable"),
+                  *([("partly-read", "Audited in part")] if report.get("partly_read") else []),
+                  ("duplicates", "Duplicates"),
                   ("borderline", "Below threshold"), ("failed", "Failed inputs"),
                   ("distribution", "Score distribution"), ("summary", "Summary")]
     links += [("parameters", "Parameters"), ("controls", "Controls")] if not _refused(report) else [
@@ -456,6 +459,14 @@ def _html_rest(report: dict[str, Any]) -> str:
                       [[_h(d.get("doc_id")), _hcode(_name(report, d.get("doc_id"))), _count(d.get("n_words", "")),
                         _h_prose(d.get("reason"))] for d in na[:LIST_ROWS]], numeric=(2,), short=(0,))
                + _more_html(min(len(na), LIST_ROWS), len(na), "documents not auditable")) if na else "<p>None.</p>\n"
+    partly = unread_rows(report)
+    partly_html = _section("partly-read", f"Audited in part ({_count(len(partly))})", (
+        "<p>These documents were audited on the pages that could be read; the pages below were not, "
+        "so nothing is said of what they hold.</p>\n"
+        + _table(["doc", "path", "pages", "pages not read", "share", "why"],
+                 [[_h(d), _hcode(_name(report, d)), _count(n if n is not None else ""), _h(pages), _h(share),
+                   _h_prose(why)] for d, n, pages, share, why in partly[:LIST_ROWS]], numeric=(2, 4), short=(0,))
+        + _more_html(min(len(partly), LIST_ROWS), len(partly), "documents audited in part"))) if partly else ""
     groups = report.get("duplicate_groups") or []
     dup_html = "".join(
         f"<p>Group {n}: identical normalized text ({len(g)} documents; the first is audited): "
@@ -476,7 +487,7 @@ def _html_rest(report: dict[str, Any]) -> str:
                          [[_hcode(x.get("path")), _h(x.get("part") or ""), _h(x.get("status")),
                            _hcode(x.get("code")), _h_prose(x.get("message") or "")] for x in failed[:LIST_ROWS]],
                          short=(1, 2, 3)) if failed else "<p>None.</p>\n"
-    return (_section("not-auditable", f"Not auditable ({_count(len(na))})", na_html)
+    return (_section("not-auditable", f"Not auditable ({_count(len(na))})", na_html) + partly_html
             + _section("duplicates", "Exact-duplicate groups", dup_html)
             + _section("borderline", "Verified below the threshold", below_html)
             + _section("failed", "Failed and skipped inputs", failed_html)

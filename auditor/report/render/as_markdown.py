@@ -53,6 +53,7 @@ from auditor.report.render.model import (
     _visible,
     _visible_text,
     _where,
+    unread_rows,
 )
 
 _MD_INLINE = re.compile(r"[\\`*\[\]<|~@]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
@@ -324,6 +325,16 @@ def _md_rest(report: dict[str, Any]) -> list[str]:
                      ) if na else ["None."]
     if len(na) > LIST_ROWS:
         out += ["", _more(LIST_ROWS, len(na), "documents not auditable")]
+    partly = unread_rows(report)
+    if partly:  # only a report that has some: the reports of text corpora are as before
+        out += ["", f"## Audited in part ({_count(len(partly))})", "",
+                "These documents were audited on the pages that could be read; the pages below were not, "
+                "so nothing is said of what they hold.", ""]
+        out += _md_table(["doc", "path", "pages", "pages not read", "share", "why"],
+                         [[_md(d), _cell_code(_name(report, d)), _count(n if n is not None else ""), _md(pages),
+                           _md(share), _md(why)] for d, n, pages, share, why in partly[:LIST_ROWS]])
+        if len(partly) > LIST_ROWS:
+            out += ["", _more(LIST_ROWS, len(partly), "documents audited in part")]
     out += ["", "## Exact-duplicate groups", ""]
     groups = report.get("duplicate_groups") or []
     if not groups:

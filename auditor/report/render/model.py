@@ -84,7 +84,7 @@ def _sha(d: dict[str, Any]) -> str:
 
 
 def _date(s: Any) -> str:
-    """Reports of this format give ISO dates; older stores' ``YYYYMMDD`` reads the same."""
+    """An EDGAR header's ``YYYYMMDD`` shown as ISO; an ISO date as it is."""
     s = str(s or "")
     return f"{s[:4]}-{s[4:6]}-{s[6:]}" if re.fullmatch(r"\d{8}", s) else s
 
@@ -95,6 +95,31 @@ def _pages(span: dict[str, Any]) -> str:
         return ""
     a, b = pages[0], pages[-1]
     return f"page {a}" if a == b else f"pages {a}-{b}"
+
+
+def page_numbers(pages: list[int], limit: int = 12) -> str:
+    """Page numbers with runs joined (``2-4, 9``), the first ``limit`` runs."""
+    runs: list[list[int]] = []
+    for p in pages:
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    out = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:limit])
+    return out + (f" and {len(runs) - limit} more runs" if len(runs) > limit else "")
+
+
+def unread_rows(report: dict[str, Any]) -> list[tuple[Any, Any, str, str, str]]:
+    """The documents audited in part: doc, its page count, the pages not read, their share, and
+    why (each reason with its pages), as plain text."""
+    rows = []
+    for e in report.get("partly_read") or []:
+        brief = (report.get("documents") or {}).get(str(e.get("doc_id"))) or {}
+        why = "; ".join(f"{'page' if len(r.get('pages') or []) == 1 else 'pages'} "
+                        f"{page_numbers(r.get('pages') or [])}: {r.get('reason')}" for r in e.get("reasons") or [])
+        rows.append((e.get("doc_id"), brief.get("n_pages"), page_numbers(e.get("pages") or []),
+                     f"{float(e.get('share') or 0):.0%}", why))
+    return rows
 
 
 def _span_text(span: dict[str, Any]) -> str:
@@ -370,7 +395,8 @@ def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
               ("contained_documents", "contained documents"),
               ("boilerplate_documents", "boilerplate documents"), ("families", "families"),
               ("family_members", "family members"), ("verified_below_threshold", "verified below threshold"),
-              ("not_auditable", "not auditable"), ("duplicate_groups", "exact-duplicate groups"),
+              ("not_auditable", "not auditable"), ("partly_read", "audited in part (pages not read)"),
+              ("duplicate_groups", "exact-duplicate groups"),
               ("failed_inputs", "failed inputs"), ("skipped_inputs", "skipped inputs"))
     items = [(label, s[k]) for k, label in labels if k in s]
     if covered is not None and s:

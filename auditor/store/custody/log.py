@@ -543,7 +543,7 @@ def matches(conn: sqlite3.Connection) -> bool:
 # -- checks -------------------------------------------------------------------------------------
 
 @dataclass
-class Finding:
+class Breach:
     """Something wrong with the log or with a row it vouches for."""
 
     detail: str
@@ -552,8 +552,10 @@ class Finding:
 
 
 @dataclass
-class Outcome:
-    findings: list[Finding]
+class CustodyCheck:
+    """What a check of the custody log found, and the head it checked against."""
+
+    findings: list[Breach]
     head: dict[str, Any] | None
     entries: int  # entries verified now
     present: bool = True  # the store has a log
@@ -563,33 +565,33 @@ class Outcome:
         return not self.findings
 
 
-def _tripwires(conn: sqlite3.Connection, last: Entry | None) -> list[Finding]:
+def _tripwires(conn: sqlite3.Connection, last: Entry | None) -> list[Breach]:
     out = []
     top = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'custody'").fetchone()
     if top and last is not None and int(top[0]) > last.seq:
-        out.append(Finding(f"the log ends at entry {last.seq}, but entries up to {top[0]} were written: "
+        out.append(Breach(f"the log ends at entry {last.seq}, but entries up to {top[0]} were written: "
                            f"entries {last.seq + 1} to {top[0]} were removed", seq=last.seq + 1))
     if last is None:
-        out.append(Finding("the custody log has no entry: it was emptied", seq=1))
+        out.append(Breach("the custody log has no entry: it was emptied", seq=1))
         return out
     row = conn.execute("SELECT seq, lanes, checked_seq, checked_hash FROM custody_head WHERE id = 1").fetchone()
     if row is None:
-        out.append(Finding("the custody log's running state is missing", seq=last.seq))
+        out.append(Breach("the custody log's running state is missing", seq=last.seq))
         return out
     if row[2] is not None:
         at = conn.execute("SELECT hash FROM custody WHERE seq = ?", (row[2],)).fetchone()
         if at is None:
-            out.append(Finding(f"entry {row[2]}, verified by an earlier check, is no longer in the log: "
+            out.append(Breach(f"entry {row[2]}, verified by an earlier check, is no longer in the log: "
                                "the log was cut", seq=int(row[2])))
         elif at[0] != row[3]:
-            out.append(Finding(f"entry {row[2]} is not the entry an earlier check verified: the log was "
+            out.append(Breach(f"entry {row[2]} is not the entry an earlier check verified: the log was "
                                "rewritten", seq=int(row[2])))
     try:
         if row[0] != last.seq or State.from_bytes(row[1]).digest() != last.fields.get("state"):
-            out.append(Finding(f"the log's running state is not the state its last entry ({last.seq}) "
+            out.append(Breach(f"the log's running state is not the state its last entry ({last.seq}) "
                                "records: the head was edited", seq=last.seq))
     except ValueError:
-        out.append(Finding("the log's running state cannot be read", seq=last.seq))
+        out.append(Breach("the log's running state cannot be read", seq=last.seq))
     return out
 
 
@@ -609,7 +611,7 @@ def _row_name(table: str, key: Any) -> str:
     return f"its {noun}" if t and t.document == t.key else f"{noun} {key}"
 
 
-def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], str]) -> list[Finding]:
+def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], str]) -> list[Breach]:
     """Rows whose live digest is not what the replayed chain says, each with the entry that last
     recorded it."""
     out = []
@@ -626,33 +628,33 @@ def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], 
             what = f"{name}, recorded by {label}, is gone from the store: it was deleted behind the store's back"
         else:
             what = f"{name} is not what {label} recorded: it was altered behind the store's back"
-        out.append(Finding(what, _document(conn, t, k), seq))
+        out.append(Breach(what, _document(conn, t, k), seq))
     return out
 
 
-def _chain_findings(r: Replay) -> list[Finding]:
-    return [Finding(f"custody entry {seq}: {why}", seq=seq) for seq, why in r.problems]
+def _chain_findings(r: Replay) -> list[Breach]:
+    return [Breach(f"custody entry {seq}: {why}", seq=seq) for seq, why in r.problems]
 
 
-def check_full(conn: sqlite3.Connection) -> Outcome:
+def check_full(conn: sqlite3.Connection) -> CustodyCheck:
     """Replay the whole chain and compare every tracked row with it (``auditor check``)."""
     if not has_log(conn):
-        return Outcome([], None, 0, present=False)
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     r = replay(entries(conn))
     findings = _chain_findings(r)
     findings += _tripwires(conn, last)
     if r.broken:
-        findings.append(Finding("the rows of the store cannot be checked against a log broken at entry "
+        findings.append(Breach("the rows of the store cannot be checked against a log broken at entry "
                                 f"{r.problems[-1][0]}", seq=r.problems[-1][0]))
     else:
         findings += differences(conn, r, live(conn))
         findings += _rows_kept(conn, r)
-    return Outcome(findings, head(conn), r.entries)
+    return CustodyCheck(findings, head(conn), r.entries)
 
 
-def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Finding]:
+def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Breach]:
     """``custody_rows`` against the replayed chain: edited, the gate falls back to the quick check
     (it cannot check what it reads against them), so the full check says so."""
     kept = {(str(t), k): str(d) for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
@@ -660,13 +662,13 @@ def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Finding]:
     if not wrong:
         return []
     t, k = wrong[0]
-    return [Finding(f"the row digests kept with the log (custody_rows) differ from the log for {len(wrong)} "
+    return [Breach(f"the row digests kept with the log (custody_rows) differ from the log for {len(wrong)} "
                     f"row{'s' if len(wrong) != 1 else ''} (the first: {_row_name(t, k)}): "
                     "they were edited behind the store's back, so a gate checks the whole store as an audit does",
                     _document(conn, t, k), r.by.get((t, k)))]
 
 
-def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[list[Finding], int]:
+def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[list[Breach], int]:
     """The tripwires, and every entry after the checkpoint (hash, link, changes): what is wrong,
     and how many entries were verified."""
     findings = _tripwires(conn, last)
@@ -678,11 +680,11 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
     for e in entries(conn, start):
         n += 1
         if e.seq != expected:
-            findings.append(Finding(f"custody entries {expected} to {e.seq - 1} are missing from the log", seq=expected))
+            findings.append(Breach(f"custody entries {expected} to {e.seq - 1} are missing from the log", seq=expected))
             break
         why = entry_problem(e, prev)
         if why:
-            findings.append(Finding(f"custody entry {e.seq}: {why}", seq=e.seq))
+            findings.append(Breach(f"custody entry {e.seq}: {why}", seq=e.seq))
             break
         prev, expected = e.hash, expected + 1
     return findings, n
@@ -691,38 +693,38 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> Outcome:
+def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> CustodyCheck:
     """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
     the digests a reader then checks its rows against are the log's. O(entries since the
     checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. ``kept=False``:
     the entries only (the caller knows ``custody_rows`` was changed only by entries:
     :func:`unedited`)."""
     if not has_log(conn):
-        return Outcome([], None, 0, present=False)
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
     if not kept:
-        return Outcome(findings, head(conn), n)
+        return CustodyCheck(findings, head(conn), n)
     state = State()
     digests = [str(d) for d, in conn.execute("SELECT digest FROM custody_rows")]
     bad = sum(1 for d in digests if not _HEX64.fullmatch(d))
     if bad:
-        findings.append(Finding(f"{bad} row digest(s) kept with the log (custody_rows) are not digests: they were "
+        findings.append(Breach(f"{bad} row digest(s) kept with the log (custody_rows) are not digests: they were "
                                 "edited behind the store's back", seq=last.seq if last else None))
-        return Outcome(findings, head(conn), n)
+        return CustodyCheck(findings, head(conn), n)
     state.add(digests)
     try:
         recorded = last.fields.get("state") if last else None
     except ValueError:
         recorded = None
     if last is not None and state.digest() != recorded:
-        findings.append(Finding("the row digests kept with the log (custody_rows) are not the state custody entry "
+        findings.append(Breach("the row digests kept with the log (custody_rows) are not the state custody entry "
                                 f"{last.seq} records: they were edited behind the store's back", seq=last.seq))
-    return Outcome(findings, head(conn), n)
+    return CustodyCheck(findings, head(conn), n)
 
 
-def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Finding]:
+def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Breach]:
     """The rows among ``keys`` (by table; None: every row of that table) whose live digest is not
     the one ``custody_rows`` holds (after :func:`check_rows`: the one the log vouches for)."""
     register(conn)
@@ -748,16 +750,16 @@ def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]
             if now.get((t, k)) != kept.get((t, k)):
                 what = ("is in the store but not in the custody log" if (t, k) not in kept else
                         "is gone from the store" if (t, k) not in now else "is not what the custody log recorded")
-                out.append(Finding(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
+                out.append(Breach(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
                                    _document(conn, t, k) if one else None))
     return out
 
 
-def check_quick(conn: sqlite3.Connection) -> Outcome:
+def check_quick(conn: sqlite3.Connection) -> CustodyCheck:
     """The entries after the checkpoint, and the live state against the head's: cheap enough to
     run before every audit. On a mismatch, the chain is replayed to name the rows."""
     if not has_log(conn):
-        return Outcome([], None, 0, present=False)
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
@@ -772,14 +774,14 @@ def check_quick(conn: sqlite3.Connection) -> Outcome:
         r = replay(entries(conn))
         findings += [f for f in _chain_findings(r) if f.detail not in {x.detail for x in findings}]
         diff = [] if r.broken else differences(conn, r, now)
-        findings += diff or [Finding(f"the store's live state is not the state custody entry {last.seq} "
+        findings += diff or [Breach(f"the store's live state is not the state custody entry {last.seq} "
                                      "records", seq=last.seq)]
     elif last is not None:
         findings += _kept_as_live(conn, now)
-    return Outcome(findings, head(conn), n)
+    return CustodyCheck(findings, head(conn), n)
 
 
-def _kept_as_live(conn: sqlite3.Connection, now: dict[tuple[str, Any], str]) -> list[Finding]:
+def _kept_as_live(conn: sqlite3.Connection, now: dict[tuple[str, Any], str]) -> list[Breach]:
     """``custody_rows`` against the live rows, once those are proven the log's: the digests
     every read of a text or a word sequence is checked against (``Store.texts_of``)."""
     kept = {(str(t), k): str(d) for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
@@ -787,7 +789,7 @@ def _kept_as_live(conn: sqlite3.Connection, now: dict[tuple[str, Any], str]) -> 
     if not wrong:
         return []
     t, k = wrong[0]
-    return [Finding(f"the row digests kept with the log (custody_rows) differ from the store's rows for {len(wrong)} "
+    return [Breach(f"the row digests kept with the log (custody_rows) differ from the store's rows for {len(wrong)} "
                     f"row{'s' if len(wrong) != 1 else ''} (the first: {_row_name(t, k)}): they were edited "
                     "behind the store's back", _document(conn, t, k))]
 

@@ -1,45 +1,28 @@
-"""PDF through pdfminer.six in a killable child process (:mod:`auditor.sandbox.pdfworker`), with page
-boundaries kept, letter-spaced words rejoined, and the signs that the text layer is not a
-reading of the page (unmapped glyphs, shattered or fragmented letter-spaced text) recorded."""
+"""When a PDF's text layer is not a reading of what its pages show: unmapped glyphs, words
+shattered into letters, glyphs drawn out of order, scans and outlined text, fonts whose Unicode
+map lies. Each reason carries a stable code (``pdf-cid``, ``letter-spaced``, ``pdf-order``,
+``pdf-image-text``, ``pdf-font-map``) and says what a reader would see."""
 
 from __future__ import annotations
 
 import functools
 import re
 
-from auditor.errors import ExtractionError, refusal
-from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.errors import refusal
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
-from auditor.sandbox import pdfworker
-from auditor.text import dates
+from auditor.extract.pdf.worker import PdfResult
 
-
-def _pdf(data: bytes, limits: Limits) -> tuple[list[str], pdfworker.PdfResult]:
-    result = pdfworker.run(
-        data, timeout=limits.pdf_timeout, memory=limits.pdf_memory,
-        max_pages=limits.max_pdf_pages, max_chars=limits.max_text_chars)
-    warnings = result.warnings
-    pages = [storable(p, warnings) for p in result.pages]
-    return pages, result
-
-
-def extract_pdf_pages(data: bytes, limits: Limits = Limits()) -> list[str]:
-    """The text of each page of a PDF, extracted in a killable child process."""
-    return _pdf(data, limits)[0]
-
-
-_OCR = "run OCR on it (ocrmypdf --force-ocr in.pdf out.pdf) and ingest out.pdf"
+_OCR = "ingest with --ocr always, so that OCR reads each page as it shows"
 _SOURCE = "ingest the document it was made from, or "
-refusal("no_text", _SOURCE + _OCR)
 refusal("pdf-cid", _SOURCE + "a PDF printed again with embedded Unicode fonts, or " + _OCR)
 refusal("pdf-order", _SOURCE + _OCR)
-refusal("pdf-image-text", _OCR + ", or " + _SOURCE.removesuffix(", or "))
+refusal("pdf-image-text", "ingest a sharper scan or a copy with a text layer (the document it was made from)")
 refusal("pdf-font-map", _SOURCE + _OCR)
 refusal("pdf-hidden", "nothing a viewer shows can be audited: ingest the copy a reader reads")
 
 _CID_RUN = re.compile(r"(?:\(cid:\d+\))+")
-_TOKEN = re.compile(r"[^\W_]+")
-# Limits beyond which a PDF's text is not a reading of it (see _pdf_unreadable).
+TOKEN = re.compile(r"[^\W_]+")
+# Limits beyond which a PDF's text is not a reading of it (see text_unreadable).
 _MAX_CID_SHARE = 0.01
 _MAX_SINGLE_LETTERS = 0.15
 _MIN_SPACED_SHARE = 0.2
@@ -49,7 +32,7 @@ _SHORT_BLOCK = 3
 def _single_letters(text: str, minimum: int = 0) -> str | None:
     """Why ``text`` cannot be read as words: more than 15% of its words (and at least
     ``minimum``) are single letters, letter-spaced text that could not be rejoined."""
-    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    tokens = TOKEN.findall(_CID_RUN.sub(" ", text))
     singles = sum(1 for t in tokens if len(t) == 1 and t.lower() not in ("a", "i") and not t.isdigit())
     if tokens and singles > _MAX_SINGLE_LETTERS * len(tokens) and singles >= minimum:
         return (f"letter-spaced: {singles} of {len(tokens)} words are single letters: letter-spaced text "
@@ -69,7 +52,7 @@ def letter_spacing(text: str) -> tuple[str, int, str | None]:
     return joined, n, _single_letters(joined, 10)
 
 
-def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
+def text_unreadable(text: str, letter_spaced: int) -> str | None:
     """Why pdfminer's text is not a reading of the PDF, or None.
 
     * glyphs without a Unicode mapping, ``(cid:N)``, inside or as words: more than 1% of the
@@ -93,9 +76,9 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     singles = _single_letters(text)
     if singles:
         return singles
-    tokens = _TOKEN.findall(_CID_RUN.sub(" ", text))
+    tokens = TOKEN.findall(_CID_RUN.sub(" ", text))
     if letter_spaced > _MIN_SPACED_SHARE * len(tokens):
-        blocks = [len(_TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
+        blocks = [len(TOKEN.findall(b)) for b in re.split(r"\n\s*\n", text)]
         blocks = [n for n in blocks if n]
         short = sum(1 for n in blocks if n <= _SHORT_BLOCK)
         if short >= 3 and short > len(blocks) / 3:
@@ -104,7 +87,7 @@ def _pdf_unreadable(text: str, letter_spaced: int) -> str | None:
     return None
 
 
-# Limits beyond which a page's text layer is not what the page shows (see _layer_unreadable).
+# Limits beyond which a page's text layer is not what the page shows (see layer_unreadable).
 _MIN_BACKWARD = 10
 _MAX_BACKWARD_SHARE = 0.02
 _MAX_MISPLACED_SHARE = 0.2
@@ -120,15 +103,13 @@ _CHECKABLE = re.compile(r"[a-z\u00df-\u024f]+|[\u0430-\u045f]+")
 _LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "lv", "eu")
 
 
-def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
+def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     """Why the text layer cannot be trusted to read as the pages show, with a code each:
 
     * ``pdf-order``: glyphs laid out on a line in an order that disagrees with their position
       (a word drawn backwards), at least 10 times and 2% of the words; or lines read before a
       line to their left on the same row (words drawn shuffled, which pdfminer lays out as
       lines of a word each), at least 10 times and a fifth of the lines;
-    * ``pdf-image-text``: a page mostly covered by images (a scan) whose text layer covers under
-      5% of them, or a page drawn with more small filled outlines than glyphs (vector text);
     * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
       of 40 or more words of four Latin or Cyrillic letters or more, fewer than a quarter are
       in the word list of any language pyspellchecker knows; or a font whose ToUnicode map
@@ -144,16 +125,6 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     elif misplaced >= _MIN_BACKWARD and misplaced > _MAX_MISPLACED_SHARE * max(lines, 1):
         out.append(f"pdf-order: {misplaced} of {lines} lines are read before a line to their left on "
                    "the same row: the text cannot be read in the order a viewer shows it")
-    scans = [i + 1 for i, s in enumerate(result.signals)
-             if s.get("image_share", 0) >= _IMAGE_PAGE and s.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE]
-    if scans:
-        out.append(f"pdf-image-text: page(s) {_pages(scans)} are mostly images with little or no text "
-                   "layer over them (scanned text needs OCR)")
-    outlined = [i + 1 for i, s in enumerate(result.signals)
-                if s.get("glyph_curves", 0) >= _MIN_GLYPH_CURVES and s.get("glyph_curves", 0) > s.get("chars", 0)]
-    if outlined:
-        out.append(f"pdf-image-text: page(s) {_pages(outlined)} draw more glyph-sized outlines than text "
-                   "(text converted to vector shapes)")
     bad = _gibberish_fonts(result.fonts) + sorted(
         {name for name, compared, differ in result.font_maps
          if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(_gibberish_fonts(result.fonts)))
@@ -163,7 +134,24 @@ def _layer_unreadable(result: pdfworker.PdfResult, words: int) -> list[str]:
     return out
 
 
-def _pages(numbers: list[int]) -> str:
+def image_text(signals: dict) -> str | None:
+    """Why one page's text layer misses what the page shows (``pdf-image-text``), or None: a page
+    mostly covered by images (a scan) whose text layer covers under 5% of them, or a page drawn
+    with more small filled outlines than glyphs (text converted to vector shapes). Such a page
+    is read by OCR (:mod:`auditor.extract.pdf.pages`), or left unread."""
+    if signals.get("image_share", 0) >= _IMAGE_PAGE and signals.get("text_on_image", 0) < _MIN_TEXT_ON_IMAGE:
+        return "scan"
+    curves = signals.get("glyph_curves", 0)
+    if curves >= _MIN_GLYPH_CURVES and curves > signals.get("chars", 0):
+        return "outlines"
+    return None
+
+
+IMAGE_TEXT = {"scan": "is mostly images with little or no text layer over them (scanned text)",
+              "outlines": "draws more glyph-sized outlines than text (text converted to vector shapes)"}
+
+
+def page_list(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
 
 
@@ -188,63 +176,3 @@ def _word_list(lang: str) -> frozenset[str]:
     from spellchecker import SpellChecker
 
     return frozenset(SpellChecker(language=lang, distance=1).word_frequency.dictionary)
-
-
-def _page_texts(pages: list[str]) -> tuple[str, list[int], int]:
-    """The pages joined (letter-spaced words rejoined), their offsets, and how many were rejoined."""
-    offsets: list[int] = []
-    chunks: list[str] = []
-    pos = 0
-    letter_spaced = 0
-    for page in pages:
-        page, joined = _join_letter_spaced(page)
-        letter_spaced += joined
-        offsets.append(pos)
-        if page and not page.endswith("\n"):
-            page += "\n"
-        chunks.append(page)
-        pos += len(page)
-    return "".join(chunks), offsets, letter_spaced
-
-
-def extract_pdf(data: bytes, limits: Limits) -> Extracted:
-    pages, result = _pdf(data, limits)
-    text, offsets, letter_spaced = _page_texts(pages)
-    every = None
-    if any(p is not None for p in result.all_pages):
-        every = _page_texts([storable(a if a is not None else p, [])
-                             for a, p in zip(result.all_pages, pages, strict=True)])[0]
-    if not text.strip():
-        if every and every.strip():
-            text = every
-            hidden_only = True
-        else:
-            raise ExtractionError(
-                "no_text", f"PDF has no text layer in its {len(pages)} page(s): scanned images need OCR")
-    else:
-        hidden_only = False
-    check_text(text, "PDF", limits)
-    warnings = list(result.warnings)
-    unmapped = text.count("(cid:")
-    if unmapped:
-        warnings.append(f"{unmapped} glyphs without a Unicode mapping appear as (cid:N)")
-    if letter_spaced:
-        warnings.append(f"rejoined {letter_spaced} letter-spaced words")
-    reasons = [r for r in [_pdf_unreadable(text, letter_spaced)] if r]
-    if hidden_only:
-        reasons.append("pdf-hidden: every glyph of the PDF is hidden from a viewer (invisible, white, "
-                       "tiny, clipped or covered)")
-    reasons += _layer_unreadable(result, len(_TOKEN.findall(text)))
-    readings = []
-    if every is not None and every != text:
-        readings.append(Reading("pdf:all-text", every, "every glyph, those a viewer does not show included"))
-    if any(r is not None for r in result.row_pages):
-        rows = _page_texts([storable(r if r is not None else p, []) for r, p in zip(result.row_pages, pages, strict=True)])[0]
-        readings.append(Reading("pdf:rows", rows, "the visible lines row by row, left to right, as a reader reads a page"))
-    notes = "\n".join(storable(n, []) for n in result.annotations if n.strip())
-    if notes.strip():
-        readings.append(Reading("pdf:annotations", notes,
-                                "the strings of every annotation: notes, form field values, FreeText"))
-    return Extracted("pdf", text, "pdfminer.six", result.version or version_of("pdfminer.six"),
-                     page_offsets=offsets, warnings=warnings, unreadable="; ".join(reasons) or None,
-                     readings=readings, meta=dates.recorded(result.dates))

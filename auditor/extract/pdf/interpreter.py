@@ -1,0 +1,198 @@
+"""pdfminer.six's interpreter, keeping what it does not track and a viewer uses to decide what it
+shows: the clip path (as a box), the opacity and blending of fills, a Form XObject's BBox,
+optional content a viewer hides by default; and annotations drawn as a viewer draws them.
+
+Imported only in the PDF child: it loads pdfminer.six.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pdfminer.pdfinterp import PDFPageInterpreter
+from pdfminer.pdftypes import dict_value, resolve1, stream_value
+from pdfminer.psparser import literal_name
+from pdfminer.utils import apply_matrix_pt, apply_matrix_rect, mult_matrix
+
+from auditor.extract.pdf import geometry as geo
+
+HIDDEN_FLAGS = 2 | 32  # annotation flags Hidden and NoView
+
+_Interpreter: Any = PDFPageInterpreter  # pdfminer's class, extended with attributes of our own
+
+
+class Interpreter(_Interpreter):
+    """pdfminer's interpreter, keeping the clip path (as a box), the opacity of fills and the
+    Form XObject's BBox, which pdfminer does not track, and drawing annotations."""
+
+    def init_state(self, ctm) -> None:  # type: ignore[no-untyped-def]
+        super().init_state(ctm)
+        self.saved: list[tuple] = []
+        self.pending_clip = False
+        self.marked: list[tuple | None] = []
+
+    def do_BMC(self, tag) -> None:  # type: ignore[no-untyped-def]
+        self.marked.append(None)
+        super().do_BMC(tag)
+
+    def do_BDC(self, tag, props) -> None:  # type: ignore[no-untyped-def]
+        """Optional content a viewer hides (a layer that is off) is clipped away."""
+        saved = None
+        try:
+            if literal_name(tag) == "OC" and self.device.hidden_layers:
+                names = dict_value(self.resources.get("Properties"))
+                ref = names.get(literal_name(props)) if not isinstance(props, dict) else None
+                if getattr(ref, "objid", None) in self.device.hidden_layers:
+                    saved = (self.device.clip,)
+                    self.device.clip = geo.NOWHERE
+        except Exception:
+            saved = None
+        self.marked.append(saved)
+        super().do_BDC(tag, props)
+
+    def do_EMC(self) -> None:
+        if self.marked:
+            saved = self.marked.pop()
+            if saved is not None:
+                self.device.clip = saved[0]
+        super().do_EMC()
+
+    def do_q(self) -> None:
+        super().do_q()
+        d = self.device
+        self.saved.append((d.clip, d.opaque, d.fill_alpha, d.stroke_alpha))
+
+    def do_Q(self) -> None:
+        super().do_Q()
+        if self.saved:
+            d = self.device
+            d.clip, d.opaque, d.fill_alpha, d.stroke_alpha = self.saved.pop()
+
+    def do_W(self) -> None:
+        self.pending_clip = True
+
+    do_W_a = do_W
+
+    def do_n(self) -> None:
+        self.apply_clip()
+        super().do_n()
+
+    def apply_clip(self) -> None:
+        if self.pending_clip and self.curpath:
+            pts = [apply_matrix_pt(self.ctm, (float(p[-2]), float(p[-1]))) for p in self.curpath
+                   if len(p) >= 3 and all(isinstance(v, (int, float)) for v in p[-2:])]
+            if pts:
+                xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+                self.device.clip = geo.meet(self.device.clip, (min(xs), min(ys), max(xs), max(ys)))
+        self.pending_clip = False
+
+    def do_gs(self, name) -> None:  # type: ignore[no-untyped-def]
+        try:
+            states = dict_value(self.resources.get("ExtGState"))
+            state = dict_value(states.get(literal_name(name)))
+            alpha = resolve1(state.get("ca", 1))
+            stroke = resolve1(state.get("CA", 1))
+            blend = resolve1(state.get("BM"))
+        except Exception:
+            return
+        if isinstance(alpha, (int, float)):
+            self.device.opaque = alpha >= 1
+            self.device.fill_alpha = float(alpha)
+        if isinstance(stroke, (int, float)):
+            self.device.stroke_alpha = float(stroke)
+        if blend is not None and literal_name(blend if not isinstance(blend, list) else blend[0]) not in ("Normal", "Compatible"):
+            self.device.opaque = False
+
+    def do_Do(self, xobjid_arg) -> None:  # type: ignore[no-untyped-def]
+        clip = self.device.clip
+        try:
+            xobj = stream_value(self.xobjmap[literal_name(xobjid_arg)])
+            box = [float(v) for v in resolve1(xobj.get("BBox"))] if xobj.get("BBox") else None
+            matrix = [float(v) for v in resolve1(xobj.get("Matrix", [1, 0, 0, 1, 0, 0]))]
+            if box and len(box) == 4 and len(matrix) == 6:
+                where: Any = (mult_matrix(tuple(matrix), self.ctm), tuple(box))  # type: ignore[arg-type]
+                self.device.clip = geo.meet(clip, apply_matrix_rect(*where))
+        except Exception:
+            pass
+        try:
+            super().do_Do(xobjid_arg)
+        finally:
+            self.device.clip = clip
+
+    def process_page(self, page) -> None:  # type: ignore[no-untyped-def]
+        (x0, y0, x1, y1) = page.mediabox
+        ctm = {90: (0, -1, 1, 0, -y0, x1), 180: (-1, 0, 0, -1, x1, y1),
+               270: (0, 1, -1, 0, y1, -x0)}.get(page.rotate, (1, 0, 0, 1, -x0, -y0))
+        self.device.begin_page(page, ctm)
+        self.render_contents(page.resources, page.contents, ctm=ctm)
+        self.annotations(page, ctm)
+        self.device.end_page(page)
+
+    def annotations(self, page, ctm) -> None:  # type: ignore[no-untyped-def]
+        """Draw each annotation's appearance as a viewer does; keep every annotation's strings."""
+        from pdfminer.utils import decode_text
+
+        annots = resolve1(page.annots)
+        if not isinstance(annots, list):
+            return
+        for ref in annots[:1000]:
+            try:
+                annot = dict_value(ref)
+                flags = resolve1(annot.get("F", 0))
+                shown = not (isinstance(flags, int) and flags & HIDDEN_FLAGS)
+                strings = []
+                for key in ("Contents", "V"):
+                    v = resolve1(annot.get(key))
+                    if isinstance(v, bytes) and v.strip():
+                        strings.append(decode_text(v))
+                self.device.notes.extend(strings)
+                rect = [float(v) for v in resolve1(annot.get("Rect"))]
+                appearance = resolve1(resolve1(annot.get("AP") or {}).get("N")) if annot.get("AP") else None
+                if isinstance(appearance, dict) and not hasattr(appearance, "get_data"):
+                    state = annot.get("AS")
+                    appearance = resolve1(appearance.get(literal_name(state))) if state is not None else None
+                if not shown:
+                    continue
+                if appearance is None or not hasattr(appearance, "get_data"):
+                    if literal_name(resolve1(annot.get("Subtype"))) in ("FreeText", "Widget"):
+                        self.device.extra.extend(strings)
+                    continue
+                self.draw(appearance, rect, ctm)
+            except Exception:
+                continue
+
+    def draw(self, form, rect, page_ctm) -> None:  # type: ignore[no-untyped-def]
+        """An appearance stream drawn in its annotation's rectangle (PDF 32000-1, 12.5.5)."""
+        box: Any = tuple(float(v) for v in resolve1(form.get("BBox", [0, 0, 1, 1])))
+        matrix: Any = tuple(float(v) for v in resolve1(form.get("Matrix", [1, 0, 0, 1, 0, 0])))
+        bx0, by0, bx1, by1 = apply_matrix_rect(matrix, box)
+        if bx1 - bx0 <= 0 or by1 - by0 <= 0:
+            return
+        fit = ((rect[2] - rect[0]) / (bx1 - bx0), 0, 0, (rect[3] - rect[1]) / (by1 - by0),
+               rect[0] - bx0 * (rect[2] - rect[0]) / (bx1 - bx0), rect[1] - by0 * (rect[3] - rect[1]) / (by1 - by0))
+        ctm = mult_matrix(mult_matrix(matrix, fit), page_ctm)
+        clip = self.device.clip
+        self.device.clip = geo.meet(clip, apply_matrix_rect(page_ctm, tuple(rect)))
+        resources = form.get("Resources")
+        try:
+            self.subinterp().render_contents(dict_value(resources) if resources else {}, [form], ctm=ctm)
+        finally:
+            self.device.clip = clip
+
+
+def hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
+    """Object numbers of the optional content groups a viewer hides by default (``/OCProperties
+    /D``: the ``/OFF`` list, or all but ``/ON`` when ``/BaseState`` is ``/OFF``)."""
+    try:
+        props = resolve1(doc.catalog.get("OCProperties"))
+        if not isinstance(props, dict):
+            return frozenset()
+        default = resolve1(props.get("D")) or {}
+        def ids(refs: Any) -> set[int]:
+            return {r.objid for r in resolve1(refs) or [] if isinstance(getattr(r, "objid", None), int)}
+
+        if literal_name(resolve1(default.get("BaseState")) or "ON") == "OFF":
+            return frozenset(ids(props.get("OCGs")) - ids(default.get("ON")))
+        return frozenset(ids(default.get("OFF")))
+    except Exception:
+        return frozenset()
