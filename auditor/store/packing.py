@@ -3,8 +3,9 @@
 A stored text is its UTF-8 bytes in one Zstandard frame at ``LEVEL``, read by key and
 decompressed whole. On the 140 MB benchmark corpus, level 3 keeps the texts in 31% of their
 bytes at 0.7 CPU-s to compress and 0.2 to decompress; zlib at level 6 keeps 31% too, at 5.4 and
-0.8. Word sequences are stored plain: an audit reads each about three times, and a frame would
-cost a decompression per read (benchmarks/RESULTS.md, 2026-12-02).
+0.8. Word sequences are not framed whole: an audit reads each about three times, and a frame
+would cost a decompression per read. Only their offsets, which locating a span alone reads, are
+in a frame of their own (:class:`auditor.text.shingle.WordSequence`; benchmarks/RESULTS.md).
 
 The digest recorded with each row is the sha256 of what it holds uncompressed (the text's UTF-8
 bytes, the sequence's encoding): the same content has the same digest whatever the frame.

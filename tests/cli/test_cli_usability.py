@@ -147,7 +147,7 @@ def test_show_finds_a_unique_name_lists_an_ambiguous_one_and_explains_a_failed_f
     assert "WordPerfect" in binary.stdout  # the fix names what such data often is
     as_json = json.loads(run("show", "--db", db, "--json", "broken.pdf").stdout)
     assert as_json["stored"] is False and as_json["failures"][0]["code"] == "pdf_error"
-    assert "qpdf" in as_json["failures"][0]["fix"]
+    assert "complete copy" in as_json["failures"][0]["fix"]  # a header and nothing else: cut short
     nothing = run("show", "--db", db, "nothing-here.pdf")
     assert nothing.exit_code == 2 and "no stored document matches" in nothing.stderr
     assert run("show", "--db", db, ".txt").exit_code == 2  # a name ends at a path separator, not anywhere

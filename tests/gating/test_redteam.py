@@ -140,12 +140,16 @@ def _caught(findings: list) -> bool:
                or Path(str((f.other or {}).get("path", ""))).name == "stored-contract.txt" for f in findings)
 
 
+# Both batches are rendered by Chromium and LibreOffice (the gate's rendered reading), so they run
+# with the browser tests, not in the quick suite.
+@pytest.mark.browser
 @pytest.mark.parametrize("case_id", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=HOLES[c]))
                                      if c in HOLES else c for c in POSITIVE])
 def test_a_disguised_stored_contract_fails_the_gate(positives, case_id):
     assert _caught(positives[case_id]), [f.sentence() for f in positives[case_id]]
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("case_id", [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN)
 def test_the_same_disguise_of_an_unrelated_agreement_passes(negatives, case_id):
     assert negatives[case_id] == [], [f.sentence() for f in negatives[case_id]]

@@ -77,8 +77,8 @@ def test_a_gate_that_runs_out_of_space_keeps_nothing_of_its_batch(tmp_path, db_p
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "c0.txt").write_text(synth.contract(0, 20_000))
     (tmp_path / "batch").mkdir()
-    for i in range(1, 4):
-        (tmp_path / "batch" / f"c{i}.txt").write_text(synth.contract(i, 20_000))
+    for i in range(1, 5):
+        (tmp_path / "batch" / f"c{i}.txt").write_text(synth.contract(i, 80_000))
     with Store(db_path) as store:
         ingest(store, [tmp_path / "corpus"], workers=1)
         pages = store.scalar("PRAGMA page_count")
