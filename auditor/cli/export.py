@@ -28,7 +28,7 @@ def export(db: Path, directory: Path, buckets: int | None, no_texts: bool, overw
 
     \b
     auditor export --db corpus.db --parquet corpus-parquet/
-    spark-submit auditor/engine/spark_engine.py corpus-parquet/ result/   # see docs/spark.md
+    spark-submit auditor/engine/spark_engine.py corpus-parquet/ result/   # see docs/how-to/spark.md
     """
     try:
         from auditor.engine.export import export_parquet

@@ -4,7 +4,7 @@ SQLite's ``integrity_check`` proves the file's structure, not its content: a tex
 ``UPDATE`` behind the store's back, or bytes flipped inside a record, pass it. Every write of the
 tool is recorded in the custody log (:mod:`auditor.store.custody`), whose entries are chained by
 their hashes, and every text and word sequence carries the sha256 of its content, which the
-store checks whenever one is read (``Store.texts_of``). docs/custody.md states what each check
+store checks whenever one is read (``Store.texts_of``). docs/explanation/custody.md states what each check
 proves. The full check (:func:`check_store`):
 
 * ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check``;

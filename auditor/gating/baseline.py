@@ -1,5 +1,5 @@
 """Baselines: findings reviewed and accepted, keyed by rule and the content hashes of both
-documents (never paths), so an entry survives renames; docs/ci-gate.md describes the file.
+documents (never paths), so an entry survives renames; docs/how-to/ci-gate.md describes the file.
 """
 
 from __future__ import annotations

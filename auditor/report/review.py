@@ -211,7 +211,7 @@ _TABLES: dict[str, dict[str, Any]] = {
             "meta": "format metadata (EDGAR header and part fields)", "path": "path of the first sighting",
             "batch_id": "the batch that first stored it", "withdrawn_at": "when it left the corpus (NULL: in it)",
             "unreadable": "why its text could not be (fully) read, so it is not audited (NULL: read)",
-            "date": "its date (ISO 8601), the most trusted of those it has (see README, Dates)",
+            "date": "its date (ISO 8601), the most trusted of those it has (see docs/how-to/dates-and-versions.md)",
             "date_source": "where its date comes from: supplied:FILE, a metadata name, mtime, text or copied",
             "dates": "the dates it carries itself: metadata and a date its opening lines state (JSON)",
         },

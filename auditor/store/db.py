@@ -12,7 +12,7 @@ Texts and word sequences (the bulk of a store) are kept compressed (:mod:`.packi
 read only through :class:`Store`: each one read is checked, as it is read, against the sha256
 stored with it and that digest against the one the custody log vouches for
 (``custody_rows``), so no reader can use a text or a word sequence the log does not vouch for.
-docs/custody.md states what each check proves.
+docs/explanation/custody.md states what each check proves.
 
 Read-only stores: when the file or its directory is not writable, the store is opened with a
 ``mode=ro`` URI (nothing is migrated or written; ``Store.writable`` is False and ``write()``

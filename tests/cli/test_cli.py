@@ -150,10 +150,9 @@ def test_missing_store_is_a_clear_error(tmp_path):
     assert r.exit_code == 2 and "no store" in r.stderr
 
 
-def test_every_command_is_documented_in_the_readme():
-    readme = (ROOT / "README.md").read_text()
+def test_every_command_has_its_help():
+    """What the CLI reference prints (tests/project/test_docs.py checks that it covers them)."""
     for name, command in cli.commands.items():
-        assert f"auditor {name}" in readme, name
         assert command.help, name
 
 

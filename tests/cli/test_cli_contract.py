@@ -1,4 +1,4 @@
-"""Every command keeps its documented contract: exit codes (README: 0 success, 1 findings or a
+"""Every command keeps its documented contract: exit codes (docs/reference/exit-codes.md: 0 success, 1 findings or a
 report that does not verify, 2 usage, input or store error or failed controls), JSON for
 scripts, and output that fits its medium (pipes and CI logs are not cut at 80 columns)."""
 
@@ -219,7 +219,7 @@ def test_commands_a_script_reads_have_json(corpus):
 
 
 def test_gate_exit_codes_for_a_missing_input(corpus, tmp_path):
-    """docs/ci-gate.md: a missing path is an ingest error (exit 1) among other inputs; with no
+    """docs/how-to/ci-gate.md: a missing path is an ingest error (exit 1) among other inputs; with no
     input found at all nothing was gated (exit 2). Neither is stored (dry run or not)."""
     from tests.support.textgen import prose
 

@@ -1,4 +1,4 @@
-"""The package's layout: the layers of pyproject's import-linter contract (README "Architecture")
+"""The package's layout: the layers of pyproject's import-linter contract (CONTRIBUTING.md "Layers")
 are what the code imports. ``lint-imports`` checks the direction in CI; these tests check what it
 cannot: no import cycle anywhere (function-level imports included), and a sandbox child that
 loads only the layers it needs (issue 29)."""

@@ -37,7 +37,7 @@ def test_installed_controls_come_before_a_checkout(tmp_path, monkeypatch):
 def _source_copy(dest: Path) -> Path:
     """What a build needs, copied, so that no stale build/ directory of the checkout leaks in."""
     dest.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, dest / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("auditor", "controls"):
@@ -65,6 +65,10 @@ def test_a_wheel_installed_outside_the_checkout_runs_the_demo_and_verifies_it(tm
                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     assert fixtures <= names, f"controls missing from the wheel: {sorted(fixtures - names)}"
     assert "auditor/demo/files/corpus.zip" in names
+    licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))  # PEP 639 license-files
+    assert zipfile.ZipFile(wheel).read(licence) == (ROOT / "LICENSE").read_bytes()
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
     assert not any(n.endswith("synth.py") for n in names)  # the corpus is data: no text generator in the wheel
 
     venv = tmp_path / "venv"

@@ -233,7 +233,7 @@ def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
 
 
 def test_the_gates_files_in_a_report_directory_are_known_through_gate_json(audited):
-    """CI writes the gate's JUnit, SARIF and summary beside the report (docs/ci-gate.md): gate.json
+    """CI writes the gate's JUnit, SARIF and summary beside the report (docs/how-to/ci-gate.md): gate.json
     lists them with their sha256, so verify accepts exactly those, unaltered."""
     from auditor.gating import GateOptions, run_gate
 

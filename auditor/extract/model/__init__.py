@@ -13,7 +13,7 @@ with the document (``documents.unmodelled``). A gate turns it into a ``not-audit
 (CONTAIN006): a document with a construct outside the model is never passed as read. A
 plain ingest, ``show`` and ``stats`` show the list; a plain audit still compares the text (it
 is the reader's best reading, and a corpus builder's own files are not hostile), see
-docs/ci-gate.md.
+docs/how-to/ci-gate.md.
 
 Unknown means outside: a new element, a new CSS property, a new PDF operator is not modelled
 until someone adds it to an allow-list, with a test and a measurement on real documents

@@ -2,7 +2,7 @@
 
 :mod:`.chain` holds the pure part (row digests, the running set hash of the live state, entries
 and their links); :mod:`.log` the store's part (the tracked tables, recording each write in its
-own transaction, and the quick and full checks). See "Chain of custody" in the README for what
+own transaction, and the quick and full checks). docs/explanation/custody.md says what
 the log proves and what it does not.
 """
 
