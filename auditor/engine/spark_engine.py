@@ -47,7 +47,7 @@ import numpy as np
 from auditor.engine.audit import AuditResult, finish, histogram
 from auditor.engine.pairs import Pairs
 from auditor.engine.short import SHORT_SHINGLES, exhaustive_pairs, short_documents
-from auditor.engine.universe import universe
+from auditor.engine.universe import Universe, universe
 from auditor.engine.verify import one_pass
 from auditor.errors import UsageError
 from auditor.store.db import Store, select_in
@@ -448,6 +448,19 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
                   documents=int(summary["documents"]))
 
 
+def finish_result(spark: SparkSession, source: str, out: str, params: Params, threshold: float, *,
+                  scope: Universe, only: set[int] | None) -> AuditResult:
+    """The ``AuditResult`` of ``spark_audit``'s pairs, finished on the executors
+    (:mod:`auditor.engine.spark_finish`); the driver gets what the report prints."""
+    from auditor.engine.spark_finish import finish_on_spark, not_auditable_on_spark
+
+    reps = spark.createDataFrame([(int(i),) for i in scope.representatives], "id long")
+    result = finish_on_spark(spark, source, out, params, threshold, representatives=reps, only=only,
+                             groups=scope.groups, universe=scope.members)
+    result.not_auditable = not_auditable_on_spark(spark, source, params, reps, only)
+    return result
+
+
 @dataclass
 class Timing:
     """Seconds spent in each phase of the last ``run_audit_spark`` (for benchmarks)."""
@@ -505,11 +518,12 @@ def run_audit_spark(
             only = {scope.representative[d] for d in only if d in scope.representative}
         t2 = time.perf_counter()
         # file:// URLs: on a cluster a bare path would name the cluster's default file system
-        spark_audit(spark, parquet.resolve().as_uri(), (work / "result").resolve().as_uri(), threshold,
+        src_url, out_url = parquet.resolve().as_uri(), (work / "result").resolve().as_uri()
+        spark_audit(spark, src_url, out_url, threshold,
                     only=only, sampled_from=sampled_from, representatives=set(scope.representatives),
                     covered=scope.members)
         t3 = time.perf_counter()
-        result = load_result(work / "result", source)
+        result = finish_result(spark, src_url, out_url, src.params, threshold, scope=scope, only=only)
         t4 = time.perf_counter()
     finally:
         if tmp is not None:

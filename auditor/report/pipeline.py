@@ -355,7 +355,7 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
             documents = sorted(
                 (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
                  rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
-                 len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
+                 held[d].n_containers if d in held else 0, int(d in held and held[d].boilerplate))
                 for d in covered)
             for row in documents:
                 contents.add_document(row)

@@ -23,9 +23,10 @@ if _why:
 import pyarrow.parquet as pq  # noqa: E402
 
 from auditor.corpus.ingest import ingest  # noqa: E402
-from auditor.engine.audit import AuditResult, run_audit  # noqa: E402
+from auditor.engine.audit import BEST_CONTAINERS, AuditResult, run_audit  # noqa: E402
 from auditor.engine.export import export_parquet, read_params  # noqa: E402
 from auditor.engine.spark_engine import run_audit_spark, session  # noqa: E402
+from auditor.engine.spark_finish import OTHERS_KEPT  # noqa: E402
 from auditor.store.db import Store  # noqa: E402
 from tests.support import synth  # noqa: E402
 
@@ -84,7 +85,11 @@ def _pairs(r: AuditResult) -> list[tuple]:
 
 
 def _grouped(r: AuditResult) -> list[tuple]:
-    return [(c.doc, c.containers.tolist(), c.values.tolist(), c.family, c.boilerplate,
+    """Each contained document: how many contain it and the first containers a report names
+    (a Spark finish keeps those, not every one), with values, family, flag and best spans."""
+    kept = BEST_CONTAINERS + OTHERS_KEPT
+    return [(c.doc, c.n_containers, c.groups, c.containers[:kept].tolist(), c.values[:kept].tolist(), c.family,
+             c.boilerplate,
              [(p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans]) for p in c.best])
             for c in r.contained]
 
