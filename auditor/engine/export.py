@@ -15,6 +15,7 @@ The export writes, under one directory:
   type; equality, which is all joins need, is unchanged). Rows are spread over buckets by
   ``uint64 hash % buckets``, so each posting list lies in one bucket and a cluster can read
   buckets in parallel;
+- ``failures/``: every input that failed or was skipped, with its reason, as ingest recorded it;
 - ``texts/``: ``(doc_id, text)``, the stored text, for exact verification on the cluster;
 - ``params.json``: the index parameters (k, modulus, seed, hash, normalisation), counts, and
   the corpus digest, so a reader can refuse an export built with other parameters.
@@ -39,9 +40,10 @@ from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
-# /2: documents/ carries ``unreadable``. A /1 export lacks it, and its unreadable documents
-# would silently leave the not-auditable list, so it is refused (export the store again).
-FORMAT = "containment-auditor-parquet/1"
+# /2: documents/ carries ``date`` and ``date_source``, and ``failures/`` the inputs that failed,
+# so a report written from the export alone (``auditor audit --engine spark --parquet``) says
+# what the store's report says. A /1 export lacks them and is refused (export the store again).
+FORMAT = "containment-auditor-parquet/2"
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
@@ -56,6 +58,11 @@ DOCUMENT_SCHEMA = pa.schema([
     ("parent_id", pa.int64()), ("duplicate_of", pa.int64()), ("meta", pa.string()),
     ("warnings", pa.string()), ("batch", pa.string()), ("created", pa.string()),
     ("n_shingles", pa.int64()), ("n_sampled", pa.int64()), ("unreadable", pa.string()),
+    ("date", pa.string()), ("date_source", pa.string()),
+])
+FAILURE_SCHEMA = pa.schema([
+    ("id", pa.int64()), ("batch", pa.string()), ("status", pa.string()), ("code", pa.string()),
+    ("message", pa.string()), ("path", pa.string()), ("part", pa.string()), ("sha256", pa.string()),
 ])
 SIGHTING_SCHEMA = pa.schema([
     ("doc_id", pa.int64()), ("path", pa.string()), ("resolved", pa.string()), ("part", pa.string()),
@@ -119,7 +126,8 @@ def export_parquet(
     docs = _table(conn.execute(
         "SELECT d.id, d.sha256, d.path, d.format, d.extractor, d.extractor_version, d.encoding,"
         " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
-        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable"
+        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable,"
+        " d.date, d.date_source"
         " FROM documents d JOIN batches b ON b.id = d.batch_id"
         " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
     ), DOCUMENT_SCHEMA)
@@ -132,6 +140,11 @@ def export_parquet(
     ), SIGHTING_SCHEMA)
     (out / "sightings").mkdir()
     pq.write_table(sightings, out / "sightings" / "part-00000.parquet")
+    failures = _table(conn.execute(
+        "SELECT f.id, b.name, f.status, f.code, f.message, f.path, f.part, f.sha256 FROM failures f"
+        " JOIN batches b ON b.id = f.batch_id ORDER BY f.id"), FAILURE_SCHEMA)
+    (out / "failures").mkdir()
+    pq.write_table(failures, out / "failures" / "part-00000.parquet")
 
     n_postings = int(store.scalar(f"SELECT coalesce(sum(n_sampled), 0) FROM index_docs WHERE {_LIVE}"))
     n_buckets = buckets or default_buckets(n_postings)

@@ -54,11 +54,14 @@ if TYPE_CHECKING:
 OTHERS_KEPT = 10
 _SIGN = -(2**63)  # XOR with this maps uint64 order onto int64 order
 _MAX_ROUNDS = 64
+#: mutual pairs up to which families are labelled in one scipy call on the driver (1.6 MB of
+#: edges at most, whatever the number of pairs); more go through ``components`` on the cluster
+LOCAL_EDGES = 100_000
 
 
 # -- connected components, Spark-native ---------------------------------------------------------
 
-def components(edges: DataFrame, *, checkpoint: Any = None) -> DataFrame:
+def components(edges: DataFrame, *, checkpoint: Any = None, local_up_to: int = 0) -> DataFrame:
     """``(node, label)`` for every node of the undirected graph ``edges(src, dst)`` (long ids):
     the label is the smallest node of its component.
 
@@ -69,10 +72,15 @@ def components(edges: DataFrame, *, checkpoint: Any = None) -> DataFrame:
     component's smallest node. No generated ids: nodes keep their own, so adaptive execution
     cannot renumber them between rounds (the wrong-result case of GraphFrames' components).
     ``checkpoint``: called on each round's edges (to cut the lineage), default ``localCheckpoint``.
+    ``local_up_to``: a graph of at most this many edges is labelled by scipy on the driver.
     """
     from pyspark.sql import functions as F
 
     cut = checkpoint or (lambda d: d.localCheckpoint(eager=True))
+    if local_up_to:
+        few = edges.limit(local_up_to + 1).collect()
+        if len(few) <= local_up_to:  # a bounded handful: one scipy call beats rounds of shuffles
+            return _components_here(edges.sparkSession, few)
     e = (edges.select(F.greatest("src", "dst").alias("u"), F.least("src", "dst").alias("v"))
          .where(F.col("u") != F.col("v")).distinct())
     e = cut(e)
@@ -89,15 +97,28 @@ def components(edges: DataFrame, *, checkpoint: Any = None) -> DataFrame:
                  .where(F.col("u") != F.col("m")).select("u", F.col("m").alias("v")).distinct())
         small = cut(small)
         # done when every node points at one root, and roots point nowhere: stars
-        starry = small.groupBy("u").agg(F.count(F.lit(1)).alias("n")).where("n > 1").limit(1).count() == 0
-        deep = small.join(small.select(F.col("u").alias("v")).distinct(), "v", "left_semi").limit(1).count()
+        forked = small.groupBy("u").agg(F.count(F.lit(1)).alias("n")).where("n > 1").select("u")
+        deep = small.join(small.select(F.col("v").alias("u")).distinct(), "u", "left_semi").select("u")
         e = small
-        if starry and not deep:
+        if forked.unionByName(deep).limit(1).count() == 0:
             break
     else:  # pragma: no cover - O(log^2 n) rounds: 64 is far beyond any corpus
         raise RuntimeError("connected components did not converge")
     roots = e.select(F.col("v").alias("node")).distinct().withColumn("label", F.col("node"))
     return e.select(F.col("u").alias("node"), F.col("v").alias("label")).unionByName(roots)
+
+
+def _components_here(spark: SparkSession, edges: list[Any]) -> DataFrame:
+    src = np.array([int(r["src"]) for r in edges], np.int64)
+    dst = np.array([int(r["dst"]) for r in edges], np.int64)
+    nodes = np.unique(np.concatenate((src, dst)))
+    _, label = local_components(len(nodes), np.searchsorted(nodes, src), np.searchsorted(nodes, dst))
+    smallest = np.full(int(label.max()) + 1 if len(label) else 0, -1, np.int64)
+    for n, lab in zip(nodes.tolist(), label.tolist(), strict=True):  # nodes ascending: the first is the least
+        if smallest[lab] < 0:
+            smallest[lab] = n
+    return spark.createDataFrame([(n, int(smallest[lab])) for n, lab in zip(nodes.tolist(), label.tolist(),
+                                                                            strict=True)], "node long, label long")
 
 
 # -- Python workers (module level: pickled by reference, imported on the executors) -----------
@@ -318,7 +339,8 @@ def finish_on_spark(
 
     # 3. families: connected components of the mutual pairs
     mutual = containing.where("mutual")
-    labels = components(mutual.select(F.col("contained").alias("src"), F.col("container").alias("dst")))
+    labels = components(mutual.select(F.col("contained").alias("src"), F.col("container").alias("dst")),
+                        local_up_to=LOCAL_EDGES)
     fam_rows = (mutual.join(labels.withColumnRenamed("node", "contained"), "contained")
                 .groupBy("label").agg(F.count(F.lit(1)).alias("pairs"),
                                       F.min(F.col("shared") / F.col("shingles")).alias("low"),

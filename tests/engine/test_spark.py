@@ -176,3 +176,51 @@ def test_export_cli(store, tmp_path):
         "SELECT id, sha256 FROM documents ORDER BY id")]
     again = CliRunner().invoke(cli, ["export", "--db", str(store.path), "--parquet", str(tmp_path / "p")])
     assert again.exit_code == 2 and "not empty" in again.output
+
+
+def _core(directory) -> dict:
+    """report.json without what differs between two runs or two engines."""
+    r = json.loads((directory / "report.json").read_text())
+    for k in ("run", "digest", "run_digest"):
+        r.pop(k, None)
+    r["manifest"].pop("engine")
+    return r
+
+
+def test_report_from_parquet_alone_equals_the_store_report(store, tmp_path):
+    """`auditor audit --engine spark --parquet DIR`, as a user runs it, writes the report that
+    `auditor audit --db` writes: the same core (apart from the engine's name), the same
+    sidecars (every containing pair, every document with its novelty), with no store at all."""
+    import subprocess
+    import sys
+
+    from auditor.engine.export import export_parquet
+
+    export = tmp_path / "export"
+    export_parquet(store, export)
+    run = [sys.executable, "-m", "auditor"]
+    a = subprocess.run([*run, "audit", "--db", str(store.path), "--out", str(tmp_path / "sqlite")],
+                       capture_output=True, text=True, timeout=600)
+    assert a.returncode == 0, a.stderr
+    store.conn.execute("SELECT 1")  # the fixture's connection still reads: nothing was locked away
+    b = subprocess.run([*run, "audit", "--engine", "spark", "--master", "local[2]", "--parquet", str(export),
+                        "--out", str(tmp_path / "spark")], capture_output=True, text=True, timeout=900)
+    assert b.returncode == 0, b.stderr
+    sq, sp = _core(tmp_path / "sqlite"), _core(tmp_path / "spark")
+    assert sq["summary"]["containing_pairs"] >= 6 and sq["families"] and sq["not_auditable"]
+    assert sp == sq
+    for name in ("findings.jsonl.gz", "documents.jsonl.gz"):
+        assert (tmp_path / "spark" / name).read_bytes() == (tmp_path / "sqlite" / name).read_bytes()
+    manifest = json.loads((tmp_path / "spark" / "report.json").read_text())["manifest"]
+    assert manifest["engine"] == "spark"
+    for name in ("report.md", "report.html"):
+        assert (tmp_path / "spark" / name).is_file()
+
+
+def test_parquet_needs_the_spark_engine_and_no_store(store, tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "auditor", "audit", "--parquet", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--engine spark" in r.stderr
