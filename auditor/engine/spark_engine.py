@@ -262,6 +262,7 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     postings = persist(postings)
     reps = persist(reps)
     n_documents = reps.count()
+    t_postings = time.perf_counter()
 
     # 2. prefix filter: each document's prefix_length(n) rarest sampled shingles
     ns = sorted(r[0] for r in reps.where(F.col("n") > 0).select("n").distinct().collect())
@@ -319,6 +320,8 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
              .select("contained", "container", "sampled", "hits", "estimate", "low", "high",
                      "shingles", "shared", "exact", "verdict"))
     pairs.write.mode("overwrite").parquet(f"{out}/pairs")
+    LAST_STAGES["postings, prefix filter, hits, estimates, exact verification, pairs/ written"] = round(
+        time.perf_counter() - t_postings, 2)
     written = spark.read.parquet(f"{out}/pairs")
     unverified = written.where(F.col("exact").isNull() & (F.col("high") >= threshold)).count()
     if unverified:  # their texts are missing: never let an estimate stand in for the exact value
@@ -411,6 +414,7 @@ class Timing:
 
 
 LAST_TIMING = Timing()
+LAST_STAGES: dict[str, float] = {}  # wall seconds of the Spark job's steps (the finish's: spark_finish.STAGES)
 
 
 def run_audit_spark(
@@ -466,6 +470,10 @@ def run_audit_spark(
         t3 = time.perf_counter()
         result = finish_result(spark, src_url, out_url, src.params, threshold, scope=scope, only=only)
         t4 = time.perf_counter()
+        if tmp is not None:  # the containing pairs are read from it later: removed with them
+            shutil.rmtree(work / "export", ignore_errors=True)
+            cast(Any, result.containing).adopt(tmp)
+            tmp = None
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -57,6 +57,8 @@ _MAX_ROUNDS = 64
 #: mutual pairs up to which families are labelled in one scipy call on the driver (1.6 MB of
 #: edges at most, whatever the number of pairs); more go through ``components`` on the cluster
 LOCAL_EDGES = 100_000
+#: wall seconds of each step of the last finish (for the benchmark's cost model)
+STAGES: dict[str, float] = {}
 
 
 # -- connected components, Spark-native ---------------------------------------------------------
@@ -214,6 +216,14 @@ class ParquetPairs:
         self.directory, self.count = Path(directory), count
         self._loaded: Pairs | None = None
 
+    def adopt(self, scratch: str | Path) -> None:
+        """Remove ``scratch`` (a temporary work directory holding ``directory``) once these pairs
+        are no longer referenced, not before: a caller reads them after the audit returned."""
+        import shutil
+        import weakref
+
+        weakref.finalize(self, shutil.rmtree, str(scratch), True)
+
     def __len__(self) -> int:
         return self.count
 
@@ -253,10 +263,20 @@ def finish_on_spark(
     ``representatives``: the ids (column ``id``) that take part; ``groups`` and ``universe``:
     the duplicate groups and the covered documents, as the driver knows them.
     """
+    import time
+
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
     shape = {"k": params.k, "modulus": params.modulus, "seed": params.seed}
+    STAGES.clear()
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        STAGES[name] = round(now - clock[0], 2)
+        clock[0] = now
+
     docs = spark.read.parquet(f"{source}/documents")
     texts = spark.read.parquet(f"{source}/texts")
     reps = representatives.select("id").join(docs, "id")
@@ -268,6 +288,7 @@ def finish_on_spark(
     long = pairs.join(indexed.where(F.col("n_shingles") > SHORT_SHINGLES)
                       .select(F.col("doc_id").alias("contained")), "contained", "left_semi")
     n_long = long.count()
+    lap("read pairs")
 
     # 1. short documents, exhaustively
     short_ids = indexed.where((F.col("n_shingles") > 0) & (F.col("n_shingles") <= SHORT_SHINGLES))
@@ -307,6 +328,7 @@ def finish_on_spark(
                                                "shared long, shingles long")
     exhaustive = exhaustive.persist()
     n_short = exhaustive.count()
+    lap("short documents, exhaustively")
 
     # 2. verdicts from the integer counts
     verified = (long.where("verify").select(*_FIELDS).unionByName(exhaustive.select(*_FIELDS))
@@ -336,6 +358,7 @@ def finish_on_spark(
         .parquet(f"{out}/containing")
     containing = spark.read.parquet(f"{out}/containing").persist()
     n_containing = containing.count()
+    lap("verdicts, histogram, misses, containing/ written")
 
     # 3. families: connected components of the mutual pairs
     mutual = containing.where("mutual")
@@ -351,6 +374,7 @@ def finish_on_spark(
                 for r in fam_rows]
     fam_index = spark.createDataFrame([(int(r["label"]), i) for i, r in enumerate(fam_rows)],
                                       "label long, family int")
+    lap("families (connected components)")
     fam_of = labels.join(F.broadcast(fam_index), "label").select(F.col("node").alias("doc"), "family",
                                                                  F.col("label").alias("fam_min")).persist()
 
@@ -387,6 +411,7 @@ def finish_on_spark(
            .groupBy("contained").agg(F.array_sort(F.collect_list(F.struct(
                "rank", "contained", "container", "hits", "sampled", "shared", "shingles"))).alias("top")))
     grouped = top.join(per, "contained").join(counted, "contained", "left").orderBy("contained").collect()
+    lap("grouped by contained document, unrelated containers")
     fam_members = {m: i for i, f in enumerate(families) for m in f.members}
     contained: list[Contained] = []
     for r in grouped:
@@ -407,6 +432,7 @@ def finish_on_spark(
             for p in c.best:
                 p.spans = located.get((c.doc, p.container), [])
 
+    lap("spans of the best containers")
     result = AuditResult(
         params=params, threshold=threshold, containing=ParquetPairs(_local(out) / "containing", n_containing),  # type: ignore[arg-type]
         contained=contained, families=families, below=below, nearest_misses=misses, histogram=histogram,

@@ -23,12 +23,12 @@ if _why:
 import pyarrow.parquet as pq  # noqa: E402
 
 from auditor.corpus.ingest import ingest  # noqa: E402
-from auditor.engine.audit import BEST_CONTAINERS, AuditResult, run_audit  # noqa: E402
+from auditor.engine.audit import AuditResult, run_audit  # noqa: E402
 from auditor.engine.export import export_parquet, read_params  # noqa: E402
 from auditor.engine.spark_engine import run_audit_spark, session  # noqa: E402
-from auditor.engine.spark_finish import OTHERS_KEPT  # noqa: E402
 from auditor.store.db import Store  # noqa: E402
 from tests.support import synth  # noqa: E402
+from tests.support.same_audit import assert_same  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a JVM and Python workers: about 50 s for the module
 
@@ -78,36 +78,6 @@ def sqlite_result(store) -> AuditResult:
     return run_audit(store, 0.8)
 
 
-def _pairs(r: AuditResult) -> list[tuple]:
-    c = r.containing
-    return list(zip(c.contained.tolist(), c.container.tolist(), c.hits.tolist(), c.sampled.tolist(),
-                    c.shared.tolist(), c.shingles.tolist(), strict=True))
-
-
-def _grouped(r: AuditResult) -> list[tuple]:
-    """Each contained document: how many contain it and the first containers a report names
-    (a Spark finish keeps those, not every one), with values, family, flag and best spans."""
-    kept = BEST_CONTAINERS + OTHERS_KEPT
-    return [(c.doc, c.n_containers, c.groups, c.containers[:kept].tolist(), c.values[:kept].tolist(), c.family,
-             c.boilerplate,
-             [(p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans]) for p in c.best])
-            for c in r.contained]
-
-
-def assert_same(a: AuditResult, b: AuditResult) -> None:
-    assert _pairs(a) == _pairs(b)
-    assert _grouped(a) == _grouped(b)
-    assert a.below == b.below
-    assert [(p.contained, p.container, p.estimate, p.exact) for p in a.nearest_misses] == \
-        [(p.contained, p.container, p.estimate, p.exact) for p in b.nearest_misses]
-    assert [(f.members, f.pairs, f.low, f.high) for f in a.families] == \
-        [(f.members, f.pairs, f.low, f.high) for f in b.families]
-    assert a.not_auditable == b.not_auditable
-    assert a.duplicate_groups == b.duplicate_groups
-    assert (a.documents, a.candidates, a.threshold, a.params) == (b.documents, b.candidates, b.threshold, b.params)
-    assert a.histogram == b.histogram and a.universe == b.universe
-
-
 def test_the_corpus_exercises_every_path(sqlite_result):
     r = sqlite_result
     assert len(r.containing) >= 6 and r.below and r.nearest_misses and r.families and r.not_auditable
@@ -125,11 +95,14 @@ def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
     assert found == sorted(zip(c.contained.tolist(), c.container.tolist(), strict=True))  # every pair
 
 
-def test_batch_scope_and_another_threshold(spark, store, tmp_path):
+def test_batch_scope_and_another_threshold(spark, store, tmp_path, monkeypatch):
     ids = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE path LIKE '%f-many-1%'"
                                              " OR path LIKE '%contract-2%' ORDER BY id")]
     only = set(ids)
     assert_same(run_audit(store, 0.8, only=only), run_audit_spark(store, 0.8, spark=spark, only=only))
+    import auditor.engine.spark_finish as finish
+
+    monkeypatch.setattr(finish, "LOCAL_EDGES", 0)  # families by large-star / small-star on the cluster
     assert_same(run_audit(store, 0.45), run_audit_spark(store, 0.45, spark=spark))
 
 
