@@ -64,10 +64,12 @@ def cluster(tmp_path_factory):
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
            "SPARK_WORKER_DIR": str(d / "work"), "SPARK_LOG_DIR": str(d)}
     started: list[subprocess.Popen] = []
+    logs: list = []
 
     def start(name: str, *args: str) -> tuple[subprocess.Popen, Path]:
         log = d / f"{name}.log"
-        p = subprocess.Popen([str(_spark_class()), *args], stdout=log.open("w"), stderr=subprocess.STDOUT, env=env)
+        logs.append(log.open("w"))
+        p = subprocess.Popen([str(_spark_class()), *args], stdout=logs[-1], stderr=subprocess.STDOUT, env=env)
         started.append(p)
         return p, log
 
@@ -89,6 +91,9 @@ def cluster(tmp_path_factory):
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait()
+        for f in logs:
+            f.close()
 
 
 @pytest.fixture(scope="module")
