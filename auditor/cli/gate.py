@@ -68,12 +68,16 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @click.option("--retry-failed", is_flag=True,
               help="Try again inputs that failed before with the same bytes (they are tried again anyway "
                    "when the tool version or the limits changed since).")
+@click.option("--render", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Render each new document (Chromium, LibreOffice, pdfium) and check the extraction against "
+                   "what the renderer shows: auto renders the formats whose renderer is installed, always fails "
+                   "closed where none is.")
 @click.option("--json", "as_json", is_flag=True, help="Print gate.json to stdout (and no annotations).")
 def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: str | None, source: str | None, dry_run: bool, fail_on: str,
          baseline: Path | None, update_baseline: bool, reason: str | None, junit: Path | None, sarif: Path | None,
          summary: Path | None, out: Path | None, threshold: float, control_seed: int, controls_dir: Path | None,
          workers: int, pdf_timeout: float, timeout: float, memory_mb: int, budget: float | None,
-         retry_failed: bool, as_json: bool) -> None:
+         retry_failed: bool, render: str, as_json: bool) -> None:
     """Gate a new batch: exit 1 if a new document is contained in, contains or duplicates a
     corpus document (or another new one), 2 on error or failed controls, else 0.
 
@@ -88,7 +92,7 @@ def gate(db: Path, inputs: tuple[Path, ...], deleted_list: Path | None, batch: s
         fail_on=parse_fail_on(fail_on), baseline=baseline, update_baseline=update_baseline, reason=reason,
         threshold=threshold, control_seed=control_seed, controls_dir=controls_dir, out=out,
         junit=junit, sarif=sarif, summary=summary, step_summary=Path(step_summary) if step_summary else None,
-        workers=workers, retry_failed=retry_failed, command=" ".join(["auditor", *sys.argv[1:]]),
+        workers=workers, retry_failed=retry_failed, render=render, command=" ".join(["auditor", *sys.argv[1:]]),
         limits=Limits(pdf_timeout=pdf_timeout, timeout=timeout, memory=memory_mb * 2**20, budget=budget),
     )
     try:

@@ -52,6 +52,7 @@ from auditor.gating.formats.junit import junit_xml
 from auditor.gating.formats.sarif import sarif
 from auditor.gating.formats.summary import append_step_summary, summary_markdown
 from auditor.gating.readings import reading_findings
+from auditor.gating.render import render_batch
 from auditor.report.outdir import claim, report_files
 from auditor.report.pipeline import AuditOutcome, Batch, attach_gate, batch_job, record_run
 from auditor.store import custody
@@ -103,6 +104,7 @@ class GateOptions:
     step_summary: Path | None = None  # $GITHUB_STEP_SUMMARY, appended to
     workers: int = 0
     retry_failed: bool = False  # inputs that failed before with the same bytes are tried again
+    render: str = "auto"  # auto | always | never: the rendered reading of each new document (gating.render)
     limits: Limits | None = None
     command: str = ""
     cwd: Path | None = None
@@ -164,7 +166,7 @@ def run_gate(opts: GateOptions) -> GateResult:
         refused_because=(d.report or {}).get("refused_because", []) if d.status == "REFUSED" else [],
         stale=d.stale, notes=notes, baseline=opts.baseline, baseline_added=d.added,
         baseline_written=d.written, started=started, custody=d.head, admitted=d.admitted,
-        interrupted=d.interrupted,
+        interrupted=d.interrupted, renderers=d.renderers,
     )
     if d.outcome is not None:
         report = d.outcome.report
@@ -194,6 +196,7 @@ class _Decision:
     written: bool = False
     admitted: bool = False
     interrupted: str | None = None
+    renderers: dict[str, str] = field(default_factory=dict)
 
 
 def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _Decision) -> None:
@@ -213,6 +216,9 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
     d.withdrawn = [corpus_provenance(store, doc) for doc in sorted(view.withdrawn)]
     loc = Locator(store, cwd)
     findings = ingest_error_findings(view, cwd)
+    rendered = render_batch(store, view, opts.render, loc)  # stored as readings before the audit reads them
+    notes += rendered.notes
+    d.renderers = rendered.renderers
     if not view.sightings and not view.known:
         d.status = "ERROR"
         notes.insert(0, "no input file was found" if not result.outcomes
@@ -234,6 +240,7 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
             findings += reading_findings(store, view, opts.threshold, loc, findings)
             findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
             findings += duplicate_findings(store, view, loc)
+            findings += rendered.findings
             d.status = "PASSED"
     findings = sort_findings(findings)
     apply_levels(findings, opts.fail_on, baseline_index(d.entries))

@@ -304,6 +304,7 @@ class GateResult:
     custody: dict[str, Any] | None = None  # the store's custody head the gate was computed from
     admitted: bool = False  # the batch is now part of the corpus (committed with the verdict PASSED)
     interrupted: str | None = None  # the signal that stopped the gate (SIGINT, SIGTERM)
+    renderers: dict[str, str] = field(default_factory=dict)  # the renderers that drew new documents, by version
 
     @property
     def exit_code(self) -> int:
@@ -358,7 +359,7 @@ class GateResult:
         return {
             "format": GATE_FORMAT, "tool_version": __version__, "status": self.status,
             "exit_code": self.exit_code, "batch": self.batch, "dry_run": self.dry_run,
-            "admitted": self.admitted, "interrupted": self.interrupted,
+            "admitted": self.admitted, "interrupted": self.interrupted, "renderers": self.renderers,
             "threshold": self.threshold, "fail_on": sorted(self.fail_on),
             "counts": self.counts, "documents": self.documents,
             "findings": [f.as_dict() for f in self.findings],

@@ -1,0 +1,421 @@
+"""Rendered readings: a document as a real renderer lays it out, read back as text.
+
+The readers of :mod:`auditor.extract` model what a renderer does. A hostile submitter looks for
+what they do not model: declarative shadow DOM, table row groups drawn out of source order, CSS
+transforms, fonts that draw other letters. So the gate also asks the renderer itself:
+
+- HTML and SVG go to Chromium. It loads the bytes from a request it answers itself (every other
+  request fails: no network, no local file), with scripts off and screen media emulated (a print
+  style sheet cannot hide what a screen shows), and prints them to PDF.
+- Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
+  them to PDF.
+- A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer.
+
+Chromium's and LibreOffice's PDF is then read by :func:`visible_text`: pdfminer.six's layout
+analysis puts the text in the order the page shows it, and a character drawn in the colour of
+what lies beneath it (the page, or a filled box painted before it) is left out, as a reader does
+not see it. That PDF is the renderer's, not the submitter's: its drawing is the renderer's own
+simple model of the page (boxes, then glyphs), which is all this reading models. A renderer that
+is not installed yields no reading, and the gate's report says which documents were not rendered.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auditor.errors import ExtractionError
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+SOFFICE_NAMES = ("soffice", "libreoffice")
+OFFICE_FORMATS = ("docx", "doc", "odt", "fodt", "rtf", "wordml", "msg")
+HTML_FORMATS = ("html", "svg", "xhtml")
+MAX_PDF_BYTES = 64 << 20
+_PAGE = {"paperWidth": 8.5, "paperHeight": 11.0, "marginTop": 0.4, "marginBottom": 0.4,
+         "marginLeft": 0.4, "marginRight": 0.4}
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """What a renderer showed, as text, and which renderer and version drew it."""
+
+    renderer: str
+    version: str
+    text: str
+
+
+def renderer_for(fmt: str) -> str | None:
+    """The renderer that draws documents of ``fmt``, whether installed or not."""
+    if fmt in HTML_FORMATS:
+        return "chromium"
+    if fmt in OFFICE_FORMATS:
+        return "libreoffice"
+    if fmt == "pdf":
+        return "pdfium"
+    return None
+
+
+def missing(renderer: str) -> str | None:
+    """None when ``renderer`` can run here; else what to install, in words."""
+    if renderer == "chromium":
+        return None if _which(CHROMIUM_NAMES) else "Chromium is not installed (Debian: apt install chromium)"
+    if renderer == "libreoffice":
+        return None if _which(SOFFICE_NAMES) else ("LibreOffice is not installed (Debian: apt install "
+                                                   "libreoffice-writer-nogui)")
+    if renderer == "pdfium":
+        try:
+            import pypdfium2  # noqa: F401
+        except ImportError:
+            return "pypdfium2 is not installed (pip install pypdfium2)"
+        return None
+    return f"no renderer for {renderer}"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document to render: its format, bytes and file name."""
+
+    format: str
+    data: bytes
+    name: str
+
+
+def render(fmt: str, data: bytes, name: str, *, timeout: float = 60.0) -> Rendering:
+    """The rendering of one document; raises ``ExtractionError`` when it cannot be had."""
+    [r] = render_many([Document(fmt, data, name)], timeout=timeout)
+    if isinstance(r, ExtractionError):
+        raise r
+    return r
+
+
+def render_many(docs: list[Document], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
+    """The rendering of each document, or why there is none (``render_failed``,
+    ``render_timeout``, ``render_missing``), in order. One browser draws every HTML document and
+    one LibreOffice run every office document: starting either costs more than a page."""
+    out: list[Rendering | ExtractionError | None] = [None] * len(docs)
+    by: dict[str, list[int]] = {}
+    for i, d in enumerate(docs):
+        renderer = renderer_for(d.format)
+        why = f"no renderer draws {d.format} documents" if renderer is None else missing(renderer)
+        if why:
+            out[i] = ExtractionError("render_missing", why)
+        else:
+            by.setdefault(str(renderer), []).append(i)
+    for renderer, idx in sorted(by.items()):
+        if renderer == "pdfium":
+            for i in idx:
+                try:
+                    out[i] = Rendering("pdfium", _pdfium_version(), _pdfium_text(docs[i].data))
+                except ExtractionError as e:
+                    out[i] = e
+            continue
+        draw = _chromium_pdfs if renderer == "chromium" else _soffice_pdfs
+        pdfs, version = draw([docs[i] for i in idx], timeout)
+        for i, pdf in zip(idx, pdfs, strict=True):
+            if isinstance(pdf, ExtractionError):
+                out[i] = pdf
+            elif len(pdf) > MAX_PDF_BYTES:
+                out[i] = ExtractionError("render_failed", f"the rendering is {len(pdf)} bytes, over {MAX_PDF_BYTES}")
+            else:
+                try:
+                    out[i] = Rendering(renderer, version, visible_text(pdf))
+                except Exception as e:  # a renderer's PDF pdfminer cannot read: no reading, said so
+                    out[i] = ExtractionError("render_failed", f"the {renderer} rendering cannot be read: {e}")
+    assert all(r is not None for r in out)
+    return [r for r in out if r is not None]
+
+
+# -- the rendering's text --------------------------------------------------------------------
+
+_WHITE = (1.0, 1.0, 1.0)
+MIN_CONTRAST = 0.08  # largest RGB channel difference below which a glyph is the colour beneath it
+MIN_SIZE = 1.0  # points: a glyph smaller than this is not read
+
+
+def _rgb(colour: Any) -> tuple[float, float, float] | None:
+    """A PDF fill colour as RGB (gray, RGB or CMYK); None for a pattern or what is not a colour."""
+    if isinstance(colour, (int, float)):
+        colour = (colour,)
+    if not isinstance(colour, (tuple, list)) or not all(isinstance(c, (int, float)) for c in colour):
+        return None
+    c = [float(x) for x in colour]
+    if len(c) == 1:
+        return (c[0], c[0], c[0])
+    if len(c) == 3:
+        return (c[0], c[1], c[2])
+    if len(c) == 4:
+        k = c[3]
+        return (1 - min(1.0, c[0] + k), 1 - min(1.0, c[1] + k), 1 - min(1.0, c[2] + k))
+    return None
+
+
+def _shown(glyph: tuple[float, float, float] | None, beneath: tuple[float, float, float]) -> bool:
+    return glyph is None or max(abs(a - b) for a, b in zip(glyph, beneath, strict=True)) >= MIN_CONTRAST
+
+
+def visible_text(pdf: bytes) -> str:
+    """The text a reader sees on the pages of a renderer's PDF, in the order they show it."""
+    import io
+
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LAParams, LTAnno, LTChar, LTCurve, LTTextBox, LTTextLine
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+
+    def key(c: Any) -> tuple[float, float, str]:
+        return (round(c.x0, 1), round(c.y0, 1), c.get_text())
+
+    rm = PDFResourceManager()
+    raw, laid = PDFPageAggregator(rm, laparams=None), PDFPageAggregator(rm, laparams=LAParams())
+    pages = []
+    for page in PDFPage.get_pages(io.BytesIO(pdf)):
+        PDFPageInterpreter(rm, raw).process_page(page)
+        fills: list[tuple[tuple[float, float, float, float], tuple[float, float, float]]] = []
+        shown: set[tuple[float, float, str]] = set()
+        for obj in raw.get_result():  # in the order they are painted
+            if isinstance(obj, LTCurve) and obj.fill:
+                colour = _rgb(obj.non_stroking_color)
+                if colour is not None:
+                    fills.append((obj.bbox, colour))
+            elif isinstance(obj, LTChar) and obj.size >= MIN_SIZE:
+                cx, cy = (obj.x0 + obj.x1) / 2, (obj.y0 + obj.y1) / 2
+                beneath = next((c for (x0, y0, x1, y1), c in reversed(fills)
+                                if x0 <= cx <= x1 and y0 <= cy <= y1), _WHITE)
+                if _shown(_rgb(obj.graphicstate.ncolor), beneath):
+                    shown.add(key(obj))
+        PDFPageInterpreter(rm, laid).process_page(page)
+        boxes = []
+        for box in laid.get_result():
+            if not isinstance(box, LTTextBox):
+                continue
+            lines = []
+            for line in box:
+                if isinstance(line, LTTextLine):
+                    lines.append("".join(c.get_text() for c in line
+                                         if isinstance(c, LTAnno) or (isinstance(c, LTChar) and key(c) in shown)))
+            boxes.append("".join(lines))
+        pages.append("\n".join(boxes))
+    return "\f".join(pages)
+
+
+def _which(names: tuple[str, ...]) -> str | None:
+    return next((p for p in (shutil.which(n) for n in names) if p), None)
+
+
+# -- Chromium, over its DevTools pipe ---------------------------------------------------------
+
+_CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-extensions", "--disable-default-apps", "--no-first-run", "--mute-audio",
+    "--disable-features=Translate,MediaRouter", "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe",
+)
+DOCUMENT_URL = "https://render.invalid/document"
+
+
+class _Pipe:
+    """Chromium's ``--remote-debugging-pipe``: JSON messages, each ended by a NUL byte, written to
+    its fd 3 and read from its fd 4."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], to_browser: int, from_browser: int, deadline: float) -> None:
+        self.proc, self.out, self.inp, self.deadline = proc, to_browser, from_browser, deadline
+        self.buf, self.next_id, self.events = b"", 0, []  # type: ignore[var-annotated]
+
+    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> int:
+        self.next_id += 1
+        msg: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.out, json.dumps(msg).encode() + b"\0")
+        return self.next_id
+
+    def read(self) -> dict[str, Any]:
+        while b"\0" not in self.buf:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise ExtractionError("render_timeout", "the renderer did not finish in time")
+            ready, _, _ = select.select([self.inp], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self.inp, 1 << 20)
+            if not chunk:
+                raise ExtractionError("render_failed", "the renderer stopped")
+            self.buf += chunk
+        raw, self.buf = self.buf.split(b"\0", 1)
+        return dict(json.loads(raw))
+
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
+             on_event: Any = None) -> dict[str, Any]:
+        wanted = self.send(method, params, session)
+        while True:
+            msg = self.read()
+            if msg.get("id") == wanted:
+                if "error" in msg:
+                    raise ExtractionError("render_failed", f"{method}: {msg['error'].get('message')}")
+                return dict(msg.get("result") or {})
+            if on_event is not None and "method" in msg:
+                on_event(msg)
+            elif "method" in msg:
+                self.events.append(msg)
+
+    def wait(self, event: str, on_event: Any) -> None:
+        pending, self.events = self.events, []
+        for msg in pending:
+            if msg.get("method") == event:
+                return
+            on_event(msg)
+        while True:
+            msg = self.read()
+            if msg.get("method") == event:
+                return
+            on_event(msg)
+
+
+def _chromium_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+    """Each document printed to PDF by one Chromium, ``timeout`` seconds each."""
+    exe = _which(CHROMIUM_NAMES)
+    assert exe is not None
+    out: list[bytes | ExtractionError] = []
+    version = "Chromium"
+    with tempfile.TemporaryDirectory(prefix="auditor-render-") as profile:
+        a_read, a_write = os.pipe()  # to the browser
+        b_read, b_write = os.pipe()  # from the browser
+
+        def fds() -> None:
+            """In the child: the pipes at fds 3 and 4 (moved above 10 first: one may be 3 or 4)."""
+            import fcntl
+
+            r, w = fcntl.fcntl(a_read, fcntl.F_DUPFD, 10), fcntl.fcntl(b_write, fcntl.F_DUPFD, 10)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        proc = subprocess.Popen([exe, *_CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=fds, close_fds=False, start_new_session=True)
+        os.close(a_read)
+        os.close(b_write)
+        pipe = _Pipe(proc, a_write, b_read, time.monotonic() + timeout)
+        try:
+            version = str(pipe.call("Browser.getVersion").get("product", "Chromium"))
+            for d in docs:
+                if out and isinstance(out[-1], ExtractionError) and out[-1].code == "render_timeout":
+                    out.append(ExtractionError("render_failed", "not rendered: the renderer stopped on an earlier document"))
+                    continue
+                pipe.deadline = time.monotonic() + timeout
+                try:
+                    out.append(_print(pipe, d.data, "image/svg+xml" if d.format == "svg" else "text/html"))
+                except ExtractionError as e:
+                    out.append(e)
+            with contextlib.suppress(ExtractionError, OSError):
+                pipe.send("Browser.close")
+        except ExtractionError as e:  # the browser itself failed: every document left says so
+            out += [e] * (len(docs) - len(out))
+        finally:
+            for fd in (a_write, b_read):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, 9)
+            proc.wait()
+    return out, version
+
+
+def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
+    """One document in a new tab: served from memory, scripts off, screen media, printed."""
+    target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def answer(msg: dict[str, Any]) -> None:
+        """Serve the document; fail every other request (no network, no local file)."""
+        if msg.get("method") != "Fetch.requestPaused" or msg.get("sessionId") != session:
+            return
+        p = msg["params"]
+        if p["request"]["url"] == DOCUMENT_URL:
+            pipe.send("Fetch.fulfillRequest", {
+                "requestId": p["requestId"], "responseCode": 200,
+                "responseHeaders": [{"name": "Content-Type", "value": mime},
+                                    {"name": "Content-Security-Policy", "value": "script-src 'none'"}],
+                "body": base64.b64encode(data).decode()}, session)
+        else:
+            pipe.send("Fetch.failRequest", {"requestId": p["requestId"], "errorReason": "BlockedByClient"}, session)
+
+    try:
+        pipe.call("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session)
+        pipe.call("Page.enable", {}, session)
+        pipe.call("Emulation.setScriptExecutionDisabled", {"value": True}, session)
+        pipe.call("Emulation.setEmulatedMedia", {"media": "screen"}, session)
+        pipe.call("Page.navigate", {"url": DOCUMENT_URL}, session, on_event=answer)
+        pipe.wait("Page.loadEventFired", answer)
+        pdf = pipe.call("Page.printToPDF", {**_PAGE, "printBackground": True, "displayHeaderFooter": False},
+                        session, on_event=answer)["data"]
+        return base64.b64decode(pdf)
+    finally:
+        with contextlib.suppress(ExtractionError, OSError):
+            pipe.call("Target.closeTarget", {"targetId": target}, on_event=answer)
+
+
+# -- LibreOffice ------------------------------------------------------------------------------
+
+def _soffice_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+    """Each document converted to PDF by one LibreOffice run (``timeout`` seconds each)."""
+    exe = _which(SOFFICE_NAMES)
+    assert exe is not None
+    with tempfile.TemporaryDirectory(prefix="auditor-render-") as tmp:
+        srcs = []
+        for i, d in enumerate(docs):
+            src = Path(tmp) / "in" / f"document-{i:04d}{Path(d.name).suffix.lower() or '.docx'}"
+            src.parent.mkdir(exist_ok=True)
+            src.write_bytes(d.data)
+            srcs.append(src)
+        cmd = [exe, "--headless", "--norestore", "--nolockcheck", f"-env:UserInstallation=file://{tmp}/profile",
+               "--convert-to", "pdf", "--outdir", str(Path(tmp) / "out"), *map(str, srcs)]
+        stderr = ""
+        try:
+            proc = subprocess.run(cmd, capture_output=True, timeout=timeout * len(docs), start_new_session=True)
+            stderr = proc.stderr.decode("utf-8", "replace")[-300:].strip()
+        except subprocess.TimeoutExpired:
+            stderr = f"LibreOffice did not convert them in {timeout * len(docs):g} s"
+        out: list[bytes | ExtractionError] = []
+        for src in srcs:
+            pdf = Path(tmp) / "out" / (src.stem + ".pdf")
+            out.append(pdf.read_bytes() if pdf.is_file() else
+                       ExtractionError("render_failed", f"LibreOffice could not convert it{': ' + stderr if stderr else ''}"))
+        try:
+            version = subprocess.run([exe, "--version"], capture_output=True, timeout=30).stdout.decode().strip()
+        except subprocess.TimeoutExpired:
+            version = ""
+        return out, version or "LibreOffice"
+
+
+# -- pdfium ------------------------------------------------------------------------------------
+
+def _pdfium_text(data: bytes) -> str:
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as e:
+        raise ExtractionError("render_failed", f"pdfium cannot open it: {e}") from e
+    pages = []
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            pages.append(page.get_textpage().get_text_bounded())
+    finally:
+        doc.close()
+    return "\f".join(pages)
+
+
+def _pdfium_version() -> str:
+    import pypdfium2
+
+    return f"pdfium {getattr(pypdfium2, 'PDFIUM_INFO', getattr(pypdfium2, 'V_PDFIUM', ''))}".strip()
