@@ -40,10 +40,10 @@ from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
-# /2: documents/ carries ``date`` and ``date_source``, and ``failures/`` the inputs that failed,
-# so a report written from the export alone (``auditor audit --engine spark --parquet``) says
-# what the store's report says. A /1 export lacks them and is refused (export the store again).
-FORMAT = "containment-auditor-parquet/2"
+# Format 1 (unreleased until 0.1.0, so it carries everything a reader needs from the start):
+# documents/ with ``unreadable``, ``date`` and ``date_source``, and failures/, so a report
+# written from the export alone (``auditor audit --engine spark --parquet``) is the store's.
+FORMAT = "containment-auditor-parquet/1"
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
