@@ -197,3 +197,55 @@ def test_parquet_needs_the_spark_engine_and_no_store(store, tmp_path):
     r = subprocess.run([sys.executable, "-m", "auditor", "audit", "--parquet", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--engine spark" in r.stderr
+
+
+_TABLES = (
+    "SELECT id, sha256, path, format, extractor, n_words, n_chars, duplicate_of, norm_sha256, unreadable, parent_id,"
+    " meta, warnings, page_offsets, date, date_source FROM documents ORDER BY id",
+    "SELECT doc_id, path, resolved, part, within_id, size, mtime, source, meta FROM sightings ORDER BY id",
+    "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY id",
+    "SELECT doc_id, n_shingles, n_sampled, sampled FROM index_docs ORDER BY doc_id",
+)
+
+
+def test_ingest_on_spark_gives_the_store_and_its_audit(spark, store, sqlite_result, tmp_path):
+    """Files extracted on the executors, a part per task, merged: the store's documents, ids,
+    sightings, duplicate groups, sampled sets and texts, and so the store's audit."""
+    from auditor.engine.export_store import ExportStore
+    from auditor.engine.spark_ingest import spark_ingest
+
+    docs = store.path.parent / "docs"
+    r = spark_ingest(spark, [docs], tmp_path / "ingested", files_per_part=6)  # 22 files: 4 parts
+    assert (r.files, r.parts, r.parts_done_before) == (22, 4, 0)
+    src = ExportStore(tmp_path / "ingested")
+    for sql in _TABLES:
+        assert src.rows(sql) == store.rows(sql), sql
+    assert [src.text(i) for i in (1, 7, 20)] == [store.text(i) for i in (1, 7, 20)]
+    assert_same(sqlite_result, run_audit_spark(src, 0.8, spark=spark))
+
+
+def test_ingest_on_spark_records_failures_and_resumes(tmp_path):
+    """As a user runs it: a file that cannot be read is recorded with its reason, and a re-run
+    of the same command skips the parts already written."""
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(synth.contract(801, 2_000))
+    (docs / "b.txt").write_text(synth.filing(802, 4_000)[0])
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 4)
+    cmd = [sys.executable, "-m", "auditor", "ingest", "--engine", "spark", "--master", "local[2]", str(docs),
+           "--parquet", str(tmp_path / "out"), "--json"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) | {"directory": None} == {
+        "directory": None, "files": 3, "parts": 1, "parts_done_before": 0, "documents": 2, "failures": 1,
+        "missing": []}
+    failed = pq.read_table(tmp_path / "out" / "failures").to_pylist()
+    assert [(f["path"].endswith("broken.pdf"), f["status"]) for f in failed] == [(True, "failed")]
+    assert failed[0]["code"] and failed[0]["message"]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["parts_done_before"] == 1
+    assert pq.read_table(tmp_path / "out" / "failures").to_pylist() == failed
