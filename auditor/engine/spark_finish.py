@@ -57,6 +57,9 @@ _MAX_ROUNDS = 64
 #: mutual pairs up to which families are labelled in one scipy call on the driver (1.6 MB of
 #: edges at most, whatever the number of pairs); more go through ``components`` on the cluster
 LOCAL_EDGES = 100_000
+#: distinct shingles of the short documents up to which every worker is sent them all (8 bytes
+#: each: 32 MB), to keep only its documents' holdings; more are joined instead
+BROADCAST_VOCAB = 4_000_000
 #: wall seconds of each step of the last finish (for the benchmark's cost model)
 STAGES: dict[str, float] = {}
 
@@ -144,6 +147,29 @@ def _all_shingles(params: dict[str, int], batches: Iterator[pa.RecordBatch]) -> 
             "doc_id": pa.array(np.concatenate(ids) if ids else np.empty(0, np.int64), pa.int64()),
             "hash": pa.array(np.concatenate(hashes) if hashes else np.empty(0, np.int64), pa.int64()),
             "sampled": pa.array(np.concatenate(flags) if flags else np.empty(0, bool), pa.bool_())})
+
+
+def _held_shingles(params: dict[str, int], known: Any, batches: Iterator[pa.RecordBatch]
+                   ) -> Iterator[pa.RecordBatch]:
+    """``(doc_id, text)`` -> ``(doc_id, hash)`` for each distinct shingle of the text that is one of
+    ``known`` (a broadcast sorted array: the short documents' shingles)."""
+    import pyarrow as pa
+
+    from auditor.text.shingle import HashSet, WordHasher, distinct, text_shingles
+
+    shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
+    hasher = WordHasher(shape.seed)
+    vocab = HashSet(known.value)
+    for batch in batches:
+        ids, hashes = [], []
+        for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
+            unique = distinct(text_shingles(text, shape, hasher)[1])
+            held = unique[vocab.contains(unique)] if len(vocab) else unique[:0]
+            ids.append(np.full(len(held), doc_id, np.int64))
+            hashes.append(held.view(np.int64))
+        yield pa.RecordBatch.from_pydict({
+            "doc_id": pa.array(np.concatenate(ids) if ids else np.empty(0, np.int64), pa.int64()),
+            "hash": pa.array(np.concatenate(hashes) if hashes else np.empty(0, np.int64), pa.int64())})
 
 
 def _groups_of(nodes: pa.Table, edges: pa.Table) -> pa.Table:
@@ -293,14 +319,25 @@ def finish_on_spark(
     # 1. short documents, exhaustively
     short_ids = indexed.where((F.col("n_shingles") > 0) & (F.col("n_shingles") <= SHORT_SHINGLES))
     n_short_docs = short_ids.count()
+    known = None  # the broadcast of the short documents' shingles, released at the end
+    cached: list[DataFrame] = []  # the short documents' frames, released at the end
     if n_short_docs:
         every = texts.join(indexed.select("doc_id"), "doc_id", "left_semi")
         short_sets = (texts.join(short_ids.select("doc_id"), "doc_id", "left_semi")
                       .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
                       .withColumnRenamed("doc_id", "a").persist())
-        vocab = short_sets.select("hash").distinct()
-        holdings = (every.mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
-                    .select("doc_id", "hash").join(vocab, "hash", "left_semi").persist())
+        vocab = short_sets.select("hash").distinct().persist()
+        if vocab.count() <= BROADCAST_VOCAB:  # each worker keeps only what it holds of them
+            values = np.asarray(vocab.toArrow().column("hash").to_numpy(), np.int64).view(np.uint64)
+            known = spark.sparkContext.broadcast(np.sort(values))
+            holdings = every.mapInArrow(functools.partial(_held_shingles, shape, known),
+                                        "doc_id long, hash long").persist()
+            del values
+        else:  # too many to send to every worker: a join
+            holdings = (every.mapInArrow(functools.partial(_all_shingles, shape),
+                                         "doc_id long, hash long, sampled boolean")
+                        .select("doc_id", "hash").join(vocab, "hash", "left_semi").persist())
+        cached += [short_sets, vocab, holdings]
         df = holdings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"))
         least = spark.createDataFrame([(n, n - exact_min_hits(n, threshold) + 1) for n in range(1, SHORT_SHINGLES + 1)],
                                       "n long, prefix long")
@@ -438,8 +475,10 @@ def finish_on_spark(
         contained=contained, families=families, below=below, nearest_misses=misses, histogram=histogram,
         not_auditable=[], duplicate_groups=groups, documents=documents, candidates=n_long + n_short,
         universe=universe, boilerplate_min=cutoff)
-    for d in (indexed, exhaustive, verified, containing, fam_of, outside, held_by):
+    for d in (indexed, exhaustive, verified, containing, fam_of, outside, held_by, *cached):
         d.unpersist()
+    if known is not None:
+        known.unpersist()
     return result
 
 
