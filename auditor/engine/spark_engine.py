@@ -77,6 +77,9 @@ def session(master: str | None = "local[*]", *, config: dict[str, str] | None = 
     except ImportError as e:  # pragma: no cover - depends on the installation
         raise UsageError("the Spark engine needs PySpark: pip install 'containment-auditor[spark]'") from e
     local = bool(master) and str(master).startswith("local")
+    python = (config or {}).get("spark.pyspark.python")
+    if python:  # PySpark takes the workers' Python from the environment; the setting, asked for, wins
+        os.environ["PYSPARK_PYTHON"] = python
     conf = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC",
             "spark.app.name": "containment-auditor"}
     if local:

@@ -24,7 +24,6 @@ _why = spark_missing()
 if _why:
     pytest.skip(f"Spark engine tests skipped: {_why}", allow_module_level=True)
 
-import auditor  # noqa: E402
 from auditor.corpus.ingest import ingest  # noqa: E402
 from auditor.engine.audit import run_audit  # noqa: E402
 from auditor.engine.spark_engine import run_audit_spark, session  # noqa: E402
@@ -119,11 +118,7 @@ def test_a_standalone_cluster_gives_the_sqlite_audit(cluster, store, tmp_path):
     spark = session(cluster, config={"spark.ui.enabled": "false", "spark.executor.memory": "768m",
                                      "spark.executor.cores": "1", "spark.cores.max": "2",
                                      "spark.sql.shuffle.partitions": "4", "spark.pyspark.python": sys.executable,
-                                     "spark.driver.host": "127.0.0.1", "spark.driver.memory": "1g",
-                                     # the executors import this checkout's auditor, as an installed
-                                     # package on every node would be imported
-                                     "spark.executorEnv.PYTHONPATH": str(Path(auditor.__file__).parent.parent),
-                                     "spark.executorEnv.PYSPARK_PYTHON": sys.executable})
+                                     "spark.driver.host": "127.0.0.1", "spark.driver.memory": "1g"})
     try:
         ref = run_audit(store, 0.8)
         got = run_audit_spark(store, 0.8, spark=spark, master=cluster, workdir=tmp_path / "work")
