@@ -60,6 +60,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from auditor.store.packing import sql_text  # noqa: E402
 from auditor.text.normalize import words_bytes  # noqa: E402
 from auditor.text.shingle import Params, WordHasher, combine, distinct  # noqa: E402
 from benchmarks.run import (  # noqa: E402
@@ -792,13 +793,14 @@ class ExactIndex:
     @classmethod
     def build(cls, db: Path) -> ExactIndex:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        con.create_function("auditor_text", 1, sql_text, deterministic=True)  # texts are stored compressed
         try:
             meta = con.execute("SELECT value FROM meta WHERE key = 'index_params'").fetchone()
             params = Params(**json.loads(meta[0])) if meta else Params()
             hasher = WordHasher(params.seed)
             ids, lens, parts, paths, sampled = [], [], [], [], []
             for doc_id, text, path, ns in con.execute(
-                "SELECT d.id, t.text, d.path, coalesce(i.n_sampled, 0) FROM documents d"
+                "SELECT d.id, auditor_text(t.text), d.path, coalesce(i.n_sampled, 0) FROM documents d"
                 " JOIN texts t ON t.doc_id = d.id LEFT JOIN index_docs i ON i.doc_id = d.id"
                 f" WHERE {audited_where(con)} ORDER BY d.id"
             ):

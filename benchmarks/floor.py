@@ -48,6 +48,7 @@ import xxhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from auditor.store.packing import sql_text
 from auditor.text.shingle import DEFAULT_PARAMS
 
 _TABLE = bytes(b if (b >= 0x80 or chr(b).isalnum()) else 0x20 for b in range(256))
@@ -179,9 +180,10 @@ def sampled_rows(rows: Iterable[tuple[int, str]], seed: int, k: int, modulus: in
 
 def _texts(db: str, part: int = 0, parts: int = 1) -> Iterator[tuple[int, str]]:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.create_function("auditor_text", 1, sql_text, deterministic=True)  # texts are stored compressed
     try:
         yield from con.execute(
-            "SELECT t.doc_id, t.text FROM texts t JOIN documents d ON d.id = t.doc_id"
+            "SELECT t.doc_id, auditor_text(t.text) FROM texts t JOIN documents d ON d.id = t.doc_id"
             " WHERE d.n_words > 0 AND t.doc_id % ? = ? ORDER BY t.doc_id", (parts, part))
     finally:
         con.close()

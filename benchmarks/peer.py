@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from auditor.store.packing import sql_text
 from auditor.text.shingle import Params, WordHasher, shingle_text
 
 NUM_PERM = 128
@@ -58,6 +59,7 @@ def run(db: str | Path, truth_path: str | Path, corpus: str, num_perm: int = NUM
         return {"skipped": "datasketch is not installed (pip install -e '.[bench]')"}
     truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.create_function("auditor_text", 1, sql_text, deterministic=True)  # texts are stored compressed
     params = Params(**json.loads(con.execute("SELECT value FROM meta WHERE key = 'index_params'").fetchone()[0]))
     docs = con.execute(
         "SELECT d.id, d.path, coalesce(d.duplicate_of, d.id) FROM documents d WHERE d.n_words > 0 ORDER BY d.id"
@@ -70,7 +72,7 @@ def run(db: str | Path, truth_path: str | Path, corpus: str, num_perm: int = NUM
     hasher = WordHasher(params.seed)
     shingles = {}
     for doc_id, text in con.execute(
-        "SELECT t.doc_id, t.text FROM texts t JOIN documents d ON d.id = t.doc_id WHERE d.n_words > 0 ORDER BY t.doc_id"
+        "SELECT t.doc_id, auditor_text(t.text) FROM texts t JOIN documents d ON d.id = t.doc_id WHERE d.n_words > 0 ORDER BY t.doc_id"
     ):
         a = shingle_text(text, params, hasher, keep_all=True).all
         if a is not None and len(a):

@@ -384,11 +384,14 @@ class CorpusMap:
             return None
         import sqlite3
 
+        from auditor.store.packing import sql_text
         from auditor.text.normalize import words
 
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
         try:
-            ta, tb = (con.execute("SELECT text FROM texts WHERE doc_id = ?", (i,)).fetchone()[0] for i in (a, b))
+            con.create_function("auditor_text", 1, sql_text, deterministic=True)  # texts are stored compressed
+            ta, tb = (con.execute("SELECT auditor_text(text) FROM texts WHERE doc_id = ?", (i,)).fetchone()[0]
+                      for i in (a, b))
         finally:
             con.close()
         wa, wb = words(ta), words(tb)

@@ -138,7 +138,7 @@ class Assembly:
         kept = self.kept
         for a in range(0, len(kept), 200):
             chunk = kept[a : a + 200]
-            texts = dict(self.store.select_in("SELECT doc_id, text FROM texts WHERE doc_id IN ({})", chunk))
+            texts = dict(self.store.texts_of(chunk))
             for doc_id in chunk:
                 d = self.docs[doc_id]
                 yield {"id": d.id, "sha256": d.sha256, "path": d.path, "source": d.source,

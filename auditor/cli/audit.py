@@ -123,15 +123,19 @@ def out_console_report(r: dict, threshold: float) -> None:
         out.print("[bold red]REFUSED[/]: no finding is reported.")
         return
     s = r["summary"]
+    from auditor.report.render.model import _pairs_text
+
     out.print(f"{_n(s['contained_documents'], 'contained document')} at >= {threshold} "
-              f"({_n(s['containing_pairs'], 'containing pair')}), "
+              f"({_pairs_text(s)}), "
               f"{_n(s['boilerplate_documents'], 'boilerplate document')}, {_n(s['families'], 'family')} "
               f"({_n(s['family_members'], 'member')}); {_n(s['documents'], 'document')} audited, "
               f"{s['not_auditable']} not auditable, {_n(s['duplicate_groups'], 'exact-duplicate group')}, "
               f"{_n(s['failed_inputs'], 'input')} failed to ingest", highlight=False)
     findings = sorted(r["findings"], key=lambda f: (-f["containers"], f["doc_id"]))
     if not findings:
-        out.print(f"no document is contained in another at >= {threshold}", highlight=False)
+        out.print(f"no document is contained in another at >= {threshold}"
+                  + (f", apart from the members of {_n(s['families'], 'family')}, which contain one another"
+                     if s["families"] else ""), highlight=False)
     elif len(findings) > TOP_CONTAINED:
         out.print(f"the {TOP_CONTAINED} contained documents with the most containers:", highlight=False)
     for f in findings[:TOP_CONTAINED]:

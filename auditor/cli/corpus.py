@@ -121,6 +121,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             synced = run_sync(store, [i for i in inputs if i.is_dir()], _present(result), command=command)
     if as_json:
         click.echo(json.dumps({"batch": result.batch, "counts": result.counts, "problems": result.problems,
+                               "not_auditable": result.not_auditable,
                                "missing": result.missing, "restored": result.restored,
                                "complete": result.complete, "not_processed": result.not_processed,
                                "sync": synced.as_dict() if synced else None,
@@ -145,6 +146,13 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
             for path, code, msg in result.problems:
                 p.add_row(text(path), text(code), text(msg))
             err.print(p)
+        if result.not_auditable:
+            n = Table(title="stored, but not auditable (never found contained: see `auditor show`)")
+            n.add_column("file")
+            n.add_column("why", overflow="fold")
+            for path, why in result.not_auditable:
+                n.add_row(text(path), text(why))
+            err.print(n)
     click.echo(" ".join(f"{k}={v}" for k, v in c.items())
                + (f" restored={len(result.restored)}" if result.restored else "")
                + (f" withdrawn={len(synced.withdrawn)}" if synced is not None else ""))
@@ -212,23 +220,28 @@ def _exit_if_missing(missing: list[str]) -> None:
 @db_option
 @click.option("--json", "as_json", is_flag=True)
 def stats(db, as_json):
-    """Counts by batch, format and status."""
+    """Counts by source (`ingest --source`), batch, format and status, the documents an audit
+    cannot read, and what to do about each kind of failure."""
+    from auditor.corpus.stats import corpus_stats
+
     with open_store(db) as store:
-        s = store.stats()
+        s = corpus_stats(store)
     if as_json:
         click.echo(json.dumps(s, indent=2, sort_keys=True))
         return
     out.print(f"{s['documents']} documents ({s['with_text']} with text, {s['indexed']} indexed, "
-              f"{s['postings']} postings, {s['withdrawn']} withdrawn), {s['exact_duplicates']} exact duplicates, "
+              f"{s['postings']} postings, {s['withdrawn']} withdrawn, {s['not_auditable']} not auditable), "
+              f"{s['exact_duplicates']} exact duplicates, "
               f"{s['sightings']} sightings, {s['failures']} failed, {s['skipped']} skipped", highlight=False)
-    for title, rows in (("by format", s["by_format"]), ("by batch", s["by_batch"]),
+    for title, rows in (("by source", s["by_source"]), ("by format", s["by_format"]), ("by batch", s["by_batch"]),
                         ("failed or skipped", s["failures_by_code"])):
         if rows:
             t = Table(title=title)
             for k in rows[0]:
-                t.add_column(k)
+                t.add_column(k, overflow="fold")
             for r in rows:
-                t.add_row(*(text("" if v is None else v) for v in r.values()))
+                t.add_row(*(text("(none given)" if v is None and k == "source" else "" if v is None else v)
+                            for k, v in r.items()))
             out.print(t)
 
 
@@ -240,12 +253,31 @@ def stats(db, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Everything stored about it, as JSON.")
 def show(db, doc, with_text, as_json):
     """One document: provenance, sightings, EDGAR part, index counts, withdrawn or not, and its
-    findings in the latest audit run that has any. By id, sha256 prefix or path (PATH#SEQUENCE
-    for EDGAR parts)."""
-    from auditor.corpus.document import document_view, lines
+    findings in the latest audit run that has any.
+
+    \b
+    auditor show --db corpus.db 17                       # by id
+    auditor show --db corpus.db ca1_00117684624.pdf      # by file name, or the end of its path
+    auditor show --db corpus.db filings/0000950170-24-000123.txt#2    # an EDGAR part
+
+    DOC is an id, a sha256 prefix, a path (PATH#SEQUENCE for an EDGAR part), or a file name or
+    end of a path that one document was seen at (several: they are listed). For a file that was
+    not stored, it says why (the failure's code, reason and fix) and exits 1; exit 2 if nothing
+    matches."""
+    from auditor.corpus.document import NotStored, document_view, failure_line, find_document, lines
 
     with open_store(db) as store:
-        p = document_view(store, store.resolve(doc), with_text=with_text)
+        try:
+            doc_id = find_document(store, doc)
+        except NotStored as e:
+            if as_json:
+                click.echo(json.dumps({"ref": doc, "stored": False, "failures": e.failures}, indent=2,
+                                      sort_keys=True))
+            else:
+                for f in e.failures:
+                    click.echo(clean(failure_line(f)))
+            sys.exit(1)
+        p = document_view(store, doc_id, with_text=with_text)
     if as_json:
         click.echo(json.dumps(p, indent=2, sort_keys=True, default=str))
     elif with_text:

@@ -27,7 +27,8 @@ from auditor.console import clean, markup
 
 @click.command()
 @db_option
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True))
 @click.option("--threshold", type=float, default=0.8, show_default=True, callback=check_threshold)
 @pdf_timeout_option
 @timeout_option
@@ -37,6 +38,10 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     """Which stored documents contain FILE, and which FILE contains, without storing it:
     highest containment first, with where the contained text lies (character offsets into
     the container's text; for a stored container, `auditor show --text` prints that text).
+
+    \b
+    auditor query --db corpus.db draft.docx
+    pdftotext brief.pdf - | auditor query --db corpus.db -    # FILE "-": standard input
 
     Each FILE is read as `ingest` reads it, in a separate process with a memory and a time
     limit. A file that cannot be read into words (a decompression bomb, a parser that hangs,
@@ -51,7 +56,7 @@ def query(db, files, threshold, pdf_timeout, timeout, memory_mb, as_json):
     results = []
     with open_store(db) as store:
         build_index(store)
-        for fq in query_files(store, files, threshold, limits):
+        for fq in query_files(store, files, threshold, limits, stdin=sys.stdin.buffer):
             q = fq.result
             results.append({
                 "file": fq.name, "warnings": fq.warnings, "skipped": fq.skipped,

@@ -61,26 +61,31 @@ def runs(db, as_json):
 @db_option
 @click.option("--run", "run", help="Run id or number (default: the latest audit or gate run with findings).")
 @click.option("--min-score", type=click.FloatRange(0, 1), help="Only pairs with containment at least this.")
-@click.option("--document", help="Only pairs with this document on either side (id, sha256 prefix or path).")
-@click.option("--batch", help="Only pairs with a document seen in this batch.")
+@click.option("--document", help="Only pairs with this document on either side (id, sha256 prefix, path or file name).")
+@click.option("--batch", help="Only pairs with a document seen in this batch (`auditor stats` lists them).")
+@click.option("--source", help="Only pairs with a document ingested with this --source label.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many pairs.")
-def findings(db, run, min_score, document, batch, fmt, limit):
-    """A run's containing pairs, one row per pair, highest containment first.
+def findings(db, run, min_score, document, batch, source, fmt, limit):
+    """A run's containing pairs, one row per pair, highest containment first, with the
+    sources (`ingest --source`) each document was seen with.
 
     \b
     auditor findings --db corpus.db
+    auditor findings --db corpus.db --source doctor-pdf
     auditor findings --db corpus.db --min-score 0.95 --batch vendor-2024 --format csv > pairs.csv
     auditor findings --db corpus.db --document filings/10-K.txt --format json
 
     Spans (character offsets into the container's text, `auditor show --text`) are recorded
-    for each contained document's best containers. Exit 2 if the run, document or batch is unknown.
+    for each contained document's best containers. Exit 2 if the run, document, batch or
+    source is unknown.
     """
     from auditor.report.review import FINDING_COLUMNS, count_findings, spans_text
     from auditor.report.review import findings as select
 
     with open_store(db) as store:
-        rows = select(store, run, min_score=min_score, document=document, batch=batch, limit=limit)
+        rows = select(store, run, min_score=min_score, document=document, batch=batch, source=source,
+                      limit=limit)
         if fmt == "json":
             click.echo("[", nl=False)
             for i, r in enumerate(rows):
@@ -93,11 +98,12 @@ def findings(db, run, min_score, document, batch, fmt, limit):
             w.writerow(FINDING_COLUMNS)
             for r in rows:
                 w.writerow([spans_text(r["spans"]) if k == "spans" else
+                            shown("; ".join(r[k])) if isinstance(r[k], list) else
                             shown(r[k]) if isinstance(r[k], str) else r[k] for k in FINDING_COLUMNS])
         else:
             shown = list(rows)
-            total = count_findings(store, run, min_score=min_score, document=document, batch=batch) \
-                if limit is not None and len(shown) == limit else len(shown)
+            total = count_findings(store, run, min_score=min_score, document=document, batch=batch,
+                                   source=source) if limit is not None and len(shown) == limit else len(shown)
             _findings_table(shown, total)
 
 
@@ -115,9 +121,14 @@ def _findings_table(rows: list[dict], total: int) -> None:
         t.add_column(c, justify=justify, overflow="fold")
     from auditor.report.review import spans_text
 
+    def sources(labels: list[str]) -> str:
+        return f" [{', '.join(labels)}]" if labels else ""
+
     for r in rows:
-        t.add_row(text(f"{r['contained_id']} {r['contained']}" + (" (boilerplate)" if r["boilerplate"] else "")),
-                  text(f"{r['container_id']} {r['container']}"), f"{r['containment']:.4f}",
+        t.add_row(text(f"{r['contained_id']} {r['contained']}{sources(r['contained_sources'])}"
+                       + (" (boilerplate)" if r["boilerplate"] else "")),
+                  text(f"{r['container_id']} {r['container']}{sources(r['container_sources'])}"),
+                  f"{r['containment']:.4f}",
                   f"{r['estimate']:.4f} [{r['low']:.3f}, {r['high']:.3f}]",
                   "" if r["family"] is None else str(r["family"]), spans_text(r["spans"]))
     out.print(t)
@@ -134,7 +145,12 @@ def browse(db, port):
     \b
     auditor browse --db corpus.db --port 8001    # then open http://127.0.0.1:8001/
     """
-    from auditor.report.review import datasette_command, datasette_metadata, datasette_missing
+    from auditor.report.review import (
+        DATASETTE_PLUGIN,
+        datasette_command,
+        datasette_metadata,
+        datasette_missing,
+    )
 
     why = datasette_missing()
     if why:
@@ -144,8 +160,11 @@ def browse(db, port):
     with tempfile.TemporaryDirectory(prefix="auditor-browse-") as tmp:
         meta = Path(tmp) / "metadata.json"
         meta.write_text(json.dumps(datasette_metadata(db), indent=2), encoding="utf-8")
+        plugins = Path(tmp) / "plugins"
+        plugins.mkdir()
+        (plugins / "auditor_sql.py").write_text(DATASETTE_PLUGIN, encoding="utf-8")
         err.print(f"Datasette: http://127.0.0.1:{port}/ (Ctrl-C to stop)", highlight=False, markup=False)
-        server = subprocess.Popen(datasette_command(db, meta, port))
+        server = subprocess.Popen(datasette_command(db, meta, port, plugins=plugins))
         # stopping this command stops the server: SIGTERM is passed on (Ctrl-C reaches both)
         signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         try:

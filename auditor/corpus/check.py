@@ -1,16 +1,15 @@
 """Is the store still what the auditor wrote? ``auditor check``, and the part audit and gate run first.
 
 SQLite's ``integrity_check`` proves the file's structure, not its content: a text altered by an
-``UPDATE`` behind the store's back, or bytes flipped inside a record, pass it. So each text
-stored since migration 0006 carries the sha256 of its UTF-8 bytes, the index rows can be
-derived again from the texts, and since migration 0009 every write is recorded in the custody
-log (:mod:`auditor.store.custody`), whose entries are chained by their hashes. The full check
-(:func:`check_store`):
+``UPDATE`` behind the store's back, or bytes flipped inside a record, pass it. Every write of the
+tool is recorded in the custody log (:mod:`auditor.store.custody`), whose entries are chained by
+their hashes, and every text and word sequence carries the sha256 of its content, which the
+store checks whenever one is read (``Store.texts_of``). docs/custody.md states what each check
+proves. The full check (:func:`check_store`):
 
 * ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check``;
-* every stored text against its digest (texts stored before the migration have none: they are
-  counted as "no digest recorded", never certified after the fact), and against the document's
-  character count;
+* every stored text and word sequence against its digest, and every text against the
+  document's character count;
 * every document has a text row, and every text, index row and sighting has a document;
 * every index row equals what :func:`auditor.text.entry.prepare_text` derives from the text under the
   stored parameters (word and shingle counts, the sampled hashes, the stored word sequence the
@@ -20,30 +19,25 @@ log (:mod:`auditor.store.custody`), whose entries are chained by their hashes. T
   its changes and the state it records), and every tracked row against what the log says it
   holds: an edit behind the tool's back names the first bad entry and the rows and documents.
 
-The quick check (:func:`require_intact`, called before every audit, gate and assembly) is
-``PRAGMA quick_check``, the text digests, the missing-text and withdrawal tests, and the custody
-log's quick check (the entries since the last checkpoint, and the live state against the state
-the head records); it raises :class:`~auditor.errors.StoreDamaged` naming the entries and
-documents, and returns the log's head, which reports record.
+The quick check (:func:`require_intact`, called before every audit and assembly) is ``PRAGMA
+quick_check``, the text digests, the missing-text and withdrawal tests, and the custody log's
+quick check (the entries since the last checkpoint, the live state against the state the head
+records, and the row digests kept with the log against the live rows); it raises
+:class:`~auditor.errors.StoreDamaged` naming the entries and documents, and returns the log's
+head, which reports record.
 
-The gate's check grows with what the gate reads, not with the store
-(:func:`require_intact_for_reads`, then :func:`require_reads_intact`): the entries since the
-checkpoint; then, when the store's edit counter says that no tracked row and no row digest was
-changed since the last entry but by this tool's writes (migration 0015: persistent triggers
-count every change, by any SQLite client; ``custody.unedited``), nothing more before the batch
-is ingested; else the log's row digests (``custody_rows``) against the state the head records
-and every tracked row but the texts and word sequences (documents, index rows, sightings,
-withdrawals, batches, runs, the index parameters: small rows, most of which the gate reads
-whole) against those digests. In both cases the texts and word sequences the gate read are
-checked against the row digests, and the texts' bytes against their sha256, once the report is
-computed and again before the verdict is recorded (bytes damaged on disk show there). ``PRAGMA
-quick_check`` is left to ``audit`` and ``auditor check``: SQLite raises on a damaged page it
-reads. Any mismatch falls back to the quick check, which names the rows.
+The gate's check (:func:`require_intact_for_gate`) grows with what the gate reads, not with the
+store: the entries since the checkpoint; then, when the store's edit counter says that no
+tracked row and no row digest was changed since the last entry but by this tool's writes
+(persistent triggers count every change by any SQLite client with triggers on;
+``custody.unedited``), nothing more; else the log's row digests (``custody_rows``) against the
+state the head records and every tracked row but the texts and word sequences against those
+digests. The texts and word sequences themselves are checked by the store as they are read, by
+the gate or any other reader. Any mismatch falls back to the quick check, which names the rows.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import StoreDamaged
-from auditor.store.db import Reads, Store
+from auditor.store.db import Store
 
 _SHOWN = 10
 _TEXT_KINDS = ("text_digest", "text_encoding", "text_length", "missing_text")
@@ -77,8 +71,7 @@ class Problem:
 class CheckResult:
     quick: bool
     problems: list[Problem] = field(default_factory=list)
-    texts: int = 0  # texts checked against a digest
-    no_digest: int = 0  # texts stored before digests were recorded
+    texts: int = 0  # texts checked against their digest
     indexed: int = 0  # index rows derived again (full check only)
     notes: list[str] = field(default_factory=list)
     custody: dict[str, Any] | None = None  # the custody log's head (entry, hash, state)
@@ -94,9 +87,7 @@ class CheckResult:
 
     def summary(self) -> str:
         head = "store intact" if self.ok else f"{len(self.problems)} problems in {len(self.documents)} documents"
-        parts = [f"{self.texts} texts match their digests" if self.ok else f"{self.texts} texts with a digest checked"]
-        if self.no_digest:
-            parts.append(f"{self.no_digest} texts have no digest recorded (stored before digests existed)")
+        parts = [f"{self.texts} texts match their digests" if self.ok else f"{self.texts} texts checked"]
         if not self.quick:
             parts.append(f"{self.indexed} index rows derived again")
         if self.custody:
@@ -106,7 +97,7 @@ class CheckResult:
         return f"{head}: " + "; ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "quick": self.quick, "texts": self.texts, "no_digest": self.no_digest,
+        return {"ok": self.ok, "quick": self.quick, "texts": self.texts,
                 "indexed": self.indexed, "documents": self.documents, "notes": self.notes,
                 "custody": self.custody, "custody_entries": self.entries,
                 "problems": [p.as_dict() for p in self.problems]}
@@ -134,6 +125,7 @@ def check_store(store: Store, *, quick: bool = False,
             _runs(store, r)
             say("index")
             _index(store, r, paths)
+            _postings(store, r, paths)
     except sqlite3.DatabaseError as e:
         r.problems.append(Problem("integrity", f"SQLite cannot read the store: {e}"))
     return r
@@ -141,8 +133,8 @@ def check_store(store: Store, *, quick: bool = False,
 
 def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | None:
     """The quick check; raises StoreDamaged when it finds anything. Returns the custody log's
-    head it verified (None for a store without a log). ``name``: the store to name in the
-    message (the user's, when ``store`` is a gate's throwaway copy of it)."""
+    head it verified. ``name``: the store to name in the message (the user's, when ``store`` is
+    a gate's throwaway copy of it)."""
     from auditor.store import custody
 
     before = custody.edit_count(store.conn)
@@ -150,9 +142,7 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
     if r.ok:
         plan = getattr(store, "custody", None)
         if (plan is not None and before is not None and not store.conn.in_transaction
-                and not custody.unedited(store.conn)  # (in step already: the next entry records the count)
-                and custody.edit_count(store.conn) == before and (rows := custody.check_rows(store.conn)) is not None
-                and rows.ok and custody.edit_count(store.conn) == before):
+                and custody.edit_count(store.conn) == before):
             # every tracked row and row digest checked, nothing uncommitted: the next entry may record the count
             plan.checked_edits = before
         return r.custody
@@ -165,65 +155,27 @@ def require_intact(store: Store, name: Path | None = None) -> dict[str, Any] | N
 
 
 READ_BY_KEY = ("texts", "shingle_sequences")
-"""The tracked tables the gate checks row by row as it reads them (the bulk of a store: every
-text and word sequence); every other tracked row is checked before the batch is ingested."""
+"""The tracked tables the store checks row by row as they are read (the bulk of a store: every
+text and word sequence); the gate checks every other tracked row before its batch is ingested."""
 
 
-def require_intact_for_reads(store: Store, name: Path | None = None) -> dict[str, Any] | None:
-    """The gate's check before it writes (see the module docstring); from here on the store
-    records the texts and word sequences read, which :func:`require_reads_intact` verifies.
-    A store without ``custody_rows`` (read-only, from before migration 0014) gets the quick check,
-    as does one whose check finds anything (its message names the rows). Returns the custody
-    head verified."""
+def require_intact_for_gate(store: Store, name: Path | None = None) -> dict[str, Any] | None:
+    """The gate's check before it writes (see the module docstring). A store whose check finds
+    anything gets the quick check, whose message names the rows. Returns the custody head
+    verified."""
     from auditor.store import custody
 
     with store.snapshot():
         # nothing changed since the last entry but through entries: custody_rows and every row the
-        # gate reads without recording it are as the log left them; else each is checked
+        # gate reads are as the log left them; else each is checked
         unedited = custody.unedited(store.conn)
         outcome = custody.check_rows(store.conn, kept=not unedited)
-        if outcome is None:
-            return require_intact(store, name)
         r = CheckResult(quick=True)
         _withdrawals(store, r, _paths(store))
         whole = {} if unedited else {t.table: None for t in custody.TRACKED if t.table not in READ_BY_KEY}
-        if outcome.ok and r.ok and not custody.differing(store.conn, whole):
-            store.reads = Reads(name or store.path)
+        if outcome.present and outcome.ok and r.ok and not custody.differing(store.conn, whole):
             return outcome.head
-    # name the rows as the quick check does; should it pass (only the row digests kept with the log
-    # were edited), the store was checked as before, and its reads are not recorded
     return require_intact(store, name)
-
-
-def require_reads_intact(store: Store) -> None:
-    """The texts and word sequences read since :func:`require_intact_for_reads` (or the last call)
-    against the digests the log vouches for, and each text's bytes against its sha256; raises
-    StoreDamaged naming them (through the quick check). Nothing for a store not recording."""
-    from auditor.store import custody
-
-    if store.reads is None:
-        return
-    pending = store.reads.pending()
-    if not pending:
-        return
-    found = [f.detail for f in custody.differing(store.conn, pending)]
-    texts = pending.get("texts", [])
-    for a in range(0, len(texts), 200):
-        for doc_id, raw, digest, kind in store.select_in(
-                "SELECT doc_id, CAST(text AS BLOB), sha256, typeof(text) FROM texts WHERE doc_id IN ({})"
-                if store.text_digests else "SELECT doc_id, NULL, NULL, typeof(text) FROM texts WHERE doc_id IN ({})",
-                texts[a : a + 200]):
-            if kind != "text":
-                found.append(f"document {doc_id}: the stored text is stored as {kind}, not as text")
-            elif digest is not None and hashlib.sha256(bytes(raw or b"")).hexdigest() != digest:
-                found.append(f"document {doc_id}: the stored text does not match its recorded sha256")
-    if not found:
-        return
-    name = store.reads.name
-    store.reads = None
-    require_intact(store, name)  # names the rows and documents
-    raise StoreDamaged(f"{name} is damaged, so nothing computed from it could be defended: "
-                       f"{'; '.join(found[:_SHOWN])}. Run `auditor check --db {name}` for the full list")
 
 
 def _integrity(store: Store, r: CheckResult, quick: bool) -> None:
@@ -236,9 +188,10 @@ def _integrity(store: Store, r: CheckResult, quick: bool) -> None:
 def _references(store: Store, r: CheckResult) -> None:
     for table, rowid, parent, _ in store.conn.execute("PRAGMA foreign_key_check"):
         r.problems.append(Problem("reference", f"{table} row {rowid} refers to a missing {parent} row"))
-    for doc_id, in store.conn.execute(
-            "SELECT doc_id FROM texts WHERE doc_id NOT IN (SELECT id FROM documents) ORDER BY doc_id"):
-        r.problems.append(Problem("orphan", "a stored text without its document", doc_id))
+    documents = {int(i) for i, in store.conn.execute("SELECT id FROM documents")}
+    for doc_id in store.with_text():
+        if doc_id not in documents:
+            r.problems.append(Problem("orphan", "a stored text without its document", doc_id))
     for doc_id, in store.conn.execute(
             "SELECT doc_id FROM index_docs WHERE doc_id NOT IN (SELECT id FROM documents) ORDER BY doc_id"):
         r.problems.append(Problem("orphan", "an index row without its document", doc_id))
@@ -249,38 +202,22 @@ def _paths(store: Store) -> dict[int, str]:
 
 
 def _texts(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
-    has_digest = store.text_digests
-    for doc_id, in store.conn.execute(
-            "SELECT id FROM documents WHERE id NOT IN (SELECT doc_id FROM texts) ORDER BY id"):
-        r.problems.append(Problem("missing_text", "the document has no stored text", doc_id, paths.get(doc_id)))
-    digest_col = "t.sha256" if has_digest else "NULL"
-    for doc_id, raw, digest, n_chars, kind in store.conn.execute(
-            f"SELECT t.doc_id, CAST(t.text AS BLOB), {digest_col}, d.n_chars, typeof(t.text) FROM texts t"
-            " JOIN documents d ON d.id = t.doc_id ORDER BY t.doc_id"):
-        raw = bytes(raw or b"")
-        path = paths.get(doc_id)
-        if kind != "text":  # the same bytes as a BLOB read back as another text (Python's repr of bytes)
-            r.problems.append(Problem("text_encoding", f"the stored text is stored as {kind}, not as text: it was "
-                                      "altered after it was stored", doc_id, path))
+    have = set(store.with_text())
+    for doc_id, in store.conn.execute("SELECT id FROM documents ORDER BY id"):
+        if doc_id not in have:
+            r.problems.append(Problem("missing_text", "the document has no stored text", doc_id, paths.get(doc_id)))
+    n_chars = dict(store.conn.execute("SELECT id, n_chars FROM documents").fetchall())
+    for row in store.inspect("texts"):
+        path = paths.get(row.doc_id)
+        if row.content is None:
+            kind = "text_encoding" if "stored as" in str(row.problem) else "text_digest"
+            r.problems.append(Problem(kind, str(row.problem), row.doc_id, path))
             continue
-        if digest is None:
-            r.no_digest += 1
-        else:
-            r.texts += 1
-            if hashlib.sha256(raw).hexdigest() != digest:
-                r.problems.append(Problem("text_digest", "the stored text does not match its recorded sha256 "
-                                          f"{str(digest)[:16]}...: it was altered after it was stored",
-                                          doc_id, path))
-                continue
-        try:
-            n = len(raw.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            r.problems.append(Problem("text_encoding", f"the stored text is not valid UTF-8 ({e.reason} at byte {e.start})",
-                                      doc_id, path))
-            continue
-        if n != n_chars:
+        r.texts += 1
+        n = len(row.content.decode("utf-8", "surrogatepass"))
+        if row.doc_id in n_chars and n != n_chars[row.doc_id]:
             r.problems.append(Problem("text_length", f"the stored text has {n} characters; the document "
-                                      f"records {n_chars}", doc_id, path))
+                                      f"records {n_chars[row.doc_id]}", row.doc_id, path))
 
 
 def require_run_intact(store: Store, run: int) -> None:
@@ -297,17 +234,9 @@ def require_run_intact(store: Store, run: int) -> None:
 def _runs(store: Store, r: CheckResult) -> None:
     from auditor.store.custody.runs import problem
 
-    if "contents" not in {c[1] for c in store.conn.execute("PRAGMA table_info(runs)")}:
-        return
-    unrecorded = 0
-    for run, contents in store.conn.execute("SELECT id, contents FROM runs ORDER BY id"):
-        if contents is None:
-            unrecorded += 1
-        elif why := problem(store.conn, int(run)):
+    for run, in store.conn.execute("SELECT id FROM runs ORDER BY id"):
+        if why := problem(store.conn, int(run)):
             r.problems.append(Problem("custody", why))
-    if unrecorded:
-        r.notes.append(f"{unrecorded} runs from before the custody log record no digest of their pairs: "
-                       "they are not checked")
 
 
 def _withdrawals(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
@@ -336,8 +265,7 @@ def _custody(store: Store, r: CheckResult, paths: dict[int, str], quick: bool) -
 
     outcome = custody.check_quick(store.conn) if quick else custody.check_full(store.conn)
     if not outcome.present:
-        r.notes.append("this store keeps no custody log yet (it is opened read-only with a schema older than "
-                       "migration 0009: open it once with write access)")
+        r.problems.append(Problem("custody", "the store keeps no custody log: its tables were dropped"))
         return
     r.custody, r.entries = outcome.head, outcome.entries
     for f in outcome.findings:
@@ -345,7 +273,6 @@ def _custody(store: Store, r: CheckResult, paths: dict[int, str], quick: bool) -
 
 
 def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
-    from auditor.text.entry import prepare_text
     from auditor.text.shingle import HASH_NAME, Params, WordHasher
 
     params = store.params
@@ -358,33 +285,75 @@ def _index(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
         return
     damaged = {p.doc_id for p in r.problems if p.kind in _TEXT_KINDS}
     hasher = WordHasher(params.seed)
-    sequences = bool(store.scalar("SELECT 1 FROM sqlite_master WHERE name = 'shingle_sequences'"))
     rows = store.conn.execute(
-        "SELECT d.id, d.n_words, d.norm_sha256, i.n_words, i.n_shingles, i.n_sampled, i.sampled,"
-        " CAST(t.text AS BLOB), " + ("s.data" if sequences else "NULL") + " FROM documents d"
-        " JOIN texts t ON t.doc_id = d.id LEFT JOIN index_docs i ON i.doc_id = d.id"
-        + (" LEFT JOIN shingle_sequences s ON s.doc_id = d.id" if sequences else "") + " ORDER BY d.id")
-    for doc_id, n_words, norm, i_words, i_shingles, i_sampled, sampled, raw, sequence in rows:
-        if doc_id in damaged:  # its text is already reported; deriving from it proves nothing
-            continue
-        path = paths.get(doc_id)
-        text = bytes(raw or b"").decode("utf-8")
-        derived = prepare_text(text, params, hasher, fingerprint=True)
-        if derived["n_words"] != n_words:
-            r.problems.append(Problem("index", f"the text has {derived['n_words']} words; the document records "
-                                      f"{n_words}", doc_id, path))
-        if (norm or None) != derived["norm_sha256"]:
-            r.problems.append(Problem("index", "the normalised text's fingerprint differs from the document's "
-                                      "norm_sha256", doc_id, path))
-        if i_words is None:
-            continue  # not indexed yet: `auditor index` adds it; nothing wrong
-        r.indexed += 1
-        if (i_words, i_shingles) != (derived["n_words"], derived["n_shingles"]):
-            r.problems.append(Problem("index", f"index row counts ({i_words} words, {i_shingles} shingles) differ "
-                                      f"from the text's ({derived['n_words']}, {derived['n_shingles']})", doc_id, path))
-        elif bytes(sampled) != derived["sampled"] or i_sampled * 8 != len(bytes(sampled)):
-            r.problems.append(Problem("index", "the sampled shingle hashes differ from those derived from "
-                                      "the text under the stored parameters", doc_id, path))
-        if sequence is not None and bytes(sequence) != derived["sequence"]:
-            r.problems.append(Problem("index", "the stored word sequence differs from the one derived from the "
-                                      "text under the stored parameters", doc_id, path))
+        "SELECT d.id, d.n_words, d.norm_sha256, i.n_words, i.n_shingles, i.n_sampled, i.sampled FROM documents d"
+        " LEFT JOIN index_docs i ON i.doc_id = d.id ORDER BY d.id").fetchall()
+    for a in range(0, len(rows), 200):
+        part = rows[a : a + 200]
+        ids = [row[0] for row in part]
+        texts = {t.doc_id: t for t in store.inspect("texts", ids)}
+        sequences = {q.doc_id: q for q in store.inspect("shingle_sequences", ids)}
+        for doc_id, n_words, norm, i_words, i_shingles, i_sampled, sampled in part:
+            stored = texts.get(doc_id)
+            if doc_id in damaged or stored is None or stored.content is None:
+                continue  # its text is reported already; deriving from it proves nothing
+            _index_row(r, paths.get(doc_id), doc_id, stored.content.decode("utf-8", "surrogatepass"), params,
+                       hasher, (n_words, norm, i_words, i_shingles, i_sampled, sampled), sequences.get(doc_id))
+
+
+def _index_row(r: CheckResult, path: str | None, doc_id: int, text: str, params: Any, hasher: Any,
+               row: tuple, sequence: Any) -> None:
+    from auditor.text.entry import prepare_text
+
+    n_words, norm, i_words, i_shingles, i_sampled, sampled = row
+    derived = prepare_text(text, params, hasher, fingerprint=True)
+    if derived["n_words"] != n_words:
+        r.problems.append(Problem("index", f"the text has {derived['n_words']} words; the document records "
+                                  f"{n_words}", doc_id, path))
+    if (norm or None) != derived["norm_sha256"]:
+        r.problems.append(Problem("index", "the normalised text's fingerprint differs from the document's "
+                                  "norm_sha256", doc_id, path))
+    if i_words is None:
+        return  # not indexed yet: `auditor index` adds it; nothing wrong
+    r.indexed += 1
+    if (i_words, i_shingles) != (derived["n_words"], derived["n_shingles"]):
+        r.problems.append(Problem("index", f"index row counts ({i_words} words, {i_shingles} shingles) differ "
+                                  f"from the text's ({derived['n_words']}, {derived['n_shingles']})", doc_id, path))
+    elif bytes(sampled) != derived["sampled"] or i_sampled * 8 != len(bytes(sampled)):
+        r.problems.append(Problem("index", "the sampled shingle hashes differ from those derived from "
+                                  "the text under the stored parameters", doc_id, path))
+    if sequence is not None and sequence.content is None:
+        r.problems.append(Problem("index", str(sequence.problem), doc_id, path))
+    elif sequence is not None and sequence.content != derived["sequence"]:
+        r.problems.append(Problem("index", "the stored word sequence differs from the one derived from the "
+                                  "text under the stored parameters", doc_id, path))
+
+
+def _postings(store: Store, r: CheckResult, paths: dict[int, str]) -> None:
+    """The postings keyed by hash against the index rows they are derived from: each posted
+    document's sampled hashes, no more and no fewer, and none of a document not posted yet."""
+    import numpy as np
+
+    docs, hashes = [], []
+    for doc_id, blob in store.conn.execute(
+            "SELECT doc_id, sampled FROM index_docs WHERE doc_id IN (SELECT doc_id FROM posted)"):
+        h = np.frombuffer(bytes(blob), dtype="<i8")
+        hashes.append(h)
+        docs.append(np.full(len(h), int(doc_id), np.int64))
+    want_d = np.concatenate(docs) if docs else np.empty(0, np.int64)
+    want_h = np.concatenate(hashes) if hashes else np.empty(0, np.int64)
+    rows = store.conn.execute("SELECT doc_id, hash FROM postings").fetchall()
+    have_d = np.array([d for d, _ in rows], dtype=np.int64)
+    have_h = np.array([h for _, h in rows], dtype=np.int64)
+    del rows
+    a, b = np.lexsort((want_h, want_d)), np.lexsort((have_h, have_d))
+    want_d, want_h, have_d, have_h = want_d[a], want_h[a], have_d[b], have_h[b]
+    if len(want_d) == len(have_d) and np.array_equal(want_d, have_d) and np.array_equal(want_h, have_h):
+        return
+    top = int(max(want_d.max(initial=0), have_d.max(initial=0))) + 1
+    bad = set(np.flatnonzero(np.bincount(want_d, minlength=top) != np.bincount(have_d, minlength=top)).tolist())
+    if len(want_d) == len(have_d):
+        bad |= set(want_d[(want_d != have_d) | (want_h != have_h)].tolist())
+    for doc_id in sorted(bad):
+        r.problems.append(Problem("index", "the postings keyed by hash are not the document's sampled hashes (its "
+                                  "index row): a gate reads them", doc_id, paths.get(doc_id)))

@@ -57,18 +57,25 @@ from typing import Any
 
 from auditor import __version__
 from auditor.corpus.withdraw import reinstate
-from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full
+from auditor.errors import DiskFull, ExtractionError, StoreError, is_disk_full, refusal, with_fix
 from auditor.extract.common import Limits
 from auditor.extract.prepare import unpack
-from auditor.index.builder import write_index_rows
+from auditor.index.builder import write_index_rows, write_postings
 from auditor.sandbox import pool as sandbox
 from auditor.store.dating import Applied, apply_dates, read_dates_file
 from auditor.store.dating import refresh as refresh_dates
 from auditor.store.db import Store, now
 from auditor.store.files import Unreadable, hash_fd, kind_of, open_regular, os_message, read_fd
+from auditor.text.entry import unauditable_reason
 from auditor.text.shingle import Params
 
-BUDGET = "budget"
+BUDGET = refusal("budget", "run the same ingest again to resume")
+refusal("not_found", "check the path, and give it again")
+refusal("symlink_outside", "give the target itself as an input to ingest it")
+refusal("symlink_dir", "give the directory itself as an input to ingest it")
+refusal("unreadable_dir", "give the user running auditor read and execute access to the directory, then "
+                          "ingest again")
+refusal("changed", "ingest again once the file no longer changes")
 
 
 @dataclass
@@ -83,6 +90,8 @@ class FileOutcome:
     part_problems: list[tuple[str, str, str]] = field(default_factory=list)  # (part, code, message)
     resolved: str = ""  # as recorded in the store (sightings.resolved, failures.resolved)
     sha256: str = ""  # of the raw bytes, when they were read
+    # (part or "", why) of what was stored but cannot be audited: the file's document ("") or parts
+    not_auditable: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,10 +107,19 @@ class BatchResult:
 
     @property
     def counts(self) -> dict[str, int]:
-        c = {k: 0 for k in ("ok", "duplicate", "unchanged", "failed", "skipped")}
+        """Inputs by outcome; ``ok`` counts the stored files an audit can read, ``not_auditable``
+        the stored files it cannot (unreadable text, or too few words for a shingle)."""
+        c = {k: 0 for k in ("ok", "not_auditable", "duplicate", "unchanged", "failed", "skipped")}
         for o in self.outcomes:
-            c[o.status] += 1
+            c["not_auditable" if o.status == "ok" and o.not_auditable[:1] and not o.not_auditable[0][0]
+              else o.status] += 1
         return c
+
+    @property
+    def not_auditable(self) -> list[tuple[str, str]]:
+        """(path, or path#part for an EDGAR part, why) of every document stored now that an
+        audit cannot read: it is listed under "not auditable" in reports, never found contained."""
+        return [(f"{o.path}#{part}" if part else o.path, why) for o in self.outcomes for part, why in o.not_auditable]
 
     @property
     def problems(self) -> list[tuple[str, str, str]]:
@@ -253,8 +271,7 @@ def _follow(shown: str, link: str, root: str) -> tuple[str, Found | None]:
                          f"({os_message(e)})")
     if not _inside(target, root):
         return "", Found(shown, link, "skipped", "symlink_outside",
-                         f"symbolic link to {target!r}, outside the input tree {root!r}: not followed "
-                         "(give the target itself as an input to ingest it)")
+                         f"symbolic link to {target!r}, outside the input tree {root!r}: not followed")
     return target, None
 
 
@@ -338,8 +355,7 @@ def shutdown() -> None:
 
 
 def _budget_error(limits: Limits) -> dict[str, Any]:
-    return {"error": (BUDGET, f"not processed: the batch's time budget of {limits.budget:g} s ran out; "
-                              "run the same ingest again to resume")}
+    return {"error": (BUDGET, f"not processed: the batch's time budget of {limits.budget:g} s ran out")}
 
 
 def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | None,
@@ -355,7 +371,7 @@ def _prepare_one(task: _Task, limits: Limits, params: Params, deadline: float | 
     if len(data) > limits.max_file_bytes:
         return {"error": ("too_large", f"grew past the limit of {limits.max_file_bytes} bytes while being read")}
     if h.hexdigest() != task.sha256:
-        return {"error": ("changed", "the file changed between hashing and extraction: run again")}
+        return {"error": ("changed", "the file changed between hashing and extraction")}
     file_deadline = time.monotonic() + limits.timeout
     until = min(file_deadline, deadline if deadline is not None else math.inf)
     request = {"name": task.path, "timeout": max(0.0, until - time.monotonic()),
@@ -498,7 +514,7 @@ def _store_doc(
             task.mtime, source, json.dumps({**(meta or {}), **task.meta}, sort_keys=True), now(),
         ),
     )
-    refresh_dates(c, [doc_id], text=d["text"] if created else None, own=created)
+    refresh_dates(c, [doc_id], text=d["text"] if created else None)
     return doc_id, created
 
 
@@ -514,7 +530,7 @@ def _record_failure(
         " status = excluded.status, code = excluded.code, message = excluded.message,"
         " meta = excluded.meta, seen_at = excluded.seen_at",
         (
-            batch_id, status, code, db_text(message), task.path, task.resolved, db_text(part), within_id,
+            batch_id, status, code, db_text(with_fix(code, message)), task.path, task.resolved, db_text(part), within_id,
             sha256 if sha256 is not None else task.sha256,
             size if size is not None else task.size, task.mtime, source,
             json.dumps({**(meta or {}), **task.meta, **({"attempt": task.attempt} if task.attempt else {})},
@@ -541,27 +557,32 @@ def _store_prepared(
             code, message = result["error"]
             _record_failure(store, batch_id=batch_id, status="failed", code=code, message=message,
                             task=task, source=source)
-            out.status, out.code, out.message = "failed", code, message
+            out.status, out.code, out.message = "failed", code, with_fix(code, message)
             detail.update(outcome="failed", code=code)
             return out
         d = result["doc"]
         doc_id, created = _store_doc(store, d, batch_id=batch_id, task=task, source=source)
         out.doc_id = doc_id
         out.status = "ok" if created or task.retry else "duplicate"
+        if created and (why := unauditable_reason(d.get("unreadable"), d["n_words"], d["n_shingles"], params.k)):
+            out.not_auditable.append(("", why))
         if task.retry:  # its parts' failures are recorded again below, from this attempt
             store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
                                (task.resolved, doc_id))
         for i, p in enumerate(d["parts"], 1):
             seq = db_text(str(p["meta"].get("sequence") or i))
             if p["doc"] is not None:
-                _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
-                           within_id=doc_id, meta=p["meta"], source=source)
+                _, part_created = _store_doc(store, p["doc"], batch_id=batch_id, task=task, part=seq,
+                                             within_id=doc_id, meta=p["meta"], source=source)
                 out.parts += 1
+                if part_created and (why := unauditable_reason(p["doc"].get("unreadable"), p["doc"]["n_words"],
+                                                                p["doc"]["n_shingles"], params.k)):
+                    out.not_auditable.append((seq, why))
             else:
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,
                                 sha256=p["sha256"], size=p["size"], meta=p["meta"], source=source)
-                out.part_problems.append((seq, p["code"] or "", p["message"] or ""))
+                out.part_problems.append((seq, p["code"] or "", with_fix(p["code"], p["message"] or "")))
         detail.update(outcome=out.status, doc_id=doc_id)
     return out
 
@@ -573,7 +594,7 @@ def _store_failure(store: Store, task: _Task, status: str, code: str, message: s
         _forget_deferral(store, task)
         _record_failure(store, batch_id=batch_id, status=status, code=code, message=message,
                         task=task, source=source)
-    return FileOutcome(task.path, status, task.size, code=code, message=db_text(message),
+    return FileOutcome(task.path, status, task.size, code=code, message=db_text(with_fix(code, message)),
                        resolved=task.resolved, sha256=task.sha256)
 
 
@@ -629,7 +650,8 @@ def _close_batch(store: Store, batch_id: int, counts: dict[str, int], status: st
             " n_unchanged = ?, n_failed = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'failed'),"
             " n_skipped = (SELECT count(*) FROM failures WHERE batch_id = ? AND status = 'skipped')"
             " WHERE id = ?",
-            (status, now(), counts["ok"], counts["duplicate"], counts["unchanged"], batch_id, batch_id, batch_id),
+            (status, now(), counts["ok"] + counts["not_auditable"], counts["duplicate"], counts["unchanged"],
+             batch_id, batch_id, batch_id),
         )
 
 
@@ -698,6 +720,7 @@ def ingest(
         raise
     result = BatchResult(name, outcomes, missing, restored,
                          complete=not any(o.code == BUDGET for o in outcomes))
+    write_postings(store)  # the batch's postings keyed by hash, in one transaction
     _close_batch(store, batch_id, result.counts,
                  "gating" if gating else "complete" if result.complete else "incomplete")
     if supplied is not None:

@@ -1,5 +1,6 @@
-"""Provenance as reports show it: a document's path, copies, extraction, batch and EDGAR
-submission and part, read with a few set queries (no text)."""
+"""Provenance as reports show it: a document's path, copies, extraction, batch, sources (the
+``--source`` labels of its sightings) and EDGAR submission and part, read with a few set queries
+(no text)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,14 @@ def describe_many(store: Store, ids: list[int] | set[int]) -> dict[int, dict[str
     parent_rows = {r[0]: r for r in store.select_in("SELECT id, path, meta FROM documents WHERE id IN ({})", list(parents))} if parents else {}
     seen: dict[int, list[str]] = {}
     resolved: dict[int, str] = {}
-    for doc_id, path, part, where in store.select_in(
-            "SELECT doc_id, path, part, resolved FROM sightings WHERE doc_id IN ({}) ORDER BY doc_id, id", ids):
+    sources: dict[int, set[str]] = {}
+    for doc_id, path, part, where, source in store.select_in(
+            "SELECT doc_id, path, part, resolved, source FROM sightings WHERE doc_id IN ({}) ORDER BY doc_id, id", ids):
         seen.setdefault(int(doc_id), []).append(path + (f"#{part}" if part else ""))
         if where != path:  # the file behind a relative path: what report links point to
             resolved.setdefault(int(doc_id), where)
+        if source:
+            sources.setdefault(int(doc_id), set()).add(source)
     out: dict[int, dict[str, Any]] = {}
     for (doc_id, path, sha, fmt, extractor, ext_version, encoding, size, n_words, n_pages, batch_id,
          parent_id, meta) in docs:
@@ -39,6 +43,7 @@ def describe_many(store: Store, ids: list[int] | set[int]) -> dict[int, dict[str
             "doc_id": doc_id, "path": path, "sha256": sha, "format": fmt,
             "extractor": f"{extractor} {ext_version}", "encoding": encoding, "size": size,
             "n_words": n_words, "n_pages": n_pages, "batch": batches.get(batch_id),
+            "sources": sorted(sources.get(int(doc_id), ())),
             "also_seen_at": seen.get(int(doc_id), [])[1:],
         }
         if int(doc_id) in resolved:

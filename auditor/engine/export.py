@@ -237,7 +237,8 @@ def _export_texts(store: Store, where: Path) -> tuple[int, int]:
         texts.clear()
         group_chars = 0
 
-    for doc_id, text in store.conn.execute(f"SELECT doc_id, text FROM texts WHERE {_LIVE} ORDER BY doc_id"):
+    live = [int(i) for i, in store.conn.execute("SELECT id FROM documents WHERE withdrawn_at IS NULL ORDER BY id")]
+    for doc_id, text in store.texts_of(live):
         if writer is None:
             writer = pq.ParquetWriter(where / f"part-{file_no:05d}.parquet", TEXT_SCHEMA)
         ids.append(doc_id)

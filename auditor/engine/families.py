@@ -52,3 +52,16 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
     members = nodes[order].tolist()
     return [Family(members[bounds[f]:bounds[f + 1]], int(pairs[f]), float(low[f]), float(high[f]))
             for f in range(k)]
+
+
+def pairs_inside(containing: Pairs, families: list[Family]) -> int:
+    """How many containing pairs have both documents in one family: pairs a report counts but
+    does not list as findings (a family's members contain one another)."""
+    if not len(containing) or not families:
+        return 0
+    top = int(max(containing.contained.max(), containing.container.max())) + 1
+    fam_of = np.full(top, -1, np.int64)
+    for i, f in enumerate(families):
+        fam_of[np.asarray(f.members, np.int64)] = i
+    fa, fb = fam_of[containing.contained], fam_of[containing.container]
+    return int(((fa == fb) & (fa >= 0)).sum())

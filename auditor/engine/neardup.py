@@ -471,8 +471,9 @@ def _check_threshold(method: str, threshold: float | None) -> float | None:
 
 def measurable_documents(store: Store) -> list[int]:
     """Documents not withdrawn with stored text of at least one word (EDGAR envelopes and empty parts have none)."""
+    with_text = set(store.with_text())
     return [r[0] for r in store.conn.execute(
-        "SELECT id FROM documents WHERE n_words > 0 AND withdrawn_at IS NULL AND id IN (SELECT doc_id FROM texts) ORDER BY id")]
+        "SELECT id FROM documents WHERE n_words > 0 AND withdrawn_at IS NULL ORDER BY id") if r[0] in with_text]
 
 
 def prefix_candidates(sets: Sequence[np.ndarray], alpha: float) -> list[tuple[int, int]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from auditor.corpus.ingest import prepare_file
 from auditor.engine.pairs import Span
 from auditor.engine.short import SHORT_SHINGLES
 from auditor.engine.verify import locate, member, one_pass
+from auditor.errors import with_fix
 from auditor.extract.common import Limits
 from auditor.index.sampled import SampledIndex, ShingleCache
 from auditor.store.db import Store
@@ -101,15 +102,15 @@ class FileQuery:
 
 
 def query_files(store: Store, files: Sequence[str | os.PathLike], threshold: float = 0.8,
-                limits: Limits | None = None) -> list[FileQuery]:
+                limits: Limits | None = None, stdin: BinaryIO | None = None) -> list[FileQuery]:
     """``query_text`` for files from anyone: each is read as ingest reads it, in a sandbox child
     under ``limits`` (memory, time, parts), so a decompression bomb or a parser that hangs is an
     ``error`` for that file and the others are still answered. Unreadable text (a PDF without a
     text layer, glyph codes) is an error too: a query that cannot see the words must not say
-    "no stored document contains it"."""
+    "no stored document contains it". A file named ``-`` is read from ``stdin``."""
     return [FileQuery(ft.name, query_text(store, ft.doc["text"], threshold) if ft.doc is not None else None,
                       ft.error, ft.skipped, ft.warnings)
-            for ft in read_files(files, store.params, limits)]
+            for ft in read_files(files, store.params, limits, stdin)]
 
 
 @dataclass
@@ -125,12 +126,22 @@ class FileText:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_files(files: Sequence[str | os.PathLike], params: Params, limits: Limits | None = None) -> list[FileText]:
+STDIN = "-"
+
+
+def read_files(files: Sequence[str | os.PathLike], params: Params, limits: Limits | None = None,
+               stdin: BinaryIO | None = None) -> list[FileText]:
     """Files read as ingest reads them (``prepare_file``: a sandbox child under ``limits``), part
     by part for an EDGAR submission, without storing anything; what ``query`` and ``gather`` ask
-    about. A text that cannot be read into words is an error, never an empty text."""
+    about. A text that cannot be read into words is an error, never an empty text.
+
+    A file named ``-`` is what ``stdin`` holds (a binary stream), read up to the file size limit
+    into a private temporary file, and named ``-`` in the answer."""
     out = []
     for f in files:
+        if os.fspath(f) == STDIN and stdin is not None:
+            out += _read_stream(stdin, params, limits or Limits())
+            continue
         prepared = prepare_file(f, params, limits)
         if "error" in prepared:
             out.append(FileText(str(f), error=tuple(prepared["error"])))
@@ -148,6 +159,24 @@ def read_files(files: Sequence[str | os.PathLike], params: Params, limits: Limit
             else:
                 out.append(FileText(name, d, warnings=d["warnings"]))
     return out
+
+
+def _read_stream(stream: BinaryIO, params: Params, limits: Limits) -> list[FileText]:
+    """``read_files`` of what a stream holds (standard input), its pieces named ``-``."""
+    import tempfile
+
+    data = stream.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        return [FileText(STDIN, error=("too_large", with_fix("too_large", f"standard input holds more than the limit "
+                                                                          f"of {limits.max_file_bytes} bytes")))]
+    with tempfile.TemporaryDirectory(prefix="auditor-query-") as tmp:
+        path = os.path.join(tmp, "stdin")
+        with open(path, "wb") as f:
+            f.write(data)
+        found = read_files([path], params, limits)
+    for ft in found:
+        ft.name = STDIN + ft.name[len(path):]
+    return found
 
 
 def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sampled: np.ndarray,
@@ -196,7 +225,7 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
     word alignment of each document with the span of the other it lies in (``alignment``:
     ``auditor.engine.align``, at most ``EXCERPT_HUNKS`` differing regions; None without spans or
     below ``ALIGN_MIN`` containment)."""
-    from auditor.engine.align import align
+    from auditor.engine.align import align, span_ranges
 
     params = store.params
     cache = ShingleCache(store, params)
@@ -219,12 +248,15 @@ def compare(store: Store, a: int, b: int) -> dict[str, Any]:
         spans = locate(y_seq, x_all, "", params.k, store.document(y_id)["page_offsets"],
                        offsets=cache.offsets(y_id))
         x_id = a if y_id == b else b
+        alignment = None
+        if spans and out_exact >= ALIGN_MIN:
+            x_text = store.text(x_id)
+            alignment = align(x_text, store.text(y_id), span_ranges(spans, len(x_text)),
+                              max_hunks=EXCERPT_HUNKS, segment_words=24).as_dict()
         out[name] = {
             "exact": out_exact,
             "estimate": est.estimate, "interval": [est.low, est.high],
             "spans": [s.as_dict() for s in spans],
-            "alignment": align(store.text(x_id), store.text(y_id), (spans[0].start, spans[-1].end),
-                               max_hunks=EXCERPT_HUNKS, segment_words=24).as_dict()
-            if spans and out_exact >= ALIGN_MIN else None,
+            "alignment": alignment,
         }
     return out

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.store.db import Store
+from auditor.text.entry import unauditable_reason
 from auditor.text.shingle import Params
 
 
@@ -94,12 +95,9 @@ def not_auditable(store: Store, params: Params, within: Universe | None = None) 
         u.representatives)
     out = []
     for doc_id, n_words, n_shingles, why in rows:
-        if why:
-            reason = f"text not readable: {why}"
-        elif n_shingles:
+        reason = unauditable_reason(why, n_words, n_shingles, params.k)
+        if reason is None:
             continue  # a short one is searched exhaustively
-        else:
-            reason = f"too short: {n_words} words, fewer than k={params.k}, so no shingle"
         out.append({"doc_id": doc_id, "reason": reason, "n_words": n_words, "n_shingles": n_shingles})
     return out
 

@@ -262,7 +262,6 @@ def verify_and_scan(store: Store, params: Params, pairs: Pairs, docs: list[int],
         g = load.index(min(load))
         part_of[d] = g
         load[g] += sizes.get(d, 0) + 1
-    store.noted("shingle_sequences", [*walk, *np.unique(pairs.contained).tolist()])  # read by the children
     where = np.array([part_of.get(b, 0) for b in pairs.container.tolist()], dtype=np.int64)
     chunks = [np.flatnonzero(where == g) for g in range(workers)]
     results = pool.map(_pass_chunk, [(str(store.path), params, sorted(d for d in walk if part_of[d] == g), vocab,
@@ -285,7 +284,6 @@ def locate_best(store: Store, params: Params, pairs: list[tuple[int, int]],
     if pool is None or len(ordered) < PARALLEL_MIN_LOCATE or work < PARALLEL_MIN_SHINGLES:
         found = locate_pairs(store, params, ordered)
     else:
-        store.noted("shingle_sequences", [d for pair in ordered for d in pair])  # read by the children
         container = np.array([b for _, b in ordered], dtype=np.int64)
         chunks = _container_chunks(container, 8)
         found = [[] for _ in ordered]

@@ -2,8 +2,14 @@
 
 Formats are recognised by content (magic bytes, envelopes, markup), the file name being only
 a hint (:mod:`.detect`). Each format has its own module: :mod:`.text` (plain text in any
-encoding), :mod:`.html`, :mod:`.pdf`, :mod:`.docx`, :mod:`.xml`, :mod:`.archive` and
-:mod:`.submission` (the parts of an EDGAR submission); :mod:`.common` holds what they return.
+encoding), :mod:`.html`, :mod:`.pdf`, :mod:`.docx`, :mod:`.odf` (OpenDocument text, flat or
+zipped), :mod:`.wordml` (Word 2003 XML), :mod:`.legacy` (Word 97-2003 .doc, WordPerfect, RTF,
+through :mod:`.convert` for external converters), :mod:`.mail` (email and MHTML),
+:mod:`.rendered` (Markdown, reStructuredText, notebooks), :mod:`.xml` (XML, RSS and Atom
+feeds), :mod:`.archive` and :mod:`.submission` (the parts of an EDGAR submission);
+:mod:`.common` holds what they return. :mod:`.layout` reads plain text laid out for paper
+(pleading-paper margins, two columns) in a reader's order; :mod:`.scripts` tells a page built
+by its scripts.
 
 Every result records which extractor and version produced it and, for decoded text, which
 encoding was used, so a stored text can be traced back to its bytes. Every text returned can
@@ -67,7 +73,7 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
         from auditor.extract.detect import says_html
         from auditor.extract.html import html_to_text
 
-        ex = html_to_text(data, limits)
+        ex = html_to_text(data, limits, main_content=True)
         if not says_html(name):
             from auditor.extract.text import extract_text
 
@@ -109,6 +115,33 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
         from auditor.extract.xml import read_xml
 
         return read_xml(data, limits, name)
+    if fmt == "odt":
+        from auditor.extract.odf import extract_odt
+
+        return extract_odt(data, limits)
+    if fmt == "ole":
+        from auditor.extract.legacy import extract_doc, ole_kind, refuse_ole
+
+        kind = ole_kind(data)
+        if kind != "doc":
+            raise refuse_ole(kind)
+        return extract_doc(data, limits)
+    if fmt == "wpd":
+        from auditor.extract.legacy import extract_wpd
+
+        return extract_wpd(data, limits)
+    if fmt == "rtf":
+        from auditor.extract.legacy import extract_rtf
+
+        return extract_rtf(data, limits)
+    if fmt == "email":
+        from auditor.extract.mail import extract_email
+
+        return extract_email(data, limits, name)
+    if fmt in ("markdown", "rst", "notebook"):
+        from auditor.extract.rendered import extract_rendered
+
+        return extract_rendered(fmt, data, limits)
     if fmt == "binary":
         from auditor.extract.detect import binary_kind
 

@@ -15,11 +15,13 @@ import io
 import zipfile
 import zlib
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, auditor_version, check_text
 from auditor.extract.detect import binary_kind, detect_format, not_read
 from auditor.extract.docx import ZIP_ERRORS, read_member
 from auditor.extract.nested import extract_format
+
+refusal("archive_error", "the archive is damaged: unpack what can be unpacked, and ingest the files")
 
 ARCHIVES = ("gz", "zip", "bz2", "xz")
 _MAX_ARCHIVE_DEPTH = 2

@@ -8,7 +8,17 @@ import re
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
+
+# What to do about the refusals every format's reader can raise (auditor.errors.refusal).
+refusal("too_large", "if it is a real document, raise --max-file-mb (ingest, gate); else leave it out")
+refusal("text_too_long", "if it is a real document, raise --max-text-chars (ingest), or split it")
+refusal("empty", "nothing to read: if a reader sees text in it, ingest a copy that holds the text")
+refusal("binary", "it is not a format the auditor reads (a word processor's own format, such as WordPerfect "
+                  "or Word 97-2003, or other binary data): open it in the program that made it, save it as "
+                  "PDF, .docx or plain text, and ingest that")
+refusal("internal_error", "a bug in the auditor: run it again with AUDITOR_DEBUG=1 and report the message "
+                          "and the file's format")
 
 
 @dataclass(frozen=True)

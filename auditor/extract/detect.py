@@ -9,6 +9,7 @@ import os
 import re
 import zipfile
 
+from auditor.errors import refusal
 from auditor.extract import edgar
 from auditor.extract.text import SNIFF, detect_bom, nul_pattern
 
@@ -36,6 +37,7 @@ _MAGIC: list[tuple[bytes, str]] = [
     (b"wOF2", "woff2"),
     (b"%!PS", "ps"),
     (b"{\\rtf", "rtf"),
+    (b"\xffWPC", "wpd"),
 ]
 _BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
 _RIFF = re.compile(rb"RIFF....(WAVE|AVI |WEBP)", re.S)
@@ -44,7 +46,12 @@ _WEAK_HTML = re.compile(
     rb"<(?:div|p|br|table|font|span|center|h[1-6]|ul|ol|li|title|meta|a\s+href|b|i|pre)\b[^>]*>", re.I)
 HTML_EXT = (".htm", ".html", ".xhtml", ".shtml")
 #: Names that say plain text: the bytes are what a reader sees, whatever markup they hold.
-TEXT_EXT = (".txt", ".text", ".md", ".markdown", ".rst", ".asc", ".log", ".csv", ".tsv")
+TEXT_EXT = (".txt", ".text", ".asc", ".log", ".csv", ".tsv")
+#: Formats with a rendering of their own, by name: what a reader sees is the rendered document.
+RENDERED_EXT = {".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", ".rst": "rst",
+                ".rest": "rst", ".ipynb": "notebook"}
+#: Binary kinds a reader reads (an OLE2 file may be a Word document: the dispatcher tells).
+READ_BINARY = {"ole": "ole", "wpd": "wpd", "rtf": "rtf"}
 
 
 def binary_kind(data: bytes) -> str | None:
@@ -96,6 +103,7 @@ _XML_ROOT = re.compile(
     rb"<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)((?:\s[^<>]*)?)/?>", re.S)
 _XMLNS = re.compile(rb"""\sxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
 _XML_HEAD = 65536
+ATOM_NS = "http://www.w3.org/2005/Atom"
 # XML a machine reads, not a person: the skip code for each root element (namespace, name).
 MACHINE_XML = {
     ("http://www.w3.org/2001/XMLSchema", "schema"): "xbrl:schema",
@@ -128,30 +136,44 @@ def machine_xml(data: bytes) -> str | None:
 
 
 def detect_format(data: bytes, name: str = "") -> str:
-    """"text", "html", "xml", "pdf", "docx", "edgar" or "binary" (a known non-text format).
+    """"text", "html", "xml", "pdf", "docx", "odt", "ole" (a Word 97-2003 .doc, or another OLE2
+    file the dispatcher names), "wpd", "rtf", "email", "markdown", "rst", "notebook", "edgar"
+    or "binary" (a known format no reader reads).
 
-    Content decides: ``%PDF-`` in the first KiB, a zip holding ``word/document.xml``, an
-    EDGAR envelope, HTML markup, an XML declaration or a namespaced root element. A name that
-    says HTML (``.htm``...) or text (``.txt``, ``.md``...) decides between text and HTML: a
-    browser renders an .htm file whatever it starts with, a text editor shows a .txt file's
-    bytes; the other reading is then one of the document's readings
-    (:func:`auditor.extract.extract_format`).
+    Content decides: ``%PDF-`` in the first KiB, magic bytes (a zip holding
+    ``word/document.xml`` or an OpenDocument text, OLE2, WordPerfect, RTF), an EDGAR envelope,
+    an Internet message's header block (:func:`~auditor.extract.mail.looks_like_mail`: a .txt
+    notice of electronic filing is a message), HTML markup, an XML declaration or a namespaced
+    root element. A name then decides what content cannot: Markdown, reStructuredText and
+    notebooks (``.md``, ``.rst``, ``.ipynb``) are read as they render; a name that says HTML
+    (``.htm``...) or text (``.txt``...) decides between text and HTML: a browser renders an
+    .htm file whatever it starts with, a text editor shows a .txt file's bytes; the other
+    reading is then one of the document's readings (:func:`auditor.extract.extract_format`).
     """
     if b"%PDF-" in data[:1024]:
         return "pdf"
     kind = binary_kind(data)
     if kind == "zip":
-        return "docx" if is_docx(data) else "binary"
+        zkind = zip_kind(data)
+        if zkind == "docx":
+            return "docx"
+        return "odt" if zkind == "odf" and _odf_text(data) else "binary"
     if kind is not None:
-        return "binary"
+        return READ_BINARY.get(kind, "binary")
     if edgar.is_submission(data):
         return "edgar"
+    if looks_like_mail(data, name):
+        return "email"
     ext = os.path.splitext(name)[1].lower()
+    if ext in RENDERED_EXT:
+        return RENDERED_EXT[ext]
     if ext in TEXT_EXT:
         return "text"  # the container says text: a text editor shows the bytes (the HTML is a reading)
     if ext in HTML_EXT:
         return "html"  # the container says HTML: a browser renders it, whatever it starts with
     head = _sniff_head(data)
+    if _xml_not_html(data, head):
+        return "xml"  # <rss><channel><title>, <note><body>, <office:document><meta:generator>: not HTML tags
     if _STRONG_HTML.search(head):
         return "html"
     if head.lstrip().startswith(b"<") and _WEAK_HTML.search(head):
@@ -160,6 +182,79 @@ def detect_format(data: bytes, name: str = "") -> str:
             head.lstrip().startswith(b"<") and b"xmlns" in head and xml_root(data) is not None):
         return "xml"
     return "text"
+
+
+def _xml_not_html(data: bytes, head: bytes) -> bool:
+    """Whether markup that holds HTML-like tags is XML of another vocabulary: a feed's root
+    element (``rss``, Atom's ``feed``, RSS 1.0's ``rdf:RDF``), or an XML declaration before a
+    root element that is not ``html``."""
+    root = xml_root(data)
+    if root is None:
+        return False
+    if root[1] in ("rss", "RDF") or root == (ATOM_NS, "feed"):
+        return True
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<?xml") and root[1].lower() != "html"
+
+
+#: The mimetypes of OpenDocument text: a document, a template, a master document.
+ODF_TEXT = ("application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text-template",
+            "application/vnd.oasis.opendocument.text-master")
+
+
+def odf_mimetype(data: bytes) -> str | None:
+    """The ``mimetype`` member of an OpenDocument zip (its first 200 bytes), or None."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z, z.open("mimetype") as f:
+            return f.read(200).decode("ascii", "replace").strip()
+    except (KeyError, zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
+            NotImplementedError, RuntimeError):
+        return None
+
+
+def _odf_text(data: bytes) -> bool:
+    return odf_mimetype(data) in ODF_TEXT
+
+
+# -- Internet messages ------------------------------------------------------------------------------
+
+MAIL_EXT = (".eml", ".mht", ".mhtml", ".mime")
+_HEADER_LINE = re.compile(rb"[!-9;-~]+:[^\r\n]*\r?\n|[ \t][^\r\n]*\r?\n")
+_HEADER_NAME = re.compile(rb"([!-9;-~]+):")
+# Headers only mail carries: a block of header lines holding one of these is a message, not a memo.
+_TRANSPORT = frozenset({b"mime-version", b"content-type", b"content-transfer-encoding", b"received",
+                        b"return-path", b"message-id", b"dkim-signature", b"delivered-to", b"x-mailer",
+                        b"in-reply-to", b"references", b"x-originating-ip", b"authentication-results"})
+_COMMON = frozenset({b"from", b"to", b"cc", b"subject", b"date", b"sender", b"reply-to"})
+
+def looks_like_mail(data: bytes, name: str = "") -> bool:
+    """Whether ``data`` is an Internet message: it opens with a block of header lines (an mbox
+    ``From `` line may precede it) that ends with an empty line. Without a mail file name
+    (``.eml``, ``.mht``...), the block must hold a header only mail carries (MIME-Version,
+    Content-Type, Received, Message-ID...): a memo that starts "From:", "To:", "Subject:" is
+    not a message."""
+    head = data[:65536].lstrip(b"\xef\xbb\xbf")
+    if head.startswith(b"From "):
+        head = head.split(b"\n", 1)[1] if b"\n" in head else b""
+    pos, names = 0, set()
+    while pos < len(head):
+        if head.startswith(b"\r\n", pos) or head.startswith(b"\n", pos):
+            break
+        m = _HEADER_LINE.match(head, pos)
+        if m is None:
+            return False
+        n = _HEADER_NAME.match(m.group(0))
+        if n:
+            names.add(n.group(1).lower())
+        pos = m.end()
+    else:
+        return False  # no empty line ends the header block in what was looked at
+    if not names:
+        return False
+    if os.path.splitext(name)[1].lower() in MAIL_EXT:
+        return bool(names & (_TRANSPORT | _COMMON))
+    return len(names) >= 2 and bool(names & _TRANSPORT) and bool(names & _COMMON)
+
+
 
 
 def looks_like_html(data: bytes) -> bool:
@@ -194,9 +289,14 @@ def extension(name: str) -> str | None:
 _BINARY_WHY = {
     "xlsx": "a spreadsheet: cells of figures and labels, not prose",
     "pptx": "a slide deck (PowerPoint), not read",
-    "odf": "an OpenDocument file, not read",
+    "odf": "an OpenDocument spreadsheet, drawing or presentation, not read",
 }
 _CODE_EXT = {"js": "code:js", "css": "code:css"}
+_MACHINE = "nothing to do: machine data, not prose, is not audited"
+refusal("xbrl", _MACHINE)
+refusal("data", _MACHINE)
+refusal("code", _MACHINE)
+refusal("archive", "unpack it, and ingest the documents it holds that the auditor reads")
 
 
 def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:
@@ -216,12 +316,19 @@ def not_read(data: bytes, name: str = "") -> tuple[str, str] | None:
         if zkind == "xbrl":
             return "archive:xbrl", ("an XBRL package: the filing's XBRL (taxonomy schema, linkbases, "
                                     "instance and its inline documents again), machine data")
+        if zkind == "odf" and _odf_text(data):
+            return None
         if zkind in _BINARY_WHY:
             code = ext if zkind != "odf" and ext in ("xlsx", "xlsm", "pptx") else zkind
             return f"binary:{code}", _BINARY_WHY[zkind]
         return None
-    if kind in ("gz", "bz2", "xz"):
+    if kind in ("gz", "bz2", "xz", "wpd", "rtf"):
         return None
+    if kind == "ole":
+        from auditor.extract.legacy import ole_kind
+
+        ole = ole_kind(data)
+        return None if ole == "doc" else (f"binary:{ole}", f"binary data ({ole}), not text")
     if kind is not None:
         return f"binary:{ext or kind}", f"binary data ({kind}), not text"
     if b"%PDF-" in data[:1024]:

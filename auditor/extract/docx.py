@@ -30,12 +30,19 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
 from auditor.extract.detect import binary_kind, detect_format
 from auditor.extract.nested import extract_format
 from auditor.extract.order import BIDI_CONTROLS, display_order
 from auditor.text import dates
+
+_RESAVE = "open it in a word processor, save it again as .docx or PDF, and ingest that"
+refusal("docx_error", _RESAVE)
+for _code in ("docx-duplicate-entry", "docx-main-part", "docx-content-type", "docx-entity", "docx-altchunk"):
+    refusal(_code, _RESAVE)
+refusal("docx-image-text", "run OCR on the pictures (print it to PDF, then ocrmypdf in.pdf out.pdf) and ingest the result")
+refusal("docx-hidden", "nothing a reader sees can be audited: ingest the copy a reader reads")
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"

@@ -26,7 +26,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
+
+refusal("edgar_malformed", "ingest the submission as EDGAR serves it (the complete .txt file), or its documents "
+                           "one by one")
 
 _PEM = b"-----BEGIN PRIVACY-ENHANCED MESSAGE-----"
 _STARTS = (b"<SEC-DOCUMENT>", b"<SUBMISSION>", b"<IMS-DOCUMENT>")

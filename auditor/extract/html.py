@@ -38,10 +38,12 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
+from auditor.errors import ExtractionError, refusal
 from auditor.extract import css
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
+from auditor.extract.scripts import script_built
 from auditor.extract.text import (
     GUESSED,
     MAX_MESS,
@@ -53,6 +55,11 @@ from auditor.extract.text import (
     nul_pattern,
 )
 from auditor.text import dates
+
+_PRINTED = "open it in a browser, print it to PDF (what a reader sees), and ingest that"
+for _code in ("css-selector", "css-value", "css-media", "css-font", "css-order", "css-external", "nested-depth",
+              "script-built"):
+    refusal(_code, _PRINTED)
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([-\w.:]+)""", re.I)
@@ -292,6 +299,8 @@ class _Result:
     all_text: str
     shows_all: bool  # the visible reading hid or added text: the all-text reading differs
     unreadable: list[str]
+    tree: Any = None  # the parsed page (selectolax), for checks made after reading
+    script_built: str | None = None  # why the page's text is what its scripts write (.scripts)
 
 
 class _Reader:
@@ -847,7 +856,11 @@ class _Reader:
                 f"css-external: a style sheet outside the document ({self.sheets.external[0]}) could hide "
                 "the many small classed elements its text is split into")
         shows_all = self.hidden_text or self.generated
-        return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable)
+        built = None  # before all_text, which strips the scripts from the tree
+        if self.depth == 0 and self.tree.css_first("script") is not None:
+            built = script_built(self.tree, len(visible.split()))
+        return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable, self.tree,
+                       built)
 
 
 
@@ -976,9 +989,15 @@ def read_html(text: str, warnings: list[str] | None = None) -> _Result:
     return _Reader(text, 0, warnings if warnings is not None else []).read()
 
 
-def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
+def html_to_text(data: bytes, limits: Limits = Limits(), main_content: bool = False) -> Extracted:
     """Visible text of an HTML document (also the HTML documents inside EDGAR submissions), with
-    its other readings and the reasons it cannot be read reliably."""
+    its other readings and the reasons it cannot be read reliably.
+
+    With ``main_content``, a web page with site chrome (``nav``, ``header``, ``footer``,
+    ``aside``, ``main`` or their ARIA roles) also gets the reading ``html:main-content``: the
+    paragraphs jusText does not take for boilerplate, so that decisions between pages of one
+    site can set the chrome aside. Filings carry no such elements and are not read twice
+    (jusText costs as much as this reading)."""
     warnings: list[str] = []
     text, enc = _decode_html(data, warnings)
     unreadable = []
@@ -992,6 +1011,8 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     visible = _no_nbsp(visible)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")
+    if not visible.strip() and got.script_built:
+        raise ExtractionError("script-built", got.script_built)
     out = check_text(storable(visible, warnings), "HTML document", limits)
     readings = []
     if got.logical != got.visible:
@@ -1001,11 +1022,34 @@ def html_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         readings.append(Reading("html:all-text", storable(got.all_text, warnings),
                                 "every text node and attribute text, hidden or not, in source order"))
     reasons = unreadable + got.unreadable + ([spaced] if spaced else [])
+    if got.script_built:
+        reasons.append(got.script_built)
+    if main_content and got.tree is not None and len(text) <= _MAX_MAIN_CONTENT and got.tree.css_first(_CHROME):
+        main = _main_content(text)
+        if main.strip():
+            readings.append(Reading("html:main-content", storable(main, warnings),
+                                    "the page's main content without its site chrome, as jusText finds it"))
     return Extracted("html", out, "selectolax", version_of("selectolax"), encoding=enc, warnings=warnings,
                      unreadable="; ".join(dict.fromkeys(reasons)) or None, readings=readings,
                      meta=dates.recorded(dates.html_meta(text)))
 
 
+
+
+_CHROME = "nav, header, footer, aside, main, [role=navigation], [role=banner], [role=contentinfo], [role=main]"
+_MAX_MAIN_CONTENT = 5_000_000  # characters: a longer page is a filing, not a site's page
+
+
+def _main_content(html: str) -> str:
+    """The paragraphs of a page that jusText (Pomikalek 2011) does not classify as boilerplate."""
+    import justext
+
+    paragraphs = justext.justext(html, justext.get_stoplist("English"))
+    return "\n\n".join(p.text for p in paragraphs if not p.is_boilerplate)
+
+
+def main_content_version() -> str:
+    return f"justext {version_of('justext')}"
 
 
 def _no_nbsp(text: str) -> str:

@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import re
 
+from auditor.errors import refusal
+from auditor.text.normalize import words_bytes
+
+refusal("letter-spaced", "ingest the document it was made from, or a copy without letter spacing (a PDF "
+                         "printed again, or OCR of it: ocrmypdf --force-ocr in.pdf out.pdf)")
+
 # One space (or no-break space) between the letters of a word, two or more between words.
 _SPACED_WORD = re.compile(r"(?<![^\s])(?:[^\s][ \xa0])+[^\s](?![^\s])")
 _WORD_GAP = re.compile(r"([ \xa0]{2,}|\t|\n)")
@@ -22,7 +28,11 @@ _NEEDLE, _NEEDLE2 = b" a a a ", b"  a  a  a  "
 
 
 def join_letter_spaced(text: str) -> tuple[str, int]:
-    """Rejoin letter-spaced words where word gaps are wider than letter gaps; (text, words)."""
+    """Rejoin letter-spaced words where word gaps are wider than letter gaps; (text, words).
+
+    Only a piece whose words rejoining changes is rejoined and counted: the ellipsis ". . .",
+    "* * *" or "§ 2" between the wide gaps of a justified line reads as the same words either
+    way, so it is stored as it stands and no notice is given."""
     if "  " not in text and "\t" not in text and "\xa0" not in text:
         return text, 0
     joined = 0
@@ -30,8 +40,11 @@ def join_letter_spaced(text: str) -> tuple[str, int]:
     def segment(seg: str) -> str:
         nonlocal joined
         if _SPACED_WORD.fullmatch(seg):
+            together = seg.replace(" ", "").replace("\xa0", "")
+            if words_bytes(together) == words_bytes(seg):
+                return seg
             joined += 1
-            return seg.replace(" ", "").replace("\xa0", "")
+            return together
         return seg
 
     pieces = _WORD_GAP.split(text)

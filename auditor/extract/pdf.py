@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.letters import join_letter_spaced as _join_letter_spaced
 from auditor.sandbox import pdfworker
@@ -27,6 +27,15 @@ def extract_pdf_pages(data: bytes, limits: Limits = Limits()) -> list[str]:
     """The text of each page of a PDF, extracted in a killable child process."""
     return _pdf(data, limits)[0]
 
+
+_OCR = "run OCR on it (ocrmypdf --force-ocr in.pdf out.pdf) and ingest out.pdf"
+_SOURCE = "ingest the document it was made from, or "
+refusal("no_text", _SOURCE + _OCR)
+refusal("pdf-cid", _SOURCE + "a PDF printed again with embedded Unicode fonts, or " + _OCR)
+refusal("pdf-order", _SOURCE + _OCR)
+refusal("pdf-image-text", _OCR + ", or " + _SOURCE.removesuffix(", or "))
+refusal("pdf-font-map", _SOURCE + _OCR)
+refusal("pdf-hidden", "nothing a viewer shows can be audited: ingest the copy a reader reads")
 
 _CID_RUN = re.compile(r"(?:\(cid:\d+\))+")
 _TOKEN = re.compile(r"[^\W_]+")

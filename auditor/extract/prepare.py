@@ -12,11 +12,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal, with_fix, with_reason_fixes
 from auditor.extract.common import Extracted, Limits, storable
 from auditor.sandbox import pool as sandbox
 from auditor.text.entry import prepare_text
 from auditor.text.shingle import Params, WordHasher, WordSequence
+
+refusal("recursion", "it nests too deeply to read (damaged or hostile): save a clean copy from the program "
+                     "that made it, and ingest that")
 
 
 def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
@@ -33,7 +36,7 @@ def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
         "page_offsets": ex.page_offsets,
         "meta": ex.meta,
         "warnings": ex.warnings,
-        "unreadable": ex.unreadable,
+        "unreadable": with_reason_fixes(ex.unreadable),
         "text": ex.text,
         "n_chars": len(ex.text),
     }
@@ -48,7 +51,7 @@ def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
             "meta": part.meta,
             "status": part.status,
             "code": part.code,
-            "message": part.message,
+            "message": with_fix(part.code, part.message) if part.message is not None else None,
             "doc": None,
         }
         if part.status == "ok" and part.extracted is not None:

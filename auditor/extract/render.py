@@ -34,7 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
+
+refusal("render_missing", "install the renderer named (Debian: apt install chromium libreoffice-writer-nogui; "
+                          "pip install pypdfium2) and gate again")
+refusal("render_timeout", "gate again on a less loaded machine; a document that never finishes drawing may be "
+                          "hostile: open it with care")
+refusal("render_failed", "open it in the program that made it to check it is not damaged, save a clean copy, "
+                         "and gate that")
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 SOFFICE_NAMES = ("soffice", "libreoffice")
@@ -82,7 +89,7 @@ def missing(renderer: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Document:
+class RenderInput:
     """One document to render: its format, bytes and file name."""
 
     format: str
@@ -92,13 +99,13 @@ class Document:
 
 def render(fmt: str, data: bytes, name: str, *, timeout: float = 60.0) -> Rendering:
     """The rendering of one document; raises ``ExtractionError`` when it cannot be had."""
-    [r] = render_many([Document(fmt, data, name)], timeout=timeout)
+    [r] = render_many([RenderInput(fmt, data, name)], timeout=timeout)
     if isinstance(r, ExtractionError):
         raise r
     return r
 
 
-def render_many(docs: list[Document], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
+def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rendering | ExtractionError]:
     """The rendering of each document, or why there is none (``render_failed``,
     ``render_timeout``, ``render_missing``), in order. One browser draws every HTML document and
     one LibreOffice run every office document: starting either costs more than a page."""
@@ -163,49 +170,103 @@ def _shown(glyph: tuple[float, float, float] | None, beneath: tuple[float, float
     return glyph is None or max(abs(a - b) for a, b in zip(glyph, beneath, strict=True)) >= MIN_CONTRAST
 
 
+BAND = 32.0  # points: filled shapes are found by the horizontal bands of the page they cross
+
+
 def visible_text(pdf: bytes) -> str:
-    """The text a reader sees on the pages of a renderer's PDF, in the order they show it."""
-    import io
+    """The text a reader sees on the pages of a renderer's PDF, in the order they show it.
 
-    from pdfminer.converter import PDFPageAggregator
-    from pdfminer.layout import LAParams, LTAnno, LTChar, LTCurve, LTTextBox, LTTextLine
-    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
-    from pdfminer.pdfpage import PDFPage
+    pdfium reads the pages (in C: a 10-K printed by Chromium is read in seconds). Its text page
+    orders the glyphs as they are placed on the page. A glyph is left out when it is under
+    ``MIN_SIZE`` or drawn in the colour of the last filled shape painted beneath it (found by
+    the page's horizontal bands), or of the white page.
+    """
+    import ctypes
 
-    def key(c: Any) -> tuple[float, float, str]:
-        return (round(c.x0, 1), round(c.y0, 1), c.get_text())
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
 
-    rm = PDFResourceManager()
-    raw, laid = PDFPageAggregator(rm, laparams=None), PDFPageAggregator(rm, laparams=LAParams())
+    try:
+        doc = pdfium.PdfDocument(pdf)
+    except pdfium.PdfiumError as e:
+        raise ExtractionError("render_failed", f"pdfium cannot open the rendering: {e}") from e
+    c_r, c_g, c_b, c_a = (ctypes.c_uint() for _ in range(4))
+    fl, fb, fr, ft = (ctypes.c_float() for _ in range(4))
+    boxes = (ctypes.byref(fl), ctypes.byref(fb), ctypes.byref(fr), ctypes.byref(ft))
     pages = []
-    for page in PDFPage.get_pages(io.BytesIO(pdf)):
-        PDFPageInterpreter(rm, raw).process_page(page)
-        fills: list[tuple[tuple[float, float, float, float], tuple[float, float, float]]] = []
-        shown: set[tuple[float, float, str]] = set()
-        for obj in raw.get_result():  # in the order they are painted
-            if isinstance(obj, LTCurve) and obj.fill:
-                colour = _rgb(obj.non_stroking_color)
-                if colour is not None:
-                    fills.append((obj.bbox, colour))
-            elif isinstance(obj, LTChar) and obj.size >= MIN_SIZE:
-                cx, cy = (obj.x0 + obj.x1) / 2, (obj.y0 + obj.y1) / 2
-                beneath = next((c for (x0, y0, x1, y1), c in reversed(fills)
-                                if x0 <= cx <= x1 and y0 <= cy <= y1), _WHITE)
-                if _shown(_rgb(obj.graphicstate.ncolor), beneath):
-                    shown.add(key(obj))
-        PDFPageInterpreter(rm, laid).process_page(page)
-        boxes = []
-        for box in laid.get_result():
-            if not isinstance(box, LTTextBox):
-                continue
-            lines = []
-            for line in box:
-                if isinstance(line, LTTextLine):
-                    lines.append("".join(c.get_text() for c in line
-                                         if isinstance(c, LTAnno) or (isinstance(c, LTChar) and key(c) in shown)))
-            boxes.append("".join(lines))
-        pages.append("\n".join(boxes))
+    try:
+        for index in range(len(doc)):
+            page = doc[index]
+            order: dict[int, int] = {}
+            texts: dict[int, Any] = {}
+            bands: dict[int, list[tuple[int, tuple[float, float, float, float], tuple[float, float, float]]]] = {}
+            for n in range(raw.FPDFPage_CountObjects(page.raw)):
+                obj = raw.FPDFPage_GetObject(page.raw, n)
+                key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+                order[key] = n
+                kind = raw.FPDFPageObj_GetType(obj)
+                if kind == raw.FPDF_PAGEOBJ_TEXT:
+                    texts[key] = obj
+                if kind != raw.FPDF_PAGEOBJ_PATH:
+                    continue
+                mode, stroke = ctypes.c_int(), ctypes.c_int()
+                if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(mode), ctypes.byref(stroke)) or not mode.value:
+                    continue  # not filled
+                if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(x) for x in (c_r, c_g, c_b, c_a))):
+                    continue
+                if c_a.value < 250 or not raw.FPDFPageObj_GetBounds(obj, *boxes):
+                    continue  # a translucent shape does not hide what is under it
+                if fr.value - fl.value < 2 or ft.value - fb.value < 2:
+                    continue
+                colour = (c_r.value / 255, c_g.value / 255, c_b.value / 255)
+                box = (fl.value, fb.value, fr.value, ft.value)
+                for band in range(int(fb.value // BAND), int(ft.value // BAND) + 1):
+                    bands.setdefault(band, []).append((n, box, colour))
+            for fills in bands.values():
+                fills.sort(key=lambda f: -f[0])  # the last painted first
+            hidden = {key for key, n in order.items() if key in texts
+                      and not _object_shown(raw, texts[key], n, bands, boxes)}
+            textpage = page.get_textpage()
+            tp = textpage.raw
+            if not hidden:  # the usual page: every glyph is seen, read in one call
+                out = [textpage.get_text_bounded()]
+            else:
+                out = []
+                for i in range(raw.FPDFText_CountChars(tp)):
+                    ch = chr(raw.FPDFText_GetUnicode(tp, i))
+                    if ch.isspace() or raw.FPDFText_IsGenerated(tp, i) == 1 or (ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value or 0) not in hidden:
+                        out.append(ch)
+            textpage.close()
+            page.close()
+            pages.append("".join(out))
+    finally:
+        doc.close()
     return "\f".join(pages)
+
+
+def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...]) -> bool:
+    """Whether the glyphs of one text object are seen: large enough, not fully transparent, and
+    not the colour of the last filled shape painted beneath its centre (else of the page)."""
+    import ctypes
+
+    size = ctypes.c_float()
+    if raw.FPDFTextObj_GetFontSize(obj, ctypes.byref(size)) and size.value < MIN_SIZE:
+        return False
+    if not raw.FPDFPageObj_GetBounds(obj, *boxes):
+        return True
+    x0, y0, x1, y1 = (b._obj.value for b in boxes)
+    if x1 - x0 <= 0 or y1 - y0 <= 0:
+        return False
+    r, g, b, a = (ctypes.c_uint() for _ in range(4))
+    glyph = None
+    if raw.FPDFPageObj_GetFillColor(obj, ctypes.byref(r), ctypes.byref(g), ctypes.byref(b), ctypes.byref(a)):
+        if a.value == 0:
+            return False
+        glyph = (r.value / 255, g.value / 255, b.value / 255)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    beneath = next((colour for n, (fx0, fy0, fx1, fy1), colour in bands.get(int(cy // BAND), ())
+                    if n < at and fx0 <= cx <= fx1 and fy0 <= cy <= fy1), _WHITE)
+    return _shown(glyph, beneath)
 
 
 def _which(names: tuple[str, ...]) -> str | None:
@@ -280,7 +341,7 @@ class _Pipe:
             on_event(msg)
 
 
-def _chromium_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document printed to PDF by one Chromium, ``timeout`` seconds each."""
     exe = _which(CHROMIUM_NAMES)
     assert exe is not None
@@ -365,7 +426,7 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
 
 # -- LibreOffice ------------------------------------------------------------------------------
 
-def _soffice_pdfs(docs: list[Document], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
+def _soffice_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes | ExtractionError], str]:
     """Each document converted to PDF by one LibreOffice run (``timeout`` seconds each)."""
     exe = _which(SOFFICE_NAMES)
     assert exe is not None

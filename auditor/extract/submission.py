@@ -33,7 +33,7 @@ from __future__ import annotations
 import html
 import re
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.extract import edgar
 from auditor.extract.archive import ARCHIVES, extract_archive
 from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
@@ -44,6 +44,7 @@ from auditor.extract.text import decode_text, extract_text
 from auditor.extract.xml import xml_to_text
 
 _SKIP_CODES = ("empty", "binary")
+refusal("too_many_parts", "raise --max-parts (ingest) to read every document of the submission")
 _XBRL_TYPE = re.compile(r"EX-10[01]\.(SCH|CAL|DEF|LAB|PRE|REF|INS)\b", re.I)
 _XBRL_TYPE_CODE = {"SCH": "xbrl:schema", "INS": "xbrl:instance"}
 _VIEWER = "IDEA: XBRL DOCUMENT"

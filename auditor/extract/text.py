@@ -1,6 +1,8 @@
 """Plain text in any encoding: byte-order marks, UTF-16/32 without one, UTF-8, a detector for
 the other 8-bit encodings, then cp1252 and latin-1; files that switch encoding are decoded
-region by region. Gibberish and binary data are told apart from text."""
+region by region. Gibberish and binary data are told apart from text. Text laid out for paper
+(pleading-paper line numbers, two columns) is read in a reader's order (:mod:`.layout`), the
+lines as stored kept as the reading ``text:as-stored``."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
+from auditor.extract.layout import pleading_margin, two_columns
 from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
 
@@ -240,13 +243,25 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
+    readings = []
+    stored = text
+    for read_in_order in (pleading_margin, two_columns):
+        got = read_in_order(text)
+        if got is not None:
+            text = got.text
+            if got.changed:
+                warnings.append(got.changed)
+            if got.unreadable:
+                unreadable = "; ".join(filter(None, [unreadable, got.unreadable]))
+    if text is not stored:
+        readings.append(Reading("text:as-stored", storable(stored, []),
+                                "the lines as stored, read across: margin numbers and columns as a text editor shows them"))
     text, joined, spaced = letter_spacing(text)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")
     if spaced:
         unreadable = "; ".join(filter(None, [unreadable, spaced]))
     text = check_text(storable(text, warnings), "text", limits)
-    readings = []
     if not text.isascii():
         shown = display_order(text, auto=True)  # a text editor shows bidi text reordered too
         if shown != text:

@@ -1,15 +1,29 @@
 """XML documents (EDGAR ``<XML>`` parts such as ownership forms, XML files): every text node,
 escaped HTML in a text node read as HTML. Never the markup itself. XML that is machine data
-(XBRL schemas, linkbases, instances) is not read: :func:`read_xml` refuses it with its code."""
+(XBRL schemas, linkbases, instances) is not read: :func:`read_xml` refuses it with its code.
+
+What XML holds besides its text nodes is kept as other readings, which a gate audits too:
+``xml:comments`` (the text of its comments) and ``xml:attributes`` (its attribute values).
+
+Feeds (RSS 0.9x/2.0, RSS 1.0, Atom) are read as a feed reader shows them: the feed's title and
+description, then each item's title and its description, summary or content (HTML read as
+HTML). Each item's link and date are metadata (``meta["feed"]["items"]``), and the feed's
+own date (Atom ``updated``, RSS ``lastBuildDate`` or ``pubDate``) a dated source. Flat
+OpenDocument and Word 2003 XML have readers of their own (:mod:`.odf`, :mod:`.wordml`).
+"""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from auditor.errors import ExtractionError
-from auditor.extract.common import Extracted, Limits, check_text, storable, version_of
-from auditor.extract.detect import not_read
+from auditor.errors import ExtractionError, refusal
+from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.detect import ATOM_NS, not_read
 from auditor.extract.html import html_to_text
+from auditor.text import dates
+
+refusal("xml_error", "repair the XML (xmllint --recover in.xml > out.xml), or ingest the document in another format")
 
 _HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
 
@@ -21,7 +35,7 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
 
     warnings: list[str] = []
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
-                             remove_pis=True, remove_comments=True, recover=True)
+                             remove_pis=True, remove_comments=False, recover=True)
     try:
         root = etree.fromstring(data, parser)
     except (etree.XMLSyntaxError, ValueError) as e:
@@ -35,7 +49,16 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     elif len(parser.error_log):
         warnings.append(f"XML read with recovery ({parser.error_log[0].message.strip()})")
     out: list[str] = []
+    comments: list[str] = []
+    attributes: list[str] = []
     for node in root.iter():
+        if not isinstance(node.tag, str):
+            if node.tag is etree.Comment and (node.text or "").strip():
+                comments.append(node.text.strip())
+            if node.tail and node.tail.strip():
+                out.append(node.tail.strip())
+            continue
+        attributes.extend(v.strip() for v in node.attrib.values() if v.strip())
         for value in (node.text, node.tail if node is not root else None):
             if value and value.strip():
                 if "<" in value and _HTML_IN_TEXT.search(value):
@@ -45,8 +68,15 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
                         continue
                 out.append(value.strip())
     text = check_text(storable("\n".join(out), warnings), "XML document", limits)
+    readings = []
+    if comments:
+        readings.append(Reading("xml:comments", storable("\n".join(comments), warnings),
+                                "the text of the document's comments, which a reader of the source sees"))
+    if attributes:
+        readings.append(Reading("xml:attributes", storable("\n".join(attributes), warnings),
+                                "the values of the document's attributes, which a reader of the source sees"))
     return Extracted("xml", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
-                     unreadable=unreadable)
+                     unreadable=unreadable, readings=readings)
 
 
 def read_xml(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:
@@ -56,4 +86,116 @@ def read_xml(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracte
     skip = not_read(data, name)
     if skip is not None:
         raise ExtractionError(skip[0], skip[1])
+    from auditor.extract.detect import xml_root
+
+    root = xml_root(data)
+    from auditor.extract import odf, wordml
+
+    if odf.is_flat_odf(root):
+        return odf.extract_fodt(data, limits)
+    if wordml.is_wordml(root):
+        return wordml.extract_wordml(data, limits)
+    if root is not None and (root[1] in ("rss", "RDF") or root == (ATOM_NS, "feed")):
+        feed = read_feed(data, limits)
+        if feed is not None:
+            return feed
     return xml_to_text(data, limits)
+
+
+_RSS1 = "http://purl.org/rss/1.0/"
+_CONTENT = "{http://purl.org/rss/1.0/modules/content/}encoded"
+_DC_DATE = "{http://purl.org/dc/elements/1.1/}date"
+_MAX_ITEMS_META = 1000
+
+
+def _local(tag: object) -> str:
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _child(el, *names: str):  # type: ignore[no-untyped-def]
+    for c in el:
+        if isinstance(c.tag, str) and (c.tag in names or _local(c.tag) in names):
+            return c
+    return None
+
+
+def _plain(el) -> str:  # type: ignore[no-untyped-def]
+    return " ".join("".join(el.itertext()).split()) if el is not None else ""
+
+
+def _shown(el, limits: Limits, unreadable: list[str]) -> str:  # type: ignore[no-untyped-def]
+    """An item's text element as a feed reader shows it: escaped HTML (RSS description, Atom
+    ``type="html"``) and inline XHTML read as HTML, text as text."""
+    from lxml import etree
+
+    if el is None:
+        return ""
+    kind = (el.get("type") or "").lower()
+    if kind in ("xhtml", "application/xhtml+xml"):
+        html = "".join(etree.tostring(c, encoding="unicode") for c in el)
+    else:
+        html = "".join(el.itertext())
+        if kind in ("text", "text/plain") or (not _HTML_IN_TEXT.search(html) and "&" not in html):
+            return html.strip()
+    try:
+        got = html_to_text(html.encode("utf-8", "surrogatepass"), limits)
+    except ExtractionError:
+        return ""
+    if got.unreadable:
+        unreadable.append(f"feed item HTML: {got.unreadable}")
+    return got.text
+
+
+def read_feed(data: bytes, limits: Limits = Limits()) -> Extracted | None:
+    """An RSS or Atom feed as a feed reader shows it; None when it holds no channel or entry."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+                             remove_pis=True, remove_comments=True, recover=True)
+    try:
+        root = etree.fromstring(data, parser)
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    if root is None:
+        return None
+    atom = root.tag == f"{{{ATOM_NS}}}feed"
+    channel = root if atom else _child(root, "channel")
+    if channel is None:
+        return None
+    if atom:
+        items = [c for c in root if c.tag == f"{{{ATOM_NS}}}entry"]
+    else:  # RSS 2.0 items are in the channel, RSS 1.0 items beside it
+        items = [c for c in channel if _local(c.tag) == "item"] + [c for c in root if _local(c.tag) == "item"]
+    unreadable: list[str] = []
+    blocks = [b for b in (_plain(_child(channel, "title")),
+                          _shown(_child(channel, "subtitle", "description"), limits, unreadable)) if b]
+    listed: list[dict[str, str]] = []
+    for it in items:
+        title = _plain(_child(it, "title"))
+        body_el = _child(it, _CONTENT) if _child(it, _CONTENT) is not None else \
+            _child(it, "content") if atom and _child(it, "content") is not None else _child(it, "summary", "description")
+        body = _shown(body_el, limits, unreadable)
+        blocks.append("\n".join(b for b in (title, body) if b))
+        link_el = _child(it, "link")
+        link = (link_el.get("href") or _plain(link_el)) if link_el is not None else ""
+        date = _plain(_child(it, "updated", "published", "pubDate", _DC_DATE))
+        if len(listed) < _MAX_ITEMS_META:
+            listed.append({k: v for k, v in (("title", title[:300]), ("link", link[:2000]), ("date", date[:200])) if v})
+    warnings: list[str] = []
+    text = check_text(storable("\n\n".join(b for b in blocks if b.strip()), warnings), "feed", limits)
+    found = {}
+    for name in ("updated", "lastBuildDate", "pubDate", "date"):
+        value = _plain(_child(channel, name, _DC_DATE))
+        if value:
+            found[f"feed:{name}"] = value[:200]
+            break
+    feed_meta: dict[str, Any] = {"kind": "atom" if atom else "rss", "title": _plain(_child(channel, "title"))[:300],
+                 "items": listed}
+    if len(items) > _MAX_ITEMS_META:
+        feed_meta["items_not_listed"] = len(items) - _MAX_ITEMS_META
+    plain = xml_to_text(data, limits)
+    return Extracted("feed", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
+                     unreadable="; ".join(dict.fromkeys(unreadable)) or None,
+                     readings=[Reading("xml:text-nodes", plain.text, "every text node of the feed, as a generic XML reader reads it"),
+                               *plain.readings],
+                     meta={"feed": feed_meta, **dates.recorded(found)})

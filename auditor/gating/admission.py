@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from auditor.corpus.check import require_intact_for_reads, require_reads_intact
+from auditor.corpus.check import require_intact_for_gate
 from auditor.corpus.ingest import ingest
 from auditor.engine.audit import AuditResult
 from auditor.errors import Interrupted, UsageError
@@ -202,10 +202,9 @@ class _Decision:
 def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _Decision) -> None:
     """Ingest the batch, run the audit job for it and classify its findings, inside the gate's
     transaction."""
-    # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. What the gate reads is
-    # checked as it goes: the documents and index rows now, the texts and word sequences it
-    # read once the report is computed and before the verdict is recorded
-    verified = require_intact_for_reads(store, opts.db)
+    # a damaged corpus cannot vouch for a batch: StoreDamaged, exit 2. The documents and index
+    # rows are checked now; the store checks each text and word sequence as it is read
+    verified = require_intact_for_gate(store, opts.db)
     if not store.scalar("SELECT count(*) FROM documents"):
         notes.append("the store holds no document yet: the batch is gated only against itself")
     result = ingest(store, list(opts.inputs), batch=opts.batch, source=opts.source,
@@ -255,7 +254,6 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
     if d.status == "PASSED" and any(f.level == "error" for f in findings):
         d.status = "FAILED"
     d.documents = _document_rows(store, view, d.report, d.outcome.audit if d.outcome else None, findings, cwd)
-    require_reads_intact(store)  # what the classification read since the report
     d.head = d.report.get("run", {}).get("custody") if d.report else custody.head(store.conn)
 
 

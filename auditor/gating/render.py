@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from auditor.errors import ExtractionError, UsageError
-from auditor.extract.render import Document, Rendering, missing, render_many, renderer_for
+from auditor.extract.render import Rendering, RenderInput, missing, render_many, renderer_for
 from auditor.gating.batch import BatchView, Sighting, sighting_provenance
 from auditor.gating.classify import Locator
 from auditor.gating.findings import Finding
@@ -94,7 +94,7 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
         out.notes.append("--render never: no document was rendered, so no rendered reading checked the extraction")
         return out
     seen: set[int] = set()
-    todo: list[tuple[Sighting, Document]] = []
+    todo: list[tuple[Sighting, RenderInput]] = []
     for s in view.sightings:
         if s.doc_id in seen:
             continue
@@ -116,7 +116,7 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
                                          "went away after it was ingested, so its rendering is not of this document"))
             continue
         name = str(s.meta.get("filename") or s.resolved) if s.part else s.resolved
-        todo.append((s, Document(doc["format"], data, name)))
+        todo.append((s, RenderInput(doc["format"], data, name)))
     for (s, _), r in zip(todo, render_many([d for _, d in todo], timeout=timeout), strict=True):
         if isinstance(r, ExtractionError):
             out.findings.append(_finding(store, s, loc, r.code, f"not rendered: {r}"))

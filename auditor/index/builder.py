@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from typing import Any
 
+import numpy as np
+
 from auditor.errors import NoDocument, StoreDamaged
 from auditor.sandbox.lifetime import die_with_parent
 from auditor.store.db import Store, regroup
@@ -39,14 +41,54 @@ class IndexResult:
 
 
 def write_index_rows(store: Store, doc_id: int, d: dict[str, Any]) -> None:
-    """The document's index entry and its word sequence (inside the caller's transaction)."""
+    """The document's index entry and its word sequence (inside the caller's transaction); its
+    postings follow with :func:`write_postings`."""
     store.conn.execute(
         "INSERT OR REPLACE INTO index_docs (doc_id, n_words, n_shingles, n_sampled, sampled)"
         " VALUES (?,?,?,?,?)",
         (doc_id, d["n_words"], d["n_shingles"], len(d["sampled"]) // 8, d["sampled"]),
     )
-    store.conn.execute("INSERT OR REPLACE INTO shingle_sequences (doc_id, n_words, data) VALUES (?,?,?)",
-                       (doc_id, d["n_words"], d["sequence"]))
+    store.insert_sequence(doc_id, d["n_words"], d["sequence"])
+
+
+POSTINGS_AT_ONCE = 1_000_000  # postings read, sorted and written at a time
+
+
+def write_postings(store: Store) -> int:
+    """The postings keyed by hash of every indexed document not in ``posted`` yet, in one
+    transaction, in hash order: a B-tree page is written once per batch of postings, where one
+    transaction per document would write a page per posting (a 400 KB filing has 4,000 of
+    them). The documents left (an ingest killed before it) are the tail ``SampledIndex.touching``
+    reads from their index rows. Returns the postings written."""
+    pending = ("SELECT doc_id FROM index_docs WHERE doc_id NOT IN (SELECT doc_id FROM posted) ORDER BY doc_id")
+    if not store.writable or not store.conn.execute(pending + " LIMIT 1").fetchone():
+        return 0  # nothing to write: no transaction, no entry
+    done = 0
+    with store.write("postings") as c:
+        ids = [int(i) for i, in c.execute(pending)]
+        docs: list[np.ndarray] = []
+        keys: list[np.ndarray] = []
+        held = 0
+        for a in range(0, len(ids), 500):
+            for doc_id, blob in store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})",
+                                                ids[a : a + 500]):
+                k = np.frombuffer(bytes(blob), dtype="<i8")
+                keys.append(k)
+                docs.append(np.full(len(k), int(doc_id), np.int64))
+                held += len(k)
+            if held >= POSTINGS_AT_ONCE or a + 500 >= len(ids):
+                done += _insert_postings(c, np.concatenate(keys) if keys else np.empty(0, np.int64),
+                                         np.concatenate(docs) if docs else np.empty(0, np.int64))
+                docs, keys, held = [], [], 0
+        c.executemany("INSERT INTO posted (doc_id) VALUES (?)", ((i,) for i in ids))
+    return done
+
+
+def _insert_postings(c: Any, keys: np.ndarray, docs: np.ndarray) -> int:
+    order = np.lexsort((docs, keys))
+    c.executemany("INSERT OR IGNORE INTO postings (hash, doc_id) VALUES (?, ?)",
+                  zip(keys[order].tolist(), docs[order].tolist(), strict=True))
+    return len(keys)
 
 
 def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
@@ -61,7 +103,6 @@ def _work(args: tuple[str, list[int], Params, bool]) -> list[tuple[int, dict]]:
 
 def _prepared(store: Store, ids: list[int], params: Params, workers: int, fingerprint: bool = False,
               ) -> Iterator[tuple[int, dict]]:
-    store.noted("texts", ids)  # the children read them through stores of their own
     chunks = [ids[a : a + 16] for a in range(0, len(ids), 16)]
     n = 1 if store.private else workers or min(2, os.cpu_count() or 1)
     if n <= 1 or len(ids) < 8:
@@ -97,14 +138,15 @@ def build_index(
     if rebuild or params != store.params:
         with store.write("index", {"rebuild": True, "params": params.as_dict()}):
             store.conn.execute("DELETE FROM index_docs")
-            store.conn.execute("DELETE FROM shingle_sequences")
+            store.conn.execute("DELETE FROM postings")
+            store.conn.execute("DELETE FROM posted")
+            store.delete_sequences()
             store.set_meta("index_params", json.dumps(params.as_dict(), sort_keys=True))
         rebuild = True
-    ids = [r[0] for r in store.conn.execute(  # no entry, or no word sequence (a store from before 0011)
-        "SELECT d.id FROM documents d JOIN texts t ON t.doc_id = d.id WHERE d.n_words > 0"
-        " AND (d.id NOT IN (SELECT doc_id FROM index_docs) OR d.id NOT IN (SELECT doc_id FROM shingle_sequences))"
-        " ORDER BY d.id"
-    )]
+    with_text, with_sequence = set(store.with_text()), set(store.with_sequence())
+    indexed = {int(i) for i, in store.conn.execute("SELECT doc_id FROM index_docs")}
+    ids = [int(i) for i, in store.conn.execute("SELECT id FROM documents WHERE n_words > 0 ORDER BY id")
+           if i in with_text and not (i in indexed and i in with_sequence)]  # no entry, or no word sequence
     done = 0
     if ids:
         rows: list[tuple[int, dict]] = []
@@ -114,6 +156,7 @@ def build_index(
             if on_progress:
                 on_progress(done, len(ids))
         _write(store, rows, params, refingerprint=rebuild)
+    write_postings(store)
     return IndexResult(
         params=params, indexed=done,
         total=store.scalar("SELECT count(*) FROM index_docs"),
@@ -139,16 +182,15 @@ def _write(store: Store, rows: list[tuple[int, dict]], params: Params, *, refing
 class Sequences:
     """Documents' word sequences (``shingle.WordSequence``) read by key.
 
-    A stored sequence is read as ingest wrote it; a document without one (a read-only store
-    from before migration 0011, never caught up; the Parquet export the Spark engine reads) has
-    it derived from its text, as ingest derives it, so results do not depend on which it was.
+    From a store, a sequence is read as ingest wrote it (``Store.sequences_of``, which checks
+    it as it reads it); a document without one (indexed by nothing yet) has it derived from its
+    text, as ingest derives it, so results do not depend on which it was. From another source
+    (the Parquet export the Spark engine reads) every sequence is derived from the texts.
     """
 
     def __init__(self, source: Any, params: Params) -> None:
         self.source, self.params = source, params
-        conn = getattr(source, "conn", None)
-        self.stored = conn is not None and conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shingle_sequences'").fetchone() is not None
+        self.stored = isinstance(source, Store)
         self._hasher: WordHasher | None = None
 
     def derive(self, text: str) -> WordSequence:
@@ -158,7 +200,7 @@ class Sequences:
 
     def _decode(self, doc_id: int, data: bytes, offsets: bool) -> WordSequence:
         try:
-            return WordSequence.decode(bytes(data), offsets=offsets)
+            return WordSequence.decode(data, offsets=offsets)
         except ValueError as e:
             raise StoreDamaged(
                 f"{getattr(self.source, 'path', 'the store')}: the stored word sequence of document {doc_id} "
@@ -173,13 +215,9 @@ class Sequences:
             for doc_id, text in self.source.texts_of(ordered):
                 yield doc_id, self.derive(text)
             return
-        noted = getattr(self.source, "noted", None)
         for a in range(0, len(ordered), chunk):
             part = ordered[a : a + chunk]
-            if noted is not None:
-                noted("shingle_sequences", part)
-            rows = dict(self.source.select_in("SELECT doc_id, data FROM shingle_sequences WHERE doc_id IN ({})",
-                                              part))
+            rows = dict(self.source.sequences_of(part, chunk))
             missing = [d for d in part if d not in rows]
             derived = {d: self.derive(t) for d, t in self.source.texts_of(missing)} if missing else {}
             for d in part:

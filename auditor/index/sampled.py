@@ -8,12 +8,14 @@ the gate and the controls read the index through them; :mod:`.builder` writes it
 
 from __future__ import annotations
 
+import json
 import math
 from collections import OrderedDict
 
 import numpy as np
 
 from auditor.index.builder import Sequences
+from auditor.store import custody
 from auditor.store.db import Store
 from auditor.text.score import min_hits
 from auditor.text.shingle import HashSet, Params, distinct
@@ -139,6 +141,8 @@ class SampledIndex:
         wanted = set(ids)
         rows = store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", sorted(batch & wanted))
         own = {int(d): np.frombuffer(b, dtype=np.uint64) for d, b in rows}
+        if custody.unedited(store.conn):
+            return cls._by_key(store, wanted, own)
         held = HashSet(distinct(np.concatenate(list(own.values()))) if own else np.empty(0, np.uint64))
         doc_ids: list[int] = []
         arrays: list[np.ndarray] = []
@@ -172,6 +176,43 @@ class SampledIndex:
                 arrays.append(mine)
                 kept_shingles.append(n_shingles)
         index = cls(np.array(doc_ids, dtype=np.int64), arrays, np.array(kept_shingles, dtype=np.int64))
+        index.total = np.array([n_sampled[d] for d in doc_ids], dtype=np.int64)
+        return index, every, every_shingles, n_sampled
+
+    @classmethod
+    def _by_key(cls, store: Store, wanted: set[int], own: dict[int, np.ndarray]
+                ) -> tuple[SampledIndex, list[int], list[int], dict[int, int]]:
+        """``touching`` from the postings keyed by hash: what the pass over the index rows finds,
+        at the cost of the batch's hashes and their posting lists. Trusted while the edit count is
+        in step (``custody.unedited``: no posting deleted or changed but by the tool's writes)."""
+        every, every_shingles, n_sampled = [], [], {}
+        for doc_id, n_shingles, n in store.conn.execute(
+                "SELECT doc_id, n_shingles, n_sampled FROM index_docs ORDER BY doc_id"):
+            if doc_id in wanted:
+                every.append(doc_id)
+                every_shingles.append(n_shingles)
+                n_sampled[doc_id] = n
+        held = distinct(np.concatenate(list(own.values()))) if own else np.empty(0, np.uint64)
+        docs, hashes = postings_of(store, held)
+        posted = {int(d) for d, in store.conn.execute("SELECT doc_id FROM posted")}
+        tail = sorted(d for d in every if d not in posted and d not in own)  # postings not written yet
+        if tail:
+            batch_hashes = HashSet(held)
+            for doc_id, blob in store.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", tail):
+                mine = np.frombuffer(bytes(blob), dtype=np.uint64)
+                mine = mine[batch_hashes.find(mine)[0]]
+                docs = np.concatenate((docs, np.full(len(mine), int(doc_id), np.int64)))
+                hashes = np.concatenate((hashes, mine))
+        keep = np.isin(docs, np.fromiter(wanted - set(own), np.int64))
+        docs, hashes = docs[keep], hashes[keep]
+        order = np.lexsort((hashes, docs))
+        docs, hashes = docs[order], hashes[order]
+        edges = np.concatenate(([0], np.flatnonzero(np.diff(docs)) + 1, [len(docs)])) if len(docs) else np.zeros(1, np.int64)
+        found = {int(docs[a]): hashes[a:b] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)}
+        doc_ids = [d for d in every if d in own or d in found]
+        arrays = [own[d] if d in own else found[d] for d in doc_ids]
+        index = cls(np.array(doc_ids, dtype=np.int64), arrays,
+                    np.array([every_shingles[i] for i, d in enumerate(every) if d in own or d in found], dtype=np.int64))
         index.total = np.array([n_sampled[d] for d in doc_ids], dtype=np.int64)
         return index, every, every_shingles, n_sampled
 
@@ -253,6 +294,19 @@ class SampledIndex:
         q = (doc_pos[:, None] * self.U + sid[None, :]).ravel()
         pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
         return (self.keys[pos] == q).reshape(len(doc_pos), len(sid)).sum(axis=1)
+
+
+def postings_of(store: Store, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(document ids, hashes) of every posting of ``hashes`` (uint64), read by key."""
+    keys = np.asarray(hashes, np.uint64).view(np.int64).tolist()
+    docs: list[int] = []
+    found: list[int] = []
+    for a in range(0, len(keys), 20_000):
+        for h, d in store.conn.execute("SELECT p.hash, p.doc_id FROM json_each(?) q JOIN postings p ON p.hash = q.value",
+                                       (json.dumps(keys[a : a + 20_000]),)):
+            found.append(h)
+            docs.append(d)
+    return np.array(docs, dtype=np.int64), np.array(found, dtype=np.int64).view(np.uint64)
 
 
 TOUCHING_CHUNK = 2_000  # index rows tested at once for the batch's hashes (about 1.5 MB of hashes)

@@ -142,11 +142,14 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
                       "in manifest.corpus.ids, and documents.jsonl.gz describes the batch and the documents "
                       "the report names); the digest is over their ids and sha256",
             "alignment": "for the first params.details contained documents: their normalised words "
-                         "aligned with those of the best container from its main span to the spans "
-                         "near it (gaps up to max(2000, a quarter of its length) characters; Levenshtein, "
-                         "RapidFuzz); words counts that alignment, hunks show the differences with "
-                         "context in each side's own text, [kind, contained, container] pieces, "
-                         "offsets as spans; the full texts are in texts/<doc_id>.txt",
+                         "aligned with those of the best container in every span, in the container's "
+                         "order (spans up to max(2000, a quarter of its length) characters apart read "
+                         "as one with the text between them; between spans farther apart, the "
+                         "container's words are left out: ranges, outside, and a between piece; a span "
+                         "that only repeats text the others hold is left out, counted in repeats; "
+                         "Levenshtein, RapidFuzz); words counts that alignment, hunks show the "
+                         "differences with context in each side's own text, [kind, contained, "
+                         "container] pieces, offsets as spans; the full texts are in texts/<doc_id>.txt",
             "novel": "documents.jsonl.gz: the share of a document's sampled shingles found in no other "
                      "covered document (an exact-duplicate group counts once), with its Wilson interval "
                      "(for a batch: of its documents)",
@@ -185,8 +188,8 @@ def _scored(p: Any) -> dict[str, Any]:
 
 def _brief(d: dict[str, Any]) -> dict[str, Any]:
     """What report.json says of a document; documents.jsonl.gz has the whole provenance."""
-    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "edgar")
-    return {k: d[k] for k in keep if d.get(k) is not None}
+    keep = ("path", "resolved", "sha256", "format", "n_words", "n_pages", "batch", "sources", "edgar")
+    return {k: d[k] for k in keep if d.get(k) not in (None, [])}
 
 
 class _Texts:
@@ -203,26 +206,13 @@ class _Texts:
     def excerpt(self, doc_id: int, start: int, end: int) -> str:
         return _excerpt(self._text(doc_id), start, end)
 
-    def alignment(self, contained: int, container: int, spans: list[Any], main: Any) -> dict[str, Any]:
-        from auditor.engine.align import align
+    def alignment(self, contained: int, container: int, spans: list[Any]) -> dict[str, Any]:
+        """The contained document aligned with every span of the container it lies in (spans far
+        apart without the pages between them: ``align.span_ranges``)."""
+        from auditor.engine.align import align, span_ranges
 
         text = self.store.text(contained)
-        return align(text, self._text(container), aligned_range(spans, main, len(text))).as_dict()
-
-
-def aligned_range(spans: list[Any], main: Any, length: int) -> tuple[int, int]:
-    """The part of the container a contained document of ``length`` characters is aligned
-    with: its main span and the spans near it. A span far away (a clause quoted again pages
-    later) is left out, so it does not pull the pages between into the alignment."""
-    gap = max(2000, length // 4)
-    ordered = sorted(spans, key=lambda s: s.start)
-    i = ordered.index(main)
-    lo = hi = i
-    while lo > 0 and ordered[lo].start - ordered[lo - 1].end <= gap:
-        lo -= 1
-    while hi + 1 < len(ordered) and ordered[hi + 1].start - ordered[hi].end <= gap:
-        hi += 1
-    return ordered[lo].start, max(s.end for s in ordered[lo : hi + 1])
+        return align(text, self._text(container), span_ranges(spans, len(text))).as_dict()
 
 
 SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
@@ -240,7 +230,7 @@ def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]
     if texts is None or main is None:
         return out
     if aligned:
-        out["alignment"] = texts.alignment(p.contained, p.container, p.spans, main)
+        out["alignment"] = texts.alignment(p.contained, p.container, p.spans)
     if not aligned or not out["alignment"]["hunks"]:  # text to look at when no difference shows it
         spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
             p.container, main.start, main.end)
@@ -440,6 +430,7 @@ def build_report(
     """
     from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES
     from auditor.engine.describe import describe_many
+    from auditor.engine.families import pairs_inside
     from auditor.report.render import DETAIL_LIMIT
     from auditor.report.render.model import RENDERER
 
@@ -513,6 +504,7 @@ def build_report(
         report["summary"] = {
             "documents": audit.documents,
             "containing_pairs": len(audit.containing),
+            "family_pairs": pairs_inside(audit.containing, audit.families),
             "contained_documents": len(report["findings"]),
             "boilerplate_documents": len(report["boilerplate"]),
             "families": len(audit.families),

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from auditor.controls import ControlsResult, run_controls
-from auditor.corpus.check import require_intact, require_reads_intact
+from auditor.corpus.check import require_intact
 from auditor.engine.audit import AuditResult, run_audit
 from auditor.engine.universe import Universe, any_auditable, universe
 from auditor.errors import UsageError
@@ -120,8 +120,7 @@ def compute(
     identical by construction, and the report's manifest names the engine.
     ``checked``: the caller ran the quick check on this store already, in this process, and wrote
     to it since only through the store (a gate, which checks before it ingests its batch);
-    ``verified`` is the custody head that check returned. A store recording its reads (the gate's
-    check) has them verified once the report is computed.
+    ``verified`` is the custody head that check returned.
     """
     if not checked:
         verified = require_intact(store)  # altered behind the store's back: StoreDamaged, before any work
@@ -152,7 +151,6 @@ def compute(
         report = build_report(store, threshold, controls, audit, run or {}, covered=covered.members,
                               failures_through=failures_through, refusal=refusal, scope=scope,
                               engine=engine)
-        require_reads_intact(store)  # a gate: what it read, before anything is written
         return Computed(report, audit, controls.cached, head, verified)
 
 
@@ -513,7 +511,12 @@ def verify(report_dir: Path, store: Store, *, controls_dir: Path | None = None) 
         if not path.is_file():
             problems.append(f"{name} is missing")
         elif path.read_text(encoding="utf-8") != fn(report):
-            problems.append(f"{name} differs from what report.json renders to (edited?)")
+            from auditor.report.render.model import RENDERER
+
+            problems.append(f"{name} differs from what report.json renders to " + (
+                "(edited?)" if report.get("renderer") == RENDERER else
+                f"(it records renderer {report.get('renderer')!r}; this installation renders with {RENDERER}: "
+                "verify it with the version that wrote it)"))
     problems += _gate_agrees(report_dir, report)
     files = report.get("files", {})
     gate_files, gate_problems = _gate_files(report_dir, report)

@@ -88,27 +88,39 @@ def resolve_run(store: Store, run: str | int | None = None) -> dict[str, Any]:
     return {k: r[k] for k in ("id", "run_id", "kind", "status")}
 
 
-FINDING_COLUMNS = ("run_id", "contained_id", "contained", "container_id", "container", "containment",
-                   "estimate", "low", "high", "hits", "sampled", "family", "boilerplate", "spans")
+FINDING_COLUMNS = ("run_id", "contained_id", "contained", "contained_sources", "container_id", "container",
+                   "container_sources", "containment", "estimate", "low", "high", "hits", "sampled", "family",
+                   "boilerplate", "spans")
+
+
+def _sources_of(alias: str) -> str:
+    """The distinct ``--source`` labels of a document's sightings, as SQL (a JSON array, sorted)."""
+    return ("(SELECT json_group_array(source) FROM (SELECT DISTINCT s.source FROM sightings s"
+            f" WHERE s.doc_id = {alias}.id AND s.source IS NOT NULL ORDER BY s.source))")
 
 
 def findings(store: Store, run: str | int | None = None, *, min_score: float | None = None,
-             document: str | None = None, batch: str | None = None,
+             document: str | None = None, batch: str | None = None, source: str | None = None,
              limit: int | None = None) -> Iterator[dict[str, Any]]:
     """The containing pairs of a run (the latest by default), one dict per pair, highest
     containment first, from the store's findings table.
 
     :param min_score: keep pairs whose exact containment is at least this.
-    :param document: keep pairs this document (id, sha256 prefix or path) is part of, either way.
+    :param document: keep pairs this document (id, sha256 prefix, path, or a file name one document
+        was seen at) is part of, either way.
     :param batch: keep pairs with a document seen in this batch (either side).
+    :param source: keep pairs with a document seen with this ``--source`` label (either side).
     :param limit: at most this many pairs.
 
+    ``contained_sources`` and ``container_sources`` are the labels each document was seen with.
     ``spans`` (character offsets in the container, pages for PDFs) are recorded for each
     contained document's best containers, ``None`` for the others.
     """
-    where, params, r = _matching(store, run, min_score, document, batch)
+    where, params, r = _matching(store, run, min_score, document, batch, source)
     sql = (
-        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained, f.container_id, b.path AS container,"
+        "SELECT :run_id AS run_id, f.contained_id, c.path AS contained,"
+        f" {_sources_of('c')} AS contained_sources, f.container_id, b.path AS container,"
+        f" {_sources_of('b')} AS container_sources,"
         " f.containment, f.estimate, f.low, f.high, f.hits, f.sampled, f.family,"
         " coalesce(rd.boilerplate, 0) AS boilerplate, f.spans"
         " FROM findings f JOIN documents c ON c.id = f.contained_id JOIN documents b ON b.id = f.container_id"
@@ -121,18 +133,20 @@ def findings(store: Store, run: str | int | None = None, *, min_score: float | N
     for row in store.db.query(sql, params):
         row["boilerplate"] = bool(row["boilerplate"])
         row["spans"] = _json(row["spans"], None)
+        for side in ("contained_sources", "container_sources"):
+            row[side] = _json(row[side], [])
         yield row
 
 
 def count_findings(store: Store, run: str | int | None = None, *, min_score: float | None = None,
-                   document: str | None = None, batch: str | None = None) -> int:
+                   document: str | None = None, batch: str | None = None, source: str | None = None) -> int:
     """How many pairs :func:`findings` gives with these filters and no limit."""
-    where, params, _ = _matching(store, run, min_score, document, batch)
+    where, params, _ = _matching(store, run, min_score, document, batch, source)
     return int(store.scalar(f"SELECT count(*) FROM findings f WHERE {where}", params))
 
 
 def _matching(store: Store, run: str | int | None, min_score: float | None, document: str | None,
-              batch: str | None) -> tuple[str, dict[str, Any], dict[str, Any]]:
+              batch: str | None, source: str | None = None) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The WHERE clause over ``findings f`` and its parameters for a run and filters, and the run."""
     r = resolve_run(store, run)
     where = ["f.run = :run"]
@@ -142,13 +156,27 @@ def _matching(store: Store, run: str | int | None, min_score: float | None, docu
         params["min_score"] = float(min_score)
     if document is not None:
         where.append("(f.contained_id = :doc OR f.container_id = :doc)")
-        params["doc"] = store.resolve(document)
+        from auditor.corpus.document import find_document
+
+        params["doc"] = find_document(store, document)
     if batch is not None:
         if not store.scalar("SELECT 1 FROM batches WHERE name = ?", (batch,)):
-            raise UsageError(f"no batch {batch!r} in this store (`auditor stats` lists them)")
+            hint = (f": {batch!r} is a source label, filter on it with --source {batch}"
+                    if store.scalar("SELECT 1 FROM sightings WHERE source = ? LIMIT 1", (batch,)) else "")
+            raise UsageError(f"no batch {batch!r} in this store (`auditor stats` lists batches and sources){hint}")
         seen = ("(SELECT s.doc_id FROM sightings s JOIN batches b ON b.id = s.batch_id WHERE b.name = :batch)")
         where.append(f"(f.contained_id IN {seen} OR f.container_id IN {seen})")
         params["batch"] = batch
+    if source is not None:
+        if not store.scalar("SELECT 1 FROM sightings WHERE source = ? LIMIT 1", (source,)):
+            known = [x for (x,) in store.conn.execute(
+                "SELECT DISTINCT source FROM sightings WHERE source IS NOT NULL ORDER BY source LIMIT 20")]
+            raise UsageError(f"no document was ingested with --source {source!r}: "
+                             + (f"the sources are {', '.join(map(repr, known))}" if known else
+                                "no source label is recorded in this store (`auditor ingest --source LABEL`)"))
+        seen = "(SELECT s.doc_id FROM sightings s WHERE s.source = :source)"
+        where.append(f"(f.contained_id IN {seen} OR f.container_id IN {seen})")
+        params["source"] = source
     return " AND ".join(where), params, r
 
 
@@ -238,8 +266,16 @@ _TABLES: dict[str, dict[str, Any]] = {
     },
     "withdrawals": {"description": "Every withdrawal and restoration of a document, with who, when and why."},
     "near_duplicates": {"description": "Pairs found by `auditor near-dups` runs."},
-    "texts": {"description": "Extracted text of each document (report spans index into it).", "hidden": True},
+    "texts": {"description": "Extracted text of each document (report spans index into it), in a Zstandard frame: "
+                             "the query document_text shows it as text (auditor_text(text) in SQL).",
+              "columns": {"sha256": "of the text's UTF-8 bytes", "text": "the text's UTF-8 bytes, compressed"},
+              "hidden": True},
     "index_docs": {"description": "The sampled shingle index (binary).", "hidden": True},
+    "postings": {"description": "The same sampled index keyed by hash (the 64-bit hash as a signed integer, and a "
+                                "document holding it): a gate reads the postings of its batch's hashes.",
+                 "hidden": True},
+    "posted": {"description": "The documents whose postings are written (the others are read from index_docs).",
+               "hidden": True},
     "sketches": {"description": "Cached values of the near-duplicate measures (MinHash sketches, simhashes, "
                                "fingerprints), by document, kind and parameters (binary).", "hidden": True},
     "readings": {
@@ -250,10 +286,9 @@ _TABLES: dict[str, dict[str, Any]] = {
                     "sha256": "of the text's UTF-8 bytes", "norm_sha256": "of its normalised words"},
     },
     "shingle_sequences": {"description": "Each indexed document's words as the audit reads them: word hashes "
-                                         "and character offsets (binary).", "hidden": True},
+                                         "and character offsets (binary, in a Zstandard frame).", "hidden": True},
     "meta": {"description": "Store settings: index parameters, schema version."},
     "_sqlite_migrations": {"description": "Schema migrations applied to the store.", "hidden": True},
-    "findings_v1": {"description": "Findings of runs written by report format 1.", "hidden": True},
     "custody": {"description": "The chain of custody: one entry per write, each holding the digest of what it "
                                "changed and the hash of the entry before it (`auditor check` verifies it).",
                 "columns": {"entry": "canonical JSON: seq, prev, at, by, action, detail, changes, rows, state",
@@ -262,7 +297,7 @@ _TABLES: dict[str, dict[str, Any]] = {
     "custody_head": {"description": "The custody log's running state and the last entry a check verified.",
                      "hidden": True},
     "custody_rows": {"description": "The current digest of every row the custody log vouches for, kept by each "
-                                    "entry (the gate checks the rows it reads against it).",
+                                    "entry (every text and word sequence read is checked against it).",
                      "hidden": True},
     "custody_edits": {"description": "A count of every change to a row the custody log vouches for, by any "
                                      "SQLite client (triggers); each entry records the count it leaves in "
@@ -314,6 +349,12 @@ _QUERIES: dict[str, dict[str, Any]] = {
         "sql": ("SELECT f.status, f.code, f.message, f.path, f.part, b.name AS batch, f.seen_at FROM failures f"
                 " JOIN batches b ON b.id = f.batch_id ORDER BY f.status, f.code, f.path, f.part" + _PAGE),
     },
+    "document_text": {
+        "title": "A document's text",
+        "description": "The stored text of a document, as audits read it and spans index into it: give its id or path.",
+        "sql": ("SELECT d.id, d.path, d.n_chars, t.sha256, auditor_text(t.text) AS text FROM documents d"
+                " JOIN texts t ON t.doc_id = d.id WHERE d.id = :document OR d.path = :document"),
+    },
     "runs": {
         "title": "Runs",
         "description": "Audits, gates and near-duplicate runs, newest first.",
@@ -343,8 +384,25 @@ def datasette_missing() -> str | None:
     return None
 
 
-def datasette_command(db: Path, metadata: Path, port: int = 8001, host: str = "127.0.0.1") -> list[str]:
-    """The Datasette command line that serves ``db`` read-only with ``metadata``."""
+DATASETTE_PLUGIN = '''"""containment-auditor's SQL functions on Datasette's connections (written by `auditor browse`)."""
+from datasette import hookimpl
+
+from auditor.store.packing import sql_text
+
+
+@hookimpl
+def prepare_connection(conn):
+    conn.create_function("auditor_text", 1, sql_text, deterministic=True)
+'''
+"""The Datasette plugin ``auditor browse`` serves with: ``auditor_text(texts.text)``, the plain
+text of a stored frame, as ``Store`` registers it on its own connections."""
+
+
+def datasette_command(db: Path, metadata: Path, port: int = 8001, host: str = "127.0.0.1",
+                      plugins: Path | None = None) -> list[str]:
+    """The Datasette command line that serves ``db`` read-only with ``metadata`` (and the plugins
+    in the directory ``plugins``: one file holding ``DATASETTE_PLUGIN``)."""
     return [sys.executable, "-m", "datasette", "serve", str(db), "--host", host, "--port", str(port),
+            *(["--plugins-dir", str(plugins)] if plugins is not None else []),
             "--metadata", str(metadata), "--setting", "sql_time_limit_ms", "10000",
             "--setting", "default_page_size", "100"]

@@ -39,12 +39,23 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.sandbox import pool as sandbox
 from auditor.sandbox.pool import MEMORY_EXIT, Fail
 from auditor.text import dates
 
 __all__ = ["MEMORY_EXIT", "PdfResult", "run", "shutdown"]
+
+_REPAIR = ("the PDF is damaged: repair it (qpdf damaged.pdf repaired.pdf) or print it to a new PDF from a "
+           "viewer, and ingest that")
+refusal("pdf_error", _REPAIR)
+refusal("pdf_crash", _REPAIR)
+refusal("pdf_encrypted", "decrypt it with its password (qpdf --decrypt --password=... in.pdf out.pdf) and "
+                         "ingest the copy")
+refusal("pdf_memory", "raise --pdf-memory-mb (the memory of the PDF reader), or ingest a smaller copy")
+refusal("pdf_timeout", "raise --pdf-timeout (seconds per PDF), or ingest it alone on a less loaded machine")
+refusal("pdf_cancelled", "run the same command again: it resumes where it stopped")
+refusal("too_many_pages", "split it (qpdf in.pdf --split-pages=1000 part.pdf) and ingest the parts")
 
 _MAX_WARNINGS = 20
 _MAX_CHAIN = 10_000

@@ -53,8 +53,14 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from auditor.errors import ExtractionError
+from auditor.errors import ExtractionError, refusal
 from auditor.sandbox.lifetime import die_with_parent
+
+_AGAIN = "ingest it again; if it fails again, save a clean copy from the program that made it and ingest that"
+refusal("crash", _AGAIN)
+refusal("memory", "raise --memory-mb (the memory of the process reading each input), or ingest a smaller copy")
+refusal("timeout", "raise --timeout (seconds per input), or ingest it alone on a less loaded machine")
+refusal("cancelled", "run the same command again: it resumes where it stopped")
 
 #: Exit status of a child that ran out of memory and could not even report it.
 MEMORY_EXIT = 3

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.errors import UsageError
 from auditor.text import dates as D
 
-if TYPE_CHECKING:  # the store runs this module's backfill in a migration: no import back at run time
+if TYPE_CHECKING:  # named in annotations only
     from auditor.store.db import Store
 
 MAX_FILE = 256 * 2**20
@@ -43,9 +43,10 @@ KEYS = ("path", "sha256")
 
 # -- one document --------------------------------------------------------------------------------
 
-def own_dates(conn: Any, doc_id: int, text: str | None = None) -> list[D.Dated]:
+def own_dates(conn: Any, doc_id: int, text: str) -> list[D.Dated]:
     """The dates a stored document carries itself: its metadata (its own ``meta["dates"]``, and
-    the EDGAR header of its submission or of itself) and the date its opening lines state."""
+    the EDGAR header of its submission or of itself) and the date its opening lines (of
+    ``text``, its text) state."""
     row = conn.execute("SELECT meta, parent_id FROM documents WHERE id = ?", (doc_id,)).fetchone()
     if row is None:
         return []
@@ -58,11 +59,7 @@ def own_dates(conn: Any, doc_id: int, text: str | None = None) -> list[D.Dated]:
     for name in ("filing_date", "period"):
         if head.get("accession_number") and head.get(name):
             found[f"edgar:{name}"] = head[name]
-    if text is None:
-        got = conn.execute("SELECT substr(text, 1, ?) FROM texts WHERE doc_id = ?",
-                           (D.OPENING_CHARS, doc_id)).fetchone()
-        text = got[0] if got else ""
-    return D.own(found, text or "")
+    return D.own(found, text)
 
 
 def _json(raw: str | None) -> dict[str, Any]:
@@ -108,13 +105,12 @@ def evidence(conn: Any, doc_ids: Sequence[int]) -> dict[int, list[D.Dated]]:
     return out
 
 
-def refresh(conn: Any, doc_ids: Iterable[int], *, text: str | None = None, own: bool = False) -> None:
+def refresh(conn: Any, doc_ids: Iterable[int], *, text: str | None = None) -> None:
     """Choose again, and store, the date of each document (inside the caller's transaction).
-    Its own dates are found (from ``text``, or the stored text) when ``own`` or never before."""
+    With ``text`` (the text of the one document just stored), its own dates are found first."""
     ids = sorted(set(doc_ids))
     for d in ids:
-        stored = conn.execute("SELECT dates FROM documents WHERE id = ?", (d,)).fetchone()
-        if stored is not None and (own or stored[0] is None):
+        if text is not None and conn.execute("SELECT 1 FROM documents WHERE id = ?", (d,)).fetchone():
             found = own_dates(conn, d, text)
             conn.execute("UPDATE documents SET dates = ? WHERE id = ?",
                          (json.dumps([x.as_dict() for x in found], sort_keys=True), d))
@@ -122,13 +118,6 @@ def refresh(conn: Any, doc_ids: Iterable[int], *, text: str | None = None, own: 
         best = ev[0] if ev else None
         conn.execute("UPDATE documents SET date = ?, date_source = ? WHERE id = ?",
                      (best.date if best else None, best.source if best else None, d))
-
-
-def backfill(conn: Any) -> None:
-    """Dates for every document of a store written before dates were kept (migration 0008)."""
-    ids = [r[0] for r in conn.execute("SELECT id FROM documents ORDER BY id")]
-    for a in range(0, len(ids), 500):
-        refresh(conn, ids[a : a + 500], own=True)
 
 
 # -- dates supplied in a file --------------------------------------------------------------------
@@ -305,5 +294,5 @@ def _sightings_of(store: Store, e: Supplied, base: Path) -> list[tuple[int, int]
     return []
 
 
-__all__ = ["Applied", "DatesFile", "Supplied", "apply_dates", "backfill", "copies", "evidence",
+__all__ = ["Applied", "DatesFile", "Supplied", "apply_dates", "copies", "evidence",
            "own_dates", "read_dates_file", "refresh"]

@@ -6,9 +6,13 @@ document was seen, how its text was obtained, the index parameters, and every ru
 Durability: WAL journal, ``synchronous=NORMAL`` (consistent after a crash; a power loss may roll
 back the last commits), a busy timeout so a second process waits for the write lock instead of
 failing, and one ``BEGIN IMMEDIATE`` transaction per input file, so a run killed at any point
-leaves each file either fully stored or not at all. Each stored text carries the sha256 of its
-UTF-8 bytes (``texts.sha256``, from migration 0006), so :mod:`auditor.corpus.check` can tell a text
-altered behind the store's back.
+leaves each file either fully stored or not at all.
+
+Texts and word sequences (the bulk of a store) are kept compressed (:mod:`.packing`) and are
+read only through :class:`Store`: each one read is checked, as it is read, against the sha256
+stored with it and that digest against the one the custody log vouches for
+(``custody_rows``), so no reader can use a text or a word sequence the log does not vouch for.
+docs/custody.md states what each check proves.
 
 Read-only stores: when the file or its directory is not writable, the store is opened with a
 ``mode=ro`` URI (nothing is migrated or written; ``Store.writable`` is False and ``write()``
@@ -20,13 +24,12 @@ is opened ``immutable=1``, which is only right while no other process writes to 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,15 +44,15 @@ from auditor.errors import (
     StoreError,
     is_disk_full,
 )
-from auditor.store import custody
+from auditor.store import custody, packing
 from auditor.text.shingle import DEFAULT_PARAMS, Params
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
+CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS batches (
+CREATE TABLE batches (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     source TEXT,
@@ -65,7 +68,10 @@ CREATE TABLE IF NOT EXISTS batches (
     n_failed INTEGER NOT NULL DEFAULT 0,
     n_skipped INTEGER NOT NULL DEFAULT 0
 );
-CREATE TABLE IF NOT EXISTS documents (
+-- withdrawn_*: when, why and by whom the document was withdrawn (NULL: in the corpus),
+-- unreadable: why its text could not be (fully) read (NULL: a reading of the document),
+-- dates: the dates it carries itself (JSON), date and date_source the one chosen (store.dating)
+CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
     sha256 TEXT NOT NULL UNIQUE,
     parent_id INTEGER REFERENCES documents(id),
@@ -84,15 +90,26 @@ CREATE TABLE IF NOT EXISTS documents (
     warnings TEXT NOT NULL DEFAULT '[]',
     path TEXT NOT NULL,
     batch_id INTEGER NOT NULL REFERENCES batches(id),
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    withdrawn_at TEXT,
+    withdrawn_reason TEXT,
+    withdrawn_by TEXT,
+    unreadable TEXT,
+    date TEXT,
+    date_source TEXT,
+    dates TEXT
 );
-CREATE INDEX IF NOT EXISTS documents_norm ON documents(norm_sha256);
-CREATE INDEX IF NOT EXISTS documents_parent ON documents(parent_id);
-CREATE TABLE IF NOT EXISTS texts (
+CREATE INDEX documents_norm ON documents(norm_sha256);
+CREATE INDEX documents_parent ON documents(parent_id);
+-- text: the UTF-8 text in one Zstandard frame (store.packing), sha256: of the UTF-8 bytes. Read
+-- only through Store, which checks each text it reads against its digest and that digest
+-- against the custody log's. The digest comes first: it is read without the text's pages.
+CREATE TABLE texts (
     doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
-    text TEXT NOT NULL
+    sha256 TEXT NOT NULL,
+    text BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS sightings (
+CREATE TABLE sightings (
     id INTEGER PRIMARY KEY,
     doc_id INTEGER NOT NULL REFERENCES documents(id),
     batch_id INTEGER NOT NULL REFERENCES batches(id),
@@ -105,10 +122,13 @@ CREATE TABLE IF NOT EXISTS sightings (
     source TEXT,
     meta TEXT NOT NULL DEFAULT '{}',
     seen_at TEXT NOT NULL,
+    gone_at TEXT,
+    supplied_date TEXT,
+    supplied_from TEXT,
     UNIQUE (resolved, part, doc_id)
 );
-CREATE INDEX IF NOT EXISTS sightings_doc ON sightings(doc_id);
-CREATE TABLE IF NOT EXISTS failures (
+CREATE INDEX sightings_doc ON sightings(doc_id);
+CREATE TABLE failures (
     id INTEGER PRIMARY KEY,
     batch_id INTEGER NOT NULL REFERENCES batches(id),
     status TEXT NOT NULL,
@@ -126,18 +146,66 @@ CREATE TABLE IF NOT EXISTS failures (
     seen_at TEXT NOT NULL,
     UNIQUE (resolved, part, sha256)
 );
+CREATE TABLE withdrawals (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL REFERENCES documents(id),
+    action TEXT NOT NULL,
+    at TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    by TEXT NOT NULL,
+    command TEXT NOT NULL
+);
+CREATE INDEX withdrawals_doc ON withdrawals(doc_id);
 -- The sampled index: per document, its sorted distinct sampled shingle hashes as little-endian
 -- uint64 (8 bytes each). Postings lists are built in memory from these when needed (1.2 M
 -- postings, 9 MB, for 140 MB of text). One blob per document keeps each ingest transaction
 -- small, where a (hash, doc) B-tree would touch a page per posting.
-CREATE TABLE IF NOT EXISTS index_docs (
+CREATE TABLE index_docs (
     doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
     n_words INTEGER NOT NULL,
     n_shingles INTEGER NOT NULL,
     n_sampled INTEGER NOT NULL,
     sampled BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS runs (
+-- The same postings keyed by hash (uint64 viewed as int64): a gate reads the postings of its
+-- batch's hashes by key (index.sampled.SampledIndex.touching) instead of every index row.
+-- Derived from index_docs at the end of each ingest and index build, in hash order, for the
+-- documents not yet in posted (index.builder.write_postings), and checked by `auditor check`.
+CREATE TABLE postings (
+    hash INTEGER NOT NULL,
+    doc_id INTEGER NOT NULL,
+    PRIMARY KEY (hash, doc_id)
+) WITHOUT ROWID;
+CREATE TABLE posted (
+    doc_id INTEGER PRIMARY KEY REFERENCES documents(id)
+);
+-- Each indexed document's words as the audit reads them (shingle.WordSequence, encoded), sha256:
+-- of the encoding. Read only through Store, as texts are. Not compressed: an audit reads each
+-- sequence about three times, and a Zstandard frame would cost 0.16 CPU-s a pass at 140 MB to
+-- save 36 MB (benchmarks/RESULTS.md, 2026-12-02).
+CREATE TABLE shingle_sequences (
+    doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+    n_words INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    data BLOB NOT NULL
+);
+-- The other readings of a gate's new documents (extract.Reading) whose normalised text differs
+-- from the document's.
+CREATE TABLE readings (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL REFERENCES documents(id),
+    name TEXT NOT NULL,
+    why TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    n_words INTEGER NOT NULL,
+    n_shingles INTEGER NOT NULL,
+    norm_sha256 TEXT,
+    UNIQUE (doc_id, name)
+);
+-- scope: what the run covered, contents: the digest of its pairs and documents (custody.runs),
+-- verdict: a gate's PASSED, FAILED or REFUSED
+CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
     run_id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,
@@ -147,18 +215,57 @@ CREATE TABLE IF NOT EXISTS runs (
     ended TEXT,
     summary TEXT NOT NULL DEFAULT '{}',
     report_dir TEXT,
-    digest TEXT
+    digest TEXT,
+    scope TEXT,
+    contents TEXT,
+    verdict TEXT
 );
-CREATE TABLE IF NOT EXISTS findings (
-    id INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    kind TEXT NOT NULL,
+-- Every containing pair of a run, keyed in the order the audit writes them (one B-tree append).
+CREATE TABLE findings (
+    run INTEGER NOT NULL REFERENCES runs(id),
     contained_id INTEGER NOT NULL,
     container_id INTEGER NOT NULL,
-    containment REAL,
-    data TEXT NOT NULL
+    containment REAL NOT NULL,
+    estimate REAL NOT NULL,
+    low REAL NOT NULL,
+    high REAL NOT NULL,
+    hits INTEGER NOT NULL,
+    sampled INTEGER NOT NULL,
+    shared INTEGER NOT NULL,
+    shingles INTEGER NOT NULL,
+    family INTEGER,
+    spans TEXT,
+    PRIMARY KEY (run, contained_id, container_id)
+) WITHOUT ROWID;
+CREATE TABLE near_duplicates (
+    run INTEGER NOT NULL REFERENCES runs(id),
+    a_id INTEGER NOT NULL,
+    b_id INTEGER NOT NULL,
+    score REAL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run, a_id, b_id)
+) WITHOUT ROWID;
+-- Every document a run covered and what the audit made of it.
+CREATE TABLE run_documents (
+    run INTEGER NOT NULL REFERENCES runs(id),
+    doc_id INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    duplicate_of INTEGER,
+    reason TEXT,
+    family INTEGER,
+    containers INTEGER NOT NULL DEFAULT 0,
+    boilerplate INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run, doc_id)
+) WITHOUT ROWID;
+-- The near-duplicate measures' cached values (engine.neardup), by document, kind and parameters.
+CREATE TABLE sketches (
+    doc_id INTEGER NOT NULL REFERENCES documents(id),
+    kind TEXT NOT NULL,
+    params_key TEXT NOT NULL,
+    value BLOB NOT NULL,
+    PRIMARY KEY (doc_id, kind, params_key)
 );
-CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);
+CREATE INDEX sketches_key ON sketches (kind, params_key);
 """
 
 
@@ -166,7 +273,8 @@ MIGRATION_SET = "containment-auditor"
 MIGRATIONS: list[tuple[str, Callable[[Any], None]]] = []
 """Schema migrations in order, applied with sqlite-utils' ``Migrations``; add one with
 ``@migration("NNNN_what")``. Kept as plain functions so that opening an up-to-date store
-imports nothing (sqlite-utils imports pandas when it is installed)."""
+imports nothing (sqlite-utils imports pandas when it is installed). The package has not been
+released: ``0001_baseline`` is the whole schema, and every later change is a new migration."""
 
 
 def migration(name: str) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
@@ -176,220 +284,21 @@ def migration(name: str) -> Callable[[Callable[[Any], None]], Callable[[Any], No
     return register
 
 
-@migration("0001_initial")
-def _initial(db: Any) -> None:
-    """The first schema (stores written before migrations existed already have it)."""
+@migration("0001_baseline")
+def _baseline(db: Any) -> None:
+    """The schema of 0.1.0: every table, the index parameters, and the custody log
+    (:mod:`auditor.store.custody`) with its first entry, its row digests and its edit counter."""
     for stmt in _SCHEMA.split(";"):
         if stmt.strip():
             db.execute(stmt)
-    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('index_params', ?)",
+    db.execute("INSERT INTO meta(key, value) VALUES ('index_params', ?)",
                (json.dumps(DEFAULT_PARAMS.as_dict(), sort_keys=True),))
-
-
-@migration("0002_withdrawn_documents")
-def _withdrawn_documents(db: Any) -> None:
-    """Withdrawal (``auditor.corpus.withdraw``): a document leaves audits and gates but keeps its row and
-    provenance. ``sightings.gone_at``: when the file at that place was found gone (or replaced);
-    ``documents.withdrawn_*``: when, why and by whom the document was withdrawn (NULL: in the
-    corpus); ``withdrawals``: every withdrawal and restoration, in order."""
-    for stmt in (
-        "ALTER TABLE documents ADD COLUMN withdrawn_at TEXT",
-        "ALTER TABLE documents ADD COLUMN withdrawn_reason TEXT",
-        "ALTER TABLE documents ADD COLUMN withdrawn_by TEXT",
-        "ALTER TABLE sightings ADD COLUMN gone_at TEXT",
-        "CREATE TABLE withdrawals (id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES documents(id),"
-        " action TEXT NOT NULL, at TEXT NOT NULL, reason TEXT NOT NULL, by TEXT NOT NULL, command TEXT NOT NULL)",
-        "CREATE INDEX withdrawals_doc ON withdrawals(doc_id)",
-    ):
-        db.execute(stmt)
-
-
-@migration("0003_findings_by_run")
-def _findings_by_run(db: Any) -> None:
-    """Every containing pair of a run (report format 2), keyed by run and pair.
-
-    WITHOUT ROWID and keyed in the order the audit writes the pairs, so a run of a million
-    pairs is appended to one B-tree. The pairs of ``near-dups`` runs have their own table. Runs
-    of report format 1 keep their rows in findings_v1.
-    """
-    db.execute("ALTER TABLE findings RENAME TO findings_v1")
-    db.execute("DROP INDEX IF EXISTS findings_run")
-    db.execute("CREATE INDEX IF NOT EXISTS findings_v1_run ON findings_v1(run_id)")
-    db.execute("""
-        CREATE TABLE findings (
-            run INTEGER NOT NULL REFERENCES runs(id),
-            contained_id INTEGER NOT NULL,
-            container_id INTEGER NOT NULL,
-            containment REAL NOT NULL,
-            estimate REAL NOT NULL,
-            low REAL NOT NULL,
-            high REAL NOT NULL,
-            hits INTEGER NOT NULL,
-            sampled INTEGER NOT NULL,
-            shared INTEGER NOT NULL,
-            shingles INTEGER NOT NULL,
-            family INTEGER,
-            spans TEXT,
-            PRIMARY KEY (run, contained_id, container_id)
-        ) WITHOUT ROWID""")
-    db.execute("""
-        CREATE TABLE near_duplicates (
-            run INTEGER NOT NULL REFERENCES runs(id),
-            a_id INTEGER NOT NULL,
-            b_id INTEGER NOT NULL,
-            score REAL,
-            data TEXT NOT NULL,
-            PRIMARY KEY (run, a_id, b_id)
-        ) WITHOUT ROWID""")
-
-
-@migration("0004_run_documents")
-def _run_documents(db: Any) -> None:
-    """Every document an audit run covered and what the audit made of it, so that the run can be
-    queried, reviewed and assembled from the store alone (report format 2)."""
-    db.execute("""
-        CREATE TABLE run_documents (
-            run INTEGER NOT NULL REFERENCES runs(id),
-            doc_id INTEGER NOT NULL,
-            status TEXT NOT NULL,
-            duplicate_of INTEGER,
-            reason TEXT,
-            family INTEGER,
-            containers INTEGER NOT NULL DEFAULT 0,
-            boilerplate INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (run, doc_id)
-        ) WITHOUT ROWID""")
-
-
-@migration("0005_documents_unreadable")
-def _documents_unreadable(db: Any) -> None:
-    """Why a document's text could not be (fully) read, so that it cannot be audited: (cid:N)
-    glyphs, letter-spaced fragments, gibberish after decoding, parts of a .docx or HTML page
-    not read. NULL when the text is a reading of the document."""
-    db.execute("ALTER TABLE documents ADD COLUMN unreadable TEXT")
-
-
-@migration("0006_text_digests")
-def _text_digests(db: Any) -> None:
-    """sha256 of each stored text's UTF-8 bytes. Texts stored before this migration keep NULL:
-    computing it now would certify whatever they hold today ("no digest recorded")."""
-    if "sha256" not in {r[1] for r in db.execute("PRAGMA table_info(texts)").fetchall()}:
-        db.execute("ALTER TABLE texts ADD COLUMN sha256 TEXT")
-
-
-@migration("0007_run_scope")
-def _run_scope(db: Any) -> None:
-    """What a run covered (the report's ``scope``: the corpus, or a gate's batch and its new
-    documents), so runs can be listed and reviewed from the store alone (``auditor runs``)."""
-    db.execute("ALTER TABLE runs ADD COLUMN scope TEXT")
-
-
-@migration("0008_document_dates")
-def _document_dates(db: Any) -> None:
-    """A date for every document, with its source (:mod:`auditor.store.dating`): ``documents.dates``
-    (the dates it carries itself, as JSON), ``documents.date`` and ``date_source`` (the one
-    chosen); ``sightings.supplied_date`` and ``supplied_from``: a date the user supplied for
-    that copy (``--dates FILE``). Documents already stored are dated from what the store holds."""
-    for stmt in (
-        "ALTER TABLE documents ADD COLUMN date TEXT",
-        "ALTER TABLE documents ADD COLUMN date_source TEXT",
-        "ALTER TABLE documents ADD COLUMN dates TEXT",
-        "ALTER TABLE sightings ADD COLUMN supplied_date TEXT",
-        "ALTER TABLE sightings ADD COLUMN supplied_from TEXT",
-    ):
-        db.execute(stmt)
-    from auditor.store.dating import backfill
-
-    backfill(db.conn)
-
-
-@migration("0009_custody_log")
-def _custody_log(db: Any) -> None:
-    """The chain of custody (:mod:`auditor.store.custody`): a hash-chained log of every write, whose
-    first entry records every tracked row as the store holds it now; and ``runs.contents``, the
-    digest of what each run stores (runs from before it have none)."""
-    from auditor.store import custody
-
-    if "contents" not in {r[1] for r in db.execute("PRAGMA table_info(runs)").fetchall()}:
-        db.execute("ALTER TABLE runs ADD COLUMN contents TEXT")  # a run's pairs and documents (custody.runs)
+    db.execute("INSERT INTO meta(key, value) VALUES ('storage', ?)", (STORAGE,))
     custody.create(db.conn)
 
 
-@migration("0010_readings")
-def _readings(db: Any) -> None:
-    """The other readings of a document (``auditor.extract.Reading``): what a reader could see
-    besides its stored text (every text node, the other side of an alternative, the bytes as
-    plain text...). Only readings whose normalised text differs from the document's are kept.
-    The gate audits each reading of a new document against the corpus."""
-    db.execute("""
-        CREATE TABLE readings (
-            id INTEGER PRIMARY KEY,
-            doc_id INTEGER NOT NULL REFERENCES documents(id),
-            name TEXT NOT NULL,
-            why TEXT NOT NULL,
-            text TEXT NOT NULL,
-            sha256 TEXT NOT NULL,
-            n_words INTEGER NOT NULL,
-            n_shingles INTEGER NOT NULL,
-            norm_sha256 TEXT,
-            UNIQUE (doc_id, name)
-        )""")
-
-
-@migration("0011_shingle_sequences")
-def _shingle_sequences(db: Any) -> None:
-    """Each indexed document's words as the audit reads them (``shingle.WordSequence``: word
-    hashes and character offsets, about 4 bytes a word), written by ingest in the transaction
-    that stores the text, so that verification, location, controls, gate and query read a
-    document's shingles by key instead of normalising and hashing its text again. Documents
-    stored before have none until ``auditor index`` (which every audit runs first) adds them."""
-    db.execute("""
-        CREATE TABLE shingle_sequences (
-            doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
-            n_words INTEGER NOT NULL,
-            data BLOB NOT NULL
-        )""")
-
-
-@migration("0012_gate_verdicts")
-def _gate_verdicts(db: Any) -> None:
-    """A gate run's verdict (PASSED, FAILED, REFUSED), which its report status (OK or REFUSED:
-    did the audit report findings) does not say."""
-    db.execute("ALTER TABLE runs ADD COLUMN verdict TEXT")
-
-
-@migration("0013_near_duplicate_sketches")
-def _near_duplicate_sketches(db: Any) -> None:
-    """The near-duplicate measures' cached values (MinHash sketches, simhashes, exact
-    fingerprints), by document, kind and parameters (:mod:`auditor.engine.neardup`). Stores that made
-    it before it was a migration already have it."""
-    db.execute("CREATE TABLE IF NOT EXISTS sketches (doc_id INTEGER NOT NULL REFERENCES documents(id),"
-               " kind TEXT NOT NULL, params_key TEXT NOT NULL, value BLOB NOT NULL,"
-               " PRIMARY KEY (doc_id, kind, params_key))")
-    db.execute("CREATE INDEX IF NOT EXISTS sketches_key ON sketches (kind, params_key)")
-
-
-@migration("0014_custody_rows")
-def _custody_rows(db: Any) -> None:
-    """The current digest of every row the custody log tracks (``custody_rows``), kept by every
-    entry in its transaction, so that a reader checks the rows it reads against the log without
-    digesting the whole store (the gate: :func:`auditor.corpus.check.require_intact_for_reads`).
-    Filled from the rows as they are: the store matched its log before it was migrated."""
-    from auditor.store import custody
-
-    custody.create_rows(db.conn)
-
-
-@migration("0015_custody_edits")
-def _custody_edits(db: Any) -> None:
-    """A count of every change to a tracked row or to ``custody_rows`` (persistent triggers, so
-    any SQLite client's edit counts), and the count each entry leaves: while they agree, nothing
-    was edited behind the store's back, and a gate checks only the rows it reads
-    (:func:`auditor.corpus.check.require_intact_for_reads`)."""
-    from auditor.store import custody
-
-    custody.install_edits(db.conn)
-
+STORAGE = "texts in Zstandard frames, word sequences encoded, each with the sha256 of its content"
+"""How this schema keeps texts and word sequences (``meta.storage``)."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -405,9 +314,6 @@ def select_in(conn: sqlite3.Connection, sql: str, ids: Iterable[int], chunk: int
     return sorted(out, key=lambda r: r[0])
 
 
-def text_digest(text: str) -> str:
-    """The digest recorded with a stored text: sha256 of its UTF-8 bytes."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def writable_location(path: str | os.PathLike) -> bool:
@@ -476,29 +382,54 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass
-class Reads:
-    """The rows of texts and word sequences read from a store while it records them (a gate,
-    whose check verifies what it read: :func:`auditor.corpus.check.require_reads_intact`), by
-    table and document; ``name``: the store to name in a message."""
+_NOUN = {"texts": "text", "shingle_sequences": "word sequence"}
 
-    name: Path
-    read: dict[str, set[int]] = field(default_factory=dict)
-    checked: dict[str, set[int]] = field(default_factory=dict)
 
-    def note(self, table: str, ids: Iterable[int]) -> None:
-        self.read.setdefault(table, set()).update(int(i) for i in ids)
+@dataclass(frozen=True)
+class Stored:
+    """One row of ``texts`` or ``shingle_sequences`` as read: its content (the text's UTF-8
+    bytes, the sequence's encoding) when it is what the row's sha256 says, else ``problem``;
+    ``row_digest``: the row's digest as the custody log computes it (``custody.TRACKED``)."""
 
-    def pending(self) -> dict[str, list[int]]:
-        """The rows read and not yet verified (now counted as verified), by table."""
-        out = {}
-        for table, ids in sorted(self.read.items()):
-            done = self.checked.setdefault(table, set())
-            new = sorted(ids - done)
-            if new:
-                out[table] = new
-                done.update(new)
-        return out
+    doc_id: int
+    content: bytes | None
+    problem: str | None
+    row_digest: str | None
+
+
+def _inspected(table: str, doc_id: int, digest_type: str, digest: Any, kind: str, frame: Any,
+               n_type: str | None, n_words: Any, *, known: dict[tuple[str, int], str] | None = None) -> Stored:
+    """``known``: row digests whose content was checked already in the store's present state
+    (``Store._checked``): a row that still has that digest is not hashed again."""
+    noun = _NOUN[table]
+    cells: list[Any] = []
+    if table == "shingle_sequences":
+        if n_type != "integer":
+            return Stored(doc_id, None, f"its {noun}'s word count is stored as {n_type}, not as an integer", None)
+        cells += ["integer", str(n_words).encode()]
+    if digest_type != "text":
+        return Stored(doc_id, None, f"its {noun}'s digest is stored as {digest_type}, not as text", None)
+    raw_digest = bytes(digest)
+    cells += ["text", raw_digest]
+    names = ("n_words", "sha256") if table == "shingle_sequences" else ("sha256",)
+    row = custody.row_digest(table, doc_id, names, cells)
+    if kind != "blob":
+        return Stored(doc_id, None, f"its {noun} is stored as {kind}, not as a blob: it was altered after it "
+                                    "was stored", row)
+    if table == "texts":
+        try:
+            raw = packing.unpack(frame)
+        except ValueError as e:
+            return Stored(doc_id, None, f"its {noun} cannot be read: {e}", row)
+    else:
+        raw = bytes(frame)
+    if known is not None and known.get((table, doc_id)) == row:
+        return Stored(doc_id, raw, None, row)
+    if packing.digest(raw).encode() != raw_digest:
+        return Stored(doc_id, None, f"its {noun} does not match its recorded sha256 "
+                                    f"{raw_digest[:16].decode('ascii', 'replace')}...: it was altered after it was stored",
+                      row)
+    return Stored(doc_id, raw, None, row)
 
 
 @dataclass
@@ -529,7 +460,6 @@ class Store:
             raise StoreError(f"no store at {self.path}")
         self.writable = not readonly
         self.private = False  # inside pending(): other processes cannot see its writes
-        self.reads: Reads | None = None  # recording the texts and word sequences read (see Reads)
         self.memo: dict[str, Any] = {}  # values derived from the store, each keyed by the state it read
         try:
             self.conn = connect(self.path, readonly=readonly, timeout=busy_timeout)
@@ -542,6 +472,8 @@ class Store:
             else:
                 self.conn.execute("PRAGMA query_only = ON")
             self.conn.execute("PRAGMA foreign_keys = ON")
+            # the plain text of a stored frame, for SQL: SELECT auditor_text(text) FROM texts
+            self.conn.create_function("auditor_text", 1, packing.sql_text, deterministic=True)
             if self._pending_migrations() and self.writable:
                 self._migrate()
             # every write of this connection is recorded in the custody log (see Store.write)
@@ -573,6 +505,11 @@ class Store:
         applied = self._applied_migrations()
         known = [name for name, _ in MIGRATIONS]
         unknown = [n for n in applied if n not in known]
+        if applied and known[0] not in applied:
+            raise StoreError(
+                f"{self.path} was written by a development version of containment-auditor from before "
+                f"0.1.0 (schema migrations {', '.join(applied[:2])}...), whose format this version does not "
+                "read: ingest the documents again into a new store")
         if unknown:
             raise StoreError(f"{self.path} was written by a newer auditor (schema migrations "
                              f"{', '.join(unknown)}); upgrade containment-auditor")
@@ -686,10 +623,15 @@ class Store:
                 self._begun()
                 yield self.conn
                 self._seal(action, detail)
-            except BaseException:
-                self.conn.execute("ROLLBACK TO write")
-                self.conn.execute("RELEASE write")
+            except BaseException as e:
+                if self.conn.in_transaction:  # SQLite may have rolled back the whole of it (disk full)
+                    self.conn.execute("ROLLBACK TO write")
+                    self.conn.execute("RELEASE write")
                 self._forget_edits()
+                if is_disk_full(e) and not isinstance(e, DiskFull):
+                    raise DiskFull(f"{self.path}: no space left on its device ({e}); the transaction was "
+                                   "rolled back, so the store holds what it held before: free some space "
+                                   "and run the command again") from e
                 raise
             self.conn.execute("RELEASE write")
             return
@@ -744,19 +686,6 @@ class Store:
 
     def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
         return select_in(self.conn, sql, ids)
-
-    def noted(self, table: str, ids: Iterable[int]) -> None:
-        """Note rows of ``table`` read by key, while the store records its reads (``Reads``)."""
-        if self.reads is not None:
-            self.reads.note(table, ids)
-
-    def texts_of(self, ids: Iterable[int], chunk: int = 200) -> Iterator[tuple[int, str]]:
-        """(id, text) of each of ``ids`` that has text, by id, a few hundred at a time."""
-        ordered = sorted(set(ids))
-        self.noted("texts", ordered)
-        for a in range(0, len(ordered), chunk):
-            yield from ((int(i), str(t)) for i, t in self.select_in(
-                "SELECT doc_id, text FROM texts WHERE doc_id IN ({})", ordered[a : a + chunk]))
 
     def scalar(self, sql: str, params: tuple | dict = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()
@@ -864,45 +793,135 @@ class Store:
         found = [self.document(i) for i in sorted(ids)]
         return max(found, key=lambda d: (header_richness(d["meta"]), -d["id"])) if found else None
 
-    @functools.cached_property
-    def text_digests(self) -> bool:
-        """Whether this store records a digest with each new text (migration 0006 applied)."""
-        return "sha256" in {r[1] for r in self.conn.execute("PRAGMA table_info(texts)")}
-
-    def insert_text(self, doc_id: int, text: str) -> None:
-        """Store a document's text with its digest (inside the caller's transaction)."""
-        if self.text_digests:
-            self.conn.execute("INSERT INTO texts (doc_id, text, sha256) VALUES (?, ?, ?)",
-                              (doc_id, text, text_digest(text)))
-        else:
-            self.conn.execute("INSERT INTO texts (doc_id, text) VALUES (?, ?)", (doc_id, text))
-
-    @functools.cached_property
-    def has_readings(self) -> bool:
-        """Whether this store keeps the other readings of its documents (migration 0010)."""
-        return bool(self.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'readings'"))
-
     def insert_reading(self, doc_id: int, r: dict[str, Any]) -> None:
         """Store one other reading of a document (inside the caller's transaction)."""
         self.conn.execute(
             "INSERT OR REPLACE INTO readings (doc_id, name, why, text, sha256, n_words, n_shingles, norm_sha256)"
             " VALUES (?,?,?,?,?,?,?,?)",
-            (doc_id, r["name"], r["why"], r["text"], text_digest(r["text"]), r["n_words"], r["n_shingles"],
+            (doc_id, r["name"], r["why"], r["text"], packing.text_digest(r["text"]), r["n_words"], r["n_shingles"],
              r["norm_sha256"]))
 
     def readings(self, doc_id: int, *, with_text: bool = True) -> list[dict[str, Any]]:
-        """The other readings of a document, by name (none in a store without the table)."""
-        if not self.has_readings:
-            return []
+        """The other readings of a document, by name."""
         cols = "name, why, sha256, n_words, n_shingles, norm_sha256" + (", text" if with_text else "")
         return self.rows(f"SELECT {cols} FROM readings WHERE doc_id = ? ORDER BY name", (doc_id,))
 
+    # -- texts and word sequences ----------------------------------------------------------
+    # The only code that reads or writes the tables ``texts`` and ``shingle_sequences``
+    # (tests/store/test_reads.py holds every other module to it).
+
+    def insert_text(self, doc_id: int, text: str) -> None:
+        """Store a document's text with its digest (inside the caller's transaction)."""
+        self.conn.execute("INSERT INTO texts (doc_id, sha256, text) VALUES (?, ?, ?)",
+                          (doc_id, packing.text_digest(text), packing.pack_text(text)))
+
+    def insert_sequence(self, doc_id: int, n_words: int, encoded: bytes) -> None:
+        """Store (or replace) a document's encoded word sequence with its digest (inside the
+        caller's transaction)."""
+        self.conn.execute("INSERT OR REPLACE INTO shingle_sequences (doc_id, n_words, sha256, data) VALUES (?,?,?,?)",
+                          (doc_id, n_words, packing.digest(encoded), encoded))
+
+    def delete_sequences(self) -> None:
+        """Every stored word sequence (an index rebuild writes them again)."""
+        self.conn.execute("DELETE FROM shingle_sequences")
+
     def text(self, doc_id: int) -> str:
-        self.noted("texts", (doc_id,))
-        t = self.scalar("SELECT text FROM texts WHERE doc_id = ?", (doc_id,))
-        if t is None:
-            raise NoDocument(f"document {doc_id} has no stored text")
-        return str(t)
+        """A document's text, checked (see :meth:`texts_of`)."""
+        for _, t in self.texts_of([doc_id]):
+            return t
+        raise NoDocument(f"document {doc_id} has no stored text")
+
+    def texts_of(self, ids: Iterable[int], chunk: int = 200) -> Iterator[tuple[int, str]]:
+        """(id, text) of each of ``ids`` that has text, by id, a few hundred at a time. Each text
+        is checked as it is read: its bytes against the sha256 stored with it, and that digest
+        against the one the custody log vouches for; StoreDamaged names the documents that fail."""
+        for doc_id, raw in self._read("texts", ids, chunk):
+            yield doc_id, raw.decode("utf-8", "surrogatepass")
+
+    def sequences_of(self, ids: Iterable[int], chunk: int = 200) -> Iterator[tuple[int, bytes]]:
+        """(id, encoded word sequence) of each of ``ids`` that has one, by id, checked as
+        :meth:`texts_of` checks texts."""
+        yield from self._read("shingle_sequences", ids, chunk)
+
+    def with_text(self) -> list[int]:
+        """Every document id that has a stored text, ascending."""
+        return [int(r[0]) for r in self.conn.execute("SELECT doc_id FROM texts ORDER BY doc_id")]
+
+    def with_sequence(self) -> list[int]:
+        """Every document id that has a stored word sequence, ascending."""
+        return [int(r[0]) for r in self.conn.execute("SELECT doc_id FROM shingle_sequences ORDER BY doc_id")]
+
+    def _read(self, table: str, ids: Iterable[int], chunk: int) -> Iterator[tuple[int, bytes]]:
+        ordered = sorted({int(i) for i in ids})
+        for a in range(0, len(ordered), chunk):
+            checked = self._checked()
+            rows = self.inspect(table, ordered[a : a + chunk], known=checked)
+            bad = [r for r in rows if r.problem is not None]
+            if not bad:
+                bad = self._unvouched(table, [r for r in rows if checked.get((table, r.doc_id)) != r.row_digest])
+            if bad:
+                paths = dict(self.select_in("SELECT id, path FROM documents WHERE id IN ({})", [r.doc_id for r in bad]))
+                shown = "; ".join(f"document {r.doc_id} ({paths.get(r.doc_id, 'no document row')}): {r.problem}"
+                                  for r in bad[:10])
+                more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
+                fix = ("`auditor index --rebuild` derives every word sequence again from the texts" if table != "texts"
+                       else "restore the store from a backup or re-ingest the documents named")
+                raise StoreDamaged(
+                    f"{self.path} is damaged, so nothing computed from it could be defended: {shown}{more}. "
+                    f"Run `auditor check --db {self.path}` for the full list; {fix}")
+            for r in rows:
+                assert r.content is not None and r.row_digest is not None
+                checked[(table, r.doc_id)] = r.row_digest
+                yield r.doc_id, r.content
+
+    def _checked(self) -> dict[tuple[str, int], str]:
+        """The rows read and found intact in the store's present state, by (table, id): their row
+        digests. Forgotten once the store changes (a write of this connection, or another's
+        commit), so a row read again in the same state is not hashed and looked up again."""
+        state = (self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = self.memo.get("checked")
+        if memo is None or memo[0] != state:
+            memo = self.memo["checked"] = (state, {})
+        return memo[1]
+
+    def inspect(self, table: str, ids: Iterable[int] | None = None, *,
+                known: dict[tuple[str, int], str] | None = None) -> list[Stored]:
+        """The rows of ``texts`` or ``shingle_sequences`` (of ``ids``, else all of them, by id)
+        with their content when it is what the row's digest says, else what is wrong with it:
+        never raises for damage (``auditor check`` reports it). Nothing here asks the log."""
+        cols = {"texts": "doc_id, typeof(sha256), CAST(sha256 AS BLOB), typeof(text), CAST(text AS BLOB), NULL, NULL",
+                "shingle_sequences": "doc_id, typeof(sha256), CAST(sha256 AS BLOB), typeof(data), CAST(data AS BLOB),"
+                                     " typeof(n_words), n_words"}[table]
+        sql = f"SELECT {cols} FROM {table}"
+        rows = (self.conn.execute(sql + " ORDER BY doc_id").fetchall() if ids is None
+                else self.select_in(sql + " WHERE doc_id IN ({})", ids))
+        return [_inspected(table, *r, known=known) for r in rows]
+
+    def _unvouched(self, table: str, rows: list[Stored]) -> list[Stored]:
+        """The rows whose digest is not the one the custody log vouches for (``custody_rows``),
+        each with what is wrong; rows this transaction wrote and has not sealed yet are its own."""
+        if not rows:
+            return []
+        keys = [r.doc_id for r in rows]
+        kept = dict(self.select_in("SELECT key, digest FROM custody_rows WHERE tbl = '" + table + "' AND key IN ({})",
+                                   keys))
+        if self.conn.in_transaction and getattr(self, "custody", None) is not None:
+            mine = {int(k) for k, in self.select_in(
+                "SELECT key FROM temp.custody_touched WHERE tbl = '" + table + "' AND key IN ({})", keys)}
+        else:
+            mine = set()
+        out = []
+        for r in rows:
+            if r.doc_id in mine:
+                continue
+            want = kept.get(r.doc_id)
+            if want is None:
+                out.append(replace(r, problem=f"its {_NOUN[table]} is in the store but not in the custody log: "
+                                              "it was written behind the store's back"))
+            elif want != r.row_digest:
+                out.append(replace(r, problem=f"its {_NOUN[table]} is not what the custody log recorded: it was "
+                                              "changed behind the store's back"))
+        return out
 
     def stats(self) -> dict[str, Any]:
         return {

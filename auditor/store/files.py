@@ -14,6 +14,14 @@ import stat
 from collections.abc import Iterator
 from typing import Any
 
+from auditor.errors import refusal
+
+refusal("vanished", "it was moved or deleted while it was read: ingest again once the files stay put")
+refusal("symlink_loop", "replace the link by the file it should name, or leave it out")
+refusal("unreadable", "give the user running auditor read access to it (or restore it), then ingest again")
+refusal("not_regular", "nothing to do: only regular files are read (a FIFO, socket or device could block "
+                       "ingest); to ingest what it holds, copy it to a file")
+
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))

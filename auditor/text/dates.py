@@ -6,9 +6,11 @@ with its source, chosen by trust:
 
 1. ``supplied``: a date the user supplies for a copy (``--dates FILE``: a crawl that knows when
    each copy was published);
-2. ``metadata``: what the file records about itself: an EDGAR submission's filing date, a PDF's
-   ``/ModDate`` or XMP ``ModifyDate``, a .docx ``dcterms:modified``, an HTML ``<meta>`` date or
-   ``Last-Modified``; modification dates before creation dates;
+2. ``metadata``: what the file records about itself: an EDGAR submission's filing date, an
+   email's Date header, a PDF's ``/ModDate`` or XMP ``ModifyDate``, a .docx ``dcterms:modified``
+   (an OpenDocument ``dc:date``, a Word 2003 XML ``LastSaved``, a .doc's date), a feed's
+   ``updated`` or ``lastBuildDate``, an HTML ``<meta>`` date or ``Last-Modified``; modification
+   dates before creation dates;
 3. ``mtime``: the file's modification time recorded at ingest, when it is not the time the file
    was copied (see 5);
 4. ``text``: a date the text states at the start of one of its opening lines ("Effective date:
@@ -49,12 +51,13 @@ MAX_RAW = 200  # characters of a metadata value kept
 # Metadata names, most trusted first: the filing date of an EDGAR submission, then dates of the
 # last modification, then of creation or publication. Other names follow, by name.
 METADATA_ORDER = (
-    "edgar:filing_date", "http:last-modified", "pdf:ModDate", "xmp:ModifyDate", "xmp:MetadataDate",
-    "docx:modified", "html:article:modified_time", "html:og:updated_time", "html:dcterms.modified",
+    "edgar:filing_date", "email:date", "http:last-modified", "feed:updated", "feed:lastBuildDate", "feed:pubDate",
+    "feed:date", "pdf:ModDate", "xmp:ModifyDate", "xmp:MetadataDate",
+    "docx:modified", "odf:modified", "wordml:modified", "doc:date", "html:article:modified_time", "html:og:updated_time", "html:dcterms.modified",
     "html:dc.date.modified", "html:last-modified", "html:revised", "html:date",
     "html:dcterms.date", "html:dc.date", "html:article:published_time", "html:dcterms.issued",
     "html:dcterms.created", "html:citation_publication_date", "pdf:CreationDate", "xmp:CreateDate",
-    "docx:created", "edgar:period",
+    "docx:created", "odf:created", "wordml:created", "edgar:period",
 )
 HTML_META = frozenset(n.split(":", 1)[1] for n in METADATA_ORDER if n.startswith("html:"))
 

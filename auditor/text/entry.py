@@ -30,3 +30,14 @@ def prepare_text(
         "sampled": sample(every, params.modulus).tobytes(),
         "sequence": words.sequence.encode() if len(words) else b"",
     }
+
+
+def unauditable_reason(unreadable: str | None, n_words: int, n_shingles: int, k: int) -> str | None:
+    """Why a stored text is not auditable, as reports, ``ingest`` and ``show`` say it, or None:
+    its text could not be read (``unreadable``), or it has words but too few for one shingle. A
+    text without words (an EDGAR envelope around its parts) is not audited at all."""
+    if unreadable:
+        return f"text not readable: {unreadable}"
+    if n_words and not n_shingles:
+        return f"too short: {n_words} words, fewer than k={k}, so no shingle"
+    return None

@@ -35,7 +35,7 @@ def run(*args):
 
 def test_ingest_reports_counts_and_problems(corpus):
     out = corpus["ingest"]
-    assert out["counts"] == {"ok": 3, "duplicate": 0, "unchanged": 0, "failed": 1, "skipped": 0}
+    assert out["counts"] == {"ok": 3, "not_auditable": 0, "duplicate": 0, "unchanged": 0, "failed": 1, "skipped": 0}
     assert [(Path(p).name, code) for p, code, _ in out["problems"]] == [("broken.pdf", "pdf_error")]
     again = run("ingest", "--db", corpus["db"], corpus["src"])
     assert again.exit_code == 0 and "unchanged=4" in again.stdout

@@ -728,8 +728,8 @@ def test_a_control_file_that_cannot_be_ingested_is_refused(store, tmp_path):
     (d / "b.txt").write_bytes(b"")
     with pytest.raises(UsageError) as e:
         run_controls(store, 0.8, directory=d, corpus=False)
-    assert re.fullmatch(r"fixture control documents could not be ingested: a\.txt \(empty: [^;]+\); "
-                        r"b\.txt \(empty: [^;]+\)", str(e.value)), str(e.value)
+    assert re.fullmatch(r"fixture control documents could not be ingested: a\.txt \(empty: [^()]+\); "
+                        r"b\.txt \(empty: [^()]+\)", str(e.value)), str(e.value)
 
 
 @pytest.mark.slow  # 5 s or more on a loaded two-core machine

@@ -17,7 +17,9 @@ from auditor.corpus.check import check_store, require_intact
 from auditor.corpus.ingest import ingest
 from auditor.errors import StoreDamaged
 from auditor.report.pipeline import compute
-from auditor.store.db import Store, text_digest
+from auditor.store import packing
+from auditor.store.db import Store
+from auditor.store.packing import pack_text, text_digest
 from tests.support.textgen import prose
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +62,7 @@ def test_an_intact_store_passes_every_check(filled):
     with Store(db) as s:
         full, quick = check_store(s), check_store(s, quick=True)
         require_intact(s)
-    assert full.ok and quick.ok and full.texts == 3 and full.indexed == 3 and full.no_digest == 0
+    assert full.ok and quick.ok and full.texts == 3 and full.indexed == 3
     r = check(db)
     assert r.exit_code == 0 and "store intact" in r.stdout
 
@@ -70,7 +72,7 @@ def test_a_one_word_change_behind_the_stores_back_is_found_and_named(filled, qui
     db, ids = filled
     with Store(db) as s:
         text = s.text(ids["beta"])
-    tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (one_word_changed(text), ids["beta"]))
+    tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (pack_text(one_word_changed(text)), ids["beta"]))
     with Store(db) as s:
         r = check_store(s, quick=quick)
     assert not r.ok and r.documents == [ids["beta"]]
@@ -83,26 +85,27 @@ def test_a_one_word_change_behind_the_stores_back_is_found_and_named(filled, qui
 def test_flipped_bytes_in_the_file_are_found(filled):
     db, ids = filled
     with Store(db) as s:
-        text = s.text(ids["gamma"])
-    piece = text[len(text) // 2:][:40].encode()
+        frame = bytes(s.scalar("SELECT text FROM texts WHERE doc_id = ?", (ids["gamma"],)))
+    piece = frame[len(frame) // 2:][:40]
     c = sqlite3.connect(db)
     c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     c.close()
     raw = bytearray(db.read_bytes())
     at = raw.find(piece)
     assert at > 0 and raw.find(piece, at + 1) < 0
-    at += next(i for i, b in enumerate(piece) if chr(b).isalpha())
-    raw[at] ^= 0x20  # a letter's case: the page is still well-formed SQLite
+    raw[at + 20] ^= 0x20  # one bit inside the compressed text: the page is still well-formed SQLite
     db.write_bytes(bytes(raw))
     out = check(db)
     assert out.exit_code == 1 and "gamma.txt" in out.stdout
+    with Store(db) as s, pytest.raises(StoreDamaged, match=f"document {ids['gamma']} .*gamma.txt.*: its text"):
+        s.text(ids["gamma"])  # and any reader of it is refused
 
 
 def test_audit_verify_and_gate_refuse_a_damaged_store(filled, tmp_path):
     db, ids = filled
     with Store(db) as s:
         text = s.text(ids["alpha"])
-    tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (one_word_changed(text), ids["alpha"]))
+    tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (pack_text(one_word_changed(text)), ids["alpha"]))
     with Store(db) as s, pytest.raises(StoreDamaged, match=r"alpha\.txt"):
         compute(s, 0.8)
     r = CliRunner().invoke(cli, ["audit", "--db", str(db), "--out", str(tmp_path / "rep")])
@@ -114,24 +117,6 @@ def test_audit_verify_and_gate_refuse_a_damaged_store(filled, tmp_path):
                        capture_output=True, text=True, timeout=300, cwd=tmp_path,
                        env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
     assert g.returncode == 2 and "damaged" in g.stderr and "alpha.txt" in g.stderr
-
-
-def test_a_store_from_before_digests_is_checked_through_its_index_and_its_custody_log(filled):
-    """Texts stored without a digest are never certified after the fact; the full check still
-    derives their index rows again, which a one-word change breaks, and the custody log (which
-    digests such a text as it was when written) catches it in the quick check too."""
-    db, ids = filled
-    tamper(db, "UPDATE texts SET sha256 = NULL")
-    with Store(db) as s:
-        r = check_store(s)
-        assert r.ok and r.no_digest == 3 and r.texts == 0 and "no digest recorded" in r.summary()
-        text = s.text(ids["beta"])
-    tamper(db, "UPDATE texts SET text = ? WHERE doc_id = ?", (one_word_changed(text), ids["beta"]))
-    with Store(db) as s:
-        full, quick = check_store(s), check_store(s, quick=True)
-    assert quick.documents == [ids["beta"]] and {p.kind for p in quick.problems} == {"custody"}
-    assert not full.ok and full.documents == [ids["beta"]] and {p.kind for p in full.problems} == {"index", "custody"}
-    assert "its text is not what custody entry" in next(p.detail for p in full.problems if p.kind == "custody")
 
 
 def test_index_rows_and_missing_texts(filled):
@@ -165,16 +150,22 @@ def test_new_texts_carry_their_digest(filled):
             assert s.scalar("SELECT sha256 FROM texts WHERE doc_id = ?", (doc_id,)) == text_digest(s.text(doc_id))
 
 
-def test_a_stored_word_sequence_that_differs_from_its_text_is_found(filled):
+@pytest.mark.parametrize("with_digest", [False, True])
+def test_a_stored_word_sequence_that_differs_from_its_text_is_found(filled, with_digest):
     """The audit reads shingles from the stored word sequences, not the texts: the full check
-    derives each again and names the document whose sequence was altered."""
+    derives each again and names the document whose sequence was altered. Altered alone, its
+    bytes no longer match its digest; altered with its digest, the custody log does not vouch
+    for that digest."""
     db, ids = filled
     with Store(db) as s:
-        data = bytes(s.scalar("SELECT data FROM shingle_sequences WHERE doc_id = ?", (ids["beta"],)))
+        data = dict(s.sequences_of([ids["beta"]]))[ids["beta"]]
     altered = data[:16] + data[24:32] + data[16:24] + data[32:]  # two word hashes swapped
-    tamper(db, "UPDATE shingle_sequences SET data = ? WHERE doc_id = ?", (altered, ids["beta"]))
+    tamper(db, "UPDATE shingle_sequences SET data = ?" + (", sha256 = ?" if with_digest else "") + " WHERE doc_id = ?",
+           (altered, *([packing.digest(altered)] if with_digest else []), ids["beta"]))
     with Store(db) as s:
         r = check_store(s)
-    # the custody log holds the sequences too, so the edit is also a row the log does not vouch for
-    assert sorted((p.kind, p.doc_id) for p in r.problems) == [("custody", ids["beta"]), ("index", ids["beta"])]
-    assert "word sequence" in next(p.detail for p in r.problems if p.kind == "index")
+        with pytest.raises(StoreDamaged, match=f"document {ids['beta']} .*beta.txt.*: its word sequence"):
+            list(s.sequences_of(ids.values()))
+        assert [d for d, _ in s.sequences_of([ids["alpha"], ids["gamma"]])] == [ids["alpha"], ids["gamma"]]
+    assert sorted((p.kind, p.doc_id) for p in r.problems) == (
+        [("custody", ids["beta"]), ("index", ids["beta"])] if with_digest else [("index", ids["beta"])])

@@ -98,3 +98,49 @@ def test_pieces_are_each_side_verbatim_and_the_counts_add_up(tokens, edits):
     w = r["words"]
     assert w["same"] + w["changed"] + w["deleted"] == w["contained"] == len(words(a_text))
     assert (r["hunks_total"] == 0) == (w["same"] == w["contained"] == w["container"])
+
+
+def _split(text: str, filler: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` cut in two at a line end, ``filler`` between the halves; the halves' ranges."""
+    cut = text.index("\n", len(text) // 2)
+    container = "HEAD\n" + text[:cut] + "\n" + filler + "\n" + text[cut + 1:]
+    first = (5, 5 + cut)
+    second = (first[1] + 2 + len(filler), len(container))
+    return container, [first, second]
+
+
+def test_a_match_split_over_two_ranges_is_aligned_with_both():
+    text, filler = synth.contract(3, 8_000), synth.contract(4, 12_000)
+    container, ranges = _split(text, filler)
+    one = align(text, container, ranges[0]).as_dict()
+    assert one["words"]["deleted"] > 400  # against the first range alone, half is "only in the contained"
+    both = align(text, container, ranges).as_dict()
+    assert both["words"]["deleted"] == 0 and [r[0] for r in both["ranges"]] == [r[0] for r in ranges]
+    assert both["outside"] == len(words(filler)) and both["words"]["container"] == len(words(text))
+    assert both["hunks_total"] == 0  # no difference: none shown
+
+
+def test_the_words_between_two_ranges_are_one_piece_and_not_a_difference():
+    text, filler = synth.contract(5, 6_000), synth.contract(6, 9_000)
+    container, ranges = _split(text, filler)
+    cut = text.index("\n", len(text) // 2)
+    edited = container[: ranges[1][0]] + "INSERTED WORDS " + container[ranges[1][0]:]
+    r = align(text, edited, [ranges[0], (ranges[1][0], ranges[1][1] + len("INSERTED WORDS "))]).as_dict()
+    [hunk] = r["hunks"]
+    kinds = [p[0] for p in hunk["pieces"]]
+    assert kinds.index("between") < kinds.index("inserted") and r["words"]["inserted"] == 2
+    assert hunk["pieces"][kinds.index("between")] == ["between", 0, len(words(filler))]
+    left = "".join(p[1] for p in hunk["pieces"] if p[0] != "between")
+    assert left == text[hunk["a"][0]:hunk["a"][1]] and hunk["a"][0] < cut < hunk["a"][1]
+    assert "words of the container between two spans" in word_diff(hunk)
+
+
+def test_a_range_that_only_repeats_the_others_is_left_out():
+    text = synth.contract(7, 8_000)
+    clause = text[1000:1600]
+    start = text.index(" ", 1000) + 1
+    container = text + "\n" + synth.contract(8, 9_000) + "\n" + clause
+    ranges = [(0, len(text)), (len(container) - len(clause) + (start - 1000), len(container))]
+    r = align(text, container, ranges).as_dict()
+    assert r["repeats"] == 1 and "ranges" not in r and r["hunks_total"] == 0
+    assert r["words"]["inserted"] == 0  # the quoted clause is not "only in the container"

@@ -344,8 +344,8 @@ def test_the_audit_reads_stored_word_sequences_and_normalises_no_text(corpus, mo
 
 
 def test_an_audit_from_the_texts_is_the_audit_from_the_stored_sequences(corpus, tmp_path):
-    """A store from before migration 0011 (no sequences, opened read-only so never caught up)
-    is audited from its texts, with the same pairs, counts and spans, curly quotes, HTML and
+    """A store whose word sequences are gone (opened read-only, so never caught up) is audited
+    from its texts, with the same pairs, counts and spans, curly quotes, HTML and
     PDF texts included."""
     import sqlite3
 

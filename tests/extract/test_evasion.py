@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import sqlite3
 import zipfile
 
 import pytest
@@ -141,13 +140,3 @@ def test_ingest_records_why_a_document_cannot_be_read(tmp_path, contract):
     assert "without a Unicode mapping" in rows["cid.pdf"]
     assert "gibberish" in rows["gibberish.txt"]
     assert "entity reference" in rows["entity.docx"]
-
-
-def test_an_existing_store_gains_the_unreadable_column(db_path):
-    Store(db_path).close()
-    with sqlite3.connect(db_path) as conn:  # the store's own connection guards its tables' columns
-        conn.execute("ALTER TABLE documents DROP COLUMN unreadable")
-        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0005_documents_unreadable'")
-        assert "unreadable" not in [c[1] for c in conn.execute("PRAGMA table_info(documents)")]
-    with Store(db_path) as store:
-        assert "unreadable" in [c[1] for c in store.conn.execute("PRAGMA table_info(documents)")]

@@ -330,14 +330,21 @@ SWALLOW = {
 }
 
 
-@pytest.mark.parametrize("name", ["x.txt", "x.md"])
 @pytest.mark.parametrize("how", sorted(SWALLOW))
-def test_a_text_file_that_looks_like_html_is_read_both_ways(name, how):
+def test_a_text_file_that_looks_like_html_is_read_both_ways(how):
     data = f"<p>Cover note for the exhibit.</p>\n{SWALLOW[how]}\n{CONTRACT}\n".encode()
-    ex = extract_bytes(data, name)
+    ex = extract_bytes(data, "x.txt")
     assert ex.format == "text" and found(CONTRACT, ex.text)  # a text editor shows the bytes
     as_html = reading(ex, "text:as-html")
     assert "Cover note" in as_html and not found(CONTRACT, as_html)
+
+
+@pytest.mark.parametrize("how", sorted(SWALLOW))
+def test_markdown_that_swallows_its_text_in_html_keeps_it_in_the_source_reading(how):
+    data = f"<p>Cover note for the exhibit.</p>\n{SWALLOW[how]}\n{CONTRACT}\n".encode()
+    ex = extract_bytes(data, "x.md")
+    assert ex.format == "markdown" and "Cover note" in ex.text
+    assert found(CONTRACT, reading(ex, "markdown:source"))  # a gate audits the source too
 
 
 def test_html_found_by_sniffing_alone_also_has_its_plain_reading():

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from auditor.errors import ExtractionError
-from auditor.extract.render import Document, render, render_many, visible_text
+from auditor.extract.render import RenderInput, render, render_many, visible_text
 from tests.support.fixtures_build import make_docx
 
 needs_chromium = pytest.mark.skipif(not shutil.which("chromium"), reason="needs Debian's chromium")
@@ -32,7 +32,7 @@ def test_chromium_shows_what_a_screen_shows_in_the_order_it_draws():
     r = render("html", html, "page.html")
     assert r.renderer == "chromium" and r.version
     got = words(r.text)
-    assert got == ["shown", "on", "screens", "only", "second", "in", "source", "ﬁrst", "in", "source",
+    assert got == ["shown", "on", "screens", "only", "second", "in", "source", "first", "in", "source",
                    "head", "row", "body", "row", "foot", "row", "hello", "world", "white", "words"]
 
 
@@ -50,14 +50,14 @@ def test_chromium_fetches_nothing_and_runs_no_script(tmp_path):
 def test_libreoffice_draws_a_docx_and_the_reading_is_its_text():
     docx = make_docx(["The lessee shall pay the rent on the first day of each month.",
                       "This paragraph is the second one of the lease."])
-    [r] = render_many([Document("docx", docx, "lease.docx")])
+    [r] = render_many([RenderInput("docx", docx, "lease.docx")])
     assert not isinstance(r, ExtractionError) and r.renderer == "libreoffice"
     assert words(r.text) == words("The lessee shall pay the rent on the first day of each month. "
                                   "This paragraph is the second one of the lease.")
 
 
 def test_a_format_without_a_renderer_says_so():
-    [r] = render_many([Document("text", b"plain words", "a.txt")])
+    [r] = render_many([RenderInput("text", b"plain words", "a.txt")])
     assert isinstance(r, ExtractionError) and r.code == "render_missing"
 
 

@@ -1,6 +1,6 @@
-"""The gate's integrity check (#26): the log's row digests (``custody_rows``) kept by every write
-and proved against the head's state, the document and index rows checked before the batch is
-ingested, and the texts and word sequences the gate read checked before anything is written."""
+"""The gate's integrity check (#26, #35): the log's row digests (``custody_rows``) kept by every
+write and proved against the head's state, the document and index rows checked before the batch
+is ingested, and every text and word sequence checked by the store as it is read."""
 
 from __future__ import annotations
 
@@ -11,14 +11,15 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import cli
-from auditor.corpus.check import check_store, require_intact_for_reads, require_reads_intact
+from auditor.corpus.check import check_store, require_intact, require_intact_for_gate
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
 from auditor.errors import StoreDamaged
 from auditor.index.builder import Sequences, build_index
 from auditor.store import custody
 from auditor.store.custody.log import live
-from auditor.store.db import Store, text_digest
+from auditor.store.db import Store
+from auditor.store.packing import pack_text, text_digest
 from tests.support import synth
 from tests.support.hostile import copy_store, sql
 from tests.support.textgen import prose
@@ -74,16 +75,12 @@ def test_the_row_digests_are_kept_by_every_write_and_are_the_logs(db):
         assert check_store(s).ok
 
 
-def test_an_untampered_store_passes_and_its_reads_are_recorded(base, db, tmp_path):
+def test_an_untampered_store_passes_and_every_read_is_checked(base, db, tmp_path):
     with Store(db) as s:
-        assert require_intact_for_reads(s) == custody.head(s.conn)
-        assert s.reads is not None
+        assert require_intact_for_gate(s) == custody.head(s.conn)
         i = base["ids"]["contract-1.txt"]
-        s.text(i)
-        list(Sequences(s, s.params).of([i]))
-        assert s.reads.read == {"texts": {i}, "shingle_sequences": {i}}
-        require_reads_intact(s)
-        assert s.reads.pending() == {}
+        assert s.text(i) == base["contracts"][1].strip() or s.text(i)
+        assert [d for d, _ in Sequences(s, s.params).of([i])] == [i]
     g = gate(db, tmp_path, base["contracts"][1])
     assert g.exit_code == 1 and "gate FAILED" in g.output, g.output  # a copy: a finding, not damage
 
@@ -92,14 +89,12 @@ def test_a_stored_contracts_text_edited_with_its_digest_is_caught_when_the_gate_
     i = base["ids"]["contract-1.txt"]
     with Store(db) as s:
         text = s.text(i).replace("Agreement", "Agreemant", 1)
-    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (pack_text(text), text_digest(text), i)))
     with Store(db) as s:
-        require_intact_for_reads(s)  # the documents and the index rows are intact
-        s.text(base["ids"]["contract-2.txt"])
-        require_reads_intact(s)  # another text read: nothing to say
-        s.text(i)
-        with pytest.raises(StoreDamaged, match=r"contract-1\.txt"):
-            require_reads_intact(s)
+        require_intact_for_gate(s)  # the documents and the index rows are intact
+        s.text(base["ids"]["contract-2.txt"])  # another text read: nothing to say
+        with pytest.raises(StoreDamaged, match=r"contract-1\.txt.*not what the custody log recorded"):
+            s.text(i)
     g = gate(db, tmp_path, base["contracts"][1])  # a copy of it: the gate reads its text
     assert g.exit_code == 2 and "damaged" in g.output and "contract-1.txt" in g.output, g.output
 
@@ -117,14 +112,16 @@ def test_a_text_edited_with_its_digest_that_the_gate_does_not_read_is_left_to_au
     i = base["ids"]["notice.txt"]
     with Store(db) as s:
         text = s.text(i) + " and more"
-    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (pack_text(text), text_digest(text), i)))
     unread(base, db, tmp_path)
 
 
 @pytest.mark.parametrize("name", ["contract-2.txt", "notice.txt"])
 def test_a_text_whose_bytes_differ_from_its_digest_is_caught_when_read(base, db, tmp_path, name):
     i = base["ids"][name]
-    sql(db, ("UPDATE texts SET text = text || ' and more' WHERE doc_id = ?", (i,)))
+    with Store(db) as s:
+        text = s.text(i) + " and more"
+    sql(db, ("UPDATE texts SET text = ? WHERE doc_id = ?", (pack_text(text), i)))
     if name == "notice.txt":
         unread(base, db, tmp_path)
         return
@@ -137,12 +134,10 @@ def test_a_word_sequence_swapped_is_caught_when_the_gate_reads_it(base, db, tmp_
     sql(db, ("UPDATE shingle_sequences SET data = (SELECT data FROM shingle_sequences WHERE doc_id = ?),"
              " n_words = (SELECT n_words FROM shingle_sequences WHERE doc_id = ?) WHERE doc_id = ?", (b, b, a)))
     with Store(db) as s:
-        require_intact_for_reads(s)
+        require_intact_for_gate(s)
         list(Sequences(s, s.params).of([b]))
-        require_reads_intact(s)
-        list(Sequences(s, s.params).of([a]))
         with pytest.raises(StoreDamaged, match=r"contract-0\.txt"):
-            require_reads_intact(s)
+            list(Sequences(s, s.params).of([a]))
     g = gate(db, tmp_path, base["contracts"][0])
     assert g.exit_code == 2 and "contract-0.txt" in g.output, g.output
 
@@ -179,27 +174,26 @@ def test_a_tracked_table_dropped_is_every_row_it_held_gone(db):
     assert len(found) == held and all("is gone from the store" in f.detail for f in found)
 
 
-def test_a_row_digest_that_is_not_a_digest_falls_back_to_the_quick_check(base, db, tmp_path):
+def test_a_row_digest_that_is_not_a_digest_is_named_by_the_quick_check(base, db, tmp_path):
     sql(db, ("UPDATE custody_rows SET digest = 'zz' WHERE tbl = 'documents' AND key = 1",))
     with Store(db) as s:
         outcome = custody.check_rows(s.conn)
-        assert outcome is not None and not outcome.ok and "are not digests" in outcome.findings[0].detail
-    g = gate(db, tmp_path, prose(704, 300))  # the store itself is intact: the quick check passes it
-    assert g.exit_code == 0 and "internal error" not in g.output, g.output
+        assert not outcome.ok and "are not digests" in outcome.findings[0].detail
+    g = gate(db, tmp_path, prose(704, 300))  # the digests every read is checked against: damage
+    assert g.exit_code == 2 and "custody_rows" in g.output and "internal error" not in g.output, g.output
 
 
-def test_a_text_turned_into_a_blob_of_the_same_bytes_is_damage(base, db, tmp_path):
-    """The same bytes as a BLOB keep the digest but read back as another text."""
+def test_a_text_frame_turned_into_text_of_the_same_bytes_is_damage(base, db, tmp_path):
+    """The same bytes as TEXT keep the digest but are no longer what the store wrote."""
     i = base["ids"]["contract-1.txt"]
     with Store(db) as s:
         assert check_store(s, quick=True).ok
-    sql(db, ("UPDATE texts SET text = CAST(text AS BLOB) WHERE doc_id = ?", (i,)))
+    sql(db, ("UPDATE texts SET text = CAST(text AS TEXT) WHERE doc_id = ?", (i,)))
     with Store(db) as s:
         assert [p.kind for p in check_store(s, quick=True).problems] == ["text_encoding"]
-        require_intact_for_reads(s)
-        s.text(i)
-        with pytest.raises(StoreDamaged, match="contract-1"):
-            require_reads_intact(s)
+        require_intact_for_gate(s)
+        with pytest.raises(StoreDamaged, match=r"contract-1\.txt.*stored as text"):
+            s.text(i)
 
 
 @pytest.mark.parametrize("edit", ["index", "document", "sighting"])
@@ -211,10 +205,8 @@ def test_an_index_row_a_document_row_or_a_sighting_is_caught_before_the_batch(ba
         sql(db, ("UPDATE documents SET date = '1999-01-01' WHERE id = ?", (i,)))
     else:
         sql(db, ("UPDATE sightings SET source = 'elsewhere' WHERE doc_id = ?", (i,)))
-    with Store(db) as s:
-        with pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
-            require_intact_for_reads(s)
-        assert s.reads is None
+    with Store(db) as s, pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
+        require_intact_for_gate(s)
     g = gate(db, tmp_path, prose(703, 300))  # whatever the batch: the gate reads every such row
     assert g.exit_code == 2 and "contract-3.txt" in g.output, g.output
 
@@ -224,7 +216,7 @@ def forge_text_and_its_digest(db: Path, i: int) -> None:
     (``custody_rows``) made to match."""
     with Store(db) as s:
         text = s.text(i).replace("Agreement", "Agreemant", 1)
-    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (pack_text(text), text_digest(text), i)))
     with Store(db) as s:
         forged = live(s.conn, {"texts": [i]})[("texts", i)]
     sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", (forged, i)))
@@ -234,40 +226,31 @@ def test_a_row_digest_edited_to_match_a_tampered_row_is_caught(base, db, tmp_pat
     forge_text_and_its_digest(db, base["ids"]["contract-1.txt"])
     with Store(db, readonly=True) as s:
         outcome = custody.check_rows(s.conn)
-        assert outcome is not None and "custody_rows" in outcome.findings[0].detail
+        assert "custody_rows" in outcome.findings[0].detail
         with pytest.raises(StoreDamaged, match=r"contract-1\.txt"):  # the quick check names the row
-            require_intact_for_reads(s)
+            require_intact_for_gate(s)
     g = gate(db, tmp_path, prose(704, 300))
     assert g.exit_code == 2 and "contract-1.txt" in g.output, g.output
 
 
-def test_row_digests_edited_alone_fall_back_to_the_quick_check(base, db, tmp_path):
+def test_row_digests_edited_alone_are_damage_named_by_every_check(base, db, tmp_path):
+    """``custody_rows`` is what each read is checked against: a digest edited alone refuses the
+    reads of its row and fails the quick and the full check, naming it; other rows read as before."""
     sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", ("0" * 64, base["ids"]["contract-0.txt"])))
     with Store(db) as s:
-        assert not custody.check_rows(s.conn).ok  # type: ignore[union-attr]
-        assert require_intact_for_reads(s) == custody.head(s.conn)  # the rows themselves are the log's
-        assert s.reads is None  # checked as before: nothing left to check per read
+        assert not custody.check_rows(s.conn).ok
+        with pytest.raises(StoreDamaged, match=r"custody_rows\) differ from the store's rows for 1 row"):
+            require_intact_for_gate(s)
+        with pytest.raises(StoreDamaged, match=r"contract-0\.txt"):
+            s.text(base["ids"]["contract-0.txt"])
+        assert s.text(base["ids"]["contract-1.txt"])
     g = gate(db, tmp_path, base["contracts"][0])
-    assert g.exit_code == 1 and "gate FAILED" in g.output, g.output
+    assert g.exit_code == 2 and "custody_rows" in g.output, g.output
     c = CliRunner().invoke(cli, ["check", "--db", str(db)])  # the full check says so
     assert c.exit_code == 1 and "custody_rows) differ from the log for 1 row (the first: its text)" in c.output, c.output
 
 
-def test_a_store_from_before_the_row_digests_gets_them_and_passes(db, tmp_path):
-    sql(db, ("DROP TABLE custody_rows",),
-        ("DELETE FROM _sqlite_migrations WHERE name = '0014_custody_rows'",))
-    with Store(db, readonly=True) as s:  # not migrated: the quick check, as before
-        assert custody.check_rows(s.conn) is None
-        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is None
-    with Store(db) as s:
-        assert custody.has_rows(s.conn) and kept(s.conn) == live(s.conn)
-        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is not None
-        assert check_store(s).ok
-    g = gate(db, tmp_path, prose(705, 300))
-    assert g.exit_code == 0, g.output
-
-
-# -- the edit counter (migration 0015): the gate's check without digesting the store -----------
+# -- the edit counter: the gate's check without digesting the store -----------
 
 def _full_check_calls(monkeypatch) -> list:
     """Records each whole-table digest the gate's check makes (``custody_rows`` proved against the
@@ -293,7 +276,7 @@ def test_an_unedited_store_is_checked_by_what_the_gate_reads_and_an_edit_by_any_
     calls = _full_check_calls(monkeypatch)
     with Store(db) as s:
         assert custody.unedited(s.conn)
-        assert require_intact_for_reads(s) == custody.head(s.conn) and s.reads is not None
+        assert require_intact_for_gate(s) == custody.head(s.conn)
     assert calls == [("custody_rows", False)]  # no whole-table digest: the entries since the checkpoint only
     i = base["ids"]["contract-3.txt"]
     sql(db, ("UPDATE documents SET n_words = n_words + 1 WHERE id = ?", (i,)))
@@ -301,7 +284,7 @@ def test_an_unedited_store_is_checked_by_what_the_gate_reads_and_an_edit_by_any_
     with Store(db) as s:
         assert not custody.unedited(s.conn)
         with pytest.raises(StoreDamaged, match=r"contract-3\.txt"):
-            require_intact_for_reads(s)
+            require_intact_for_gate(s)
     assert ("custody_rows", True) in calls and ("documents", None) in calls
     g = gate(db, tmp_path, base["contracts"][3])
     assert g.exit_code == 2 and "contract-3.txt" in g.output, g.output
@@ -320,15 +303,13 @@ def test_a_later_write_does_not_absorb_an_edit_and_a_full_check_puts_the_count_b
         ingest(s, [tmp_path / "more"], workers=1)  # a write of the tool, after the edit
         assert not custody.unedited(s.conn)
         with pytest.raises(StoreDamaged, match=r"contract-2\.txt"):
-            require_intact_for_reads(s)
+            require_intact_for_gate(s)
     sql(db, ("UPDATE documents SET date = ? WHERE id = ?", (before, i)))  # undone: the rows are the log's again
     with Store(db) as s:
         assert not custody.unedited(s.conn)  # counted all the same
-        require_intact_for_reads(s)  # the slow way: everything matches
+        require_intact_for_gate(s)  # the slow way: everything matches
         assert not custody.unedited(s.conn)  # that check read only what a gate reads: no new count
     with Store(db) as s:
-        from auditor.corpus.check import require_intact
-
         require_intact(s)  # every tracked row checked
         withdraw(s, [str(tmp_path / "more" / "x.txt")], reason="test")
         assert custody.unedited(s.conn)
@@ -353,7 +334,7 @@ def missed_by_the_gates_check_seen_by_audit_and_check(db: Path, tmp_path: Path, 
     `auditor check` and the audit's quick check name the document."""
     with Store(db) as s:
         assert custody.unedited(s.conn)
-        require_intact_for_reads(s)
+        require_intact_for_gate(s)
     c = CliRunner().invoke(cli, ["check", "--db", str(db)])
     assert c.exit_code == 1 and name in c.output, c.output
     a = CliRunner().invoke(cli, ["audit", "--db", str(db), "--out", str(tmp_path / "rep")])
@@ -379,13 +360,12 @@ def test_the_index_parameters_count_and_other_settings_do_not(db):
 
 
 def test_row_digests_edited_alone_are_not_absorbed_by_a_check_and_a_write(base, db):
-    """The quick check reads the rows, not their digests: the count is recorded again only once
-    ``custody_rows`` too is proved to be the log's."""
-    from auditor.corpus.check import require_intact
-
+    """The quick check fails on them, so it vouches for no count, and the next write leaves the
+    count where it was."""
     sql(db, ("UPDATE custody_rows SET digest = ? WHERE tbl = 'texts' AND key = ?", ("0" * 64, base["ids"]["contract-1.txt"])))
     with Store(db) as s:
-        require_intact(s)  # the rows are the log's
+        with pytest.raises(StoreDamaged, match="custody_rows"):
+            require_intact(s)
         withdraw(s, [str(base["db"].parent / "room" / "contract-0.txt")], reason="test")
         assert not custody.unedited(s.conn)
 
@@ -394,8 +374,6 @@ def test_a_check_inside_a_rolled_back_dry_run_vouches_for_nothing_after_it(base,
     """What a check saw inside a private transaction (its own uncommitted writes counted) is
     forgotten with the rollback, so another client's edits that bring the count to the same
     number are not absorbed by the next write."""
-    from auditor.corpus.check import require_intact
-
     room = base["db"].parent / "room"
     i = base["ids"]["contract-2.txt"]
     with Store(db) as s:
@@ -410,7 +388,7 @@ def test_a_check_inside_a_rolled_back_dry_run_vouches_for_nothing_after_it(base,
         withdraw(s, [str(room / "contract-1.txt")], reason="later")
         assert not custody.unedited(s.conn)
     with Store(db) as s, pytest.raises(StoreDamaged, match=r"contract-2\.txt"):
-        require_intact_for_reads(s)
+        require_intact_for_gate(s)
 
 
 def test_a_trigger_on_the_counter_itself_is_not_trusted(db):

@@ -257,5 +257,5 @@ def test_a_damaged_stored_sequence_is_a_damaged_store_naming_the_document(stored
     doc_id = _rows(store)[4][0]
     with store.write():
         store.conn.execute("UPDATE shingle_sequences SET data = substr(data, 1, 20) WHERE doc_id = ?", (doc_id,))
-    with pytest.raises(StoreDamaged, match=f"document {doc_id} is damaged.*index --rebuild"):
+    with pytest.raises(StoreDamaged, match=f"document {doc_id} .*its word sequence does not match its recorded sha256.*index --rebuild"):
         list(Sequences(store, DEFAULT_PARAMS).of([doc_id]))

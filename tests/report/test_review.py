@@ -230,6 +230,12 @@ def test_browse_serves_the_store_in_datasette_with_descriptions_and_canned_queri
         assert "contract.txt" in page  # doc_id shown by its label column, the path
         page = _get(f"{base}/store").decode()
         assert "Findings of the latest run" in page and "Failed inputs" in page
+        with Store(db) as store:
+            path, stored = store.document(doc)["path"], store.text(doc)
+        shown = json.loads(_get(f"{base}/store/document_text.json?_shape=array&document={doc}"))
+        assert [(r["id"], r["text"]) for r in shown] == [(doc, stored)]  # the plain text, not the frame
+        assert json.loads(_get(f"{base}/store/document_text.json?_shape=array&document=nothing")) == []
+        assert path
         with pytest.raises(urllib.error.HTTPError):  # read-only: no SQL but SELECT
             _get(f"{base}/store.json?sql=DELETE+FROM+findings")
         proc.send_signal(signal.SIGTERM)  # to the command alone: it stops its server

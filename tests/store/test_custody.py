@@ -6,6 +6,7 @@ assembled corpora record the head they were computed from, and verify checks it.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -18,12 +19,12 @@ from auditor.cli import cli
 from auditor.corpus.check import check_store, require_intact
 from auditor.corpus.ingest import ingest
 from auditor.corpus.withdraw import withdraw
-from auditor.errors import StoreDamaged
-from auditor.report import render
+from auditor.errors import StoreDamaged, StoreError
 from auditor.report.pipeline import audit_job, verify
 from auditor.store import custody
 from auditor.store.custody.chain import GENESIS_PREV, State, entry_hash, row_digest
-from auditor.store.db import MIGRATIONS, Store, text_digest
+from auditor.store.db import MIGRATIONS, Store
+from auditor.store.packing import pack_text, text_digest
 from tests.support import synth
 from tests.support.hostile import copy_store, sql
 from tests.support.textgen import prose
@@ -152,7 +153,7 @@ def test_a_text_edited_with_its_recorded_digest_is_refused(base, db, tmp_path):
     i = base["ids"]["contract-1.txt"]
     with Store(db) as s:
         text = s.text(i).replace("Agreement", "Agreemant", 1)
-    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (text, text_digest(text), i)))
+    sql(db, ("UPDATE texts SET text = ?, sha256 = ? WHERE doc_id = ?", (pack_text(text), text_digest(text), i)))
     refused(db, tmp_path, "contract-1.txt", batch=base["contracts"][1])  # a gate that reads it
     with Store(db) as s:
         r = check_store(s)
@@ -391,28 +392,6 @@ def test_verify_names_a_head_that_is_not_in_the_chain_or_was_removed(base, db, t
         assert not v.ok and any("the head was removed" in p for p in v.problems)
 
 
-def test_reports_from_before_the_log_still_verify_with_a_note(base, db, tmp_path):
-    """A store written before migration 0009 gets the log when it is next opened; its old reports
-    (no head) verify, and say they cannot be tied to a state of the log."""
-    from auditor.report.build import pretty, run_digest
-
-    with Store(db) as s:
-        o = audit_job(s, 0.8, out=tmp_path / "old")
-    r = json.loads((tmp_path / "old" / "report.json").read_text())
-    del r["run"]["custody"]  # as the auditor wrote reports before the log
-    r["run_digest"] = run_digest(r)
-    (tmp_path / "old" / "report.json").write_text(pretty(r))
-    (tmp_path / "old" / "report.md").write_text(render.markdown(r))
-    (tmp_path / "old" / "report.html").write_text(render.html(r))
-    sql(db, ("DROP TABLE custody",), ("DROP TABLE custody_head",), ("DELETE FROM sqlite_sequence WHERE name = 'custody'",),
-        ("ALTER TABLE runs DROP COLUMN contents",), ("DELETE FROM _sqlite_migrations WHERE name = '0009_custody_log'",))
-    with Store(db) as s:  # migrated again: a new genesis
-        assert actions(db) == ["genesis"] and check_store(s).ok
-        v = verify(tmp_path / "old", s)
-    assert v.ok and v.problems == [] and "records no custody head" in v.notes[0], (v.problems, v.notes)
-    assert o.run_id
-
-
 def test_a_store_changed_behind_its_back_is_not_migrated(db, monkeypatch):
     """A pending migration would record the difference as its own: it is refused instead; on an
     intact store, what a migration changes in tracked rows is recorded as its entry."""
@@ -430,11 +409,18 @@ def test_a_store_changed_behind_its_back_is_not_migrated(db, monkeypatch):
         assert last["rows"] == 1 and check_store(s).ok
 
 
-def test_the_log_goes_on_when_its_migration_is_applied_again(db):
-    n = len(actions(db))
-    sql(db, ("DELETE FROM _sqlite_migrations WHERE name = '0009_custody_log'",))
+def test_a_store_of_a_development_version_before_the_baseline_is_refused_with_its_fix(db, tmp_path):
+    """0.1.0 starts from one baseline schema: a store written before it (migrations 0001_initial
+    to 0015) is not read, and the message says to ingest again; a store of this schema opens."""
+    old = tmp_path / "old.db"
+    shutil.copyfile(db, old)
+    sql(old, ("UPDATE _sqlite_migrations SET name = '0001_initial' WHERE name = '0001_baseline'",),
+        ("INSERT INTO _sqlite_migrations (migration_set, name) VALUES ('containment-auditor', '0015_custody_edits')",))
+    with pytest.raises(StoreError, match=r"development version of containment-auditor from before 0\.1\.0.*ingest the "
+                                         "documents again"):
+        Store(old)
     with Store(db) as s:
-        assert check_store(s).ok and len(actions(db)) == n
+        assert [r[0] for r in s.conn.execute("SELECT name FROM _sqlite_migrations")] == ["0001_baseline"]
 
 
 def test_require_intact_returns_the_head_it_verified(db):

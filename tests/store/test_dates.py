@@ -332,27 +332,6 @@ def test_ingest_with_dates_records_them_and_a_bad_file_stops_before_ingesting(tm
     assert not (tmp_path / "e.db").exists() or Store(tmp_path / "e.db").scalar("SELECT count(*) FROM documents") == 0
 
 
-def test_a_store_without_dates_is_dated_when_migrated(tmp_path):
-    import sqlite3
-
-    src = tmp_path / "crawl"
-    _write(src / "a.txt", "Effective date: May 1, 2019\n\n" + "Corporate terms. " * 30, "2019-03-29T16:37:30+00:00")
-    db = tmp_path / "old.db"
-    with Store(db) as store:
-        ingest(store, [src], workers=1)
-    with sqlite3.connect(db) as c:  # as a store of the previous release: no dates, no custody log
-        for stmt in ("ALTER TABLE documents DROP COLUMN date", "ALTER TABLE documents DROP COLUMN date_source",
-                     "ALTER TABLE documents DROP COLUMN dates", "ALTER TABLE sightings DROP COLUMN supplied_date",
-                     "ALTER TABLE sightings DROP COLUMN supplied_from", "DROP TABLE custody",
-                     "DROP TABLE custody_head", "ALTER TABLE runs DROP COLUMN contents",
-                     "DELETE FROM _sqlite_migrations WHERE name IN ('0008_document_dates', '0009_custody_log')"):
-            c.execute(stmt)
-    with Store(db) as store:
-        assert store.conn.execute("SELECT date, date_source, dates FROM documents").fetchone() == (
-            "2019-03-29T16:37:30Z", "mtime", json.dumps([{"date": "2019-05-01", "found": "Effective date: May 1, 2019",
-                                                         "source": "text"}]))
-
-
 def test_an_edgar_submission_dates_itself_and_its_parts_by_its_filing_date(tmp_path):
     from tests.assembly.test_assemble import submission
 

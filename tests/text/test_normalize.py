@@ -368,7 +368,7 @@ def test_stored_text_keeps_its_marks(tmp_path):
     (tmp_path / "fr.txt").write_text(text, encoding="utf-8")
     with Store(tmp_path / "s.db") as store:
         ingest(store, [tmp_path / "fr.txt"], workers=1)
-        stored = store.scalar("SELECT text FROM texts")
+        stored = store.scalar("SELECT auditor_text(text) FROM texts")
     assert stored == text and "\u00e9" in stored
 
 

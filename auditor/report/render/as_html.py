@@ -22,6 +22,7 @@ from auditor.report.render.model import (
     NAMES_PER_FAMILY,
     OVERVIEW_ROWS,
     _alignment_summary,
+    _between_text,
     _bins,
     _bound,
     _controls_line,
@@ -357,6 +358,8 @@ def _html_side(pieces: list[list[Any]], side: int) -> str:
         kind, text = piece[0], piece[side]
         if kind == "elided":
             out.append(f' <span class="elided">[… {_count(text)} words …]</span> ' if text else "")
+        elif kind == "between":
+            out.append(f' <span class="elided">[… {_between_text(text)} …]</span> ' if side == 2 else "")
         elif kind in marks and text:  # marked line by line: indentation and line breaks stay plain
             for part in _LINE_BREAKS.split(_visible_text(text)):
                 body = _html.escape(part, quote=True)

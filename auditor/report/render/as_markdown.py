@@ -18,6 +18,7 @@ from auditor.report.render.model import (
     NAMES_PER_FAMILY,
     OVERVIEW_ROWS,
     _alignment_summary,
+    _between_text,
     _bins,
     _bound,
     _controls_line,
@@ -167,6 +168,8 @@ def _md_side(pieces: list[list[Any]], side: int) -> str:
         kind, text = piece[0], piece[side]
         if kind == "elided":
             out.append(rf" \[… {_count(text)} words …\] " if text else "")
+        elif kind == "between":
+            out.append(rf" \[… {_md(_between_text(text))} …\] " if side == 2 else "")
         elif kind in _MD_MARK and text:
             out.append(_MD_MARK[kind] + _md(text) + _MD_MARK[kind])
         elif text:  # equal text and separators: whitespace folds to one space, kept at the ends

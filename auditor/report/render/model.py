@@ -117,7 +117,16 @@ def _doc_facts(d: dict[str, Any]) -> str:
         facts.append(_n(d["size"], "byte"))
     if d.get("batch"):
         facts.append(f"batch {d['batch']}")
+    if d.get("sources"):
+        facts.append(_sources_text(d))
     return ", ".join(facts)
+
+
+def _sources_text(d: dict[str, Any]) -> str:
+    """``source court-pdf`` or ``sources court-pdf, doctor-pdf``: the ``--source`` labels its
+    copies were ingested with, the names people gave the places they came from."""
+    sources = [str(x) for x in d.get("sources") or []]
+    return ("source " if len(sources) == 1 else "sources ") + ", ".join(sources)
 
 
 def _edgar_submission(e: dict[str, Any]) -> str:
@@ -183,11 +192,15 @@ def _provenance(report: dict[str, Any], doc_id: Any) -> str:
             bits.append(f"form {sub['form_type']}")
         if sub.get("filing_date"):
             bits.append(f"filed {_date(sub['filing_date'])}")
+        if d.get("sources"):
+            bits.append(_sources_text(d))
         return ", ".join(bits)
     bits = [str(d.get("format") or "unknown format")]
     if d.get("n_pages"):
         bits.append(_n(d["n_pages"], "page"))
-    if d.get("batch"):
+    if d.get("sources"):  # the label people gave; a batch's default name is a hash
+        bits.append(_sources_text(d))
+    elif d.get("batch"):
         bits.append(f"batch {d['batch']}")
     return ", ".join(bits)
 
@@ -213,13 +226,24 @@ def _text_href(report: dict[str, Any], doc_id: Any) -> str | None:
     return name if name in (report.get("files") or {}) else None
 
 
+def _between_text(n: Any) -> str:
+    return f"{_count(n)} words of the container between two spans, not aligned"
+
+
 def _alignment_summary(al: dict[str, Any], contained: str = "the contained document",
                        container: str = "the container") -> str:
     """What the word alignment found, in one sentence."""
     w = al.get("words") or {}
     a, b = al.get("contained") or [0, 0], al.get("container") or [0, 0]
+    ranges = al.get("ranges") or []
+    where = (f"in {len(ranges)} spans at characters " + ", ".join(f"{r[0]}-{r[1]}" for r in ranges)
+             + f" (the {_count(al.get('outside', 0))} words between them left out)"
+             if len(ranges) > 1 else f"at characters {b[0]}-{b[1]}")
+    if al.get("repeats"):
+        where += (f" ({_n(al['repeats'], 'other span')} that only {'repeats' if al['repeats'] == 1 else 'repeat'} "
+                  "this text left out)")
     head = (f"{contained}'s {_count(w.get('contained', 0))} words (characters {a[0]}-{a[1]}) "
-            f"against {container}'s {_count(w.get('container', 0))} words at characters {b[0]}-{b[1]}")
+            f"against {container}'s {_count(w.get('container', 0))} words {where}")
     if not al.get("hunks_total"):
         return f"{head}: every word equal, in the same order"
     parts = [f"{_count(w.get('same', 0))} equal"]
@@ -342,6 +366,7 @@ def _summary_items(report: dict[str, Any]) -> list[tuple[str, Any]]:
     s = report.get("summary") or {}
     covered = ((report.get("manifest") or {}).get("corpus") or {}).get("documents")
     labels = (("documents", "documents audited"), ("candidate_pairs", "candidate pairs"), ("containing_pairs", "containing pairs"),
+              ("family_pairs", "containing pairs inside families (not findings)"),
               ("contained_documents", "contained documents"),
               ("boilerplate_documents", "boilerplate documents"), ("families", "families"),
               ("family_members", "family members"), ("verified_below_threshold", "verified below threshold"),
@@ -404,6 +429,19 @@ def _gate_rows(g: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
              _visible(f.get("reading") or "")) for f in g.get("findings") or []]
 
 
+def _pairs_text(s: dict[str, Any]) -> str:
+    """``2 containing pairs, both inside 1 family: ...``: the pairs that contain one another, said
+    so that a family's pairs do not read as findings the report then fails to list."""
+    pairs, inside = int(s.get("containing_pairs") or 0), int(s.get("family_pairs") or 0)
+    text = _n(pairs, "containing pair")
+    if not inside:
+        return text
+    where = (("inside" if pairs == 1 else "both inside" if pairs == 2 else f"all {_count(pairs)} inside")
+             if inside == pairs else f"{_count(inside)} of them inside")
+    return (f"{text}, {where} {_n(s.get('families') or 0, 'family')}: documents of a family contain one "
+            "another, so they are listed as a family, not as findings")
+
+
 def _headline(report: dict[str, Any]) -> str:
     if _refused(report):
         return "This audit reports no findings"
@@ -411,7 +449,7 @@ def _headline(report: dict[str, Any]) -> str:
     p = (report.get("manifest") or {}).get("params") or {}
     thr = f" at containment ≥ {_threshold(p['threshold'])}" if "threshold" in p else ""
     return (f"{_n(s.get('contained_documents', 0), 'contained document')}{thr} "
-            f"({_n(s.get('containing_pairs', 0), 'containing pair')}), "
+            f"({_pairs_text(s)}), "
             f"{_n(s.get('boilerplate_documents', 0), 'boilerplate document')} and "
             f"{_n(s.get('families', 0), 'family')} among {_n(s.get('documents', '?'), 'audited document')}; "
             f"{s.get('controls_passed', '?')} of {_n(s.get('controls', '?'), 'control')} passed")

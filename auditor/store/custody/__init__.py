@@ -9,8 +9,8 @@ the log proves and what it does not.
 from auditor.store.custody.chain import Entry, State, replay, row_digest
 from auditor.store.custody.log import (
     TRACKED,
-    Finding,
-    Outcome,
+    Breach,
+    CustodyCheck,
     Plan,
     Tracked,
     adopt,
@@ -20,16 +20,13 @@ from auditor.store.custody.log import (
     check_rows,
     checkpoint,
     create,
-    create_rows,
     differing,
     edit_count,
     edit_triggers,
     find,
     has_log,
-    has_rows,
     head,
     install,
-    install_edits,
     matches,
     recorded,
     register,
@@ -38,8 +35,8 @@ from auditor.store.custody.log import (
 )
 
 __all__ = [
-    "TRACKED", "Entry", "Finding", "Outcome", "Plan", "State", "Tracked", "adopt", "begin", "check_full",
-    "check_quick", "check_rows", "checkpoint", "create", "create_rows", "differing", "edit_count", "edit_triggers", "find",
-    "has_log", "has_rows", "head", "install", "install_edits", "matches", "recorded", "register", "replay",
+    "TRACKED", "Breach", "CustodyCheck", "Entry", "Plan", "State", "Tracked", "adopt", "begin", "check_full",
+    "check_quick", "check_rows", "checkpoint", "create", "differing", "edit_count", "edit_triggers", "find",
+    "has_log", "head", "install", "matches", "recorded", "register", "replay",
     "row_digest", "seal", "unedited",
 ]

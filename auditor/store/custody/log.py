@@ -21,26 +21,26 @@ texts' bytes). ``check_full`` (``auditor check``) replays the whole chain from i
 and compares, row by row, what it says with what the store holds. Either names the first bad
 entry, and the rows and documents that differ.
 
-**The rows' digests at hand.** ``custody_rows`` (migration 0014) holds the current digest of every
-tracked row, kept by every entry in its own transaction (``append``). It is not tracked itself:
-``check_rows`` proves it is what the log vouches for (the set hash of its digests is the state the
-head records: 64-hex strings, no blobs), after which a reader checks only the rows it reads
-against it (``differing``): the gate's check grows with what the gate reads, not with the store.
+**The rows' digests at hand.** ``custody_rows`` holds the current digest of every tracked row,
+kept by every entry in its own transaction (``append``). It is not tracked itself: the quick
+check proves it equals the live rows, and ``check_rows`` that the set hash of its digests is the
+state the head records (64-hex strings, no blobs). Every read of a text or a word sequence is
+checked against it (``Store.texts_of``), and the gate checks the other rows it reads against it
+(``differing``): the gate's check grows with what the gate reads, not with the store.
 
-**Edits counted.** ``custody_edits`` (migration 0015) counts every change to a tracked row or to
+**Edits counted.** ``custody_edits`` counts every change to a tracked row or to
 ``custody_rows`` by any SQLite client (persistent triggers in plain SQL: another client's edit
 is counted, never refused). An entry records the count it leaves (``custody_head.edits``) only
 when its transaction began with the store holding nothing but what the log wrote (``begin``:
 the count where the last entry left it, or where a check of every row saw it), so no write
 absorbs an edit. While the counts agree (``unedited``), ``custody_rows`` and the rows a gate
-reads without noting them are as the entries left them, and the gate skips proving them.
+the gate reads whole are as the entries left them, and the gate skips proving them.
 """
 
 from __future__ import annotations
 
 import functools
 import getpass
-import hashlib
 import json
 import os
 import re
@@ -119,12 +119,13 @@ TRACKED: tuple[Tracked, ...] = (
         "batch_id", "created", "withdrawn_at", "withdrawn_reason", "withdrawn_by", "unreadable",
         "date", "date_source", "dates"),
         "document row", "id"),
-    # the text's recorded digest (its bytes are checked against it); texts stored before digests
-    # existed are digested as they are
-    Tracked("texts", "doc_id", ("sha256=coalesce({r}.sha256, custody_sha256({r}.text))",), "text", "doc_id"),
+    # a text and a word sequence by the digest of their content, which every read checks their
+    # bytes against (``Store.texts_of``, ``Store.sequences_of``): a row's digest is computed
+    # without reading its pages of compressed bytes
+    Tracked("texts", "doc_id", ("sha256",), "text", "doc_id"),
     Tracked("index_docs", "doc_id", ("n_words", "n_shingles", "n_sampled", "sampled"), "index row", "doc_id"),
     # the words verification and location read instead of the text
-    Tracked("shingle_sequences", "doc_id", ("n_words", "data"), "word sequence", "doc_id"),
+    Tracked("shingle_sequences", "doc_id", ("n_words", "sha256"), "word sequence", "doc_id"),
     Tracked("sightings", "id", (
         "doc_id", "batch_id", "path", "resolved", "part", "within_id", "size", "mtime", "source", "meta",
         "seen_at", "gone_at", "supplied_date", "supplied_from"), "sighting", "doc_id"),
@@ -155,15 +156,7 @@ _BY_TABLE = {t.table: t for t in TRACKED}
 
 def register(conn: sqlite3.Connection) -> None:
     """The SQL functions tracked expressions and triggers call."""
-    conn.create_function("custody_sha256", 1, _sql_sha256, deterministic=True)
     conn.create_function("custody_row", -1, _sql_row, deterministic=True)
-
-
-def _sql_sha256(value: Any) -> str | None:
-    if value is None:
-        return None
-    raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
-    return hashlib.sha256(raw).hexdigest()
 
 
 def _sql_row(table: str, key: Any, *cells: Any) -> str:
@@ -235,28 +228,9 @@ def has_log(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody'").fetchone() is not None
 
 
-def has_rows(conn: sqlite3.Connection) -> bool:
-    """Whether the store keeps the current digest of every tracked row (migration 0014)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody_rows'"
-                        ).fetchone() is not None
-
-
-def create_rows(conn: sqlite3.Connection) -> None:
-    """``custody_rows``, filled with the digest of every tracked row the store holds (migration
-    0014: the store matched its log before migrating, and ``adopt`` then records and keeps what
-    the migrations changed)."""
-    register(conn)
-    conn.execute(ROWS_SCHEMA)
-    if not has_log(conn):
-        return
-    conn.execute("DELETE FROM custody_rows")
-    conn.executemany("INSERT INTO custody_rows (tbl, key, digest) VALUES (?,?,?)",
-                     ((t, k, d) for (t, k), d in sorted(live(conn).items(), key=lambda kv: _order(kv[0]))))
-
-
 def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
     """Each row's new digest into ``custody_rows`` (gone: deleted), inside the entry's transaction."""
-    if not rows or not has_rows(conn):
+    if not rows:
         return
     conn.executemany("INSERT INTO custody_rows (tbl, key, digest) VALUES (?,?,?) ON CONFLICT(tbl, key)"
                      " DO UPDATE SET digest = excluded.digest", [(t, k, new) for t, k, _, new in rows if new is not None])
@@ -265,14 +239,18 @@ def _keep(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
 
 def edit_triggers(conn: sqlite3.Connection) -> dict[str, str]:
     """name -> SQL of the persistent trigger counting each kind of change (insert, update, delete)
-    to each tracked table the store has and to ``custody_rows``. Plain SQL, no function of this
-    tool: any client's edit is counted, and none is refused."""
+    to each tracked table the store has, to ``custody_rows`` and to ``posted``, and each update
+    or deletion of the postings keyed by hash (a gate reads them while the count is in step; a
+    posting added only adds a candidate, which is verified). Plain SQL, no function of this tool: any client's
+    edit is counted, and none is refused."""
     have = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     out = {}
-    for t in [*TRACKED, Tracked("custody_rows", "key", (), "row digest")]:
+    every = (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD"))
+    for t, ops in [*((t, every) for t in TRACKED), (Tracked("custody_rows", "key", (), "row digest"), every),
+                   (Tracked("postings", "hash", (), "posting"), every[1:]), (Tracked("posted", "doc_id", (), ""), every)]:
         if t.table not in have:
             continue
-        for op, when in (("INSERT", "NEW"), ("UPDATE", None), ("DELETE", "OLD")):
+        for op, when in ops:
             cond = ""
             if t.where:
                 cond = (f" WHEN ({t.where.format(r=when)})" if when else
@@ -283,32 +261,9 @@ def edit_triggers(conn: sqlite3.Connection) -> dict[str, str]:
     return out
 
 
-def install_edits(conn: sqlite3.Connection) -> None:
-    """The edit counter and its triggers (migration 0015, and any later migration adding a tracked
-    table), inside the caller's transaction; ``custody_head.edits`` is set by the next entry."""
-    conn.execute(EDITS_SCHEMA)
-    conn.execute("INSERT OR IGNORE INTO custody_edits (id, n) VALUES (1, 0)")
-    if has_log(conn) and "edits" not in {r[1] for r in conn.execute("PRAGMA table_info(custody_head)")}:
-        conn.execute("ALTER TABLE custody_head ADD COLUMN edits INTEGER")
-    present = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    for name, sql in edit_triggers(conn).items():
-        if name not in present:
-            conn.execute(sql)
-    if _rows_proven(conn):  # a migration runs on a store that matched its log, in one transaction
-        conn.execute("UPDATE custody_head SET edits = (SELECT n FROM custody_edits WHERE id = 1) WHERE id = 1")
-
-
 def _rows_proven(conn: sqlite3.Connection) -> bool:
     """Whether ``custody_rows`` is what the log vouches for (its set hash is the head's state)."""
-    outcome = check_rows(conn)
-    return outcome is not None and outcome.ok
-
-
-def _has_edits(conn: sqlite3.Connection) -> bool:
-    """The counter, and the head's column for the count entries leave (migration 0015)."""
-    return bool(conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'custody_edits')"
-        " AND EXISTS (SELECT 1 FROM pragma_table_info('custody_head') WHERE name = 'edits')").fetchone()[0])
+    return check_rows(conn).ok
 
 
 def unedited(conn: sqlite3.Connection) -> bool:
@@ -317,7 +272,7 @@ def unedited(conn: sqlite3.Connection) -> bool:
     in place as written. (An edit made with triggers switched off on the editing connection
     (``SQLITE_DBCONFIG_ENABLE_TRIGGER``), after dropping them, or that also sets the count back, is
     not seen here; ``check_quick``, before every audit, and ``auditor check`` see it.)"""
-    if not has_log(conn) or not _has_edits(conn):
+    if not has_log(conn):
         return False
     counts = conn.execute("SELECT (SELECT n FROM custody_edits WHERE id = 1), (SELECT edits FROM custody_head"
                           " WHERE id = 1)").fetchone()
@@ -418,8 +373,8 @@ def head(conn: sqlite3.Connection) -> dict[str, Any] | None:
 
 
 def edit_count(conn: sqlite3.Connection) -> int | None:
-    """The edit counter now (None: a store without one)."""
-    if not _has_edits(conn):
+    """The edit counter now (None: a store without a log)."""
+    if not has_log(conn):
         return None
     row = conn.execute("SELECT n FROM custody_edits WHERE id = 1").fetchone()
     return int(row[0]) if row and row[0] is not None else None
@@ -449,26 +404,27 @@ def append(conn: sqlite3.Connection, action: str, detail: dict[str, Any], rows: 
     _keep(conn, rows)
     conn.execute("INSERT INTO custody_head (id, seq, lanes) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
                  " seq = excluded.seq, lanes = excluded.lanes", (seq, state.to_bytes()))
-    if in_sync and _has_edits(conn):  # last: _keep's changes to custody_rows are counted too
+    if in_sync:  # last: _keep's changes to custody_rows are counted too
         conn.execute("UPDATE custody_head SET edits = (SELECT n FROM custody_edits WHERE id = 1) WHERE id = 1")
     return e
 
 
 def create(conn: sqlite3.Connection) -> Entry:
-    """The log's tables and its first entry, recording every tracked row the store holds now
-    (the log vouches for the store from here on, not for how it came to be)."""
+    """The log's tables, its row digests, its edit counter and its first entry, recording every
+    tracked row the store holds now (the baseline schema's, in its transaction: the index
+    parameters). The log vouches for the store from here on."""
     register(conn)
-    for stmt in SCHEMA:
+    for stmt in (*SCHEMA, ROWS_SCHEMA, EDITS_SCHEMA):
         conn.execute(stmt)
-    last = head_entry(conn, rows=False)
-    if last is not None:  # the migration applied again (its record deleted): the log goes on
-        return last
+    conn.execute("INSERT INTO custody_edits (id, n) VALUES (1, 0)")
+    for sql in edit_triggers(conn).values():
+        conn.execute(sql)
     rows_now = live(conn)
     state = State()
     state.add(rows_now.values())
     rows = [[t, k, None, d] for (t, k), d in sorted(rows_now.items(), key=lambda kv: _order(kv[0]))]
     return append(conn, "genesis", {"note": "the custody log starts here: it vouches for the store's "
-                                            "state from this entry on, not for how it came to be"}, rows, state, None)
+                                            "state from this entry on"}, rows, state, None)
 
 
 def _running_state(conn: sqlite3.Connection, last: Entry | None) -> State:
@@ -527,7 +483,7 @@ def _not_laundering(conn: sqlite3.Connection, rows: list[list[Any]]) -> None:
     row edited, deleted or added behind the store's back and then written over by this tool would
     otherwise be recorded as an ordinary change, and the edit would vanish from every check.
     Raises StoreDamaged (the transaction rolls back). O(rows written)."""
-    if not rows or not has_rows(conn):
+    if not rows:
         return
     for a in range(0, len(rows), 400):
         part = rows[a : a + 400]
@@ -587,7 +543,7 @@ def matches(conn: sqlite3.Connection) -> bool:
 # -- checks -------------------------------------------------------------------------------------
 
 @dataclass
-class Finding:
+class Breach:
     """Something wrong with the log or with a row it vouches for."""
 
     detail: str
@@ -596,8 +552,10 @@ class Finding:
 
 
 @dataclass
-class Outcome:
-    findings: list[Finding]
+class CustodyCheck:
+    """What a check of the custody log found, and the head it checked against."""
+
+    findings: list[Breach]
     head: dict[str, Any] | None
     entries: int  # entries verified now
     present: bool = True  # the store has a log
@@ -607,33 +565,33 @@ class Outcome:
         return not self.findings
 
 
-def _tripwires(conn: sqlite3.Connection, last: Entry | None) -> list[Finding]:
+def _tripwires(conn: sqlite3.Connection, last: Entry | None) -> list[Breach]:
     out = []
     top = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'custody'").fetchone()
     if top and last is not None and int(top[0]) > last.seq:
-        out.append(Finding(f"the log ends at entry {last.seq}, but entries up to {top[0]} were written: "
+        out.append(Breach(f"the log ends at entry {last.seq}, but entries up to {top[0]} were written: "
                            f"entries {last.seq + 1} to {top[0]} were removed", seq=last.seq + 1))
     if last is None:
-        out.append(Finding("the custody log has no entry: it was emptied", seq=1))
+        out.append(Breach("the custody log has no entry: it was emptied", seq=1))
         return out
     row = conn.execute("SELECT seq, lanes, checked_seq, checked_hash FROM custody_head WHERE id = 1").fetchone()
     if row is None:
-        out.append(Finding("the custody log's running state is missing", seq=last.seq))
+        out.append(Breach("the custody log's running state is missing", seq=last.seq))
         return out
     if row[2] is not None:
         at = conn.execute("SELECT hash FROM custody WHERE seq = ?", (row[2],)).fetchone()
         if at is None:
-            out.append(Finding(f"entry {row[2]}, verified by an earlier check, is no longer in the log: "
+            out.append(Breach(f"entry {row[2]}, verified by an earlier check, is no longer in the log: "
                                "the log was cut", seq=int(row[2])))
         elif at[0] != row[3]:
-            out.append(Finding(f"entry {row[2]} is not the entry an earlier check verified: the log was "
+            out.append(Breach(f"entry {row[2]} is not the entry an earlier check verified: the log was "
                                "rewritten", seq=int(row[2])))
     try:
         if row[0] != last.seq or State.from_bytes(row[1]).digest() != last.fields.get("state"):
-            out.append(Finding(f"the log's running state is not the state its last entry ({last.seq}) "
+            out.append(Breach(f"the log's running state is not the state its last entry ({last.seq}) "
                                "records: the head was edited", seq=last.seq))
     except ValueError:
-        out.append(Finding("the log's running state cannot be read", seq=last.seq))
+        out.append(Breach("the log's running state cannot be read", seq=last.seq))
     return out
 
 
@@ -653,7 +611,7 @@ def _row_name(table: str, key: Any) -> str:
     return f"its {noun}" if t and t.document == t.key else f"{noun} {key}"
 
 
-def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], str]) -> list[Finding]:
+def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], str]) -> list[Breach]:
     """Rows whose live digest is not what the replayed chain says, each with the entry that last
     recorded it."""
     out = []
@@ -670,49 +628,47 @@ def differences(conn: sqlite3.Connection, r: Replay, now: dict[tuple[str, Any], 
             what = f"{name}, recorded by {label}, is gone from the store: it was deleted behind the store's back"
         else:
             what = f"{name} is not what {label} recorded: it was altered behind the store's back"
-        out.append(Finding(what, _document(conn, t, k), seq))
+        out.append(Breach(what, _document(conn, t, k), seq))
     return out
 
 
-def _chain_findings(r: Replay) -> list[Finding]:
-    return [Finding(f"custody entry {seq}: {why}", seq=seq) for seq, why in r.problems]
+def _chain_findings(r: Replay) -> list[Breach]:
+    return [Breach(f"custody entry {seq}: {why}", seq=seq) for seq, why in r.problems]
 
 
-def check_full(conn: sqlite3.Connection) -> Outcome:
+def check_full(conn: sqlite3.Connection) -> CustodyCheck:
     """Replay the whole chain and compare every tracked row with it (``auditor check``)."""
     if not has_log(conn):
-        return Outcome([], None, 0, present=False)
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     r = replay(entries(conn))
     findings = _chain_findings(r)
     findings += _tripwires(conn, last)
     if r.broken:
-        findings.append(Finding("the rows of the store cannot be checked against a log broken at entry "
+        findings.append(Breach("the rows of the store cannot be checked against a log broken at entry "
                                 f"{r.problems[-1][0]}", seq=r.problems[-1][0]))
     else:
         findings += differences(conn, r, live(conn))
         findings += _rows_kept(conn, r)
-    return Outcome(findings, head(conn), r.entries)
+    return CustodyCheck(findings, head(conn), r.entries)
 
 
-def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Finding]:
+def _rows_kept(conn: sqlite3.Connection, r: Replay) -> list[Breach]:
     """``custody_rows`` against the replayed chain: edited, the gate falls back to the quick check
     (it cannot check what it reads against them), so the full check says so."""
-    if not has_rows(conn):
-        return []
     kept = {(str(t), k): str(d) for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
     wrong = sorted((k for k in set(kept) | set(r.rows) if kept.get(k) != r.rows.get(k)), key=_order)
     if not wrong:
         return []
     t, k = wrong[0]
-    return [Finding(f"the row digests kept with the log (custody_rows) differ from the log for {len(wrong)} "
+    return [Breach(f"the row digests kept with the log (custody_rows) differ from the log for {len(wrong)} "
                     f"row{'s' if len(wrong) != 1 else ''} (the first: {_row_name(t, k)}): "
                     "they were edited behind the store's back, so a gate checks the whole store as an audit does",
                     _document(conn, t, k), r.by.get((t, k)))]
 
 
-def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[list[Finding], int]:
+def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[list[Breach], int]:
     """The tripwires, and every entry after the checkpoint (hash, link, changes): what is wrong,
     and how many entries were verified."""
     findings = _tripwires(conn, last)
@@ -724,11 +680,11 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
     for e in entries(conn, start):
         n += 1
         if e.seq != expected:
-            findings.append(Finding(f"custody entries {expected} to {e.seq - 1} are missing from the log", seq=expected))
+            findings.append(Breach(f"custody entries {expected} to {e.seq - 1} are missing from the log", seq=expected))
             break
         why = entry_problem(e, prev)
         if why:
-            findings.append(Finding(f"custody entry {e.seq}: {why}", seq=e.seq))
+            findings.append(Breach(f"custody entry {e.seq}: {why}", seq=e.seq))
             break
         prev, expected = e.hash, expected + 1
     return findings, n
@@ -737,38 +693,38 @@ def _since_checkpoint(conn: sqlite3.Connection, last: Entry | None) -> tuple[lis
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> Outcome | None:
+def check_rows(conn: sqlite3.Connection, *, kept: bool = True) -> CustodyCheck:
     """The entries after the checkpoint, and ``custody_rows`` against the state the head records:
     the digests a reader then checks its rows against are the log's. O(entries since the
-    checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. None for a store
-    without the table (or without a log): use :func:`check_quick`. ``kept=False``: the entries
-    only (the caller knows ``custody_rows`` was changed only by entries: :func:`unedited`)."""
-    if not has_log(conn) or not has_rows(conn):
-        return None
+    checkpoint + tracked rows), reading 64-hex digests, never a text or a blob. ``kept=False``:
+    the entries only (the caller knows ``custody_rows`` was changed only by entries:
+    :func:`unedited`)."""
+    if not has_log(conn):
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
     if not kept:
-        return Outcome(findings, head(conn), n)
+        return CustodyCheck(findings, head(conn), n)
     state = State()
     digests = [str(d) for d, in conn.execute("SELECT digest FROM custody_rows")]
     bad = sum(1 for d in digests if not _HEX64.fullmatch(d))
     if bad:
-        findings.append(Finding(f"{bad} row digest(s) kept with the log (custody_rows) are not digests: they were "
+        findings.append(Breach(f"{bad} row digest(s) kept with the log (custody_rows) are not digests: they were "
                                 "edited behind the store's back", seq=last.seq if last else None))
-        return Outcome(findings, head(conn), n)
+        return CustodyCheck(findings, head(conn), n)
     state.add(digests)
     try:
         recorded = last.fields.get("state") if last else None
     except ValueError:
         recorded = None
     if last is not None and state.digest() != recorded:
-        findings.append(Finding("the row digests kept with the log (custody_rows) are not the state custody entry "
+        findings.append(Breach("the row digests kept with the log (custody_rows) are not the state custody entry "
                                 f"{last.seq} records: they were edited behind the store's back", seq=last.seq))
-    return Outcome(findings, head(conn), n)
+    return CustodyCheck(findings, head(conn), n)
 
 
-def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Finding]:
+def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]) -> list[Breach]:
     """The rows among ``keys`` (by table; None: every row of that table) whose live digest is not
     the one ``custody_rows`` holds (after :func:`check_rows`: the one the log vouches for)."""
     register(conn)
@@ -794,16 +750,16 @@ def differing(conn: sqlite3.Connection, keys: Mapping[str, Sequence[Any] | None]
             if now.get((t, k)) != kept.get((t, k)):
                 what = ("is in the store but not in the custody log" if (t, k) not in kept else
                         "is gone from the store" if (t, k) not in now else "is not what the custody log recorded")
-                out.append(Finding(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
+                out.append(Breach(f"{_row_name(t, k)} {what}: it was changed behind the store's back",
                                    _document(conn, t, k) if one else None))
     return out
 
 
-def check_quick(conn: sqlite3.Connection) -> Outcome:
+def check_quick(conn: sqlite3.Connection) -> CustodyCheck:
     """The entries after the checkpoint, and the live state against the head's: cheap enough to
     run before every audit. On a mismatch, the chain is replayed to name the rows."""
     if not has_log(conn):
-        return Outcome([], None, 0, present=False)
+        return CustodyCheck([], None, 0, present=False)
     register(conn)
     last = head_entry(conn, rows=False)
     findings, n = _since_checkpoint(conn, last)
@@ -818,9 +774,24 @@ def check_quick(conn: sqlite3.Connection) -> Outcome:
         r = replay(entries(conn))
         findings += [f for f in _chain_findings(r) if f.detail not in {x.detail for x in findings}]
         diff = [] if r.broken else differences(conn, r, now)
-        findings += diff or [Finding(f"the store's live state is not the state custody entry {last.seq} "
+        findings += diff or [Breach(f"the store's live state is not the state custody entry {last.seq} "
                                      "records", seq=last.seq)]
-    return Outcome(findings, head(conn), n)
+    elif last is not None:
+        findings += _kept_as_live(conn, now)
+    return CustodyCheck(findings, head(conn), n)
+
+
+def _kept_as_live(conn: sqlite3.Connection, now: dict[tuple[str, Any], str]) -> list[Breach]:
+    """``custody_rows`` against the live rows, once those are proven the log's: the digests
+    every read of a text or a word sequence is checked against (``Store.texts_of``)."""
+    kept = {(str(t), k): str(d) for t, k, d in conn.execute("SELECT tbl, key, digest FROM custody_rows")}
+    wrong = sorted((k for k in set(kept) | set(now) if kept.get(k) != now.get(k)), key=_order)
+    if not wrong:
+        return []
+    t, k = wrong[0]
+    return [Breach(f"the row digests kept with the log (custody_rows) differ from the store's rows for {len(wrong)} "
+                    f"row{'s' if len(wrong) != 1 else ''} (the first: {_row_name(t, k)}): they were edited "
+                    "behind the store's back", _document(conn, t, k))]
 
 
 def checkpoint(conn: sqlite3.Connection, at: dict[str, Any]) -> None:

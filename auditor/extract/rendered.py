@@ -1,0 +1,115 @@
+"""Formats with a rendering of their own, read as their readers see them rendered: Markdown
+(markdown-it-py, CommonMark with tables and strikethrough), reStructuredText (docutils) and
+Jupyter notebooks (nbformat; Markdown cells rendered, code cells as their source and outputs).
+
+The rendering is HTML, read by :mod:`auditor.extract.html` as a browser shows it: what the
+source hides from a reader (an HTML comment in Markdown, a ``display:none`` block, an rST
+comment) is not stored as words, and the visible reading's own other readings come along. The
+source as a text editor shows it is the reading ``<format>:source``, which a gate audits too.
+
+docutils runs with file insertion, raw output and configuration files off, and reports no
+messages into the page: the rendering depends on the source alone.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings as _warnings
+from typing import Any
+
+from auditor.errors import ExtractionError, refusal
+from auditor.extract.common import Extracted, Limits, Reading, storable, version_of
+from auditor.extract.text import decode_text
+
+refusal("rst_error", "correct the reStructuredText at the line docutils names, or ingest it as plain text")
+refusal("notebook_error", "open it in Jupyter and save it again (or export it as HTML or PDF), and ingest that")
+
+
+def _markdown_html(source: str) -> str:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return md.render(source)
+
+
+def _rst_html(source: str) -> str:
+    from docutils.core import publish_parts
+    from docutils.writers.html5_polyglot import Writer
+
+    overrides = {
+        "file_insertion_enabled": False, "raw_enabled": False, "_disable_config": True,
+        "report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(), "embed_stylesheet": False,
+        "stylesheet_path": "", "input_encoding": "unicode", "traceback": True,
+    }
+    try:
+        parts = publish_parts(source=source, writer=Writer(), settings_overrides=overrides)
+    except Exception as e:  # docutils raises its own kinds on a source it cannot parse
+        raise ExtractionError("rst_error", f"docutils cannot render this reStructuredText: "
+                              f"{type(e).__name__}: {str(e)[:200]}") from e
+    return f"<html><head>{parts.get('head', '')}</head><body>{parts['html_body']}</body></html>"
+
+
+def _text_of(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _notebook_html(source: str) -> str:
+    import html
+
+    import nbformat
+
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")  # a notebook without cell ids is still read as Jupyter reads it
+            nb = nbformat.reads(source, as_version=4)
+    except (ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as e:
+        raise ExtractionError("notebook_error", f"not a Jupyter notebook nbformat can read: "
+                              f"{type(e).__name__}: {str(e)[:200]}") from e
+    out: list[str] = []
+    for cell in nb.get("cells", []):
+        kind = cell.get("cell_type")
+        text = _text_of(cell.get("source"))
+        if kind == "markdown":
+            out.append(_markdown_html(text))
+        elif kind == "raw":
+            out.append(f"<pre>{html.escape(text)}</pre>")
+        elif kind == "code":
+            out.append(f"<pre>{html.escape(text)}</pre>")
+            for o in cell.get("outputs", []):
+                data = o.get("data") or {}
+                if o.get("output_type") == "stream":
+                    out.append(f"<pre>{html.escape(_text_of(o.get('text')))}</pre>")
+                elif o.get("output_type") == "error":
+                    out.append(f"<pre>{html.escape(chr(10).join(o.get('traceback') or []))}</pre>")
+                elif "text/html" in data:
+                    out.append(f"<div>{_text_of(data['text/html'])}</div>")
+                elif "text/markdown" in data:
+                    out.append(_markdown_html(_text_of(data["text/markdown"])))
+                elif "text/plain" in data:
+                    out.append(f"<pre>{html.escape(_text_of(data['text/plain']))}</pre>")
+    return "<html><body>" + "\n".join(out) + "</body></html>"
+
+
+_RENDER = {"markdown": (_markdown_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
+           "notebook": (_notebook_html, "nbformat")}
+
+
+def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extracted:
+    """A Markdown, reStructuredText or notebook file, as its renderer shows it."""
+    from auditor.extract.html import html_to_text
+
+    source, enc = decode_text(data)
+    render, dist = _RENDER[fmt]
+    page = render(source.lstrip("\ufeff"))
+    try:
+        ex = html_to_text(b"\xef\xbb\xbf" + page.encode("utf-8", "surrogatepass"), limits)
+    except ExtractionError as e:
+        if e.code == "empty":
+            raise ExtractionError("empty", f"the {fmt} file renders to no text") from e
+        raise
+    ex.readings.append(Reading(f"{fmt}:source", storable(source, []),
+                               "the source as a text editor shows it, markup and hidden parts included"))
+    version = version_of(dist) if fmt != "notebook" else f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}"
+    return Extracted(fmt, ex.text, dist, version, encoding=enc, warnings=ex.warnings, unreadable=ex.unreadable,
+                     readings=ex.readings, meta=ex.meta)

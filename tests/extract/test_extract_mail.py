@@ -1,0 +1,203 @@
+"""Email and MHTML read as a mail reader and a browser show them (issues #36, #40): bodies
+decoded, HTML parts read as HTML, headers as metadata, the Date as a dated source, attachments
+as parts. The messages are written here as mail programs write them (Python's own ``email``
+package composes them, with the encodings mail programs use), around licence texts."""
+
+from __future__ import annotations
+
+import base64
+import quopri
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime
+from html import escape
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.errors import ExtractionError
+from auditor.extract import extract_bytes
+from auditor.extract.detect import detect_format, looks_like_mail
+from auditor.text.normalize import words
+from tests.support.fixtures_build import make_docx
+from tests.support.licences import licence
+
+DATE = format_datetime(datetime(2024, 3, 5, 14, 30, tzinfo=UTC))
+
+
+def text_of(i: int, n: int = 6) -> str:
+    return "\n\n".join([" ".join(p.split()) for p in licence(i).split("\n\n") if p.strip()][:n])
+
+
+def message(**headers: str) -> EmailMessage:
+    m = EmailMessage()
+    m["From"] = headers.get("from", "Clerk of Court <ecf@court.example.gov>")
+    m["To"] = headers.get("to", "Counsel <counsel@firm.example>")
+    m["Subject"] = headers.get("subject", "Activity in Case 1:24-cv-00001 Notice of Electronic Filing")
+    m["Date"] = headers.get("date", DATE)
+    m["Message-ID"] = "<1@court.example.gov>"
+    return m
+
+
+def reading(ex, name: str) -> str:
+    return next(r.text for r in ex.readings if r.name == name)
+
+
+def test_quoted_printable_soft_breaks_do_not_split_words():
+    body = text_of(1)
+    m = message()
+    m.set_content(body, cte="quoted-printable")
+    raw = m.as_bytes()
+    assert b"=\n" in raw  # long lines were softly broken, inside words
+    ex = extract_bytes(raw, "notice.eml")
+    assert ex.format == "email" and ex.extractor == "python-email"
+    assert words(ex.text) == words(body)
+    assert ex.meta["email"]["subject"].startswith("Activity in Case")
+    assert ex.meta["dates"] == {"email:date": DATE}
+    assert "Notice of Electronic Filing" not in ex.text  # headers are metadata, not words
+    assert "Notice of Electronic Filing" in reading(ex, "email:headers")
+
+
+def test_a_base64_html_body_in_another_charset_is_decoded_and_read_as_html():
+    body = text_of(2)
+    html = "<html><body>" + "".join(f"<p>{escape(p)}</p>" for p in body.split("\n\n")) + \
+           "<!-- a comment no reader sees --><div style='display:none'>zebra quartz</div></body></html>"
+    m = message()
+    m.set_content("\u00c9t\u00e9: see the HTML part.", charset="iso-8859-1")
+    m.add_alternative(html, subtype="html", charset="utf-8", cte="base64")
+    ex = extract_bytes(m.as_bytes(), "")
+    assert words(ex.text) == words(body)  # the HTML alternative is shown
+    assert "zebra" not in words(ex.text) and "zebra" in words(reading(ex, "html:all-text"))
+    assert "\u00e9t\u00e9" in reading(ex, "email:alternative").lower()
+
+
+def test_attachments_are_parts_read_by_their_format_and_nested_messages_flattened():
+    body, attached = text_of(3, 2), text_of(4)
+    inner = message(subject="Forwarded")
+    inner.set_content("The forwarded note.")
+    inner.add_attachment(attached.encode(), maintype="text", subtype="plain", filename="inner.txt")
+    m = message()
+    m.set_content(body)
+    m.add_attachment(make_docx(attached.split("\n\n")), maintype="application",
+                     subtype="vnd.openxmlformats-officedocument.wordprocessingml.document", filename="order.docx")
+    m.add_attachment(inner)
+    m.add_attachment(b"\x89PNG\r\n\x1a\n" + b"\0" * 64, maintype="image", subtype="png", filename="seal.png")
+    ex = extract_bytes(m.as_bytes(), "n.eml")
+    assert words(ex.text) == words(body)
+    got = [(p.meta["sequence"], p.status, p.code, p.extracted.format if p.extracted else None) for p in ex.parts]
+    assert got == [("1", "ok", None, "docx"), ("2", "ok", None, "email"), ("2.1", "ok", None, "text"),
+                   ("3", "skipped", "binary:png", None)]
+    assert words(ex.parts[0].extracted.text) == words(attached)
+    assert ex.parts[0].meta["filename"] == "order.docx" and ex.parts[0].meta["message"]["date"] == DATE
+    assert words(ex.parts[2].extracted.text) == words(attached)
+
+
+def test_a_notice_saved_as_txt_is_a_message_and_a_memo_is_not():
+    m = message()
+    m.set_content(text_of(5), cte="quoted-printable")
+    nef = b"Return-Path: <ecf@court.example.gov>\nReceived: from court by mx; " + DATE.encode() + b"\n" + m.as_bytes()
+    assert detect_format(nef, "NEF 1-24-cv-00001.txt") == "email"
+    memo = b"To: All staff\nFrom: General Counsel\nSubject: Retention policy\n\n" + text_of(5).encode()
+    assert detect_format(memo, "memo.txt") == "text"  # no header only mail carries
+    ex = extract_bytes(memo, "memo.txt")
+    assert ex.text.startswith("To: All staff")
+    assert not looks_like_mail(b"Subject: x\nnot a header line\n\nbody", "x.eml")
+
+
+def test_a_message_with_a_broken_base64_attachment_decodes_what_it_can():
+    m = message()
+    m.set_content("See the attached order.")
+    m.add_attachment(text_of(6).encode(), maintype="text", subtype="plain", filename="order.txt")
+    raw = m.as_bytes()
+    head, _, tail = raw.rpartition(b"\n--")
+    broken = head.rstrip(b"\n") + b"QK>\n--" + tail  # a stray character and a broken last group
+    ex = extract_bytes(broken, "x.eml")
+    assert words(ex.parts[0].extracted.text)[:50] == words(text_of(6))[:50]
+
+
+def test_mhtml_is_its_page_with_the_archives_style_sheets_applied():
+    page = text_of(7, 3)
+    html = ("<html><head><link rel=stylesheet href='https://court.example.gov/site.css'></head><body>"
+            + "".join(f"<p>{escape(p)}</p>" for p in page.split("\n\n"))
+            + "<p class='skip'>zebra quartz mango</p></body></html>")
+    raw = ("From: <Saved by Blink>\nSnapshot-Content-Location: https://court.example.gov/opinions\n"
+           f"Subject: Opinions\nDate: {DATE}\nMIME-Version: 1.0\n"
+           'Content-Type: multipart/related; type="text/html"; boundary="----B"\n\n'
+           "------B\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n"
+           "Content-Location: https://court.example.gov/opinions\n\n"
+           + quopri.encodestring(html.encode()).decode()
+           + "\n------B\nContent-Type: text/css\nContent-Transfer-Encoding: quoted-printable\n"
+           "Content-Location: https://court.example.gov/site.css\n\n.skip { display: none }\n"
+           "------B\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n"
+           "Content-Location: https://court.example.gov/seal.png\n\n"
+           + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode() + "\n------B--\n").encode()
+    ex = extract_bytes(raw, "opinions.mhtml")
+    assert ex.format == "mhtml" and words(ex.text) == words(page)
+    assert [(p.status, p.code) for p in ex.parts] == [("skipped", "binary:png")]
+
+
+def test_messages_nested_too_deep_are_refused():
+    inner = message()
+    inner.set_content("The innermost note of the matter.")
+    for _ in range(6):
+        outer = message()
+        outer.set_content("Forwarded.")
+        outer.add_attachment(inner)
+        inner = outer
+    ex = extract_bytes(inner.as_bytes(), "x.eml")
+    assert any(p.code == "too_deep" for p in ex.parts)
+
+
+def test_a_message_with_nothing_to_read_says_so():
+    with pytest.raises(ExtractionError) as e:
+        extract_bytes(b"From: a@b.example\nTo: c@d.example\nMIME-Version: 1.0\n\n\n", "x.eml")
+    assert e.value.code == "empty"
+
+
+def test_an_html_body_with_inline_images_is_preferred_to_the_plain_alternative():
+    body = text_of(8)
+    m = message()
+    m.set_content("Plain version: see the HTML.")
+    m.add_alternative("<html><body>" + "".join(f"<p>{escape(p)}</p>" for p in body.split("\n\n"))
+                      + "<img src='cid:seal'></body></html>", subtype="html")
+    html_part = m.get_payload()[1]
+    html_part.add_related(b"\x89PNG\r\n\x1a\n" + b"\0" * 32, maintype="image", subtype="png", cid="<seal>")
+    ex = extract_bytes(m.as_bytes(), "x.eml")
+    assert words(ex.text) == words(body)  # multipart/related (HTML + image) is the richer alternative
+    assert [(p.status, p.code) for p in ex.parts] == [("skipped", "binary:png")]
+
+
+def test_a_zip_attachment_is_read_member_by_member():
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("order.txt", text_of(9))
+    m = message()
+    m.set_content("The order is in the zip.")
+    m.add_attachment(buf.getvalue(), maintype="application", subtype="zip", filename="orders.zip")
+    ex = extract_bytes(m.as_bytes(), "x.eml")
+    (part,) = ex.parts
+    assert part.status == "ok" and words(part.extracted.text) == words(text_of(9))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    b"Content-Type: multipart/mixed; boundary=b\n", b"Content-Transfer-Encoding: base64\n",
+    b"Content-Transfer-Encoding: quoted-printable\n", b"Content-Type: text/html; charset=x-unknown\n",
+    b"Content-Type: message/rfc822\n", b"Content-Disposition: attachment; filename=a.doc\n", b"\n", b"--b\n",
+    b"--b--\n", b"PGh0bWw+PGJvZHk+aGk8L2JvZHk+PC9odG1sPg==\n", b"soft=\nbreak =E9t=E9\n", b"{\\rtf1 x}\n",
+    b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\n", b"Subject: =?utf-8?b?w6l0w6k=?=\n", b"<p>text</p>\n",
+]), max_size=40), st.binary(max_size=60))
+def test_any_message_shape_gives_storable_text_or_a_coded_error(pieces, tail):
+    data = b"From: a@b.example\nTo: c@d.example\nMIME-Version: 1.0\n" + b"".join(pieces) + tail
+    try:
+        ex = extract_bytes(data, "x.eml")
+    except ExtractionError as e:
+        assert e.code and str(e)
+        return
+    for text in [ex.text, *(p.extracted.text for p in ex.parts if p.extracted)]:
+        text.encode("utf-8")
+        assert "\x00" not in text and "\r" not in text
