@@ -35,20 +35,41 @@ CREATE TABLE documents (id INTEGER PRIMARY KEY, sha256 TEXT, path TEXT, format T
     extractor_version TEXT, encoding TEXT, size INTEGER, n_pages INTEGER, page_offsets TEXT,
     n_chars INTEGER, n_words INTEGER, norm_sha256 TEXT, parent_id INTEGER, duplicate_of INTEGER,
     meta TEXT, warnings TEXT, batch_id INTEGER, created TEXT, unreadable TEXT, date TEXT,
-    date_source TEXT, withdrawn_at TEXT);
+    date_source TEXT, dates TEXT, withdrawn_at TEXT, withdrawn_reason TEXT, withdrawn_by TEXT);
 CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER, sampled BLOB);
 CREATE TABLE sightings (id INTEGER PRIMARY KEY, doc_id INTEGER, batch_id INTEGER, path TEXT,
     resolved TEXT, part TEXT, within_id INTEGER, size INTEGER, mtime TEXT, source TEXT, meta TEXT,
-    seen_at TEXT);
+    seen_at TEXT, supplied_date TEXT, supplied_from TEXT);
 CREATE INDEX sightings_doc ON sightings(doc_id);
 CREATE TABLE failures (id INTEGER PRIMARY KEY, batch_id INTEGER, status TEXT, code TEXT, message TEXT,
-    path TEXT, part TEXT, sha256 TEXT);
+    path TEXT, part TEXT, sha256 TEXT, within_id INTEGER, size INTEGER, source TEXT);
+CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+    status TEXT NOT NULL, params TEXT NOT NULL, started TEXT NOT NULL, ended TEXT, summary TEXT,
+    report_dir TEXT, digest TEXT, scope TEXT, contents TEXT, verdict TEXT);
+CREATE TABLE run_documents (run INTEGER NOT NULL, doc_id INTEGER NOT NULL, status TEXT NOT NULL,
+    duplicate_of INTEGER, reason TEXT, family INTEGER, containers INTEGER NOT NULL DEFAULT 0,
+    boilerplate INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, doc_id)) WITHOUT ROWID;
+CREATE TABLE findings (run INTEGER NOT NULL, contained_id INTEGER NOT NULL, container_id INTEGER NOT NULL,
+    containment REAL NOT NULL, estimate REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL,
+    hits INTEGER NOT NULL, sampled INTEGER NOT NULL, shared INTEGER NOT NULL, shingles INTEGER NOT NULL,
+    family INTEGER, spans TEXT, PRIMARY KEY (run, contained_id, container_id));
 """
 _DOCS = ("id", "sha256", "path", "format", "extractor", "extractor_version", "encoding", "size", "n_pages",
          "page_offsets", "n_chars", "n_words", "norm_sha256", "parent_id", "duplicate_of", "meta", "warnings",
-         "batch", "created", "unreadable", "date", "date_source")
+         "batch", "created", "unreadable", "date", "date_source", "dates")
 _SIGHTINGS = ("doc_id", "batch", "path", "resolved", "part", "within_id", "size", "mtime", "source", "meta",
-              "seen_at")
+              "seen_at", "supplied_date", "supplied_from")
+
+
+def _rows(table: Any, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``table``'s rows as dicts of ``names``; a column an older export lacks reads as None."""
+    have = [n for n in names if n in table.column_names]
+    rows = table.select(have).to_pylist()
+    missing = [n for n in names if n not in table.column_names]
+    if missing:
+        for r in rows:
+            r.update(dict.fromkeys(missing))
+    return rows
 
 
 class ExportStore:
@@ -72,7 +93,7 @@ class ExportStore:
             return batch_ids.setdefault(str(name), len(batch_ids) + 1)
 
         docs = pq.read_table(self.directory / "documents")
-        rows = docs.select(list(_DOCS)).to_pylist()
+        rows = _rows(docs, _DOCS)
         self.conn.executemany(
             f"INSERT INTO documents ({', '.join(c if c != 'batch' else 'batch_id' for c in _DOCS)})"
             f" VALUES ({','.join('?' * len(_DOCS))})",
@@ -84,16 +105,18 @@ class ExportStore:
             (r["id"], r["n_shingles"], r["n_sampled"], sampled.get(r["id"], empty))
             for r in counts if r["n_sampled"] is not None])
         del rows, counts, sampled
-        seen = pq.read_table(self.directory / "sightings").select(list(_SIGHTINGS)).to_pylist()
+        seen = _rows(pq.read_table(self.directory / "sightings"), _SIGHTINGS)
         self.conn.executemany(
             f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
             f" VALUES ({','.join('?' * len(_SIGHTINGS))})",
             [tuple(batch(r[c]) if c == "batch" else r[c] for c in _SIGHTINGS) for r in seen])
         if (self.directory / "failures").is_dir():
-            failed = pq.read_table(self.directory / "failures").to_pylist()
-            self.conn.executemany("INSERT INTO failures VALUES (?,?,?,?,?,?,?,?)", [
-                (r["id"], batch(r["batch"]), r["status"], r["code"], r["message"], r["path"], r["part"],
-                 r["sha256"]) for r in failed])
+            names = ("id", "batch", "status", "code", "message", "path", "part", "sha256", "within_id", "size",
+                     "source")
+            failed = _rows(pq.read_table(self.directory / "failures"), names)
+            self.conn.executemany(f"INSERT INTO failures (id, batch_id, {', '.join(names[2:])}) VALUES"
+                                  f" ({','.join('?' * len(names))})", [
+                tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
         self.conn.executemany("INSERT INTO batches VALUES (?, ?)", [(i, n) for n, i in batch_ids.items()])
 
     def _sampled(self) -> dict[int, bytes]:
@@ -109,6 +132,34 @@ class ExportStore:
         d, h = d[order], h[order]
         edges = np.concatenate(([0], np.flatnonzero(np.diff(d)) + 1, [len(d)]))
         return {int(d[a]): h[a:b].tobytes() for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)}
+
+    def load_runs(self) -> int:
+        """The audit runs recorded under ``runs/`` (``report.from_parquet.export_run``) into
+        ``runs``, ``run_documents`` and ``findings``, as a store holds them, oldest first.
+        Returns how many. Their pairs are read here: 24 bytes and more per pair on the driver."""
+        import pyarrow.parquet as pq
+
+        listed = []
+        for d in sorted((self.directory / "runs").glob("*")) if (self.directory / "runs").is_dir() else []:
+            if d.name.startswith(".") or not (d / "run.json").is_file():
+                continue  # a run being written, or not a run
+            listed.append((json.loads((d / "run.json").read_text(encoding="utf-8")), d))
+        listed.sort(key=lambda x: (x[0]["started"], x[0]["run_id"]))
+        for i, (row, d) in enumerate(listed, start=1):
+            self.conn.execute(f"INSERT INTO runs (id, {', '.join(row)}) VALUES (?, {','.join('?' * len(row))})",
+                              (i, *row.values()))
+            docs = pq.read_table(d / "run_documents.parquet")
+            self.conn.executemany(
+                f"INSERT INTO run_documents (run, {', '.join(docs.column_names)}) VALUES"
+                f" (?, {','.join('?' * docs.num_columns)})",
+                ((i, *r.values()) for r in docs.to_pylist()))
+            pairs = pq.ParquetFile(d / "findings.parquet")
+            for batch in pairs.iter_batches(batch_size=50_000):
+                self.conn.executemany(
+                    f"INSERT INTO findings (run, {', '.join(batch.schema.names)}) VALUES"
+                    f" (?, {','.join('?' * batch.num_columns)})",
+                    ((i, *r) for r in zip(*(c.to_pylist() for c in batch.columns), strict=True)))
+        return len(listed)
 
     # -- what callers of a Store use -----------------------------------------------------------
 
@@ -132,15 +183,16 @@ class ExportStore:
         yield  # an export does not change under a reader
 
     def texts_of(self, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
-        """(id, text) of each of ``ids``, in one pass over ``texts/`` (written in id order)."""
+        """(id, text) of each of ``ids``: one filtered read of ``texts/`` (written in id order)."""
         import pyarrow.parquet as pq
 
-        wanted = set(ids)
-        for part in sorted((self.directory / "texts").glob("*.parquet")):
-            for batch in pq.ParquetFile(part).iter_batches(columns=["doc_id", "text"], batch_size=256):
-                for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
-                    if doc_id in wanted:
-                        yield int(doc_id), str(text)
+        wanted = sorted(set(ids))
+        if not wanted:
+            return
+        t = pq.read_table(self.directory / "texts", columns=["doc_id", "text"],
+                          filters=[("doc_id", "in", wanted)])  # row groups skipped by their id ranges
+        for doc_id, text in zip(t.column(0).to_pylist(), t.column(1).to_pylist(), strict=True):
+            yield int(doc_id), str(text)
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one export per audit; entries come by container
     def text(self, doc_id: int) -> str:

@@ -7,9 +7,10 @@ finished on the executors (:mod:`auditor.engine.spark_finish`). The report files
 store's: the same core, apart from ``manifest.engine``, so one verifies against the other.
 
 What stays with a store: the custody log and its check before the audit (an export is a copy
-made at one moment, with its own digest in ``params.json``), and the record of the run (runs,
-findings, run_documents), which ``auditor query`` and ``auditor gate`` read. Nothing is
-written back into the export.
+made at one moment, with its own digest in ``params.json``). The record of the run (the rows a
+store keeps in runs, run_documents and findings) is written beside the export's tables, under
+``runs/<run_id>/`` (``export_run``): ``auditor assemble --engine spark`` makes its plan from it.
+Nothing else is written into the export.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from auditor.engine.export_store import ExportStore
 from auditor.engine.universe import universe
 from auditor.report.build import build_report, run_block, run_digest
 from auditor.report.outdir import claim, report_files
-from auditor.report.pipeline import DEFAULT_REPORTS, AuditOutcome, _refusal, write
+from auditor.report.pipeline import (
+    DEFAULT_REPORTS,
+    ROWS_AT_ONCE,
+    AuditOutcome,
+    _finding_rows,
+    _refusal,
+    run_documents,
+    runs_row,
+    write,
+)
 from auditor.store.db import Store
 
 
@@ -86,4 +96,53 @@ def parquet_job(
     if stage != target:
         os.replace(stage, target)
     files = write(built, target)
+    if audit is not None and report["status"] == "OK":
+        export_run(Path(directory), report, audit, target)
     return AuditOutcome(report, target, report["status"] == "REFUSED", audit, files)
+
+
+#: the columns of ``runs/<run_id>/findings.parquet``: the store's findings table without ``run``
+FINDINGS = ("contained_id", "container_id", "containment", "estimate", "low", "high", "hits", "sampled",
+            "shared", "shingles", "family", "spans")
+RUN_DOCUMENTS = ("doc_id", "status", "duplicate_of", "reason", "family", "containers", "boilerplate")
+
+
+def export_run(directory: Path, report: dict[str, Any], audit: Any, report_dir: Path) -> Path:
+    """The run's record under ``directory/runs/<run_id>/``: ``run.json`` (the runs row),
+    ``run_documents.parquet`` and ``findings.parquet``, the rows ``pipeline._save_run`` stores,
+    made by the same functions. The pairs are written a slice at a time, as they are stored."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from auditor.report.build import pretty, write_text_atomic
+
+    target = directory / "runs" / report["run"]["run_id"]
+    stage = target.with_name(f".partial-{target.name}")
+    stage.mkdir(parents=True, exist_ok=True)
+    docs = run_documents(report, audit)
+    doc_types = [pa.int64(), pa.string(), pa.int64(), pa.string(), pa.int64(), pa.int64(), pa.int64()]
+    pq.write_table(pa.table({n: pa.array([r[i] for r in docs], t) for i, (n, t) in
+                             enumerate(zip(RUN_DOCUMENTS, doc_types, strict=True))}), stage / "run_documents.parquet")
+    types = [pa.int64(), pa.int64()] + [pa.float64()] * 4 + [pa.int64()] * 5 + [pa.string()]
+    schema = pa.schema(list(zip(FINDINGS, types, strict=True)))
+    with pq.ParquetWriter(stage / "findings.parquet", schema) as w:
+        rows: list[tuple[Any, ...]] = []
+        for row in _finding_rows(0, audit):
+            rows.append(row[1:])
+            if len(rows) == ROWS_AT_ONCE:
+                w.write_table(_columns(rows, schema))
+                rows = []
+        w.write_table(_columns(rows, schema))
+    write_text_atomic(stage / "run.json", pretty(runs_row(report, "audit", report_dir)))
+    if target.exists():
+        import shutil
+
+        shutil.rmtree(target)
+    os.replace(stage, target)
+    return target
+
+
+def _columns(rows: list[tuple[Any, ...]], schema: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.table({f.name: pa.array([r[i] for r in rows], f.type) for i, f in enumerate(schema)}, schema=schema)
