@@ -160,15 +160,16 @@ def _core(directory) -> dict:
     return r
 
 
-def test_report_from_parquet_alone_equals_the_store_report(store, tmp_path):
-    """`auditor audit --engine spark --parquet DIR`, as a user runs it, writes the report that
-    `auditor audit --db` writes: the same core (apart from the engine's name), the same
-    sidecars (every containing pair, every document with its novelty), with no store at all."""
+@pytest.fixture(scope="module")
+def both_audits(store, tmp_path_factory):
+    """The store audited by `auditor audit --db` and its export by `auditor audit --engine spark
+    --parquet`, as a user runs them (real subprocesses): (directory, export)."""
     import subprocess
     import sys
 
     from auditor.engine.export import export_parquet
 
+    tmp_path = tmp_path_factory.mktemp("both-audits")
     export = tmp_path / "export"
     export_parquet(store, export)
     run = [sys.executable, "-m", "auditor"]
@@ -179,6 +180,14 @@ def test_report_from_parquet_alone_equals_the_store_report(store, tmp_path):
     b = subprocess.run([*run, "audit", "--engine", "spark", "--master", "local[2]", "--parquet", str(export),
                         "--out", str(tmp_path / "spark")], capture_output=True, text=True, timeout=900)
     assert b.returncode == 0, b.stderr
+    return tmp_path, export
+
+
+def test_report_from_parquet_alone_equals_the_store_report(both_audits):
+    """`auditor audit --engine spark --parquet DIR`, as a user runs it, writes the report that
+    `auditor audit --db` writes: the same core (apart from the engine's name), the same
+    sidecars (every containing pair, every document with its novelty), with no store at all."""
+    tmp_path, _ = both_audits
     sq, sp = _core(tmp_path / "sqlite"), _core(tmp_path / "spark")
     assert sq["summary"]["containing_pairs"] >= 6 and sq["families"] and sq["not_auditable"]
     assert sp == sq
@@ -188,6 +197,66 @@ def test_report_from_parquet_alone_equals_the_store_report(store, tmp_path):
     assert manifest["engine"] == "spark"
     for name in ("report.md", "report.html"):
         assert (tmp_path / "spark" / name).is_file()
+
+
+def test_assemble_from_the_export_gives_the_store_plan(store, both_audits):
+    """`auditor assemble --engine spark --parquet DIR` after the Parquet audit, as a user runs
+    it: the plan the store's assemble writes, byte for byte, every decision and its evidence,
+    and the same kept texts in corpus.parquet. Policies that change decisions (newest first,
+    contained kept, --min-novel) change both alike."""
+    import subprocess
+    import sys
+
+    tmp_path, export = both_audits
+    assert len(list((export / "runs").glob("*/run.json"))) == 1  # the Parquet audit recorded its run
+    run = [sys.executable, "-m", "auditor", "assemble"]
+    for name, policy in (("default", []), ("newest", ["--survivor", "newest", "--contained", "keep"]),
+                         ("novel", ["--min-novel", "0.9"])):
+        a = subprocess.run([*run, "--db", str(store.path), "--format", "parquet",
+                            "--out", str(tmp_path / f"asm-sqlite-{name}"), *policy],
+                           capture_output=True, text=True, timeout=600)
+        assert a.returncode == 0, a.stderr
+        b = subprocess.run([*run, "--engine", "spark", "--parquet", str(export),
+                            "--out", str(tmp_path / f"asm-spark-{name}"), *policy],
+                           capture_output=True, text=True, timeout=600)
+        assert b.returncode == 0, b.stderr
+        plan_sq = (tmp_path / f"asm-sqlite-{name}" / "plan.jsonl").read_bytes()
+        plan_sp = (tmp_path / f"asm-spark-{name}" / "plan.jsonl").read_bytes()
+        assert plan_sp == plan_sq
+        lines = [json.loads(x) for x in plan_sq.splitlines()]
+        reasons = {x["reason"] for x in lines}
+        assert len(lines) >= 20 and "not-auditable" in reasons
+        if name == "default":
+            assert {"contained-in", "near-duplicate-of", "survivor"} <= reasons
+        assert all(x["provenance"]["date"] for x in lines if x["doc_id"] is not None)
+        corpus_sq = pq.read_table(tmp_path / f"asm-sqlite-{name}" / "corpus.parquet").to_pylist()
+        corpus_sp = pq.read_table(tmp_path / f"asm-spark-{name}" / "corpus.parquet").to_pylist()
+        assert corpus_sp == corpus_sq and corpus_sq
+        m_sq = json.loads((tmp_path / f"asm-sqlite-{name}" / "manifest.json").read_text())
+        m_sp = json.loads((tmp_path / f"asm-spark-{name}" / "manifest.json").read_text())
+        assert m_sp["files"] == m_sq["files"] and m_sp["summary"] == m_sq["summary"]
+        assert m_sp["source"]["parquet"] == str(export.resolve()) and "custody" not in m_sp
+    default = [json.loads(x) for x in (tmp_path / "asm-sqlite-default" / "plan.jsonl").read_bytes().splitlines()]
+    newest = [json.loads(x) for x in (tmp_path / "asm-sqlite-newest" / "plan.jsonl").read_bytes().splitlines()]
+    novel = [json.loads(x) for x in (tmp_path / "asm-sqlite-novel" / "plan.jsonl").read_bytes().splitlines()]
+    assert [x["decision"] for x in default] != [x["decision"] for x in newest]  # the policy reached both
+    assert "covered-by" in {x["reason"] for x in novel}  # --min-novel dropped some, from the export too
+
+
+def test_assemble_from_an_export_needs_a_recorded_run(store, tmp_path):
+    import subprocess
+    import sys
+
+    from auditor.engine.export import export_parquet
+
+    export_parquet(store, tmp_path / "export")
+    r = subprocess.run([sys.executable, "-m", "auditor", "assemble", "--engine", "spark", "--parquet",
+                        str(tmp_path / "export"), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "records no audit run" in r.stderr and "audit --engine spark" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "auditor", "assemble", "--parquet", str(tmp_path / "export"),
+                        "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--engine spark" in r.stderr
 
 
 def test_parquet_needs_the_spark_engine_and_no_store(store, tmp_path):
