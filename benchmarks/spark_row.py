@@ -6,6 +6,7 @@
         [--master 'local[2]'] [--driver-memory 1g]
     python benchmarks/spark_row.py compare /tmp/sqlite.json /tmp/spark.json
 
+``--repeat N`` runs the audit N times in the process and prints the median (and every run).
 Each engine runs in a process of its own, so the peak resident memory of the process
 (``ru_maxrss``) is that engine's: for Spark it is the driver's Python process alone (the JVM
 and the Python workers are other processes). The key holds sha256 digests of what the report
@@ -21,6 +22,7 @@ import argparse
 import hashlib
 import json
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -67,6 +69,7 @@ def main() -> int:
     s.add_argument("--db", required=True, type=Path)
     s.add_argument("--key", required=True, type=Path)
     s.add_argument("--threshold", type=float, default=0.8)
+    s.add_argument("--repeat", type=int, default=1, help="runs in this process; the median is printed")
     p = sub.add_parser("spark")
     p.add_argument("--parquet", required=True, type=Path, help="an export (auditor export) or a Spark ingest")
     p.add_argument("--key", required=True, type=Path)
@@ -74,6 +77,7 @@ def main() -> int:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--driver-memory", default="1g")
     p.add_argument("--workdir", type=Path, help="keep the result here")
+    p.add_argument("--repeat", type=int, default=1, help="runs in this process (one session); the median is printed")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
@@ -86,29 +90,35 @@ def main() -> int:
                           a.a.stem: {k: v for k, v in ka.items() if k != "key"},
                           a.b.stem: {k: v for k, v in kb.items() if k != "key"}}, indent=2))
         return 1 if diff else 0
-    t = time.perf_counter()
+    runs: list[float] = []
     timing: dict = {}
-    if a.cmd == "sqlite":
-        from auditor.engine.audit import run_audit
-        from auditor.store.db import Store
+    spark = None
+    for _ in range(max(1, a.repeat)):
+        t = time.perf_counter()
+        if a.cmd == "sqlite":
+            from auditor.engine.audit import run_audit
+            from auditor.store.db import Store
 
-        with Store(a.db, create=False) as store:
-            r = run_audit(store, a.threshold)
-            seconds = time.perf_counter() - t
+            with Store(a.db, create=False) as store:
+                r = run_audit(store, a.threshold)
+                runs.append(time.perf_counter() - t)
+                k = key(r)
+        else:
+            from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
+
+            if spark is None:
+                spark = session(a.master, config={"spark.driver.memory": a.driver_memory, "spark.ui.enabled": "false"})
+            r = run_audit_spark(a.parquet, a.threshold, spark=spark, master=a.master, workdir=a.workdir)
+            runs.append(time.perf_counter() - t)
+            from auditor.engine.spark_engine import LAST_STAGES
+            from auditor.engine.spark_finish import STAGES
+
+            timing = {"session": LAST_TIMING.session, "spark_job": LAST_TIMING.spark,
+                      "finish_on_executors": LAST_TIMING.load, **LAST_STAGES, **STAGES}
             k = key(r)
-    else:
-        from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
-
-        spark = session(a.master, config={"spark.driver.memory": a.driver_memory, "spark.ui.enabled": "false"})
-        r = run_audit_spark(a.parquet, a.threshold, spark=spark, master=a.master, workdir=a.workdir)
-        seconds = time.perf_counter() - t
-        from auditor.engine.spark_engine import LAST_STAGES
-        from auditor.engine.spark_finish import STAGES
-
-        timing = {"session": LAST_TIMING.session, "spark_job": LAST_TIMING.spark,
-                  "finish_on_executors": LAST_TIMING.load, **LAST_STAGES, **STAGES}
-        k = key(r)
-    out = {"engine": a.cmd, "seconds": round(seconds, 1), "peak_mb": round(_peak_mb(), 1),
+        del r
+    seconds = statistics.median(runs)
+    out = {"engine": a.cmd, "seconds": round(seconds, 1), "runs": [round(x, 1) for x in runs], "peak_mb": round(_peak_mb(), 1),
            "timing": {n: round(v, 1) for n, v in timing.items()}, "key": k}
     a.key.write_text(json.dumps(out, indent=2))
     print(json.dumps({n: v for n, v in out.items() if n != "key"}))
