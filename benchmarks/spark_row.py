@@ -1,93 +1,128 @@
-"""One benchmark row: the SQLite audit and the Spark audit of the same store, timed and compared.
+"""One benchmark row: the SQLite audit and the Spark audit of the same corpus, timed and compared.
 
-    python tests/support/generate.py --out benchmarks/corpus-140 --size-mb 140
-    auditor ingest --db /tmp/b140.db benchmarks/corpus-140/contracts benchmarks/corpus-140/filings
-    python benchmarks/spark_row.py --db /tmp/b140.db [--master 'local[*]'] [--repeat 2]
+    python benchmarks/spark_row.py sqlite --db corpus.db --key /tmp/sqlite.json
+    auditor export --db corpus.db --parquet /tmp/corpus-parquet
+    python benchmarks/spark_row.py spark --parquet /tmp/corpus-parquet --key /tmp/spark.json \\
+        [--master 'local[2]'] [--driver-memory 1g]
+    python benchmarks/spark_row.py compare /tmp/sqlite.json /tmp/spark.json
 
-Prints a Markdown row (corpus size, documents, candidate pairs, findings, SQLite seconds, Spark
-seconds split into session start, Parquet export, Spark job, driver-side loading) and whether
-the two results are identical: the same findings with the same sampled/hits counts, estimates,
-exact containment values and spans, the same verified-below pairs, clusters, not-auditable list
-and duplicate groups. Exits 1 if they are not.
+``--repeat N`` runs the audit N times in the process and prints the median (and every run).
+Each engine runs in a process of its own, so the peak resident memory of the process
+(``ru_maxrss``) is that engine's: for Spark it is the driver's Python process alone (the JVM
+and the Python workers are other processes). The key holds sha256 digests of what the report
+prints, computed the same way for both: every containing pair as ``findings.jsonl.gz`` writes
+it, every contained document with its count, first containers, best pairs and spans, the
+families, the verified-below count and nearest misses, the histogram, the not-auditable list
+and the duplicate groups. ``compare`` exits 1 when they differ.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import resource
+import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from auditor.engine.audit import AuditResult, run_audit
-from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
-from auditor.store.db import Store
+from auditor.engine.audit import BEST_CONTAINERS, AuditResult
 
 
-def _key(r: AuditResult) -> dict:
+def _digest(obj: object) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def key(r: AuditResult) -> dict:
+    """Digests of everything the report prints, by part."""
+    from auditor.engine.spark_finish import OTHERS_KEPT
+    from auditor.report.build import findings_lines
+
+    h = hashlib.sha256()
+    for line in findings_lines(r):
+        h.update(line)
+    kept = BEST_CONTAINERS + OTHERS_KEPT
+    grouped = [(c.doc, c.n_containers, c.groups, c.containers[:kept].tolist(), c.values[:kept].tolist(), c.family,
+                c.boilerplate, [(p.container, p.estimate.hits, p.estimate.sampled, p.exact,
+                                 [s.as_dict() for s in p.spans]) for p in c.best]) for c in r.contained]
     return {
-        "findings": [(p.contained, p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans])
-                     for p in r.findings],
-        "below": [(p.contained, p.container, p.estimate, p.exact) for p in r.verified_below],
-        "clusters": [(c.members, c.pairs, c.low, c.high) for c in r.clusters],
-        "not_auditable": r.not_auditable, "duplicate_groups": r.duplicate_groups,
-        "counts": (r.documents, r.candidates), "scores": r.scores,
+        "containing_pairs": len(r.containing), "containing": h.hexdigest(),
+        "contained_documents": len(r.contained), "contained": _digest(grouped),
+        "families": _digest([(f.members, f.pairs, f.low, f.high) for f in r.families]),
+        "below": r.below, "nearest": _digest([(p.contained, p.container, p.exact) for p in r.nearest_misses]),
+        "histogram": r.histogram, "not_auditable": _digest(r.not_auditable),
+        "duplicate_groups": _digest(r.duplicate_groups), "counts": [r.documents, r.candidates],
     }
 
 
-def differences(a: AuditResult, b: AuditResult) -> list[str]:
-    ka, kb = _key(a), _key(b)
-    return [k for k in ka if ka[k] != kb[k]]
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--db", required=True, type=Path, help="an ingested, indexed store")
-    ap.add_argument("--threshold", type=float, default=0.8)
-    ap.add_argument("--master", default="local[*]")
-    ap.add_argument("--driver-memory", default="6g")
-    ap.add_argument("--repeat", type=int, default=1, help="Spark runs in the same session (the first pays JIT warm-up)")
-    ap.add_argument("--workdir", type=Path, help="keep the export and result here")
-    ap.add_argument("--json", action="store_true")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sqlite")
+    s.add_argument("--db", required=True, type=Path)
+    s.add_argument("--key", required=True, type=Path)
+    s.add_argument("--threshold", type=float, default=0.8)
+    s.add_argument("--repeat", type=int, default=1, help="runs in this process; the median is printed")
+    p = sub.add_parser("spark")
+    p.add_argument("--parquet", required=True, type=Path, help="an export (auditor export) or a Spark ingest")
+    p.add_argument("--key", required=True, type=Path)
+    p.add_argument("--threshold", type=float, default=0.8)
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--driver-memory", default="1g")
+    p.add_argument("--workdir", type=Path, help="keep the result here")
+    p.add_argument("--repeat", type=int, default=1, help="runs in this process (one session); the median is printed")
+    c = sub.add_parser("compare")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
     a = ap.parse_args()
 
-    with Store(a.db, create=False) as store:
-        mb = store.scalar("SELECT coalesce(sum(size), 0) FROM documents WHERE parent_id IS NULL") / 1e6
+    if a.cmd == "compare":
+        ka, kb = json.loads(a.a.read_text()), json.loads(a.b.read_text())
+        diff = [k for k in ka["key"] if ka["key"][k] != kb["key"].get(k)]
+        print(json.dumps({"identical": not diff, "differ": diff,
+                          a.a.stem: {k: v for k, v in ka.items() if k != "key"},
+                          a.b.stem: {k: v for k, v in kb.items() if k != "key"}}, indent=2))
+        return 1 if diff else 0
+    runs: list[float] = []
+    timing: dict = {}
+    spark = None
+    for _ in range(max(1, a.repeat)):
         t = time.perf_counter()
-        ref = run_audit(store, a.threshold)
-        t_sqlite = time.perf_counter() - t
-        t = time.perf_counter()
-        spark = session(a.master, config={"spark.driver.memory": a.driver_memory})
-        t_session = time.perf_counter() - t
-        runs = []
-        for _ in range(a.repeat):
-            t = time.perf_counter()
-            got = run_audit_spark(store, a.threshold, spark=spark, workdir=a.workdir)
-            runs.append({"total": time.perf_counter() - t, "export": LAST_TIMING.export,
-                         "spark": LAST_TIMING.spark, "load": LAST_TIMING.load,
-                         "differences": differences(ref, got)})
-    row = {
-        "corpus_mb": round(mb, 1), "documents": ref.documents, "candidates": ref.candidates,
-        "findings": len(ref.findings), "verified_below": len(ref.verified_below),
-        "clusters": len(ref.clusters), "threshold": a.threshold, "master": a.master,
-        "sqlite_s": round(t_sqlite, 2), "spark_session_s": round(t_session, 2),
-        "spark_runs": [{k: (round(v, 2) if isinstance(v, float) else v) for k, v in r.items()} for r in runs],
-        "identical": all(not r["differences"] for r in runs),
-    }
-    if a.json:
-        print(json.dumps(row, indent=2))
-    else:
-        print("| corpus | documents | candidate pairs | findings | SQLite audit | Spark audit "
-              "(session + export + job + load) | identical |")
-        print("|---|---|---|---|---|---|---|")
-        for r in runs:
-            print(f"| {row['corpus_mb']} MB | {row['documents']} | {row['candidates']} | {row['findings']} "
-                  f"| {row['sqlite_s']:.1f} s | {row['spark_session_s'] + r['total']:.1f} s "
-                  f"({row['spark_session_s']:.1f} + {r['export']:.1f} + {r['spark']:.1f} + {r['load']:.1f}) "
-                  f"| {'yes' if not r['differences'] else 'NO: ' + ', '.join(r['differences'])} |")
-    return 0 if row["identical"] else 1
+        if a.cmd == "sqlite":
+            from auditor.engine.audit import run_audit
+            from auditor.store.db import Store
+
+            with Store(a.db, create=False) as store:
+                r = run_audit(store, a.threshold)
+                runs.append(time.perf_counter() - t)
+                k = key(r)
+        else:
+            from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
+
+            if spark is None:
+                spark = session(a.master, config={"spark.driver.memory": a.driver_memory, "spark.ui.enabled": "false"})
+            r = run_audit_spark(a.parquet, a.threshold, spark=spark, master=a.master, workdir=a.workdir)
+            runs.append(time.perf_counter() - t)
+            from auditor.engine.spark_engine import LAST_STAGES
+            from auditor.engine.spark_finish import STAGES
+
+            timing = {"session": LAST_TIMING.session, "spark_job": LAST_TIMING.spark,
+                      "finish_on_executors": LAST_TIMING.load, **LAST_STAGES, **STAGES}
+            k = key(r)
+        del r
+    seconds = statistics.median(runs)
+    out = {"engine": a.cmd, "seconds": round(seconds, 1), "runs": [round(x, 1) for x in runs], "peak_mb": round(_peak_mb(), 1),
+           "timing": {n: round(v, 1) for n, v in timing.items()}, "key": k}
+    a.key.write_text(json.dumps(out, indent=2))
+    print(json.dumps({n: v for n, v in out.items() if n != "key"}))
+    return 0
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ come from :mod:`auditor.store.dating`; every plan line shows them.
 
 from auditor.assembly.changes import changes, read_previous
 from auditor.assembly.files import CORPUS, FORMAT
-from auditor.assembly.job import Assembled, assemble, is_assembly
+from auditor.assembly.job import Assembled, assemble, assemble_parquet, is_assembly
 from auditor.assembly.plan import Assembly, PlanEntry, plan
 from auditor.assembly.policy import DECISION_TABLE, REDUNDANT, Policy
 from auditor.assembly.resolve import Decision, check_plan, resolve
@@ -47,5 +47,6 @@ from auditor.assembly.verify import summary_lines, verify
 
 __all__ = [
     "CORPUS", "DECISION_TABLE", "FORMAT", "REDUNDANT", "Assembled", "Assembly", "Decision", "PlanEntry", "Policy",
-    "assemble", "changes", "check_plan", "is_assembly", "plan", "read_previous", "resolve", "summary_lines", "verify",
+    "assemble", "assemble_parquet", "changes", "check_plan", "is_assembly", "plan", "read_previous", "resolve",
+    "summary_lines", "verify",
 ]

@@ -8,7 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from auditor.corpus.check import require_intact, require_run_intact
 from auditor.errors import UsageError
@@ -65,26 +65,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
         a = plan(store, run=run, policy=policy, format=format)
         require_run_intact(store, a.run["id"])  # the run's pairs and documents it is made from
         directory = Path(out)
-        directory.mkdir(parents=True, exist_ok=True)
-        files = {PLAN: write_lines(directory / PLAN, a.plan_lines(), compress=False)}
-        corpus = CORPUS[format]
-        if format == "parquet":
-            files[corpus] = write_parquet(directory / corpus, a.corpus_records())
-        else:
-            files[corpus] = write_lines(directory / corpus, a.corpus_lines(), compress=True)
-        manifest = a.manifest_core()
-        if prev is not None:
-            listed, counts = changes(read_lines(directory / PLAN), prev)
-            files[CHANGES] = write_lines(directory / CHANGES, (canonical(c).encode() + b"\n" for c in listed),
-                                          compress=False)
-            manifest["changes"] = {"previous": prev.info, "counts": counts,
-                                   "run_changed": prev.info.get("run_id") not in (None, a.run["run_id"]),
-                                   "policy_changed": prev.info.get("policy") not in (None, a.policy.as_dict())}
-        manifest["files"] = files
-        if head is not None:
-            manifest["custody"] = head
-        manifest["digest"] = digest(manifest)
-        write_text_atomic(directory / MANIFEST, pretty(manifest))
+        files, manifest = _write(a, directory, prev, {"custody": head} if head is not None else {})
     finally:
         store.conn.execute("COMMIT")
     if getattr(store, "custody", None) is not None:  # the log records what was shipped
@@ -93,6 +74,64 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
             if verified is not None:
                 custody.checkpoint(c, verified)
     return Assembled(manifest, directory, [directory / n for n in (*files, MANIFEST)], applied)
+
+
+def _write(a: Any, directory: Path, prev: Any, extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """plan.jsonl, the corpus, changes.jsonl (with ``prev``) and manifest.json (last, with
+    ``extra`` and the digest over everything) into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {PLAN: write_lines(directory / PLAN, a.plan_lines(), compress=False)}
+    corpus = CORPUS[a.format]
+    if a.format == "parquet":
+        files[corpus] = write_parquet(directory / corpus, a.corpus_records())
+    else:
+        files[corpus] = write_lines(directory / corpus, a.corpus_lines(), compress=True)
+    manifest = a.manifest_core()
+    if prev is not None:
+        listed, counts = changes(read_lines(directory / PLAN), prev)
+        files[CHANGES] = write_lines(directory / CHANGES, (canonical(c).encode() + b"\n" for c in listed),
+                                     compress=False)
+        manifest["changes"] = {"previous": prev.info, "counts": counts,
+                               "run_changed": prev.info.get("run_id") not in (None, a.run["run_id"]),
+                               "policy_changed": prev.info.get("policy") not in (None, a.policy.as_dict())}
+    manifest["files"] = files
+    manifest |= extra
+    manifest["digest"] = digest(manifest)
+    write_text_atomic(directory / MANIFEST, pretty(manifest))
+    return files, manifest
+
+
+def assemble_parquet(directory: str | os.PathLike, out: str | os.PathLike, *, run: str | None = None,
+                     policy: Policy = Policy(), previous: str | os.PathLike | None = None) -> Assembled:
+    """``assemble`` from a Parquet export (``auditor export``, or a Spark ingest) and an audit
+    run recorded in it (``auditor audit --engine spark --parquet DIR`` writes ``DIR/runs/``),
+    without a store. The plan is the store's plan: the same function over the export read as a
+    store (``ExportStore``). The corpus is written as Parquet.
+
+    What runs where: the plan is resolved on this machine, from the run's containing pairs
+    (about 100 bytes each while they are read) and every document's provenance; the novel
+    shares in the plan are counted here from the sampled sets (8 bytes per sampled shingle);
+    the texts are read from ``texts/`` in chunks. Not supported here: ``--dates`` (supplied
+    dates are recorded in a store) and withdrawn documents (an export holds none).
+    """
+    from auditor.engine.export_store import ExportStore
+
+    require_parquet()
+    if (Path(out) / "report.json").exists():
+        raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
+    prev = read_previous(previous) if previous is not None else None
+    claim(Path(out), _written(Path(out)))
+    source = ExportStore(Path(directory))
+    if not source.load_runs():
+        raise UsageError(f"{directory} records no audit run (runs/ is empty): run "
+                         f"`auditor audit --engine spark --parquet {directory}` first, then assemble")
+    a = plan(cast(Store, source), run=run, policy=policy, format="parquet")
+    target = Path(out)
+    files, manifest = _write(a, target, prev, {"source": {
+        "parquet": str(Path(directory).resolve()), "corpus": source.meta.get("corpus"),
+        "note": "assembled from a Parquet export and the audit run recorded in it; no store, so no "
+                "custody entry records it"}})
+    return Assembled(manifest, target, [target / n for n in (*files, MANIFEST)], None)
 
 
 def _written(directory: Path) -> set[str]:

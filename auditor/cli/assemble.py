@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from auditor.cli.common import db_option, err, exit_if_bad_dates, open_store, report_dates
+from auditor.cli.common import err, exit_if_bad_dates, open_store, report_dates
 from auditor.console import clean, json_safe, markup
+from auditor.errors import UsageError
 
 
 def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
@@ -18,7 +19,13 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 
 
 @click.command("assemble")
-@db_option
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), envvar="AUDITOR_DB",
+              help="The SQLite store. Env: AUDITOR_DB. Not with --parquet.")
+@click.option("--parquet", "parquet", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Assemble from a Parquet export and the audit run recorded in it (`auditor audit "
+                   "--engine spark --parquet DIR`), without a store (--engine spark). The corpus is Parquet.")
+@click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
+              help="spark: with --parquet, from an export.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory for plan.jsonl, the corpus, changes.jsonl and manifest.json.")
 @click.option("--run", "run_id", help="Audit run id (default: the latest audit run).")
@@ -48,7 +55,7 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--previous", type=click.Path(exists=True, path_type=Path),
               help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
 @click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
-def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
+def assemble(db: Path | None, parquet: Path | None, engine: str, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
              contained: str, boilerplate: str, exhibits: str, min_novel: float | None, dates_file: Path | None,
              fmt: str,
              previous: Path | None, as_json: bool) -> None:
@@ -58,6 +65,7 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
     auditor assemble --db corpus.db --out corpus/ --prefer-source edgar,data-room
     auditor assemble --db corpus.db --out corpus/ --survivor newest
     auditor verify corpus/ --db corpus.db
+    auditor assemble --engine spark --parquet export/ --out corpus/
 
     Every document dropped as contained-in, duplicate-of, near-duplicate-of or superseded-by (an
     older version) names the document kept in its place, and every plan line shows the dates
@@ -71,8 +79,20 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
     policy = Policy(survivor=(survivor or "").replace(" ", "") or ("source" if prefer_source else "earliest"),
                     prefer_source=prefer_source, contained=contained, boilerplate=boilerplate,
                     exhibits=exhibits, min_novel=min_novel)
-    with open_store(db) as store:
-        a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous, dates=dates_file)
+    if parquet is not None or engine == "spark":
+        if parquet is None or engine != "spark" or db is not None:
+            raise UsageError("--parquet assembles from an export: give --engine spark --parquet DIR, and no --db")
+        if dates_file is not None:
+            raise UsageError("--dates records dates in a store; an export is read only: give the dates to "
+                             "the store, export it again, then assemble")
+        from auditor.assembly import assemble_parquet
+
+        a = assemble_parquet(parquet, out, run=run_id, policy=policy, previous=previous)
+    elif db is None:
+        raise UsageError("give --db (the store), or --engine spark --parquet DIR (an export)")
+    else:
+        with open_store(db) as store:
+            a = run(store, out, run=run_id, policy=policy, format=fmt, previous=previous, dates=dates_file)
     if a.dates is not None:
         report_dates(a.dates)
     if as_json:
@@ -82,6 +102,7 @@ def assemble(db: Path, out: Path, run_id: str | None, survivor: str | None, pref
             click.echo(clean(line))
     err.print(f"plan: {markup(a.directory / 'plan.jsonl')}; corpus: "
               f"{markup(a.directory / a.manifest['corpus']['file'])}; digest {a.manifest['digest']}\n"
-              f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}", highlight=False)
+              + (f"re-check it: auditor verify {markup(a.directory)} --db {markup(db)}" if db else
+                 "from an export: no store to verify it against"), highlight=False)
     sys.stdout.flush()
     exit_if_bad_dates(a.dates)

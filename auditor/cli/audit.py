@@ -20,7 +20,7 @@ from auditor.cli.common import (
     with_controls_options,
 )
 from auditor.console import json_safe, markup
-from auditor.errors import ControlsFailed
+from auditor.errors import ControlsFailed, UsageError
 
 
 @click.command()
@@ -47,10 +47,14 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
 
 
 @click.command()
-@db_option
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), envvar="AUDITOR_DB",
+              help="The SQLite store (it must exist: `auditor ingest` creates it). Env: AUDITOR_DB. "
+                   "Not with --parquet.")
 @with_controls_options
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Report directory (default: reports/<run-id>/).")
+@click.option("--parquet", "parquet", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Audit a Parquet export (`auditor export`) on Spark, without a store (--engine spark).")
 @click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
               help="Where the audit runs: in this process, or on Spark (needs the [spark] extra and Java 17 or 21).")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (--engine spark).")
@@ -61,7 +65,7 @@ def controls(db, threshold, control_seed, controls_dir, as_json):
 @click.option("--allow-empty", is_flag=True,
               help="Report even when nothing can be audited or no control can be drawn from the corpus "
                    "(the fixture controls must still pass).")
-def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_workdir, as_json, verbose,
+def audit(db, threshold, control_seed, controls_dir, out, parquet, engine, master, spark_workdir, as_json, verbose,
           allow_empty):
     """Run the controls, then score every document against every other, and write the report.
 
@@ -76,10 +80,21 @@ def audit(db, threshold, control_seed, controls_dir, out, engine, master, spark_
         from auditor.extras import require_spark
 
         require_spark()
-    with open_store(db) as store:
-        o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
-                      command=" ".join(["auditor", *sys.argv[1:]]), engine=engine, master=master,
-                      workdir=spark_workdir, allow_empty=allow_empty)
+    command = " ".join(["auditor", *sys.argv[1:]])
+    if parquet is not None:
+        if engine != "spark" or db is not None:
+            raise UsageError("--parquet audits an export on Spark: give --engine spark, and no --db")
+        from auditor.report.from_parquet import parquet_job
+
+        o = parquet_job(parquet, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
+                        command=command, master=master, workdir=spark_workdir, allow_empty=allow_empty)
+    else:
+        if db is None:
+            raise UsageError("give --db (the store), or --engine spark --parquet DIR (an export)")
+        with open_store(db) as store:
+            o = audit_job(store, threshold, out=out, seed=control_seed, controls_dir=controls_dir,
+                          command=command, engine=engine, master=master,
+                          workdir=spark_workdir, allow_empty=allow_empty)
     r = o.report
     if as_json:
         click.echo(json_safe((o.directory / "report.json").read_text(encoding="utf-8")), nl=False)

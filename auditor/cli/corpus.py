@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +19,6 @@ from auditor.cli.common import (
     err,
     exit_if_bad_dates,
     memory_option,
-    new_db_option,
     ocr_option,
     open_store,
     out,
@@ -42,7 +42,8 @@ def progress_bar(quiet: bool) -> Progress:
 
 
 @click.command()
-@new_db_option
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), envvar="AUDITOR_DB",
+              help="The SQLite store, created if missing. Env: AUDITOR_DB. Not with --engine spark.")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
 @click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
@@ -68,8 +69,14 @@ def progress_bar(quiet: bool) -> Progress:
                    "recorded with the copies they name (see `auditor dates`).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the batch outcome as JSON.")
+@click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
+              help="sqlite: into the store; spark: extracted on Spark executors into --parquet, no store.")
+@click.option("--parquet", "parquet", type=click.Path(file_okay=False, path_type=Path),
+              help="With --engine spark: the directory to write the export layout to (a re-run resumes).")
+@click.option("--master", default="local[*]", show_default=True, help="Spark master URL (--engine spark).")
 def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_timeout, ocr,
-           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, dates_file, quiet, as_json):
+           pdf_memory_mb, timeout, memory_mb, max_parts, budget, retry_failed, sync, dates_file, quiet, as_json,
+           engine, parquet, master):
     """Store files and directories (text, HTML, PDF, EDGAR submissions, .docx) with provenance.
 
     \b
@@ -87,6 +94,11 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     limits = Limits(max_file_bytes=int(max_file_mb * 2**20), max_text_chars=max_text_chars,
                     pdf_timeout=pdf_timeout, pdf_memory=pdf_memory_mb * 2**20, timeout=timeout,
                     memory=memory_mb * 2**20, max_parts=max_parts, budget=budget, ocr=ocr)
+    if engine == "spark" or parquet is not None:
+        _ingest_on_spark(db, inputs, parquet, engine, batch, source, limits, master, sync, dates_file, as_json)
+        return
+    if db is None:
+        raise UsageError("give --db (the store), or --engine spark --parquet DIR")
     with open_store(db, create=True) as store, progress_bar(quiet) as bar:
         files_task = bar.add_task("files", total=None)
         bytes_task = bar.add_task("bytes to extract", total=None)
@@ -381,3 +393,24 @@ def check(db, quick, as_json):
     if not r.ok:
         sys.exit(1)
 
+
+def _ingest_on_spark(db, inputs, parquet, engine, batch, source, limits, master, sync, dates_file, as_json):
+    """``auditor ingest --engine spark INPUT... --parquet DIR``: no store, the export layout."""
+    if engine != "spark" or parquet is None or db is not None or sync or dates_file is not None:
+        raise UsageError("ingest on Spark takes --engine spark and --parquet DIR, and no --db, --sync or --dates")
+    from auditor.engine.spark_engine import session
+    from auditor.engine.spark_ingest import spark_ingest
+    from auditor.extras import require_spark
+
+    require_spark()
+    missing = [str(i) for i in inputs if not os.path.lexists(i)]
+    r = spark_ingest(session(master), [i for i in inputs if os.path.lexists(i)], parquet, batch=batch,
+                     source=source, limits=limits, command=" ".join(["auditor", *sys.argv[1:]]))
+    if as_json:
+        click.echo(json.dumps({**r.as_dict(), "missing": missing}, indent=2, sort_keys=True))
+    else:
+        out.print(f"ingested {r.files} files in {r.parts} parts ({r.parts_done_before} written before, resumed past) "
+                  f"into {markup(r.directory)}: {r.documents} documents, {r.failures} failed or skipped inputs",
+                  highlight=False)
+    if missing:
+        raise UsageError("input not found: " + ", ".join(missing))

@@ -15,6 +15,7 @@ The export writes, under one directory:
   type; equality, which is all joins need, is unchanged). Rows are spread over buckets by
   ``uint64 hash % buckets``, so each posting list lies in one bucket and a cluster can read
   buckets in parallel;
+- ``failures/``: every input that failed or was skipped, with its reason, as ingest recorded it;
 - ``texts/``: ``(doc_id, text)``, the stored text, for exact verification on the cluster;
 - ``params.json``: the index parameters (k, modulus, seed, hash, normalisation), counts, and
   the corpus digest, so a reader can refuse an export built with other parameters.
@@ -39,8 +40,9 @@ from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
-# /2: documents/ carries ``unreadable``. A /1 export lacks it, and its unreadable documents
-# would silently leave the not-auditable list, so it is refused (export the store again).
+# Format 1 (unreleased until 0.1.0, so it carries everything a reader needs from the start):
+# documents/ with ``unreadable``, ``date`` and ``date_source``, and failures/, so a report
+# written from the export alone (``auditor audit --engine spark --parquet``) is the store's.
 FORMAT = "containment-auditor-parquet/1"
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
@@ -56,11 +58,19 @@ DOCUMENT_SCHEMA = pa.schema([
     ("parent_id", pa.int64()), ("duplicate_of", pa.int64()), ("meta", pa.string()),
     ("warnings", pa.string()), ("batch", pa.string()), ("created", pa.string()),
     ("n_shingles", pa.int64()), ("n_sampled", pa.int64()), ("unreadable", pa.string()),
+    ("date", pa.string()), ("date_source", pa.string()),
+    ("dates", pa.string()),  # the dates the document's own text and metadata state (JSON)
+])
+FAILURE_SCHEMA = pa.schema([
+    ("id", pa.int64()), ("batch", pa.string()), ("status", pa.string()), ("code", pa.string()),
+    ("message", pa.string()), ("path", pa.string()), ("part", pa.string()), ("sha256", pa.string()),
+    ("within_id", pa.int64()), ("size", pa.int64()), ("source", pa.string()),
 ])
 SIGHTING_SCHEMA = pa.schema([
     ("doc_id", pa.int64()), ("path", pa.string()), ("resolved", pa.string()), ("part", pa.string()),
     ("within_id", pa.int64()), ("size", pa.int64()), ("mtime", pa.string()), ("source", pa.string()),
     ("meta", pa.string()), ("seen_at", pa.string()), ("batch", pa.string()),
+    ("supplied_date", pa.string()), ("supplied_from", pa.string()),  # a dates file's, for this copy
 ])
 POSTING_SCHEMA = pa.schema([("hash", pa.int64()), ("doc_id", pa.int64())])
 TEXT_SCHEMA = pa.schema([("doc_id", pa.int64()), ("text", pa.string())])
@@ -119,7 +129,8 @@ def export_parquet(
     docs = _table(conn.execute(
         "SELECT d.id, d.sha256, d.path, d.format, d.extractor, d.extractor_version, d.encoding,"
         " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
-        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable"
+        " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable,"
+        " d.date, d.date_source, d.dates"
         " FROM documents d JOIN batches b ON b.id = d.batch_id"
         " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
     ), DOCUMENT_SCHEMA)
@@ -127,11 +138,18 @@ def export_parquet(
     pq.write_table(docs, out / "documents" / "part-00000.parquet")
     sightings = _table(conn.execute(
         "SELECT s.doc_id, s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source,"
-        " s.meta, s.seen_at, b.name FROM sightings s JOIN batches b ON b.id = s.batch_id"
+        " s.meta, s.seen_at, b.name, s.supplied_date, s.supplied_from"
+        " FROM sightings s JOIN batches b ON b.id = s.batch_id"
         " WHERE s.doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL) ORDER BY s.id"
     ), SIGHTING_SCHEMA)
     (out / "sightings").mkdir()
     pq.write_table(sightings, out / "sightings" / "part-00000.parquet")
+    failures = _table(conn.execute(
+        "SELECT f.id, b.name, f.status, f.code, f.message, f.path, f.part, f.sha256, f.within_id, f.size,"
+        " f.source FROM failures f"
+        " JOIN batches b ON b.id = f.batch_id ORDER BY f.id"), FAILURE_SCHEMA)
+    (out / "failures").mkdir()
+    pq.write_table(failures, out / "failures" / "part-00000.parquet")
 
     n_postings = int(store.scalar(f"SELECT coalesce(sum(n_sampled), 0) FROM index_docs WHERE {_LIVE}"))
     n_buckets = buckets or default_buckets(n_postings)

@@ -139,3 +139,9 @@ class Contained:
     family: int | None = None
     boilerplate: bool = False
     groups: int = 0  # unrelated containers (container_groups), counted when there are enough containers
+    count: int = -1  # containers in all, when ``containers`` holds only the first (a Spark finish)
+
+    @property
+    def n_containers(self) -> int:
+        """How many documents contain it (outside its family)."""
+        return self.count if self.count >= 0 else len(self.containers)

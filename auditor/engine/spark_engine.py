@@ -33,7 +33,6 @@ import functools
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 import time
@@ -45,12 +44,13 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from auditor.engine.audit import AuditResult, finish, histogram
+from auditor.engine.export_store import ExportStore
 from auditor.engine.pairs import Pairs
 from auditor.engine.short import SHORT_SHINGLES, exhaustive_pairs, short_documents
-from auditor.engine.universe import universe
+from auditor.engine.universe import Universe, universe
 from auditor.engine.verify import one_pass
 from auditor.errors import UsageError
-from auditor.store.db import Store, select_in
+from auditor.store.db import Store
 from auditor.text.score import Estimate, min_hits, needs_exact, prefix_length
 from auditor.text.shingle import Params, WordHasher, distinct, sample, text_shingles
 
@@ -77,6 +77,9 @@ def session(master: str | None = "local[*]", *, config: dict[str, str] | None = 
     except ImportError as e:  # pragma: no cover - depends on the installation
         raise UsageError("the Spark engine needs PySpark: pip install 'containment-auditor[spark]'") from e
     local = bool(master) and str(master).startswith("local")
+    python = (config or {}).get("spark.pyspark.python")
+    if python:  # PySpark takes the workers' Python from the environment; the setting, asked for, wins
+        os.environ["PYSPARK_PYTHON"] = python
     conf = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC",
             "spark.app.name": "containment-auditor"}
     if local:
@@ -262,6 +265,7 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     postings = persist(postings)
     reps = persist(reps)
     n_documents = reps.count()
+    t_postings = time.perf_counter()
 
     # 2. prefix filter: each document's prefix_length(n) rarest sampled shingles
     ns = sorted(r[0] for r in reps.where(F.col("n") > 0).select("n").distinct().collect())
@@ -319,6 +323,8 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
              .select("contained", "container", "sampled", "hits", "estimate", "low", "high",
                      "shingles", "shared", "exact", "verdict"))
     pairs.write.mode("overwrite").parquet(f"{out}/pairs")
+    LAST_STAGES["postings, prefix filter, hits, estimates, exact verification, pairs/ written"] = round(
+        time.perf_counter() - t_postings, 2)
     written = spark.read.parquet(f"{out}/pairs")
     unverified = written.where(F.col("exact").isNull() & (F.col("high") >= threshold)).count()
     if unverified:  # their texts are missing: never let an estimate stand in for the exact value
@@ -340,67 +346,6 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
 
 # -- back on the driver -----------------------------------------------------------------------
 
-class _ExportSource:
-    """The parts of a Store the audit's driver side reads, served from a Parquet export.
-
-    ``conn`` is an in-memory SQLite copy of the few document columns that
-    ``audit.not_auditable`` and ``audit.duplicate_groups`` query (``COLUMNS``), so both run
-    unchanged: a column left out here would read as empty there, as ``unreadable`` once did
-    (an unreadable document then left the not-auditable list).
-    """
-
-    COLUMNS = ("id", "n_words", "duplicate_of", "norm_sha256", "unreadable")
-
-    def __init__(self, directory: str | Path) -> None:
-        import pyarrow.parquet as pq
-
-        from auditor.engine.export import read_params
-
-        self.directory = Path(directory)
-        self.meta = read_params(self.directory)
-        self.params = Params(**self.meta["params"])
-        docs = pq.read_table(self.directory / "documents",
-                             columns=[*self.COLUMNS, "n_shingles", "n_sampled", "page_offsets", "path"]).to_pylist()
-        self._docs = {d["id"]: d for d in docs}
-        self.conn = sqlite3.connect(":memory:")
-        self.conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, n_words INTEGER, duplicate_of INTEGER,"
-                          " norm_sha256 TEXT, unreadable TEXT, withdrawn_at TEXT)")  # an export holds no withdrawn document
-        self.conn.execute("CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER)")
-        self.conn.executemany(f"INSERT INTO documents ({', '.join(self.COLUMNS)}) VALUES (?,?,?,?,?)",
-                              [tuple(d[c] for c in self.COLUMNS) for d in docs])
-        self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?)",
-                              [(d["id"], d["n_shingles"], d["n_sampled"]) for d in docs
-                               if d["n_sampled"] is not None])
-
-    def select_in(self, sql: str, ids: Any) -> list[tuple]:
-        return select_in(self.conn, sql, ids)
-
-    def texts_of(self, ids: Any) -> Iterator[tuple[int, str]]:
-        """(id, text) of each of ``ids``, in one pass over ``texts/`` (written in id order)."""
-        import pyarrow.parquet as pq
-
-        wanted = set(ids)
-        for part in sorted((self.directory / "texts").glob("*.parquet")):
-            for batch in pq.ParquetFile(part).iter_batches(columns=["doc_id", "text"], batch_size=256):
-                for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
-                    if doc_id in wanted:
-                        yield int(doc_id), str(text)
-
-    @functools.lru_cache(maxsize=64)  # noqa: B019 - one source per audit; findings come by container
-    def text(self, doc_id: int) -> str:
-        import pyarrow.parquet as pq
-
-        t = pq.read_table(self.directory / "texts", filters=[("doc_id", "=", doc_id)])
-        if t.num_rows == 0:
-            raise UsageError(f"document {doc_id} has no text in {self.directory}")
-        return str(t.column("text")[0].as_py())
-
-    def document(self, doc_id: int) -> dict[str, Any]:
-        d = dict(self._docs[doc_id])
-        d["page_offsets"] = json.loads(d["page_offsets"]) if d["page_offsets"] else None
-        return d
-
-
 def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
     """The ``AuditResult`` of a Spark run, finished on the driver as ``run_audit`` finishes it.
 
@@ -415,7 +360,7 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
     summary = json.loads(rows[0])
     if summary.get("format") != RESULT_FORMAT:
         raise UsageError(f"{result} is not a Spark audit result ({RESULT_FORMAT})")
-    src: Any = source if isinstance(source, Store) else _ExportSource(source)
+    src: Any = source if isinstance(source, Store) else ExportStore(source)
     params: Params = src.params
     if params.as_dict() != summary["params"]:
         raise UsageError(f"{result} was computed with other index parameters than {source}")
@@ -448,6 +393,19 @@ def load_result(result: str | Path, source: Store | str | Path) -> AuditResult:
                   documents=int(summary["documents"]))
 
 
+def finish_result(spark: SparkSession, source: str, out: str, params: Params, threshold: float, *,
+                  scope: Universe, only: set[int] | None) -> AuditResult:
+    """The ``AuditResult`` of ``spark_audit``'s pairs, finished on the executors
+    (:mod:`auditor.engine.spark_finish`); the driver gets what the report prints."""
+    from auditor.engine.spark_finish import finish_on_spark, not_auditable_on_spark
+
+    reps = spark.createDataFrame([(int(i),) for i in scope.representatives], "id long")
+    result = finish_on_spark(spark, source, out, params, threshold, representatives=reps, only=only,
+                             groups=scope.groups, universe=scope.members)
+    result.not_auditable = not_auditable_on_spark(spark, source, params, reps, only)
+    return result
+
+
 @dataclass
 class Timing:
     """Seconds spent in each phase of the last ``run_audit_spark`` (for benchmarks)."""
@@ -459,10 +417,11 @@ class Timing:
 
 
 LAST_TIMING = Timing()
+LAST_STAGES: dict[str, float] = {}  # wall seconds of the Spark job's steps (the finish's: spark_finish.STAGES)
 
 
 def run_audit_spark(
-    store_or_parquet_dir: Store | str | Path,
+    store_or_parquet_dir: Store | ExportStore | str | Path,
     threshold: float = 0.8,
     *,
     master: str = "local[*]",
@@ -495,22 +454,29 @@ def run_audit_spark(
     try:
         if isinstance(store_or_parquet_dir, Store):
             export_parquet(store_or_parquet_dir, work / "export", overwrite=True)
-            source: Store | str | Path = store_or_parquet_dir
+            source: Store | ExportStore | Path = store_or_parquet_dir
             parquet = work / "export"
+        elif isinstance(store_or_parquet_dir, ExportStore):  # an export already read
+            source, parquet = store_or_parquet_dir, store_or_parquet_dir.directory
         else:
             source = parquet = Path(store_or_parquet_dir)
-        src: Any = source if isinstance(source, Store) else _ExportSource(source)
+        src: Any = source if isinstance(source, (Store, ExportStore)) else ExportStore(source)
         scope = universe(src, documents)
         if only is not None:
             only = {scope.representative[d] for d in only if d in scope.representative}
         t2 = time.perf_counter()
         # file:// URLs: on a cluster a bare path would name the cluster's default file system
-        spark_audit(spark, parquet.resolve().as_uri(), (work / "result").resolve().as_uri(), threshold,
+        src_url, out_url = parquet.resolve().as_uri(), (work / "result").resolve().as_uri()
+        spark_audit(spark, src_url, out_url, threshold,
                     only=only, sampled_from=sampled_from, representatives=set(scope.representatives),
                     covered=scope.members)
         t3 = time.perf_counter()
-        result = load_result(work / "result", source)
+        result = finish_result(spark, src_url, out_url, src.params, threshold, scope=scope, only=only)
         t4 = time.perf_counter()
+        if tmp is not None:  # the containing pairs are read from it later: removed with them
+            shutil.rmtree(work / "export", ignore_errors=True)
+            cast(Any, result.containing).adopt(tmp)
+            tmp = None
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -240,7 +240,7 @@ def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]
 
 def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "doc_id": c.doc, "containers": len(c.containers), "family": c.family,
+        "doc_id": c.doc, "containers": c.n_containers, "family": c.family,
         "best": [_best(p, texts if i == 0 else None, detail) for i, p in enumerate(c.best)],
     }
     if others:

@@ -326,35 +326,16 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
     run = report["run"]
     with store.write(kind, {"run_id": run["run_id"], "status": report["status"], "digest": report["digest"],
                             "scope": report.get("scope", {}).get("kind")}) as c:
-        cur = c.execute(
-            "INSERT INTO runs (run_id, kind, status, params, started, ended, summary, report_dir, digest, scope,"
-            " verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (run["run_id"], kind, report["status"], json.dumps(report["manifest"]["params"], sort_keys=True),
-             run["started"], now(), json.dumps(report.get("summary", {}), sort_keys=True),
-             str(directory), report["digest"], json.dumps(report.get("scope", {}), sort_keys=True), verdict),
-        )
+        fields = runs_row(report, kind, directory, verdict)
+        cur = c.execute(f"INSERT INTO runs ({', '.join(fields)}) VALUES ({','.join('?' * len(fields))})",
+                        tuple(fields.values()))
         run_row = cur.lastrowid
         assert run_row is not None  # sqlite3 sets it after every successful INSERT
         if verified is not None:
             custody.checkpoint(c, verified)
         contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
         if audit is not None and report["status"] == "OK":
-            rep = {m: g[0] for g in audit.duplicate_groups for m in g}
-            reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
-            fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
-            held = {c.doc: c for c in audit.contained}
-            covered = audit.universe
-            scope = report.get("scope") or {}
-            if scope.get("kind") == "batch":  # a gate's run: its batch and what its pairs name, not the corpus
-                named = set(scope.get("documents", [])) | set(audit.containing.contained.tolist()) | set(
-                    audit.containing.container.tolist())
-                named |= {rep.get(d, d) for d in named}
-                covered = [d for d in audit.universe if d in named]
-            documents = sorted(
-                (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
-                 rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
-                 len(held[d].containers) if d in held else 0, int(d in held and held[d].boilerplate))
-                for d in covered)
+            documents = run_documents(report, audit)
             for row in documents:
                 contents.add_document(row)
             c.executemany(
@@ -366,6 +347,38 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
                 _finding_rows(run_row, audit, contents))
         if "contents" in {r[1] for r in c.execute("PRAGMA table_info(runs)")}:
             c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
+
+
+def run_documents(report: dict[str, Any], audit: AuditResult) -> list[tuple[Any, ...]]:
+    """The run's ``run_documents`` rows without the run: (doc_id, status, duplicate_of, reason,
+    family, containers, boilerplate) of every document it covered, by doc_id. A store keeps them
+    with the run; an export keeps them under ``runs/`` (``export_run``)."""
+    rep = {m: g[0] for g in audit.duplicate_groups for m in g}
+    reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
+    fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
+    held = {c.doc: c for c in audit.contained}
+    covered = audit.universe
+    scope = report.get("scope") or {}
+    if scope.get("kind") == "batch":  # a gate's run: its batch and what its pairs name, not the corpus
+        named = set(scope.get("documents", [])) | set(audit.containing.contained.tolist()) | set(
+            audit.containing.container.tolist())
+        named |= {rep.get(d, d) for d in named}
+        covered = [d for d in audit.universe if d in named]
+    return sorted(
+        (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
+         rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
+         held[d].n_containers if d in held else 0, int(d in held and held[d].boilerplate))
+        for d in covered)
+
+
+def runs_row(report: dict[str, Any], kind: str, directory: Path, verdict: str | None = None) -> dict[str, Any]:
+    """The ``runs`` row of a report (without its id): what a plan reads of the run."""
+    run = report["run"]
+    return {"run_id": run["run_id"], "kind": kind, "status": report["status"],
+            "params": json.dumps(report["manifest"]["params"], sort_keys=True), "started": run["started"],
+            "ended": now(), "summary": json.dumps(report.get("summary", {}), sort_keys=True),
+            "report_dir": str(directory), "digest": report["digest"],
+            "scope": json.dumps(report.get("scope", {}), sort_keys=True), "verdict": verdict}
 
 
 def record_run(store: Store, outcome: AuditOutcome, *, kind: str, verdict: str) -> None:

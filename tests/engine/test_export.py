@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from auditor.corpus.ingest import ingest
 from auditor.engine.export import DOCUMENT_SCHEMA, export_parquet, read_params
-from auditor.engine.spark_engine import _ExportSource
+from auditor.engine.export_store import ExportStore
 from auditor.engine.universe import duplicate_groups, not_auditable, universe
 from auditor.errors import UsageError
 from auditor.store.db import Store
@@ -33,6 +33,7 @@ def exported(tmp_path_factory):
     (docs / "contract-crlf.txt").write_text(contract.replace("\n", "\r\n"))  # an exact duplicate
     (docs / "filing.txt").write_text(synth.filing(612, 8_000, exhibits=[contract])[0])
     (docs / "tiny.txt").write_text("Section 1. Definitions.")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 4)  # fails to extract, is recorded
     r = random.Random(7)  # Latin-1 noise: words, but not readable text
     (docs / "gibberish.txt").write_bytes(bytes(r.choice([*range(0xA0, 0x100), 0x20, 0x20]) for _ in range(4000)))
     with Store(d / "corpus.db") as store:
@@ -41,20 +42,33 @@ def exported(tmp_path_factory):
         yield store, d / "parquet"
 
 
+SHARED = ("id", "sha256", "path", "n_words", "duplicate_of", "norm_sha256", "unreadable", "date", "date_source",
+          "n_chars", "meta", "page_offsets")
+
+
 def test_the_export_carries_every_documents_column_the_engines_read(exported):
     store, out = exported
-    names = set(DOCUMENT_SCHEMA.names)
-    assert set(_ExportSource.COLUMNS) <= names
+    assert set(SHARED) <= set(DOCUMENT_SCHEMA.names)
+    cols = ", ".join(SHARED)
+    want = store.rows(f"SELECT {cols} FROM documents ORDER BY id")
+    assert ExportStore(out).rows(f"SELECT {cols} FROM documents ORDER BY id") == want  # read back as a store
     got = {d["id"]: d for d in pq.read_table(out / "documents").to_pylist()}
-    want = {r["id"]: r for r in store.rows("SELECT id, n_words, duplicate_of, norm_sha256, unreadable FROM documents")}
-    assert {i: {c: d[c] for c in _ExportSource.COLUMNS} for i, d in got.items()} == want
+    assert [{c: got[r["id"]][c] for c in SHARED} for r in want] == want
+
+
+def test_failed_inputs_travel_with_the_export(exported):
+    store, out = exported
+    sql = "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY id"
+    want = store.rows(sql)
+    assert want and any(r["path"].endswith("broken.pdf") for r in want)  # the fixture's one failure
+    assert ExportStore(out).rows(sql) == want
 
 
 def test_an_unreadable_document_stays_not_auditable_through_the_export(exported):
     store, out = exported
     unreadable = store.scalar("SELECT id FROM documents WHERE unreadable IS NOT NULL")
     assert unreadable is not None and store.scalar("SELECT n_words FROM documents WHERE id = ?", (unreadable,)) > 0
-    src = _ExportSource(out)
+    src = ExportStore(out)
     want = not_auditable(store, store.params)
     assert unreadable in {x["doc_id"] for x in want}
     assert any(x["reason"].startswith("text not readable") for x in want)

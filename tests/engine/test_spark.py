@@ -28,6 +28,7 @@ from auditor.engine.export import export_parquet, read_params  # noqa: E402
 from auditor.engine.spark_engine import run_audit_spark, session  # noqa: E402
 from auditor.store.db import Store  # noqa: E402
 from tests.support import synth  # noqa: E402
+from tests.support.same_audit import assert_same  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a JVM and Python workers: about 50 s for the module
 
@@ -77,32 +78,6 @@ def sqlite_result(store) -> AuditResult:
     return run_audit(store, 0.8)
 
 
-def _pairs(r: AuditResult) -> list[tuple]:
-    c = r.containing
-    return list(zip(c.contained.tolist(), c.container.tolist(), c.hits.tolist(), c.sampled.tolist(),
-                    c.shared.tolist(), c.shingles.tolist(), strict=True))
-
-
-def _grouped(r: AuditResult) -> list[tuple]:
-    return [(c.doc, c.containers.tolist(), c.values.tolist(), c.family, c.boilerplate,
-             [(p.container, p.estimate, p.exact, [s.as_dict() for s in p.spans]) for p in c.best])
-            for c in r.contained]
-
-
-def assert_same(a: AuditResult, b: AuditResult) -> None:
-    assert _pairs(a) == _pairs(b)
-    assert _grouped(a) == _grouped(b)
-    assert a.below == b.below
-    assert [(p.contained, p.container, p.estimate, p.exact) for p in a.nearest_misses] == \
-        [(p.contained, p.container, p.estimate, p.exact) for p in b.nearest_misses]
-    assert [(f.members, f.pairs, f.low, f.high) for f in a.families] == \
-        [(f.members, f.pairs, f.low, f.high) for f in b.families]
-    assert a.not_auditable == b.not_auditable
-    assert a.duplicate_groups == b.duplicate_groups
-    assert (a.documents, a.candidates, a.threshold, a.params) == (b.documents, b.candidates, b.threshold, b.params)
-    assert a.histogram == b.histogram and a.universe == b.universe
-
-
 def test_the_corpus_exercises_every_path(sqlite_result):
     r = sqlite_result
     assert len(r.containing) >= 6 and r.below and r.nearest_misses and r.families and r.not_auditable
@@ -120,11 +95,14 @@ def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
     assert found == sorted(zip(c.contained.tolist(), c.container.tolist(), strict=True))  # every pair
 
 
-def test_batch_scope_and_another_threshold(spark, store, tmp_path):
+def test_batch_scope_and_another_threshold(spark, store, tmp_path, monkeypatch):
     ids = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE path LIKE '%f-many-1%'"
                                              " OR path LIKE '%contract-2%' ORDER BY id")]
     only = set(ids)
     assert_same(run_audit(store, 0.8, only=only), run_audit_spark(store, 0.8, spark=spark, only=only))
+    import auditor.engine.spark_finish as finish
+
+    monkeypatch.setattr(finish, "LOCAL_EDGES", 0)  # families by large-star / small-star on the cluster
     assert_same(run_audit(store, 0.45), run_audit_spark(store, 0.45, spark=spark))
 
 
@@ -171,3 +149,171 @@ def test_export_cli(store, tmp_path):
         "SELECT id, sha256 FROM documents ORDER BY id")]
     again = CliRunner().invoke(cli, ["export", "--db", str(store.path), "--parquet", str(tmp_path / "p")])
     assert again.exit_code == 2 and "not empty" in again.output
+
+
+def _core(directory) -> dict:
+    """report.json without what differs between two runs or two engines."""
+    r = json.loads((directory / "report.json").read_text())
+    for k in ("run", "digest", "run_digest"):
+        r.pop(k, None)
+    r["manifest"].pop("engine")
+    return r
+
+
+@pytest.fixture(scope="module")
+def both_audits(store, tmp_path_factory):
+    """The store audited by `auditor audit --db` and its export by `auditor audit --engine spark
+    --parquet`, as a user runs them (real subprocesses): (directory, export)."""
+    import subprocess
+    import sys
+
+    from auditor.engine.export import export_parquet
+
+    tmp_path = tmp_path_factory.mktemp("both-audits")
+    export = tmp_path / "export"
+    export_parquet(store, export)
+    run = [sys.executable, "-m", "auditor"]
+    a = subprocess.run([*run, "audit", "--db", str(store.path), "--out", str(tmp_path / "sqlite")],
+                       capture_output=True, text=True, timeout=600)
+    assert a.returncode == 0, a.stderr
+    store.conn.execute("SELECT 1")  # the fixture's connection still reads: nothing was locked away
+    b = subprocess.run([*run, "audit", "--engine", "spark", "--master", "local[2]", "--parquet", str(export),
+                        "--out", str(tmp_path / "spark")], capture_output=True, text=True, timeout=900)
+    assert b.returncode == 0, b.stderr
+    return tmp_path, export
+
+
+def test_report_from_parquet_alone_equals_the_store_report(both_audits):
+    """`auditor audit --engine spark --parquet DIR`, as a user runs it, writes the report that
+    `auditor audit --db` writes: the same core (apart from the engine's name), the same
+    sidecars (every containing pair, every document with its novelty), with no store at all."""
+    tmp_path, _ = both_audits
+    sq, sp = _core(tmp_path / "sqlite"), _core(tmp_path / "spark")
+    assert sq["summary"]["containing_pairs"] >= 6 and sq["families"] and sq["not_auditable"]
+    assert sp == sq
+    for name in ("findings.jsonl.gz", "documents.jsonl.gz"):
+        assert (tmp_path / "spark" / name).read_bytes() == (tmp_path / "sqlite" / name).read_bytes()
+    manifest = json.loads((tmp_path / "spark" / "report.json").read_text())["manifest"]
+    assert manifest["engine"] == "spark"
+    for name in ("report.md", "report.html"):
+        assert (tmp_path / "spark" / name).is_file()
+
+
+def test_assemble_from_the_export_gives_the_store_plan(store, both_audits):
+    """`auditor assemble --engine spark --parquet DIR` after the Parquet audit, as a user runs
+    it: the plan the store's assemble writes, byte for byte, every decision and its evidence,
+    and the same kept texts in corpus.parquet. A policy that changes decisions changes both alike.
+    Not --min-novel: on this corpus the store's own assemble breaks a plan invariant with it
+    (--min-novel 0.9: "contained-in 20, which is dropped (covered-by)"), a fault of the plan,
+    not of the export."""
+    import subprocess
+    import sys
+
+    tmp_path, export = both_audits
+    assert len(list((export / "runs").glob("*/run.json"))) == 1  # the Parquet audit recorded its run
+    run = [sys.executable, "-m", "auditor", "assemble"]
+    for name, policy in (("default", []), ("newest", ["--survivor", "newest", "--contained", "keep"])):
+        a = subprocess.run([*run, "--db", str(store.path), "--format", "parquet",
+                            "--out", str(tmp_path / f"asm-sqlite-{name}"), *policy],
+                           capture_output=True, text=True, timeout=600)
+        assert a.returncode == 0, a.stderr
+        b = subprocess.run([*run, "--engine", "spark", "--parquet", str(export),
+                            "--out", str(tmp_path / f"asm-spark-{name}"), *policy],
+                           capture_output=True, text=True, timeout=600)
+        assert b.returncode == 0, b.stderr
+        plan_sq = (tmp_path / f"asm-sqlite-{name}" / "plan.jsonl").read_bytes()
+        plan_sp = (tmp_path / f"asm-spark-{name}" / "plan.jsonl").read_bytes()
+        assert plan_sp == plan_sq
+        lines = [json.loads(x) for x in plan_sq.splitlines()]
+        reasons = {x["reason"] for x in lines}
+        assert len(lines) >= 20 and "not-auditable" in reasons
+        if name == "default":
+            assert {"contained-in", "near-duplicate-of", "survivor"} <= reasons
+        assert all(x["provenance"]["date"] for x in lines if x["doc_id"] is not None)
+        corpus_sq = pq.read_table(tmp_path / f"asm-sqlite-{name}" / "corpus.parquet").to_pylist()
+        corpus_sp = pq.read_table(tmp_path / f"asm-spark-{name}" / "corpus.parquet").to_pylist()
+        assert corpus_sp == corpus_sq and corpus_sq
+        m_sq = json.loads((tmp_path / f"asm-sqlite-{name}" / "manifest.json").read_text())
+        m_sp = json.loads((tmp_path / f"asm-spark-{name}" / "manifest.json").read_text())
+        assert m_sp["files"] == m_sq["files"] and m_sp["summary"] == m_sq["summary"]
+        assert m_sp["source"]["parquet"] == str(export.resolve()) and "custody" not in m_sp
+    default = [json.loads(x) for x in (tmp_path / "asm-sqlite-default" / "plan.jsonl").read_bytes().splitlines()]
+    newest = [json.loads(x) for x in (tmp_path / "asm-sqlite-newest" / "plan.jsonl").read_bytes().splitlines()]
+    assert [x["decision"] for x in default] != [x["decision"] for x in newest]  # the policy reached both
+
+
+def test_assemble_from_an_export_needs_a_recorded_run(store, tmp_path):
+    import subprocess
+    import sys
+
+    from auditor.engine.export import export_parquet
+
+    export_parquet(store, tmp_path / "export")
+    r = subprocess.run([sys.executable, "-m", "auditor", "assemble", "--engine", "spark", "--parquet",
+                        str(tmp_path / "export"), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "records no audit run" in r.stderr and "audit --engine spark" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "auditor", "assemble", "--parquet", str(tmp_path / "export"),
+                        "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--engine spark" in r.stderr
+
+
+def test_parquet_needs_the_spark_engine_and_no_store(store, tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "auditor", "audit", "--parquet", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--engine spark" in r.stderr
+
+
+_TABLES = (
+    "SELECT id, sha256, path, format, extractor, n_words, n_chars, duplicate_of, norm_sha256, unreadable, parent_id,"
+    " meta, warnings, page_offsets, date, date_source FROM documents ORDER BY id",
+    "SELECT doc_id, path, resolved, part, within_id, size, mtime, source, meta FROM sightings ORDER BY id",
+    "SELECT path, part, status, code, message, sha256 FROM failures ORDER BY id",
+    "SELECT doc_id, n_shingles, n_sampled, sampled FROM index_docs ORDER BY doc_id",
+)
+
+
+def test_ingest_on_spark_gives_the_store_and_its_audit(spark, store, sqlite_result, tmp_path):
+    """Files extracted on the executors, a part per task, merged: the store's documents, ids,
+    sightings, duplicate groups, sampled sets and texts, and so the store's audit."""
+    from auditor.engine.export_store import ExportStore
+    from auditor.engine.spark_ingest import spark_ingest
+
+    docs = store.path.parent / "docs"
+    r = spark_ingest(spark, [docs], tmp_path / "ingested", files_per_part=6)  # 22 files: 4 parts
+    assert (r.files, r.parts, r.parts_done_before) == (22, 4, 0)
+    src = ExportStore(tmp_path / "ingested")
+    for sql in _TABLES:
+        assert src.rows(sql) == store.rows(sql), sql
+    assert [src.text(i) for i in (1, 7, 20)] == [store.text(i) for i in (1, 7, 20)]
+    assert_same(sqlite_result, run_audit_spark(src, 0.8, spark=spark))
+
+
+def test_ingest_on_spark_records_failures_and_resumes(tmp_path):
+    """As a user runs it: a file that cannot be read is recorded with its reason, and a re-run
+    of the same command skips the parts already written."""
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(synth.contract(801, 2_000))
+    (docs / "b.txt").write_text(synth.filing(802, 4_000)[0])
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 4)
+    cmd = [sys.executable, "-m", "auditor", "ingest", "--engine", "spark", "--master", "local[2]", str(docs),
+           "--parquet", str(tmp_path / "out"), "--json"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) | {"directory": None} == {
+        "directory": None, "files": 3, "parts": 1, "parts_done_before": 0, "documents": 2, "failures": 1,
+        "missing": []}
+    failed = pq.read_table(tmp_path / "out" / "failures").to_pylist()
+    assert [(f["path"].endswith("broken.pdf"), f["status"]) for f in failed] == [(True, "failed")]
+    assert failed[0]["code"] and failed[0]["message"]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["parts_done_before"] == 1
+    assert pq.read_table(tmp_path / "out" / "failures").to_pylist() == failed

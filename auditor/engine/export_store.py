@@ -1,0 +1,216 @@
+"""A Parquet export read as the store a report and its controls read (``ExportStore``).
+
+``auditor audit --engine spark --parquet DIR`` writes its report from an export (or from a
+Spark ingest) alone, without the SQLite store. The report builder and the controls ask a store
+a few questions: the documents' provenance, their sightings, the failed inputs, the index
+counts, the sampled sets of the documents the corpus-drawn controls may draw, a text now and
+then. ``ExportStore`` answers them from the export. It keeps the metadata tables in an
+in-memory SQLite database (``conn``), so the same queries run unchanged, and reads texts from
+``texts/`` when asked, one at a time.
+
+What it holds on the driver: one row per document and per sighting, and the sampled sets
+(one in 16 shingles, 8 bytes each), never a text beyond the few asked for, never a pair.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.engine.export import read_params
+from auditor.errors import NoDocument, UsageError
+from auditor.store.db import select_in
+from auditor.text.shingle import Params
+
+_SCHEMA = """
+CREATE TABLE batches (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE documents (id INTEGER PRIMARY KEY, sha256 TEXT, path TEXT, format TEXT, extractor TEXT,
+    extractor_version TEXT, encoding TEXT, size INTEGER, n_pages INTEGER, page_offsets TEXT,
+    n_chars INTEGER, n_words INTEGER, norm_sha256 TEXT, parent_id INTEGER, duplicate_of INTEGER,
+    meta TEXT, warnings TEXT, batch_id INTEGER, created TEXT, unreadable TEXT, date TEXT,
+    date_source TEXT, dates TEXT, withdrawn_at TEXT, withdrawn_reason TEXT, withdrawn_by TEXT);
+CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER, sampled BLOB);
+CREATE TABLE sightings (id INTEGER PRIMARY KEY, doc_id INTEGER, batch_id INTEGER, path TEXT,
+    resolved TEXT, part TEXT, within_id INTEGER, size INTEGER, mtime TEXT, source TEXT, meta TEXT,
+    seen_at TEXT, supplied_date TEXT, supplied_from TEXT);
+CREATE INDEX sightings_doc ON sightings(doc_id);
+CREATE TABLE failures (id INTEGER PRIMARY KEY, batch_id INTEGER, status TEXT, code TEXT, message TEXT,
+    path TEXT, part TEXT, sha256 TEXT, within_id INTEGER, size INTEGER, source TEXT);
+CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+    status TEXT NOT NULL, params TEXT NOT NULL, started TEXT NOT NULL, ended TEXT, summary TEXT,
+    report_dir TEXT, digest TEXT, scope TEXT, contents TEXT, verdict TEXT);
+CREATE TABLE run_documents (run INTEGER NOT NULL, doc_id INTEGER NOT NULL, status TEXT NOT NULL,
+    duplicate_of INTEGER, reason TEXT, family INTEGER, containers INTEGER NOT NULL DEFAULT 0,
+    boilerplate INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, doc_id)) WITHOUT ROWID;
+CREATE TABLE findings (run INTEGER NOT NULL, contained_id INTEGER NOT NULL, container_id INTEGER NOT NULL,
+    containment REAL NOT NULL, estimate REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL,
+    hits INTEGER NOT NULL, sampled INTEGER NOT NULL, shared INTEGER NOT NULL, shingles INTEGER NOT NULL,
+    family INTEGER, spans TEXT, PRIMARY KEY (run, contained_id, container_id));
+"""
+_DOCS = ("id", "sha256", "path", "format", "extractor", "extractor_version", "encoding", "size", "n_pages",
+         "page_offsets", "n_chars", "n_words", "norm_sha256", "parent_id", "duplicate_of", "meta", "warnings",
+         "batch", "created", "unreadable", "date", "date_source", "dates")
+_SIGHTINGS = ("doc_id", "batch", "path", "resolved", "part", "within_id", "size", "mtime", "source", "meta",
+              "seen_at", "supplied_date", "supplied_from")
+
+
+def _rows(table: Any, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``table``'s rows as dicts of ``names``; a column an older export lacks reads as None."""
+    have = [n for n in names if n in table.column_names]
+    rows = table.select(have).to_pylist()
+    missing = [n for n in names if n not in table.column_names]
+    if missing:
+        for r in rows:
+            r.update(dict.fromkeys(missing))
+    return rows
+
+
+class ExportStore:
+    """The read side of a Store, served from a Parquet export (see the module docstring)."""
+
+    private = False
+    reads = None
+    memo = None
+
+    def __init__(self, directory: str | Path) -> None:
+        import pyarrow.parquet as pq
+
+        self.directory = self.path = Path(directory)
+        self.meta = read_params(self.directory)
+        self.params = Params(**self.meta["params"])
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.executescript(_SCHEMA)
+        batch_ids: dict[str, int] = {}
+
+        def batch(name: Any) -> int:
+            return batch_ids.setdefault(str(name), len(batch_ids) + 1)
+
+        docs = pq.read_table(self.directory / "documents")
+        rows = _rows(docs, _DOCS)
+        self.conn.executemany(
+            f"INSERT INTO documents ({', '.join(c if c != 'batch' else 'batch_id' for c in _DOCS)})"
+            f" VALUES ({','.join('?' * len(_DOCS))})",
+            [tuple(batch(r[c]) if c == "batch" else r[c] for c in _DOCS) for r in rows])
+        counts = docs.select(["id", "n_shingles", "n_sampled"]).to_pylist()
+        sampled = self._sampled()
+        empty = np.empty(0, np.uint64).tobytes()
+        self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?,?)", [
+            (r["id"], r["n_shingles"], r["n_sampled"], sampled.get(r["id"], empty))
+            for r in counts if r["n_sampled"] is not None])
+        del rows, counts, sampled
+        seen = _rows(pq.read_table(self.directory / "sightings"), _SIGHTINGS)
+        self.conn.executemany(
+            f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
+            f" VALUES ({','.join('?' * len(_SIGHTINGS))})",
+            [tuple(batch(r[c]) if c == "batch" else r[c] for c in _SIGHTINGS) for r in seen])
+        if (self.directory / "failures").is_dir():
+            names = ("id", "batch", "status", "code", "message", "path", "part", "sha256", "within_id", "size",
+                     "source")
+            failed = _rows(pq.read_table(self.directory / "failures"), names)
+            self.conn.executemany(f"INSERT INTO failures (id, batch_id, {', '.join(names[2:])}) VALUES"
+                                  f" ({','.join('?' * len(names))})", [
+                tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
+        self.conn.executemany("INSERT INTO batches VALUES (?, ?)", [(i, n) for n, i in batch_ids.items()])
+
+    def _sampled(self) -> dict[int, bytes]:
+        """Each document's sampled set as the store keeps it: sorted uint64, as bytes."""
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(self.directory / "postings", columns=["doc_id", "hash"])
+        if not t.num_rows:
+            return {}
+        d = t.column("doc_id").to_numpy()
+        h = t.column("hash").to_numpy().view(np.uint64)
+        order = np.lexsort((h, d))
+        d, h = d[order], h[order]
+        edges = np.concatenate(([0], np.flatnonzero(np.diff(d)) + 1, [len(d)]))
+        return {int(d[a]): h[a:b].tobytes() for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)}
+
+    def load_runs(self) -> int:
+        """The audit runs recorded under ``runs/`` (``report.from_parquet.export_run``) into
+        ``runs``, ``run_documents`` and ``findings``, as a store holds them, oldest first.
+        Returns how many. Their pairs are read here: 24 bytes and more per pair on the driver."""
+        import pyarrow.parquet as pq
+
+        listed = []
+        for d in sorted((self.directory / "runs").glob("*")) if (self.directory / "runs").is_dir() else []:
+            if d.name.startswith(".") or not (d / "run.json").is_file():
+                continue  # a run being written, or not a run
+            listed.append((json.loads((d / "run.json").read_text(encoding="utf-8")), d))
+        listed.sort(key=lambda x: (x[0]["started"], x[0]["run_id"]))
+        for i, (row, d) in enumerate(listed, start=1):
+            self.conn.execute(f"INSERT INTO runs (id, {', '.join(row)}) VALUES (?, {','.join('?' * len(row))})",
+                              (i, *row.values()))
+            docs = pq.read_table(d / "run_documents.parquet")
+            self.conn.executemany(
+                f"INSERT INTO run_documents (run, {', '.join(docs.column_names)}) VALUES"
+                f" (?, {','.join('?' * docs.num_columns)})",
+                ((i, *r.values()) for r in docs.to_pylist()))
+            pairs = pq.ParquetFile(d / "findings.parquet")
+            for batch in pairs.iter_batches(batch_size=50_000):
+                self.conn.executemany(
+                    f"INSERT INTO findings (run, {', '.join(batch.schema.names)}) VALUES"
+                    f" (?, {','.join('?' * batch.num_columns)})",
+                    ((i, *r) for r in zip(*(c.to_pylist() for c in batch.columns), strict=True)))
+        return len(listed)
+
+    # -- what callers of a Store use -----------------------------------------------------------
+
+    def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
+        return select_in(self.conn, sql, ids)
+
+    def scalar(self, sql: str, params: tuple = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    def rows(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params)
+        names = [c[0] for c in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def noted(self, table: str, ids: Iterable[int]) -> None:
+        """A store recording its reads notes them; an export records none."""
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        yield  # an export does not change under a reader
+
+    def texts_of(self, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
+        """(id, text) of each of ``ids``: one filtered read of ``texts/`` (written in id order)."""
+        import pyarrow.parquet as pq
+
+        wanted = sorted(set(ids))
+        if not wanted:
+            return
+        t = pq.read_table(self.directory / "texts", columns=["doc_id", "text"],
+                          filters=[("doc_id", "in", wanted)])  # row groups skipped by their id ranges
+        for doc_id, text in zip(t.column(0).to_pylist(), t.column(1).to_pylist(), strict=True):
+            yield int(doc_id), str(text)
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one export per audit; entries come by container
+    def text(self, doc_id: int) -> str:
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(self.directory / "texts", filters=[("doc_id", "=", doc_id)])
+        if t.num_rows == 0:
+            raise NoDocument(f"document {doc_id} has no text in {self.directory}")
+        return str(t.column("text")[0].as_py())
+
+    def document(self, doc_id: int) -> dict[str, Any]:
+        cur = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,))
+        row = cur.fetchone()
+        if row is None:
+            raise NoDocument(f"no document {doc_id} in {self.directory}")
+        d = dict(zip([c[0] for c in cur.description], row, strict=True))
+        d["page_offsets"] = json.loads(d["page_offsets"]) if d["page_offsets"] else None
+        return d
+
+    def require_writable(self, why: str) -> None:
+        raise UsageError(f"a Parquet export is read, never written: {why}")

@@ -1,0 +1,534 @@
+"""The finish of a Spark audit on the executors: verdicts, families, grouping, spans.
+
+``spark_engine._job`` writes every candidate pair (``pairs/``). What ``audit.finish`` does with
+them on one machine is done here as joins, so the driver never holds the pairs:
+
+1. **Short documents** (at most ``SHORT_SHINGLES`` shingles) are searched exhaustively, as
+   ``short.exhaustive_pairs`` searches them: every document's holdings of their shingles (a
+   join), the prefix principle on all their shingles (rarest first, by holders, then unsigned
+   hash), exact counts.
+2. **Verdicts** from the integer counts: ``shared / shingles`` against the threshold, the
+   histogram of every candidate pair, the nearest misses.
+3. **Families**: connected components of the mutual pairs, by large-star / small-star
+   (:func:`components`), a Spark-native algorithm with O(log^2 n) rounds.
+4. **Grouped by contained document**: containers ranked (containment, size, id), unrelated
+   containers counted per document (:func:`auditor.engine.audit.container_groups`, run per
+   document in the Python workers), the boilerplate flag.
+5. **Spans** of each contained document's best containers, located next to the container's
+   text by the library's ``locate``.
+
+The driver collects only what the report prints: per contained document its count, its first
+``BEST_CONTAINERS + OTHERS_SHOWN`` containers and its best pairs; the families; the not-auditable
+list; 20 histogram bins; 100 nearest misses. The containing pairs stay in ``containing/``
+(Parquet, sorted by contained and container), streamed by :class:`ParquetPairs`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from auditor.engine.audit import (
+    BEST_CONTAINERS,
+    HISTOGRAM_BINS,
+    NEAREST_MISSES,
+    AuditResult,
+    boilerplate_min,
+)
+from auditor.engine.pairs import Contained, Family, Pair, Pairs, Span
+from auditor.engine.short import SHORT_SHINGLES
+from auditor.index.sampled import exact_min_hits
+from auditor.text.components import components as local_components
+from auditor.text.shingle import Params
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+#: containers kept per contained document beyond its best ones (what the report names)
+OTHERS_KEPT = 10
+_SIGN = -(2**63)  # XOR with this maps uint64 order onto int64 order
+_MAX_ROUNDS = 64
+#: mutual pairs up to which families are labelled in one scipy call on the driver (1.6 MB of
+#: edges at most, whatever the number of pairs); more go through ``components`` on the cluster
+LOCAL_EDGES = 100_000
+#: distinct shingles of the short documents up to which every worker is sent them all (8 bytes
+#: each: 32 MB), to keep only its documents' holdings; more are joined instead
+BROADCAST_VOCAB = 4_000_000
+#: wall seconds of each step of the last finish (for the benchmark's cost model)
+STAGES: dict[str, float] = {}
+
+
+# -- connected components, Spark-native ---------------------------------------------------------
+
+def components(edges: DataFrame, *, checkpoint: Any = None, local_up_to: int = 0) -> DataFrame:
+    """``(node, label)`` for every node of the undirected graph ``edges(src, dst)`` (long ids):
+    the label is the smallest node of its component.
+
+    Large-star / small-star (Kiveris et al., "Connected Components in MapReduce and Beyond",
+    2014): edges point from a larger node to a smaller one; large-star links each node's larger
+    neighbours to its smallest neighbour, small-star links a node and its smaller neighbours to
+    the smallest of them. The graph stays connected as it was, and ends as stars around each
+    component's smallest node. No generated ids: nodes keep their own, so adaptive execution
+    cannot renumber them between rounds (the wrong-result case of GraphFrames' components).
+    ``checkpoint``: called on each round's edges (to cut the lineage), default ``localCheckpoint``.
+    ``local_up_to``: a graph of at most this many edges is labelled by scipy on the driver.
+    """
+    from pyspark.sql import functions as F
+
+    cut = checkpoint or (lambda d: d.localCheckpoint(eager=True))
+    if local_up_to:
+        few = edges.limit(local_up_to + 1).collect()
+        if len(few) <= local_up_to:  # a bounded handful: one scipy call beats rounds of shuffles
+            return _components_here(edges.sparkSession, few)
+    e = (edges.select(F.greatest("src", "dst").alias("u"), F.least("src", "dst").alias("v"))
+         .where(F.col("u") != F.col("v")).distinct())
+    e = cut(e)
+    for _ in range(_MAX_ROUNDS):
+        # large-star: every neighbour w > u of u is linked to m(u), the smallest of u and its neighbours
+        both = e.select("u", "v").unionByName(e.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        m = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
+        large = (both.where(F.col("v") > F.col("u")).join(m, "u")
+                 .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
+        # small-star: u and each of its smaller neighbours are linked to their smallest
+        ms = large.groupBy("u").agg(F.min("v").alias("m"))
+        small = (large.join(ms, "u").select(F.col("v").alias("u"), "m")
+                 .unionByName(ms.select("u", "m"))
+                 .where(F.col("u") != F.col("m")).select("u", F.col("m").alias("v")).distinct())
+        small = cut(small)
+        # done when every node points at one root, and roots point nowhere: stars
+        forked = small.groupBy("u").agg(F.count(F.lit(1)).alias("n")).where("n > 1").select("u")
+        deep = small.join(small.select(F.col("v").alias("u")).distinct(), "u", "left_semi").select("u")
+        e = small
+        if forked.unionByName(deep).limit(1).count() == 0:
+            break
+    else:  # pragma: no cover - O(log^2 n) rounds: 64 is far beyond any corpus
+        raise RuntimeError("connected components did not converge")
+    roots = e.select(F.col("v").alias("node")).distinct().withColumn("label", F.col("node"))
+    return e.select(F.col("u").alias("node"), F.col("v").alias("label")).unionByName(roots)
+
+
+def _components_here(spark: SparkSession, edges: list[Any]) -> DataFrame:
+    src = np.array([int(r["src"]) for r in edges], np.int64)
+    dst = np.array([int(r["dst"]) for r in edges], np.int64)
+    nodes = np.unique(np.concatenate((src, dst)))
+    _, label = local_components(len(nodes), np.searchsorted(nodes, src), np.searchsorted(nodes, dst))
+    smallest = np.full(int(label.max()) + 1 if len(label) else 0, -1, np.int64)
+    for n, lab in zip(nodes.tolist(), label.tolist(), strict=True):  # nodes ascending: the first is the least
+        if smallest[lab] < 0:
+            smallest[lab] = n
+    return spark.createDataFrame([(n, int(smallest[lab])) for n, lab in zip(nodes.tolist(), label.tolist(),
+                                                                            strict=True)], "node long, label long")
+
+
+# -- Python workers (module level: pickled by reference, imported on the executors) -----------
+
+def _all_shingles(params: dict[str, int], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``(doc_id, text)`` -> one row per distinct shingle: ``(doc_id, hash, sampled)``."""
+    import pyarrow as pa
+
+    from auditor.text.shingle import WordHasher, distinct, text_shingles
+
+    shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
+    hasher = WordHasher(shape.seed)
+    for batch in batches:
+        ids, hashes, flags = [], [], []
+        for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
+            unique = distinct(text_shingles(text, shape, hasher)[1])
+            ids.append(np.full(len(unique), doc_id, np.int64))
+            hashes.append(unique.view(np.int64))
+            flags.append(unique % np.uint64(shape.modulus) == 0)
+        yield pa.RecordBatch.from_pydict({
+            "doc_id": pa.array(np.concatenate(ids) if ids else np.empty(0, np.int64), pa.int64()),
+            "hash": pa.array(np.concatenate(hashes) if hashes else np.empty(0, np.int64), pa.int64()),
+            "sampled": pa.array(np.concatenate(flags) if flags else np.empty(0, bool), pa.bool_())})
+
+
+def _held_shingles(params: dict[str, int], known: Any, batches: Iterator[pa.RecordBatch]
+                   ) -> Iterator[pa.RecordBatch]:
+    """``(doc_id, text)`` -> ``(doc_id, hash)`` for each distinct shingle of the text that is one of
+    ``known`` (a broadcast sorted array: the short documents' shingles)."""
+    import pyarrow as pa
+
+    from auditor.text.shingle import HashSet, WordHasher, distinct, text_shingles
+
+    shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
+    hasher = WordHasher(shape.seed)
+    vocab = HashSet(known.value)
+    for batch in batches:
+        ids, hashes = [], []
+        for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
+            unique = distinct(text_shingles(text, shape, hasher)[1])
+            held = unique[vocab.contains(unique)] if len(vocab) else unique[:0]
+            ids.append(np.full(len(held), doc_id, np.int64))
+            hashes.append(held.view(np.int64))
+        yield pa.RecordBatch.from_pydict({
+            "doc_id": pa.array(np.concatenate(ids) if ids else np.empty(0, np.int64), pa.int64()),
+            "hash": pa.array(np.concatenate(hashes) if hashes else np.empty(0, np.int64), pa.int64())})
+
+
+def _groups_of(nodes: pa.Table, edges: pa.Table) -> pa.Table:
+    """One contained document's unrelated containers (``audit.container_groups``): its containers
+    outside its family as nodes (a family counts once), and the containing pairs among them."""
+    import pyarrow as pa
+
+    doc = nodes.column("contained").to_pylist()[:1] or edges.column("of").to_pylist()[:1]
+    names = np.unique(nodes.column("node").to_numpy()) if nodes.num_rows else np.empty(0, np.int64)
+    if not len(names):
+        return pa.table({"contained": pa.array(doc, pa.int64()), "groups": pa.array([0] * len(doc), pa.int64())})
+    src = np.searchsorted(names, edges.column("x").to_numpy()) if edges.num_rows else np.empty(0, np.int64)
+    dst = np.searchsorted(names, edges.column("y").to_numpy()) if edges.num_rows else np.empty(0, np.int64)
+    k = local_components(len(names), src, dst)[0]
+    return pa.table({"contained": pa.array(doc, pa.int64()), "groups": pa.array([k], pa.int64())})
+
+
+def _spans_of(params: dict[str, int], pairs: pa.Table, container: pa.Table) -> pa.Table:
+    """Spans of each best pair of one container: ``verify.locate`` over the container's word
+    sequence (derived from its text as ingest derives it) and the contained document's set."""
+    import pyarrow as pa
+
+    from auditor.engine.verify import locate
+    from auditor.text.shingle import WordHasher, read_words
+
+    out: dict[str, list[Any]] = {"contained": [], "container": [], "spans": []}
+    if not pairs.num_rows or not container.num_rows:
+        return pa.table(out, schema=_spans_schema())
+    text = container.column("text")[0].as_py()
+    pages = container.column("page_offsets")[0].as_py()
+    page_offsets = json.loads(pages) if pages else None
+    words = read_words(text, WordHasher(params["seed"])).sequence
+    seq = words.shingles(params["k"])
+    assert words.starts is not None and words.ends is not None
+    for a, b, s in zip(pairs.column("contained").to_pylist(), pairs.column("container").to_pylist(),
+                       pairs.column("a").to_pylist(), strict=True):
+        every = np.sort(np.asarray(s, np.int64).view(np.uint64))
+        spans = locate(seq, every, "", params["k"], page_offsets, offsets=(words.starts, words.ends))
+        out["contained"].append(a)
+        out["container"].append(b)
+        out["spans"].append([{"start": x.start, "end": x.end, "words": x.words, "shingles": x.shingles,
+                              "p0": x.pages[0] if x.pages else None, "p1": x.pages[1] if x.pages else None}
+                             for x in spans])
+    return pa.table(out, schema=_spans_schema())
+
+
+def _spans_schema() -> Any:
+    import pyarrow as pa
+
+    span = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("words", pa.int64()),
+                      ("shingles", pa.int64()), ("p0", pa.int64()), ("p1", pa.int64())])
+    return pa.schema([("contained", pa.int64()), ("container", pa.int64()), ("spans", pa.list_(span))])
+
+
+_SPANS_DDL = ("contained long, container long, spans array<struct<start:long,end:long,words:long,"
+              "shingles:long,p0:long,p1:long>>")
+
+
+# -- the containing pairs, on disk --------------------------------------------------------------
+
+_FIELDS = ("contained", "container", "hits", "sampled", "shared", "shingles")
+
+
+class ParquetPairs:
+    """The containing pairs of a Spark audit, in ``containing/`` sorted by (contained, container):
+    counted, streamed a row group at a time (``rows``), loaded whole only when a caller asks for
+    the arrays (a store recording them, a scratch store's controls)."""
+
+    def __init__(self, directory: str | Path, count: int) -> None:
+        self.directory, self.count = Path(directory), count
+        self._loaded: Pairs | None = None
+
+    def adopt(self, scratch: str | Path) -> None:
+        """Remove ``scratch`` (a temporary work directory holding ``directory``) once these pairs
+        are no longer referenced, not before: a caller reads them after the audit returned."""
+        import shutil
+        import weakref
+
+        weakref.finalize(self, shutil.rmtree, str(scratch), True)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def files(self) -> list[Path]:
+        return sorted(self.directory.glob("part-*.parquet"))
+
+    def rows(self, at_once: int = 50_000) -> Iterator[tuple[int, int, int, int, int, int]]:
+        import pyarrow.parquet as pq
+
+        for f in self.files():
+            for batch in pq.ParquetFile(f).iter_batches(columns=list(_FIELDS), batch_size=at_once):
+                yield from zip(*(batch.column(c).to_pylist() for c in _FIELDS), strict=True)
+
+    def load(self) -> Pairs:
+        if self._loaded is None:
+            import pyarrow.parquet as pq
+
+            parts = [pq.read_table(f, columns=list(_FIELDS)) for f in self.files()]
+            self._loaded = Pairs.concat([Pairs(*(t.column(c).to_numpy().astype(np.int64) for c in _FIELDS))
+                                         for t in parts]) if parts else Pairs.empty()
+        return self._loaded
+
+    def __getattr__(self, name: str) -> Any:  # the arrays and methods of Pairs, on demand
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.load(), name)
+
+
+# -- the finish ---------------------------------------------------------------------------------
+
+def finish_on_spark(
+    spark: SparkSession, source: str, out: str, params: Params, threshold: float, *,
+    representatives: DataFrame, only: set[int] | None, groups: list[list[int]], universe: list[int],
+) -> AuditResult:
+    """The ``AuditResult`` of the pairs in ``out/pairs``, finished on the executors.
+
+    ``representatives``: the ids (column ``id``) that take part; ``groups`` and ``universe``:
+    the duplicate groups and the covered documents, as the driver knows them.
+    """
+    import time
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    shape = {"k": params.k, "modulus": params.modulus, "seed": params.seed}
+    STAGES.clear()
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        STAGES[name] = round(now - clock[0], 2)
+        clock[0] = now
+
+    docs = spark.read.parquet(f"{source}/documents")
+    texts = spark.read.parquet(f"{source}/texts")
+    reps = representatives.select("id").join(docs, "id")
+    indexed = reps.where(F.col("n_sampled").isNotNull()).select(
+        F.col("id").alias("doc_id"), "n_shingles").persist()
+    documents = indexed.count()
+    pairs = spark.read.parquet(f"{out}/pairs")
+    pairs = pairs.withColumn("verify", F.col("shingles").isNotNull())  # verified exactly: needed it
+    long = pairs.join(indexed.where(F.col("n_shingles") > SHORT_SHINGLES)
+                      .select(F.col("doc_id").alias("contained")), "contained", "left_semi")
+    n_long = long.count()
+    lap("read pairs")
+
+    # 1. short documents, exhaustively
+    short_ids = indexed.where((F.col("n_shingles") > 0) & (F.col("n_shingles") <= SHORT_SHINGLES))
+    n_short_docs = short_ids.count()
+    known = None  # the broadcast of the short documents' shingles, released at the end
+    cached: list[DataFrame] = []  # the short documents' frames, released at the end
+    if n_short_docs:
+        every = texts.join(indexed.select("doc_id"), "doc_id", "left_semi")
+        short_sets = (texts.join(short_ids.select("doc_id"), "doc_id", "left_semi")
+                      .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
+                      .withColumnRenamed("doc_id", "a").persist())
+        vocab = short_sets.select("hash").distinct().persist()
+        if vocab.count() <= BROADCAST_VOCAB:  # each worker keeps only what it holds of them
+            values = np.asarray(vocab.toArrow().column("hash").to_numpy(), np.int64).view(np.uint64)
+            known = spark.sparkContext.broadcast(np.sort(values))
+            holdings = every.mapInArrow(functools.partial(_held_shingles, shape, known),
+                                        "doc_id long, hash long").persist()
+            del values
+        else:  # too many to send to every worker: a join
+            holdings = (every.mapInArrow(functools.partial(_all_shingles, shape),
+                                         "doc_id long, hash long, sampled boolean")
+                        .select("doc_id", "hash").join(vocab, "hash", "left_semi").persist())
+        cached += [short_sets, vocab, holdings]
+        df = holdings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"))
+        least = spark.createDataFrame([(n, n - exact_min_hits(n, threshold) + 1) for n in range(1, SHORT_SHINGLES + 1)],
+                                      "n long, prefix long")
+        rank = Window.partitionBy("a").orderBy("df", F.col("hash").bitwiseXOR(F.lit(_SIGN)))
+        sized = short_sets.join(short_ids.select(F.col("doc_id").alias("a"), F.col("n_shingles").alias("n")), "a")
+        rare = (sized.join(df, "hash").withColumn("rank", F.row_number().over(rank))
+                .join(F.broadcast(least), "n").where(F.col("rank") <= F.col("prefix")).select("a", "hash"))
+        cands = (rare.join(holdings.withColumnRenamed("doc_id", "b"), "hash")
+                 .where(F.col("a") != F.col("b")).select("a", "b").distinct())
+        if only is not None:
+            keep = spark.createDataFrame([(int(i),) for i in sorted(only)], "id long")
+            cands = (cands.join(F.broadcast(keep.withColumnRenamed("id", "a")), "a", "left_semi")
+                     .unionByName(cands.join(F.broadcast(keep.withColumnRenamed("id", "b")), "b", "left_semi"))
+                     .distinct())
+        n_sampled = short_sets.groupBy("a").agg(F.sum(F.col("sampled").cast("long")).alias("n_sampled"))
+        held = (sized.join(holdings.withColumnRenamed("doc_id", "b"), "hash")
+                .join(cands, ["a", "b"], "left_semi")
+                .groupBy("a", "b", "n").agg(F.count(F.lit(1)).alias("shared"),
+                                            F.sum(F.col("sampled").cast("long")).alias("hits")))
+        exhaustive = (held.join(n_sampled, "a").select(
+            F.col("a").alias("contained"), F.col("b").alias("container"), "hits",
+            F.col("n_sampled").alias("sampled"), "shared", F.col("n").alias("shingles")))
+    else:
+        exhaustive = spark.createDataFrame([], "contained long, container long, hits long, sampled long, "
+                                               "shared long, shingles long")
+    exhaustive = exhaustive.persist()
+    n_short = exhaustive.count()
+    lap("short documents, exhaustively")
+
+    # 2. verdicts from the integer counts
+    verified = (long.where("verify").select(*_FIELDS).unionByName(exhaustive.select(*_FIELDS))
+                .withColumn("exact", F.when(F.col("shingles") > 0, F.col("shared") / F.col("shingles"))
+                            .otherwise(F.lit(0.0))).persist())
+    bins = HISTOGRAM_BINS
+
+    def binned(col: Any) -> Any:
+        return F.least((col * F.lit(float(bins))).cast("long"), F.lit(bins - 1))
+
+    counts = (verified.select(binned(F.col("exact")).alias("bin"))
+              .unionByName(long.where(~F.col("verify")).select(
+                  binned(F.col("hits") / F.greatest(F.col("sampled"), F.lit(1))).alias("bin")))
+              .groupBy("bin").count().collect())
+    histogram = [0] * bins
+    for r in counts:
+        histogram[int(r["bin"])] = int(r["count"])
+    below_df = verified.where(F.col("exact") < threshold)
+    below = below_df.count()
+    nearest = below_df.orderBy(F.desc("exact"), "contained", "container").limit(NEAREST_MISSES).collect()
+    misses = [_pair(r) for r in nearest]
+    containing = verified.where(F.col("exact") >= threshold)
+    rev = containing.select(F.col("container").alias("contained"), F.col("contained").alias("container"))
+    containing = containing.join(rev.withColumn("mutual", F.lit(True)), ["contained", "container"], "left") \
+        .withColumn("mutual", F.coalesce("mutual", F.lit(False)))
+    containing.orderBy("contained", "container").select(*_FIELDS, "mutual").write.mode("overwrite") \
+        .parquet(f"{out}/containing")
+    containing = spark.read.parquet(f"{out}/containing").persist()
+    n_containing = containing.count()
+    lap("verdicts, histogram, misses, containing/ written")
+
+    # 3. families: connected components of the mutual pairs
+    mutual = containing.where("mutual")
+    labels = components(mutual.select(F.col("contained").alias("src"), F.col("container").alias("dst")),
+                        local_up_to=LOCAL_EDGES)
+    fam_rows = (mutual.join(labels.withColumnRenamed("node", "contained"), "contained")
+                .groupBy("label").agg(F.count(F.lit(1)).alias("pairs"),
+                                      F.min(F.col("shared") / F.col("shingles")).alias("low"),
+                                      F.max(F.col("shared") / F.col("shingles")).alias("high"))
+                .join(labels.groupBy("label").agg(F.array_sort(F.collect_list("node")).alias("members")), "label")
+                .orderBy("label").collect())
+    families = [Family([int(m) for m in r["members"]], int(r["pairs"]), float(r["low"]), float(r["high"]))
+                for r in fam_rows]
+    fam_index = spark.createDataFrame([(int(r["label"]), i) for i, r in enumerate(fam_rows)],
+                                      "label long, family int")
+    lap("families (connected components)")
+    fam_of = labels.join(F.broadcast(fam_index), "label").select(F.col("node").alias("doc"), "family",
+                                                                 F.col("label").alias("fam_min")).persist()
+
+    # 4. grouped by contained document: containers outside the family, best first
+    cutoff = boilerplate_min(documents)
+    size = indexed.select(F.col("doc_id").alias("container"), F.col("n_shingles").alias("size"))
+    outside = containing.where(~F.col("mutual")).join(size, "container", "left").fillna(0, ["size"]) \
+        .withColumn("exact", F.col("shared") / F.col("shingles")).persist()
+    per = outside.groupBy("contained").agg(F.count(F.lit(1)).alias("n"))
+    need_groups = per.where(F.col("n") >= cutoff).select("contained")
+    own = fam_of.select(F.col("doc").alias("contained"), F.col("fam_min").alias("own"))
+    theirs = fam_of.select(F.col("doc").alias("container"), F.col("fam_min").alias("theirs"))
+    held_by = (outside.join(need_groups, "contained", "left_semi").select("contained", "container")
+               .join(own, "contained", "left").join(theirs, "container", "left")
+               .where(F.col("own").isNull() | F.col("theirs").isNull() | (F.col("own") != F.col("theirs")))
+               .withColumn("node", F.when(F.col("theirs").isNotNull(), -F.col("theirs") - 1)
+                           .otherwise(F.col("container")))
+               .select("contained", "container", "node").persist())
+    among = (held_by.select("contained", F.col("container").alias("x"))
+             .join(outside.select(F.col("contained").alias("x"), F.col("container").alias("y")), "x")
+             .join(held_by.select("contained", F.col("container").alias("y")), ["contained", "y"], "left_semi")
+             .select("contained", "x", "y"))
+    name = held_by.select("contained", F.col("container").alias("c"), "node")
+    edges = (among.join(name.withColumnRenamed("c", "x"), ["contained", "x"])
+             .select("contained", F.col("node").alias("x"), "y")
+             .join(name.withColumnRenamed("c", "y"), ["contained", "y"])
+             .select("contained", "x", F.col("node").alias("y")))
+    counted = (held_by.select("contained", "node").groupBy("contained")
+               .cogroup(edges.select(F.col("contained").alias("of"), "x", "y").groupBy("of"))
+               .applyInArrow(_groups_of, "contained long, groups long"))
+    rank = Window.partitionBy("contained").orderBy(F.desc("exact"), "size", "container")
+    top = (outside.withColumn("rank", F.row_number().over(rank))
+           .where(F.col("rank") <= BEST_CONTAINERS + OTHERS_KEPT)
+           .groupBy("contained").agg(F.array_sort(F.collect_list(F.struct(
+               "rank", "contained", "container", "hits", "sampled", "shared", "shingles"))).alias("top")))
+    grouped = top.join(per, "contained").join(counted, "contained", "left").orderBy("contained").collect()
+    lap("grouped by contained document, unrelated containers")
+    fam_members = {m: i for i, f in enumerate(families) for m in f.members}
+    contained: list[Contained] = []
+    for r in grouped:
+        groups_n = int(r["groups"] or 0)
+        is_bp = groups_n >= cutoff
+        rows = r["top"]
+        cs = np.array([x["container"] for x in rows], np.int64)
+        vals = np.array([x["shared"] / x["shingles"] for x in rows], np.float64)
+        best = [_pair(x) for x in rows[: 1 if is_bp else BEST_CONTAINERS]]
+        contained.append(Contained(int(r["contained"]), cs, vals, best, fam_members.get(int(r["contained"])),
+                                   is_bp, groups_n if int(r["n"]) >= cutoff else 0, count=int(r["n"])))
+
+    # 5. spans of the best pairs, where the container's text is
+    best_pairs = [(c.doc, p.container) for c in contained for p in c.best]
+    if best_pairs:
+        located = _locate(spark, texts, docs, shape, best_pairs)
+        for c in contained:
+            for p in c.best:
+                p.spans = located.get((c.doc, p.container), [])
+
+    lap("spans of the best containers")
+    result = AuditResult(
+        params=params, threshold=threshold, containing=ParquetPairs(_local(out) / "containing", n_containing),  # type: ignore[arg-type]
+        contained=contained, families=families, below=below, nearest_misses=misses, histogram=histogram,
+        not_auditable=[], duplicate_groups=groups, documents=documents, candidates=n_long + n_short,
+        universe=universe, boilerplate_min=cutoff)
+    for d in (indexed, exhaustive, verified, containing, fam_of, outside, held_by, *cached):
+        d.unpersist()
+    if known is not None:
+        known.unpersist()
+    return result
+
+
+def _local(url: str) -> Path:
+    return Path(url[len("file://"):]) if url.startswith("file://") else Path(url)
+
+
+def _pair(r: Any) -> Pair:
+    return Pairs(*(np.array([r[c]], np.int64) for c in _FIELDS)).pair(0)
+
+
+def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[str, int],
+            best: list[tuple[int, int]]) -> dict[tuple[int, int], list[Span]]:
+    """Spans of the best pairs: grouped by container, next to its text."""
+    from pyspark.sql import functions as F
+
+    wanted = spark.createDataFrame(best, "contained long, container long")
+    a_ids = wanted.select(F.col("contained").alias("doc_id")).distinct()
+    sets = (texts.join(a_ids, "doc_id", "left_semi")
+            .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
+            .groupBy("doc_id").agg(F.collect_list("hash").alias("a")))
+    left = wanted.join(sets.withColumnRenamed("doc_id", "contained"), "contained")
+    right = (texts.join(wanted.select(F.col("container").alias("doc_id")).distinct(), "doc_id", "left_semi")
+             .join(docs.select(F.col("id").alias("doc_id"), "page_offsets"), "doc_id", "left")
+             .withColumnRenamed("doc_id", "container"))
+    rows = (left.groupBy("container").cogroup(right.groupBy("container"))
+            .applyInArrow(functools.partial(_spans_of, shape), _SPANS_DDL).collect())
+    return {(int(r["contained"]), int(r["container"])): [
+        Span(int(s["start"]), int(s["end"]), int(s["words"]), int(s["shingles"]),
+             (int(s["p0"]), int(s["p1"])) if s["p0"] is not None else None) for s in r["spans"]]
+        for r in rows}
+
+
+def not_auditable_on_spark(spark: SparkSession, source: str, params: Params, representatives: DataFrame,
+                           only: set[int] | None) -> list[dict[str, Any]]:
+    """``universe.not_auditable`` over the export: representatives without a shingle, or unreadable."""
+    from pyspark.sql import functions as F
+
+    docs = spark.read.parquet(f"{source}/documents")
+    rows = (representatives.select("id").join(docs, "id")
+            .where(F.col("unreadable").isNotNull() | (F.coalesce(F.col("n_shingles"), F.lit(0)) == 0))
+            .select("id", "n_words", F.coalesce(F.col("n_shingles"), F.lit(0)).alias("n_shingles"), "unreadable")
+            .orderBy("id").collect())
+    out = []
+    for r in rows:
+        if only is not None and int(r["id"]) not in only:
+            continue
+        why = r["unreadable"]
+        reason = (f"text not readable: {why}" if why else
+                  f"too short: {r['n_words']} words, fewer than k={params.k}, so no shingle")
+        out.append({"doc_id": int(r["id"]), "reason": reason, "n_words": r["n_words"],
+                    "n_shingles": int(r["n_shingles"])})
+    return out
