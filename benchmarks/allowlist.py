@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/allowlist.py                      # every corpus found here
     .venv/bin/python benchmarks/allowlist.py --only edgar         # corpora whose name holds edgar
     .venv/bin/python benchmarks/allowlist.py --dir my-files       # one more directory of files
+    .venv/bin/python benchmarks/allowlist.py --only fixtures --ext docx,ipynb   # some formats only
 
 Each corpus is ingested as a gate ingests it (``auditor.corpus.ingest.ingest`` into a fresh
 store, the gate's readings on, in the sandboxed children), and the store's ``unmodelled``
@@ -50,12 +51,12 @@ def _from_mirror(repo: Path, out: Path, keep: tuple[str, ...], grep: str | None,
     return len(picked)
 
 
-def corpora(tmp: Path, extra: list[Path]) -> dict[str, Path]:
+def corpora(tmp: Path, extra: list[Path], only: str = "", ext: tuple[str, ...] = FIXTURE_EXT) -> dict[str, Path]:
     found: dict[str, Path] = {}
-    if EDGAR_HTML.is_dir():
+    if EDGAR_HTML.is_dir() and only in "edgar-html":
         found["edgar-html"] = EDGAR_HTML
     edgartools = MIRRORS / "dgunning+edgartools" / "repo"
-    if edgartools.exists():
+    if edgartools.exists() and only in "edgartools":
         d = tmp / "edgartools"
         d.mkdir()
         _from_mirror(edgartools, d, (".html", ".htm", ".xml", ".txt"), "fixtures", 400)
@@ -75,14 +76,14 @@ def corpora(tmp: Path, extra: list[Path]) -> dict[str, Path]:
         with zipfile.ZipFile(demo) as z:
             z.extractall(d)
         found["demo"] = d
-    if MIRRORS.is_dir():
+    if MIRRORS.is_dir() and only in "fixtures":
         d = tmp / "fixtures"
         d.mkdir()
         n = 0
         for repo in sorted(MIRRORS.iterdir()):
             if repo.name.startswith("dgunning+edgartools") or not (repo / "repo").exists():
                 continue
-            n += _from_mirror(repo / "repo", d, FIXTURE_EXT, None, 150)
+            n += _from_mirror(repo / "repo", d, ext, None, 150)
         if n:
             found["fixtures"] = d
     for i, e in enumerate(extra):
@@ -114,6 +115,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="")
     ap.add_argument("--dir", type=Path, action="append", default=[])
+    ap.add_argument("--ext", default="", help="fixtures of these file name endings only (comma list)")
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args()
     os.environ.setdefault("AUDITOR_NO_CACHE", "1")
@@ -123,7 +125,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         (t / "db").mkdir()
-        for name, folder in corpora(t, args.dir).items():
+        ext = tuple(f".{e.strip().lstrip('.')}" for e in args.ext.split(",") if e.strip()) or FIXTURE_EXT
+        for name, folder in corpora(t, args.dir, args.only, ext).items():
             if args.only not in name:
                 continue
             r = measure(name, folder, t / "db")

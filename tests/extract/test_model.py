@@ -157,17 +157,25 @@ def _lines(text: str) -> bytes:
 HELVETICA = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
 
 
-def test_pdf_type3_font_is_outside_the_model():
-    # every glyph a filled box, named as the letter: the text layer reads letters a viewer never sees
+def _type3(glyph: bytes) -> bytes:
     procs = b" ".join(b"/%s 6 0 R" % bytes([c]) for c in range(97, 123))
     diffs = b" ".join(b"/%s" % bytes([c]) for c in range(97, 123))
     font = (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] "
             b"/CharProcs << " + procs + b" >> /Encoding << /Type /Encoding /Differences [97 " + diffs +
             b"] >> /FirstChar 97 /LastChar 122 /Widths [" + b" 600" * 26 + b"] >>")
-    glyph = b"600 0 0 0 500 700 d1 0 0 500 700 re f"
     proc = b"<< /Length %d >>\nstream\n" % len(glyph) + glyph + b"\nendstream"
-    ex = extract_bytes(_pdf(font, _lines(WORDS.lower()), [proc]), "t3.pdf")
-    assert "pdf: font Type 3 (its glyph procedures can draw other letters than its character map says)" in ex.unmodelled
+    return _pdf(font, _lines(WORDS.lower()), [proc])
+
+
+def test_pdf_type3_glyphs_that_show_text_are_outside_the_model():
+    # every glyph shows a word of its own: the text layer reads letters, the page shows words
+    ex = extract_bytes(_type3(b"600 0 d0 BT /F9 9 Tf (copied) Tj ET"), "t3.pdf")
+    assert "pdf: font Type 3 whose glyph procedures show text (the text layer never reads it)" in ex.unmodelled
+
+
+def test_pdf_type3_glyphs_drawn_as_shapes_stay_inside_the_model():
+    # as Google Docs and matplotlib write them: each glyph an outline
+    assert extract_bytes(_type3(b"600 0 0 0 500 700 d1 0 0 m 250 700 l 500 0 l f"), "t3.pdf").unmodelled == []
 
 
 def test_pdf_tiling_pattern_that_draws_text_is_outside_the_model():
@@ -327,3 +335,20 @@ def test_ordinary_xml_stays_inside_the_model():
     form = (f'<?xml version="1.0"?><ownershipDocument><issuer><issuerName>ACME</issuerName></issuer>'
             f'<remarks>{WORDS}</remarks></ownershipDocument>')
     assert named(form.encode(), "form4.xml") == []
+
+
+def test_docx_alternate_run_properties_are_judged_by_what_they_hold():
+    from tests.support.fixtures_build import make_docx
+
+    W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
+
+    def doc(choice: str) -> bytes:
+        body = (f"<w:document xmlns:w='{W}' xmlns:mc='{MC}' xmlns:w14='{W14}'><w:body><w:p><w:r><w:rPr>"
+                f"<mc:AlternateContent><mc:Choice Requires='w14'>{choice}</mc:Choice></mc:AlternateContent>"
+                f"</w:rPr><w:t>{WORDS}</w:t></w:r></w:p></w:body></w:document>")
+        return make_docx([], document_xml=body)
+
+    assert extract_bytes(doc("<w14:textOutline/>"), "a.docx").unmodelled == []
+    assert "docx: run property w:vanish inside mc:AlternateContent" in extract_bytes(doc("<w:vanish/>"), "b.docx").unmodelled

@@ -44,6 +44,11 @@ CONTENT_TYPES = frozenset({
     "application/vnd.ms-office.classificationlabels+xml", "application/vnd.ms-office.documenttasks+xml",
     "application/vnd.ms-word.intelligence+xml", "application/vnd.ms-word.intelligence2+xml",
 })
+CONTENT_TYPES = frozenset(k.lower() for k in CONTENT_TYPES) | frozenset(f"{_OFFICE}wordprocessingml.{n}+xml" for n in (
+    "commentsextended", "commentsids", "commentsextensible", "people", "stylesWithEffects".lower(), "footer",
+    "header")) | frozenset({"application/vnd.ms-word.styleswitheffects+xml"})
+#: Content types of embedded fonts (Word's obfuscated fonts, and fonts as such).
+FONT_TYPES = frozenset({f"{_OFFICE}obfuscatedfont", "application/vnd.ms-opentype", "application/vnd.ms-fontobject"})
 _PREFIXES = ("image/", "video/", "audio/")
 #: Run properties (``w:rPr``) the reader evaluates (hidden, colour, size, scale, shading) or that
 #: do not change which words are drawn, nor their order.
@@ -72,7 +77,8 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
         if name.endswith("/") or name == "[Content_Types].xml":
             continue
         k = (kind or "").lower()
-        if "font" in k or name.lower().endswith((".odttf", ".ttf", ".otf", ".fntdata")):
+        if k in FONT_TYPES or k.startswith(("font/", "application/x-font")) or \
+                name.lower().endswith((".odttf", ".ttf", ".otf", ".fntdata")):
             outside.add("docx", f"embedded font {name} (it may draw other letters than the text holds)")
         elif k not in CONTENT_TYPES and not k.startswith(_PREFIXES):
             outside.add("docx", f"part {name} of content type {kind or 'none'}")
@@ -83,8 +89,7 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
                                                                                         "}embedBoldItalic")):
                 outside.add("docx", f"embedded font ({tag.rpartition('}')[2]}) in {name}")
             elif tag.endswith("}rPr") and tag.startswith("{http://schemas.openxmlformats.org/wordprocessingml"):
-                for c in el:
-                    local = c.tag.rpartition("}")[2] if isinstance(c.tag, str) else ""
+                for local, c in _run_properties(el):
                     if local and local not in RUN:
                         outside.add("docx", f"run property w:{local}")
                     elif local == "position" and abs(_val(c)) > 24:
@@ -104,6 +109,32 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
             elif tag.endswith("}eastAsianLayout") and any(k.endswith(("}vert", "}combine")) for k in el.attrib):
                 outside.add("docx", "text combined or set vertically (w:eastAsianLayout)")
     return None
+
+
+#: The run properties the reader evaluates (hidden, colour, size, scale, shading, offsets): it reads
+#: them in ``w:rPr`` alone, so inside ``mc:AlternateContent`` they are outside the model, and
+#: only the others (fonts, effects that hide and move no word) are modelled there.
+EVALUATED = frozenset({"vanish", "specVanish", "webHidden", "color", "sz", "szCs", "w", "highlight", "shd",
+                       "position", "spacing", "fitText"})
+_EFFECTS = RUN - EVALUATED
+
+
+def _run_properties(rpr: Any) -> list[tuple[str, Any]]:
+    """(local name, element) of the children of a ``w:rPr``, with the properties of each
+    ``mc:AlternateContent`` branch in place of it: a branch's effects are modelled, any other
+    property there is not (the reader does not evaluate it, and Word may show the branch)."""
+    out = []
+    for c in rpr:
+        local = c.tag.rpartition("}")[2] if isinstance(c.tag, str) else ""
+        if local == "AlternateContent":
+            for branch in c:
+                for p in branch:
+                    name = p.tag.rpartition("}")[2] if isinstance(p.tag, str) else ""
+                    if name and name not in _EFFECTS:
+                        out.append((f"{name} inside mc:AlternateContent", p))
+            continue
+        out.append((local, c))
+    return out
 
 
 def _val(el: Any) -> int:

@@ -66,6 +66,8 @@ class Device(_Analyzer):
             self.hidden_layers: frozenset[int] = frozenset()
         if not hasattr(self, "font_maps"):
             self.font_maps: dict[int, FontMapCount] = {}  # by id(font): fonts live as long as the page
+        if not hasattr(self, "type3"):
+            self.type3: dict[int, bool] = {}  # id(Type 3 font) -> its glyph procedures show text
         if not hasattr(self, "font_words"):
             self.font_words: dict[str, list[str]] = {}  # font name -> words, for the font-map check
 
@@ -78,8 +80,10 @@ class Device(_Analyzer):
         item = self.cur_item._objs[-1]
         stats = self.font_maps.get(id(font))
         if stats is None and not isinstance(font, (PDFType1Font, PDFTrueTypeFont, PDFCIDFont)):
-            self.outside.setdefault(model_pdf.TYPE3 if isinstance(font, PDFType3Font) else
-                                    f"font of class {type(font).__name__}", None)
+            if not isinstance(font, PDFType3Font):
+                self.outside.setdefault(f"font of class {type(font).__name__}", None)
+            elif self.type3.get(id(font), True):  # glyphs that show text, or procedures not read
+                self.outside.setdefault(model_pdf.TYPE3, None)
         if getattr(graphicstate.ncs, "name", "") == "Pattern" and self.mode not in INVISIBLE_MODES:
             self.outside.setdefault(model_pdf.PATTERN_FILL, None)
         if stats is None:

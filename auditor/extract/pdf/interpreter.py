@@ -36,6 +36,23 @@ class Interpreter(_Interpreter):
         """pdfminer's, noting tiling patterns whose cell shows text (model.pdf): it never runs them."""
         super().init_resources(resources)
         try:
+            fonts = dict_value((resources or {}).get("Font"))
+            for fontid, font in self.fontmap.items():
+                if type(font).__name__ == "PDFType3Font" and id(font) not in self.device.type3:
+                    spec = dict_value(fonts.get(fontid))
+                    procs = dict_value(spec.get("CharProcs"))
+                    xobjects = dict_value(dict_value(spec.get("Resources") or {}).get("XObject") or {})
+
+                    def xobject(name: str, xobjects: Any = xobjects) -> tuple[str, bytes] | None:
+                        x = stream_value(xobjects.get(name))
+                        kind = literal_name(resolve1(x.get("Subtype")))
+                        return kind, (x.get_data() if kind != "Image" else b"")
+
+                    self.device.type3[id(font)] = any(
+                        model_pdf.draws_text(stream_value(p).get_data(), xobject) for p in list(procs.values())[:512])
+        except Exception:
+            pass
+        try:
             patterns = dict_value((resources or {}).get("Pattern"))
             for ref in list(patterns.values())[:200]:
                 pat = resolve1(ref)
