@@ -128,3 +128,18 @@ def check_text(text: str, what: str, limits: Limits) -> str:
         raise ExtractionError(
             "text_too_long", f"{what} gives {len(text)} characters, more than the limit of {limits.max_text_chars}")
     return text
+
+
+def inherit(marked: set[str], parent: dict[str, str]) -> set[str]:
+    """``marked`` styles and every style based on one of them, through ``parent`` (style name ->
+    the style it is based on, ``""`` for none). A cycle of parents ends the walk."""
+    out = set(marked)
+    for name in parent:
+        seen, p = set(), name
+        while p and p not in seen:
+            seen.add(p)
+            if p in marked:
+                out.add(name)
+                break
+            p = parent.get(p, "")
+    return out

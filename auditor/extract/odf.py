@@ -20,7 +20,15 @@ import zipfile
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
-from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
+from auditor.extract.common import (
+    Extracted,
+    Limits,
+    Reading,
+    auditor_version,
+    check_text,
+    inherit,
+    storable,
+)
 from auditor.extract.docx import ZIP_ERRORS, read_member
 from auditor.text import dates
 
@@ -107,15 +115,7 @@ def _hidden_styles(*roots: Any) -> set[str]:
             props = st.find(_S + "text-properties")
             if props is not None and _invisible(props):
                 hidden.add(name)
-    for name in list(parent):
-        seen, p = set(), name
-        while p and p not in seen:
-            seen.add(p)
-            if p in hidden:
-                hidden.add(name)
-                break
-            p = parent.get(p, "")
-    return hidden
+    return inherit(hidden, parent)
 
 
 def _walk(body: Any, hidden_styles: set[str]) -> tuple[str, str]:

@@ -16,7 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
-from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
+from auditor.extract.common import (
+    Extracted,
+    Limits,
+    Reading,
+    auditor_version,
+    check_text,
+    inherit,
+    storable,
+)
 from auditor.text import dates
 
 refusal("wordml_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
@@ -50,15 +58,7 @@ def _hidden_styles(root: Any) -> set[str]:
         rpr = st.find(f"{_W}rPr")
         if rpr is not None and (_on(rpr.find(_W + "vanish")) or _unseen(rpr)):
             out.add(sid)
-    for sid in list(parent):
-        seen, p = set(), sid
-        while p and p not in seen:
-            seen.add(p)
-            if p in out:
-                out.add(sid)
-                break
-            p = parent.get(p, "")
-    return out
+    return inherit(out, parent)
 
 
 def _run_hidden(el: Any, hidden_styles: set[str]) -> bool:
