@@ -177,6 +177,7 @@ def reach(edges, start):
 
 @settings(max_examples=300, deadline=None)
 @given(graphs(), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_newest_never_points_a_drop_at_an_older_document(g, rnd):
     units, edges, rank, exempt = g
     a, b, x = zip(*edges, strict=True) if edges else ((), (), ())
@@ -198,6 +199,7 @@ def test_newest_never_points_a_drop_at_an_older_document(g, rnd):
 
 @settings(max_examples=300, deadline=None)
 @given(graphs(), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_every_drop_points_to_a_kept_document_that_was_measured_to_hold_it(g, rnd):
     units, edges, rank, exempt = g
     a, b, x = zip(*edges, strict=True) if edges else ((), (), ())
@@ -574,6 +576,7 @@ def test_a_store_whose_texts_were_altered_ships_nothing(built, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_refused_audit_refuses_the_plan(tmp_path):
     src = tmp_path / "src"
     write_contract_in_filing(src, 41)
@@ -615,6 +618,7 @@ def test_policy_options_are_checked():
         Policy(contained="sometimes")
 
 
+@pytest.mark.slow
 def test_the_command_line_assembles_and_verify_checks_it(built, tmp_path):
     out = tmp_path / "cli"
     r = CliRunner().invoke(cli, ["assemble", "--db", str(built["db"]), "--out", str(out),
@@ -863,6 +867,7 @@ def test_newest_breaks_ties_by_richer_provenance_then_by_the_latest_ingested(bui
     assert q[i["exhibit.txt"]]["evidence"]["survivor"]["decided_by"] == "provenance"
 
 
+@pytest.mark.slow
 def test_a_report_names_the_documents_whose_dates_changed_since_and_a_new_one_verifies(versions, tmp_path):
     from auditor.report.pipeline import verify as verify_report
 

@@ -65,6 +65,7 @@ def test_audit_writes_a_report_and_verify_accepts_it(corpus):
     assert v.exit_code == 0 and "verified" in v.stdout
 
 
+@pytest.mark.slow
 def test_an_audit_with_nothing_to_audit_or_no_corpus_control_is_refused(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -244,6 +245,7 @@ def test_a_read_only_store_in_a_read_only_directory_can_be_read_but_not_audited(
     assert db.read_bytes() == before and sorted(p.name for p in db.parent.iterdir()) == ["c.db"]
 
 
+@pytest.mark.slow
 def test_hostile_file_names_never_reach_the_terminal_raw(tmp_path):
     from tests.support import hostile
 
@@ -266,6 +268,7 @@ def test_hostile_file_names_never_reach_the_terminal_raw(tmp_path):
     assert missing.returncode == 2 and "\\x07" in missing.stderr and "\x07" not in missing.stderr
 
 
+@pytest.mark.slow
 def test_ingest_budget_exit_code_and_listing(tmp_path):
     from tests.support import hostile
 

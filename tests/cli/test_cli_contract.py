@@ -86,6 +86,7 @@ def test_index_exit_codes_and_json(corpus):
     assert run("index", "--db", corpus["db"], "--k", "0").exit_code == 2
 
 
+@pytest.mark.slow
 def test_controls_exit_0_when_they_pass_and_2_when_one_fails(corpus, tmp_path):
     r = run("controls", "--db", corpus["db"], "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["passed"] is True
@@ -94,12 +95,14 @@ def test_controls_exit_0_when_they_pass_and_2_when_one_fails(corpus, tmp_path):
     assert run("controls", "--db", corpus["db"], "--controls-dir", tmp_path / "none").exit_code == 2
 
 
+@pytest.mark.slow
 def test_audit_exit_codes(corpus, tmp_path):
     bad = run("audit", "--db", corpus["db"], "--out", tmp_path / "r", "--controls-dir", broken_controls(tmp_path / "c"))
     assert bad.exit_code == 2 and json.loads((tmp_path / "r" / "report.json").read_text())["status"] == "REFUSED"
     assert run("audit", "--db", corpus["db"], "--engine", "hadoop").exit_code == 2
 
 
+@pytest.mark.slow
 def test_verify_exit_codes_and_json(corpus, tmp_path):
     r = run("verify", corpus["report"], "--db", corpus["db"], "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True
@@ -146,6 +149,7 @@ def _path_without_java(tmp_path: Path) -> str:
                            if p and not (Path(p) / "java").exists()) or str(tmp_path)
 
 
+@pytest.mark.slow
 def test_spark_engine_without_java_exits_2_and_says_so(corpus, tmp_path):
     pytest.importorskip("pyspark", reason="needs the [spark] extra to get as far as looking for Java")
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "AUDITOR_DB")}
@@ -160,6 +164,7 @@ def test_spark_engine_without_java_exits_2_and_says_so(corpus, tmp_path):
     assert r.returncode == 2 and "$JAVA_HOME" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_spark_tests_skip_with_the_reason_when_java_is_missing(tmp_path):
     pytest.importorskip("pyspark", reason="without the [spark] extra the module skips for that reason instead")
     env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
@@ -233,6 +238,7 @@ def test_gate_exit_codes_for_a_missing_input(corpus, tmp_path):
     assert r.exit_code == 2 and "no input file was found" in r.output
 
 
+@pytest.mark.slow
 def test_out_refuses_a_directory_holding_files_the_auditor_did_not_write(corpus, tmp_path):
     """audit, gate and assemble write into a new or empty directory, or over their own earlier
     output; a stranger's file is never mixed with theirs (verify would fail on it)."""

@@ -77,6 +77,7 @@ def test_command_modules_import_only_common():
 
 
 @pytest.mark.parametrize("module", MODULES)
+@pytest.mark.slow
 def test_each_cli_module_imports_first_in_a_fresh_interpreter(module):
     r = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
                        timeout=60)

@@ -87,6 +87,7 @@ def test_findings_name_and_filter_on_sources(court):
     assert batch.exit_code == 2 and "--source doctor-pdf" in batch.stderr
 
 
+@pytest.mark.slow
 def test_reports_and_stats_name_the_sources_and_verify_still_holds(court):
     rep, db = court["rep"], court["db"]
     report = json.loads((rep / "report.json").read_text())
@@ -298,6 +299,7 @@ def _pdf(body: str, heading: str = "", spacing: float = 0) -> bytes:
     return bytes(pdf.output())
 
 
+@pytest.mark.slow
 def test_the_letter_spacing_notice_appears_only_where_rejoining_changed_the_words(tmp_path):
     body = " ".join(paragraphs(licence("Apache-2.0"))[3:8]).replace(", ", " . . . ", 4)  # Bluebook ellipses
     src = tmp_path / "src"

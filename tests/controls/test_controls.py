@@ -40,6 +40,7 @@ def test_fixture_and_corpus_controls_pass_on_a_healthy_detector(store, corpus_di
     assert "embedded-lease 1.0000" in r.summary()
 
 
+@pytest.mark.slow
 def test_corpus_controls_are_deterministic_and_do_not_touch_the_corpus(store, corpus_dir):
     ingest(store, [corpus_dir], workers=1)
     before = store.scalar("SELECT count(*) FROM documents")
@@ -121,6 +122,7 @@ def _drop_every_word(monkeypatch):
     monkeypatch.setattr(auditor.index.builder.Sequences, "_decode", lambda self, doc_id, data, offsets: self.derive(""))
 
 
+@pytest.mark.slow
 def test_a_normaliser_that_drops_every_word_fails_the_controls(store, corpus_dir, monkeypatch, tmp_path):
     ingest(store, [corpus_dir], workers=1)
     _drop_every_word(monkeypatch)
@@ -136,6 +138,7 @@ def test_a_normaliser_that_drops_every_word_fails_the_controls(store, corpus_dir
     assert on_disk["status"] == "REFUSED" and on_disk["findings"] == []
 
 
+@pytest.mark.slow
 def test_a_sampling_rule_that_keeps_nothing_refuses_the_audit(db_path, corpus_dir, tmp_path):
     runner = CliRunner()
     r = runner.invoke(cli, ["ingest", "--db", str(db_path), "-q", str(corpus_dir)])
@@ -765,6 +768,7 @@ def test_controls_run_under_an_ascii_locale_with_documents_that_are_not(tmp_path
     assert run.stdout.split("\n")[-2] == "True ['corpus', 'fixture']"
 
 
+@pytest.mark.slow
 def test_run_controls_defaults_to_threshold_0_8_and_seed_0(store, corpus_dir):
     ingest(store, [corpus_dir], workers=1)
     default = run_controls(store)

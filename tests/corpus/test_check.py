@@ -101,6 +101,7 @@ def test_flipped_bytes_in_the_file_are_found(filled):
         s.text(ids["gamma"])  # and any reader of it is refused
 
 
+@pytest.mark.slow
 def test_audit_verify_and_gate_refuse_a_damaged_store(filled, tmp_path):
     db, ids = filled
     with Store(db) as s:

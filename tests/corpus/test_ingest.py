@@ -119,6 +119,7 @@ def test_reingest_adds_nothing(store, mixed):
     assert store.scalar("SELECT runs FROM batches") == 2
 
 
+@pytest.mark.slow
 def test_bad_inputs_are_recorded_and_the_batch_goes_on(store, tmp_path):
     d = tmp_path / "bad"
     d.mkdir()
@@ -143,6 +144,7 @@ def test_bad_inputs_are_recorded_and_the_batch_goes_on(store, tmp_path):
     assert again.counts["ok"] == 0 and again.missing == r.missing
 
 
+@pytest.mark.slow
 def test_pdf_time_limit_is_enforced_and_recorded(store, tmp_path):
     ops = b" ".join(b"BT /F1 3 Tf %d %d Td (w%d) Tj ET" % (20 + i * 37 % 560, 20 + i * 53 % 750, i) for i in range(3000))
     (tmp_path / "slow.pdf").write_bytes(make_raw_pdf([ops], repeat=400, flate=True))  # minutes of layout work
@@ -360,6 +362,7 @@ def test_a_directory_that_vanishes_mid_walk_is_an_ingest_error(tmp_path):
     assert [f.path for f in walk([d])] == expected
 
 
+@pytest.mark.slow
 def test_an_unreadable_directory_is_an_ingest_error_not_missing_files(tmp_path):
     d = tmp_path / "in"
     (d / "locked").mkdir(parents=True)
@@ -417,7 +420,9 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
                     parent = int(line.split("--parent ")[1].split()[0])  # the child extracting b.pdf
                     if parent == me:  # an idle PDF child an earlier test left for reuse
                         continue
-                    if parent not in killed:
+                    # two kills, as the docstring says: a PDF child started later (an idle child
+                    # kept for reuse after the batch, under load) is not the file's
+                    if parent not in killed and len(killed) < 2:
                         killed.append(parent)
                         os.kill(parent, signal.SIGKILL)
             finished.wait(0.05)
@@ -489,6 +494,7 @@ def test_a_budget_defers_what_it_cannot_reach_and_a_rerun_resumes(store, tmp_pat
     assert store.rows("SELECT status FROM batches") == [{"status": "complete"}]
 
 
+@pytest.mark.slow
 def test_the_budget_cuts_short_an_extraction_in_flight(store, tmp_path):
     (tmp_path / "a.txt").write_text(prose(360, 200))
     (tmp_path / "b.pdf").write_bytes(hostile.slow_pdf())  # minutes of work
@@ -549,6 +555,7 @@ def test_kill_9_of_ingest_leaves_no_process_behind(tmp_path):
                 os.kill(p, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_one_or_two_extraction_children_store_the_same(tmp_path, mixed):
     """The number of sandbox children changes only speed: the same documents, ids, texts and
     samples, in the same order."""

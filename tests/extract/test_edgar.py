@@ -841,6 +841,7 @@ def test_an_sec_form_whose_content_follows_the_closing_html_tag_is_read():
     assert "fakeBox" not in part.extracted.text  # the style sheet is not text
 
 
+@pytest.mark.slow
 def test_the_gate_fails_closed_on_every_skipped_part(tmp_path, filings):
     """Each part skipped for what it is (a spreadsheet, XBRL, viewer files) is a not-auditable
     finding (CONTAIN006) of the gate, with its reason code; the documents read pass."""

@@ -197,6 +197,7 @@ def test_extract_accepts_paths_and_file_objects(tmp_path):
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400) | st.text(max_size=200).map(lambda s: s.encode("utf-16-le", "surrogatepass")))
+@pytest.mark.slow
 def test_any_bytes_give_storable_text_or_a_coded_error(data):
     try:
         ex = extract_bytes(data, "fuzz.txt")
@@ -793,6 +794,7 @@ def test_hand_written_pdf_text():
     assert ex.text[ex.page_offsets[1]:].split() == ["zeta"]
 
 
+@pytest.mark.slow
 def test_parallel_pdf_extractions_in_threads():
     docs = [make_pdf([f"Document {i} page {p} words." for p in range(3)]) for i in range(6)]
     results: dict[int, str] = {}

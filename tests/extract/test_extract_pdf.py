@@ -224,6 +224,7 @@ def test_a_scan_with_a_decoy_text_layer_is_read_by_ocr_or_fails_closed(contract)
     assert extract_bytes(pdf(logo, text, resources=res, objects=(IMAGE,)), "y.pdf").unreadable is None
 
 
+@pytest.mark.slow
 def test_text_drawn_as_vector_outlines_fails_closed(contract):
     glyphs = b"".join(b"%d %d m %d %d %d %d %d %d c h f\n" % (x, y, x + 3, y + 8, x + 6, y + 8, x + 6, y)
                       for y in range(700, 400, -12) for x in range(50, 530, 7))
@@ -249,6 +250,7 @@ def test_words_drawn_in_shuffled_order_fail_closed(contract):
     assert plain.unreadable is None and containment(contract, plain.text) == 1.0
 
 
+@pytest.mark.slow
 def test_words_drawn_backwards_fail_closed(contract):
     ops = []
     for x, y, w in layout(contract.split()):

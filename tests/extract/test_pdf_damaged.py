@@ -26,6 +26,7 @@ def _lines(seed: int, n: int = 40) -> list[str]:
     return [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)][:n]
 
 
+@pytest.mark.slow
 def test_a_flate_bomb_fails_by_its_output_size_not_by_the_timeout():
     """391 KB of Flate that inflates to 400 MB of drawing operators cost the whole 124 s PDF
     timeout (issue 40). Its inflation stops at the byte budget: ``pdf_bomb``, in a second."""

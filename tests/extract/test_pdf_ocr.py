@@ -44,6 +44,7 @@ def text_page(words: list[str]) -> bytes:
     return b"".join(at(x, y, w) for x, y, w in layout(words))
 
 
+@pytest.mark.slow
 def test_a_scanned_contract_is_read_by_ocr_with_its_engine_recorded():
     ex = extract_bytes(make_scanned_pdf(CONTRACT, seed=3), "scan.pdf")
     assert ex.unreadable is None and containment(CONTRACT, ex.text) >= 0.8
@@ -55,6 +56,7 @@ def test_a_scanned_contract_is_read_by_ocr_with_its_engine_recorded():
     assert any(w.startswith("OCR read page(s) 1 (tesseract 5.") for w in ex.warnings)
 
 
+@pytest.mark.slow
 def test_a_text_page_is_not_recognised_unless_asked():
     """Negative: a page with a text layer and nothing drawn over it is never rendered in auto."""
     data = pdf(text_page(CONTRACT.split()))
@@ -66,6 +68,7 @@ def test_a_text_page_is_not_recognised_unless_asked():
     assert containment(CONTRACT, reading(always, "pdf:ocr")) >= 0.8
 
 
+@pytest.mark.slow
 def test_ocr_is_deterministic_and_cached_by_the_page_image():
     data = make_scanned_pdf(CONTRACT, seed=4)
     first = extract_bytes(data, "a.pdf")

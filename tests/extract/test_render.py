@@ -20,6 +20,7 @@ def words(text: str) -> list[str]:
 
 
 @needs_chromium
+@pytest.mark.slow
 def test_chromium_shows_what_a_screen_shows_in_the_order_it_draws():
     html = b"""<html><head><style>@media print {.screen{display:none}} .rev{display:flex;flex-direction:column-reverse}
     </style></head><body><p class="screen">shown on screens only</p>
@@ -37,6 +38,7 @@ def test_chromium_shows_what_a_screen_shows_in_the_order_it_draws():
 
 
 @needs_chromium
+@pytest.mark.slow
 def test_chromium_fetches_nothing_and_runs_no_script(tmp_path):
     secret = tmp_path / "secret.html"
     secret.write_text("<p>local secret words</p>")
@@ -47,6 +49,7 @@ def test_chromium_fetches_nothing_and_runs_no_script(tmp_path):
 
 
 @needs_soffice
+@pytest.mark.slow
 def test_libreoffice_draws_a_docx_and_the_reading_is_its_text():
     docx = make_docx(["The lessee shall pay the rent on the first day of each month.",
                       "This paragraph is the second one of the lease."])

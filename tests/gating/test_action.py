@@ -65,6 +65,7 @@ def corpus(tmp_path_factory):
 
 @pytest.mark.parametrize("files, verdict, code", [(["docs/copy of lease.txt", "docs/new.txt"], "FAILED", 1),
                                                   (["docs/new.txt"], "PASSED", 0), ([], "PASSED", 0)])
+@pytest.mark.slow
 def test_the_gate_step_gates_the_paths_and_sets_its_outputs(corpus, tmp_path, files, verdict, code):
     (tmp_path / "added").write_bytes(b"".join(str(corpus / f).encode() + b"\0" for f in files))
     inputs = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}

@@ -82,6 +82,7 @@ def _check(root: dict) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_a_failing_gate_leaves_nothing_of_its_batch_and_a_passing_one_is_admitted(root):
     code, out = _gate(root["dir"], "--batch", "pr", "--out", "failed", "pr")
     assert code == 1, out

@@ -259,6 +259,7 @@ def test_a_corrupt_pdf_is_reported_and_the_rest_still_gated(root, docs):
     assert int(suite.get("errors")) == 0 and int(suite.get("skipped")) == 1
 
 
+@pytest.mark.slow
 def test_nothing_ingested_or_no_store_is_exit_2(root):
     b = batch(root, "pr-allbad", {"scan.pdf": b"%PDF-1.4\ngarbage"})
     r = gate(root, "--dry-run", "--out", "out-allbad", "--junit", "out-allbad/junit.xml", b)
@@ -273,6 +274,7 @@ def test_nothing_ingested_or_no_store_is_exit_2(root):
     assert r.returncode == 2 and "unknown kind" in r.stderr
 
 
+@pytest.mark.slow
 def test_failed_controls_exit_2_whatever_the_findings(root, docs):
     controls = root / "broken-controls"
     shutil.copytree(ROOT / "controls", controls)
@@ -400,6 +402,7 @@ def test_dry_run_leaves_the_store_unchanged_and_a_real_run_admits_the_batch(root
     assert "nothing new" in r.stdout
 
 
+@pytest.mark.slow
 def test_github_annotations_are_escaped_and_the_step_summary_is_appended(root, docs):
     name = "copy, 50%: final.txt"
     b = batch(root, "pr-gh", {name: synth.reformat(docs["A"], 7)})
@@ -419,6 +422,7 @@ def test_github_annotations_are_escaped_and_the_step_summary_is_appended(root, d
     assert "copy, 50%: final.txt" in text
 
 
+@pytest.mark.slow
 def test_kinds_within_batch_exact_duplicate_corpus_in_new_and_edgar_parts(root, docs):
     h_copy = synth.reformat(docs["H"], 8)
     new_10k, _ = synth.filing(41, 40_000, exhibits=[synth.reformat(docs["B"], 9)])
@@ -469,6 +473,7 @@ def test_kinds_within_batch_exact_duplicate_corpus_in_new_and_edgar_parts(root, 
     assert int(suite.get("failures")) == 4
 
 
+@pytest.mark.slow
 def test_a_revised_or_renamed_file_is_not_compared_with_the_version_it_replaces(tmp_path, docs):
     """A pull request edits a document in place and renames another: neither is a duplicate."""
     main_store(tmp_path, {"lease.txt": docs["D"], "credit.txt": docs["E"], "filing.txt": synth.filing(51, 40_000)[0]})
@@ -508,6 +513,7 @@ def test_new_members_of_a_family_still_fail(root, docs):
     assert all("corpus/acme-10k.txt#1" in f["also_named"] for f in ex)  # the 10-K holds it too
 
 
+@pytest.mark.slow
 def test_a_crash_is_exit_2_never_1(root, docs):
     b = batch(root, "pr-crash", {"x.txt": docs["E"]})
     code = ("import sys, auditor.gating.admission as g\n"
@@ -672,6 +678,7 @@ def test_fail_on_classification_and_summary_cap():
     assert fit_summary("short\n", 5_000) == "short\n"
 
 
+@pytest.mark.slow
 def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, docs):
     """A new copy whose normalised text equals a corpus document's is audited through that
     document (the first of the group): its containment in a corpus filing is still a finding,
@@ -690,6 +697,7 @@ def test_a_layout_only_copy_keeps_the_containments_of_its_duplicate(tmp_path, do
     assert ("new-in-corpus", "documents/a.txt", "documents/filing.txt") in got
 
 
+@pytest.mark.slow
 def test_what_a_failing_gate_stored_is_gated_again_under_another_batch_name(tmp_path, docs):
     main_store(tmp_path, {"filing.txt": synth.filing(71, 40_000, exhibits=[docs["B"]])[0]})
     (tmp_path / "new").mkdir()

@@ -157,6 +157,7 @@ def test_the_unpadded_split_still_fails(world):
     assert {p for k, p in kinds if k == "new-in-corpus"} == {f"{b}/p{i}.txt" for i in (1, 2, 3)}
 
 
+@pytest.mark.slow
 def test_a_split_within_the_batch_and_an_unrelated_batch(world):
     root = world["root"]
     memo = synth.contract(7301, 24_000, kind="supply")

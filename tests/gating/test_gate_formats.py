@@ -90,6 +90,7 @@ def test_a_stored_licence_attached_base64_to_an_email_is_found(root):
     assert ("exact-duplicate", "copy/notice.eml#1", "corpus/licence1.txt") in found  # the attachment, decoded
 
 
+@pytest.mark.slow
 def test_a_stored_licence_on_pleading_paper_is_found_and_a_script_built_page_is_not_auditable(root):
     from tests.extract.test_extract_layout import opinions_page, pleading
 
@@ -109,6 +110,7 @@ def test_a_stored_licence_on_pleading_paper_is_found_and_a_script_built_page_is_
     assert "script-built" in page["message"]
 
 
+@pytest.mark.slow
 def test_a_notice_saved_as_txt_is_stored_decoded_dated_and_found_by_query(tmp_path):
     """As a user: `auditor ingest` a quoted-printable notice saved as .txt, then `show` and `query`."""
     from email.message import EmailMessage as Message

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
 from auditor.gating import escape_data, escape_property
@@ -32,6 +33,7 @@ def test_annotation_and_xml_escaping_leave_no_control_character():
     assert escape_data("50% plain, text: fine") == "50%25 plain, text: fine"  # nothing else changes
 
 
+@pytest.mark.slow
 def test_a_gate_on_hostile_names_writes_inert_annotations_junit_and_sarif(tmp_path):
     src = tmp_path / "corpus"
     contract = write_contract_in_filing(src, 61)

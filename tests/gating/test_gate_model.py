@@ -43,6 +43,7 @@ def _page(body: str) -> str:
     return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>x</title></head><body>{body}</body></html>"
 
 
+@pytest.mark.slow
 def test_a_page_outside_the_model_fails_the_gate_naming_the_construct(root):
     unrelated = synth.contract(9002, 3_000)
     paras = "".join(f"<p>{p}</p>" for p in unrelated.split("\n\n"))
@@ -59,6 +60,7 @@ def test_a_page_outside_the_model_fails_the_gate_naming_the_construct(root):
     assert "fix: " in f["message"] and "baseline" in f["message"]
 
 
+@pytest.mark.slow
 def test_the_same_page_inside_the_model_passes(root):
     unrelated = synth.contract(9002, 3_000)
     paras = "".join(f"<p>{p}</p>" for p in unrelated.split("\n\n"))

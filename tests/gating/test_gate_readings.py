@@ -173,6 +173,7 @@ def _gate_file(d: Path, name: str, data: bytes):
 
 
 @pytest.mark.parametrize("where", ["header", "between", "after", "before_text", "early_end"])
+@pytest.mark.slow
 def test_a_contract_outside_the_documents_of_a_submission_fails_the_gate(edgar_corpus, where):
     d, lease = edgar_corpus
     g = _gate_file(d, f"{where}.txt", _submission("<p>A short press release.</p>", **{where: lease}))
@@ -182,6 +183,7 @@ def test_a_contract_outside_the_documents_of_a_submission_fails_the_gate(edgar_c
     assert any(f.reading == "edgar:outside-documents" for f in failing) or where == "early_end"
 
 
+@pytest.mark.slow
 def test_a_contract_an_html_part_hides_from_a_browser_is_read_as_plain_text(edgar_corpus):
     d, lease = edgar_corpus
     release = synth.contract(56, 5_000)
@@ -191,12 +193,14 @@ def test_a_contract_an_html_part_hides_from_a_browser_is_read_as_plain_text(edga
     assert g.status == "FAILED" and [(f.kind, f.reading) for f in failing] == [("corpus-in-new", "edgar:as-plain-text")]
 
 
+@pytest.mark.slow
 def test_a_clean_submission_passes_with_its_readings(edgar_corpus):
     d, _ = edgar_corpus
     g = _gate_file(d, "clean.txt", _submission("<p>" + synth.contract(55, 4_000) + "</p>"))
     assert g.status == "PASSED", [f.sentence() for f in g.findings]
 
 
+@pytest.mark.slow
 def test_a_document_is_not_auditable_for_its_own_fault_not_for_another_copys(tmp_path):
     """Two new documents with the same normalised text: the one whose file cannot be read as a
     reader reads it (a .docx with two entries of one part) fails closed; the clean one does not

@@ -59,6 +59,7 @@ def test_a_copy_that_only_the_renderer_puts_in_order_is_found_under_the_renderin
     assert found and Path(str(found[0].other["path"])).name == "lease.txt"
 
 
+@pytest.mark.slow
 def test_an_unrelated_agreement_disguised_the_same_fails_closed_and_an_ordinary_page_passes(corpus):
     other = synth.contract(7199, 4_000, kind="supply")
     page = "".join(f"<p>{htmllib.escape(p)}</p>" for p in synth.contract(7198, 4_000).split("\n\n"))

@@ -138,6 +138,7 @@ def test_verify_catches_a_tampered_report(audited):
     assert not v.ok and any("containment" in x for x in v.problems)
 
 
+@pytest.mark.slow
 def test_verify_catches_an_edited_sidecar_rendering_or_run_block(audited):
     store, tmp = audited
     audit_job(store, 0.8, out=tmp / "e")
@@ -185,6 +186,7 @@ def test_verify_compares_the_gzip_sidecars_byte_for_byte(audited):
     assert verify(tmp / "g", store).ok
 
 
+@pytest.mark.slow
 def test_full_texts_beside_the_report_are_in_its_digest_and_verified(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "x").report

@@ -65,6 +65,7 @@ def test_an_unexpected_exception_in_the_child_is_an_internal_error():
         worker.close()
 
 
+@pytest.mark.slow
 def test_a_docx_bomb_fails_on_the_memory_limit_and_a_normal_docx_does_not(tmp_path):
     bomb = tmp_path / "bomb.docx"
     hostile.docx_bomb(bomb, 600 * 2**20)

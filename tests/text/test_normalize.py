@@ -179,6 +179,7 @@ def test_unrelated_text_does_not_normalise_alike():
 
 @settings(max_examples=200, deadline=None)
 @given(_words, st.data())
+@pytest.mark.slow
 def test_disguised_copies_normalise_to_the_same_words(ws, data):
     plain = " ".join(ws)
     out = []

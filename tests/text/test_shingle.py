@@ -202,6 +202,7 @@ def test_tokenize_gives_the_words_and_offsets_of_normalize_where_it_reads_as_asc
 @settings(max_examples=800, deadline=None)
 @given(_mixed)
 @example("\u00b9\u2010\r0")  # a superscript one and a hyphen: "1-" joined across the line break
+@pytest.mark.slow
 def test_tokenize_gives_the_words_and_offsets_of_normalize_around_what_it_leaves_to_normalize(text):
     _same(text)
 
@@ -407,6 +408,7 @@ _long_words = st.lists(st.one_of(st.from_regex(r"[A-Za-z0-9]{1,40}", fullmatch=T
 
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(_text, _mostly_separated, _long_words, _mixed))
+@pytest.mark.slow
 def test_read_words_is_tokenize_then_hash(text):
     words = read_words(text, WordHasher(DEFAULT_PARAMS.seed))
     assert (words.sequence.encode(), words.normalized) == _read_reference(text)
