@@ -327,7 +327,11 @@ def _novelty(store: Store, entries: dict[int, PlanEntry], policy: Policy, thresh
 
     kept = sorted(d for d, e in entries.items() if e.decision.keep)
     if policy.min_novel is not None:
-        eligible = [d for d in kept if entries[d].decision.reason in ("not-contained", "survivor", "containers-dropped")]
+        # a document another drop points to holds that document's text: dropping it too would
+        # lose the text and leave the drop pointing at nothing kept
+        held = {e.decision.target for e in entries.values() if not e.decision.keep}
+        eligible = [d for d in kept if d not in held
+                    and entries[d].decision.reason in ("not-contained", "survivor", "containers-dropped")]
         for d, g in drop_low_novelty(store, kept, eligible, policy.min_novel, threshold=threshold):
             cover = g.as_dict()
             for c in cover["components"]:

@@ -952,6 +952,32 @@ def test_min_novel_drops_one_of_two_documents_that_hold_each_others_text(stitche
         Policy(min_novel=1.5)
 
 
+def test_min_novel_never_drops_the_kept_container_of_a_dropped_document(tmp_path):
+    """K is contained in B, so K is dropped as contained-in B. B's other part is in D, and K's text
+    is in no other kept document, so B's novel share among the kept documents is K's part, about
+    0.27, the lowest. Dropping B as covered by D would lose K's text and point K's drop at a
+    dropped document: B stays kept. D, which nothing points to, is then dropped as covered by B
+    (half of it is B's)."""
+    k, y, w = synth.contract(811, 3_000), synth.contract(812, 8_000), synth.contract(813, 8_000)
+    texts = {"k.txt": k, "b.txt": k + "\n\n" + y, "d.txt": y + "\n\n" + w}
+    for name, t in texts.items():
+        (tmp_path / name).write_text(t)
+    with Store(tmp_path / "n.db") as store:
+        ingest(store, [tmp_path / n for n in texts], workers=1)
+        ids = {n: store.resolve(str(tmp_path / n)) for n in texts}
+        assert not audit_job(store, out=tmp_path / "report").refused
+        a = assemble(store, tmp_path / "min", policy=Policy(min_novel=0.9))
+    p = read_plan(a.directory)
+    assert_invariant(p)
+    assert (p[ids["k.txt"]]["decision"], p[ids["k.txt"]]["reason"], p[ids["k.txt"]]["kept"]) == \
+        ("drop", "contained-in", ids["b.txt"])
+    assert p[ids["b.txt"]]["decision"] == "keep"
+    assert (p[ids["d.txt"]]["decision"], p[ids["d.txt"]]["reason"], p[ids["d.txt"]]["kept"]) == \
+        ("drop", "covered-by", ids["b.txt"])
+    with Store(tmp_path / "n.db") as store:
+        assert verify(tmp_path / "min", store).ok
+
+
 def test_families_and_their_order_are_the_graphs_components_by_brute_force():
     """``_components`` and ``_sccs`` (scipy through auditor.text.components) against reachability
     computed by hand: the same groups, and each strong component after every one it reaches."""
