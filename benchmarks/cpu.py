@@ -83,7 +83,7 @@ def gate_batch(corpus: Path, cache: Path, logdir: Path) -> Path:
         return batch
     if batch.exists():
         shutil.rmtree(batch)
-    measure("generate-gate-batch", [PY, str(HERE / "generate.py"), "--out", str(batch / "new"),
+    measure("generate-gate-batch", [PY, str(HERE.parent / "tests" / "support" / "generate.py"), "--out", str(batch / "new"),
                                     "--size-mb", "1.4", "--seed", "2"], logdir)
     (batch / "new" / "truth.json").unlink()
     contracts = sorted((corpus / "contracts").iterdir())

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = args.corpus
     if corpus is None:
         corpus = Path(tempfile.mkdtemp()) / "corpus"
-        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "generate.py"), "--out", str(corpus),
+        subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "generate.py"), "--out", str(corpus),
                         "--size-mb", str(args.size_mb)], check=True, capture_output=True)
     groups: dict[str, list[bytes]] = {
         "benchmark HTML": [p.read_bytes() for p in sorted(corpus.rglob("*.htm"))],
