@@ -13,6 +13,8 @@ use them. Corpora (only those present on the machine are read):
 
 * ``edgar-html``: the EDGAR HTML filings in /work/notes/real/edgar-html (not in the repository);
 * ``edgartools``: the EDGAR fixtures (HTML, XML, text) of the edgartools git mirror;
+* ``court``: the court web pages, dockets and opinions (HTML, XML, text, email) that
+  juriscraper's git mirror ships as test examples (freelawproject/juriscraper);
 * ``licences``: the licence texts installed packages ship (tests/support/realtext.py);
 * ``demo``: the demo corpus (auditor/demo);
 * ``fixtures``: public fixtures of other formats (docx, odt, rtf, pdf...) found in git mirrors
@@ -61,6 +63,12 @@ def corpora(tmp: Path, extra: list[Path], only: str = "", ext: tuple[str, ...] =
         d.mkdir()
         _from_mirror(edgartools, d, (".html", ".htm", ".xml", ".txt"), "fixtures", 400)
         found["edgartools"] = d
+    juriscraper = MIRRORS / "freelawproject+juriscraper" / "repo"
+    if juriscraper.exists() and only in "court":
+        d = tmp / "court"
+        d.mkdir()
+        _from_mirror(juriscraper, d, (".html", ".htm", ".xml", ".txt", ".eml"), "tests/examples/", 2000)
+        found["court"] = d
     from tests.support.realtext import licence_files
 
     d = tmp / "licences"
