@@ -397,6 +397,26 @@ def test_svg_file_text_drawn_by_a_stroke_or_in_an_inkscape_style_is_read():
     assert "node_1" not in extract_bytes(graph, "graph.svg").text
 
 
+SVG_SQUEEZED = {
+    "textLength='3' lengthAdjust='spacingAndGlyphs'": "svg: text squeezed by textLength",
+    "letter-spacing='-9'": "svg: attribute letter-spacing: value -9px of letter-spacing",
+    "baseline-shift='-900'": "svg: attribute baseline-shift: value -900px of baseline-shift",
+}
+
+
+@pytest.mark.parametrize("attr", sorted(SVG_SQUEEZED))
+def test_svg_presentation_that_squeezes_or_moves_text_is_outside_the_model(attr):
+    # presentation attributes are the CSS properties of their name: their values are the CSS model's
+    data = SVG_JUNK.format(f"{WORDS[:300]} <tspan {attr}>junk words</tspan>").encode()
+    assert SVG_SQUEEZED[attr] in named(data, "squeezed.svg")
+
+
+@pytest.mark.parametrize("attr", ["textLength='200'", "letter-spacing='1'", "word-spacing='2'",
+                                  "baseline-shift='super'", "baseline-shift='-3'"])
+def test_ordinary_svg_spacing_and_shifts_stay_inside_the_model(attr):
+    assert named(SVG_JUNK.format(f"{WORDS[:300]} <tspan {attr}>H2O</tspan>").encode(), "spaced.svg") == []
+
+
 def test_docx_alternate_run_properties_are_judged_by_what_they_hold():
     from tests.support.fixtures_build import make_docx
 
