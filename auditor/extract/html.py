@@ -850,14 +850,14 @@ class _Reader:
         column after the other; "" when no table is. A table is ambiguous when two or more of its
         columns hold prose (:func:`_prose_columns`): a reader may read its rows across, as the
         visible reading does, or each column down, as a page set in columns is read."""
-        done = [t for t in self.read_tables if t.end >= 0 and len(_prose_columns(b.out, t)) >= 2]
+        done = [(t, grid) for t in self.read_tables if t.end >= 0 and t.rows >= 2
+                and len(_prose_columns(b.out, t, grid := _grid(t))) >= 2]
         if not done:
             return ""
         out: list[str] = []
         at = 0
-        for t in done:
+        for t, grid in done:
             out.extend(b.out[at:t.start])
-            grid = _grid(t)
             by_column = sorted(((grid[id(c)][1], grid[id(c)][0], i) for i, c in enumerate(t.cells)))
             out.append("\n\n")
             for _, _, i in by_column:
@@ -867,7 +867,8 @@ class _Reader:
             out.append("\n")
             at = t.end
         out.extend(b.out[at:])
-        return b.text(out)
+        text = b.text(out)
+        return text if text.isascii() else display_order(text)
 
     def _check_layout(self, f: _Frame, child: Any, s: css.Style) -> None:
         """Floats, positioned and transformed boxes that can put text in another order than the
@@ -1008,6 +1009,7 @@ class _Reader:
 #: A table column holds prose when its cells hold this many words in all, and on average this many.
 _PROSE_WORDS = 12
 _PROSE_PER_CELL = 3.0
+_MAX_SLOTS = 100_000  # table slots the spans of one table may take
 
 
 def _cell_text(out: list[str], cell: _Cell) -> str:
@@ -1020,26 +1022,27 @@ def _grid(t: _Table) -> dict[int, tuple[int, int]]:
     taken: set[tuple[int, int]] = set()
     out: dict[int, tuple[int, int]] = {}
     row, col = -1, 0
+    budget = _MAX_SLOTS  # spans beyond it are not laid out: a cell then takes its place in its row
     for cell in t.cells:
         if cell.row != row:
             row, col = cell.row, 0
         while (row, col) in taken:
             col += 1
         out[id(cell)] = (row, col)
-        for dr in range(min(cell.rowspan, 1000)):
-            for dc in range(min(cell.colspan, 1000)):
-                taken.add((row + dr, col + dc))
-        col += cell.colspan
+        rows, cols = min(cell.rowspan, max(t.rows - row, 1)), cell.colspan
+        budget -= rows * cols
+        if budget >= 0 and rows * cols > 1:
+            taken.update((row + dr, col + dc) for dr in range(rows) for dc in range(cols))
+        col += cols
     return out
 
 
-def _prose_columns(out: list[str], t: _Table) -> list[int]:
-    """The columns of a table that hold prose, in two or more rows each (numbers and labels of a
-    financial table do not)."""
-    if t.rows < 2 or len(t.cells) < 4 or len(t.cells) > 200_000:
+def _prose_columns(out: list[str], t: _Table, grid: dict[int, tuple[int, int]]) -> list[int]:
+    """The columns of a table (laid out by :func:`_grid`) that hold prose, in two or more rows
+    each (numbers and labels of a financial table do not)."""
+    if t.rows < 2 or len(t.cells) < 4:
         return []
     words: dict[int, list[int]] = {}
-    grid = _grid(t)
     for cell in t.cells:
         n = len(_cell_text(out, cell).split())
         if n:
