@@ -361,12 +361,27 @@ class Style:
     #: SVG text's paint (:data:`SVG_PAINT`): fill paints, fill opacity not 0, stroke paints,
     #: stroke width not 0, stroke opacity not 0
     svg_paint: tuple[bool, bool, bool, bool, bool] = (True, True, False, True, True)
+    #: SVG's fill colour (inherited): a colour, "currentcolor", or None for a paint server or none
+    svg_fill: tuple[float, float, float, float] | str | None = (0.0, 0.0, 0.0, 1.0)
     _seen: tuple[str | None] | None = None
 
-    def svg_unpainted(self) -> str | None:
-        """Why SVG text in this element is not drawn by its paint (neither filled nor stroked), or None."""
+    def svg_unpainted(self, backdrop: bool = True) -> str | None:
+        """Why SVG text in this element is not seen by its paint, or None: neither filled nor
+        stroked; or, where nothing but the page lies beneath it (``backdrop`` False: no shape or
+        picture was drawn before it in the drawing), filled in the page's colour and not stroked."""
         fill, fill_seen, stroke, width, stroke_seen = self.svg_paint
-        return None if (fill and fill_seen) or (stroke and width and stroke_seen) else "SVG text with no fill and no stroke"
+        if stroke and width and stroke_seen:
+            return None
+        if not (fill and fill_seen):
+            return "SVG text with no fill and no stroke"
+        fg = self.color if self.svg_fill == "currentcolor" else self.svg_fill
+        if backdrop or not isinstance(fg, tuple) or self.background is None:
+            return None
+        alpha = fg[3] * self.opacity
+        seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
+        if contrast(seen, self.background) < MIN_CONTRAST:
+            return "SVG text filled in the colour of the page beneath it"
+        return None
 
     def text_hidden(self, chars: int) -> str | None:
         """Why a text of ``chars`` characters in this element is not seen, or None."""
@@ -877,6 +892,7 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     if shadow is not None:
         s.outlined = s.outlined or (_ident(shadow) not in ("none", "initial") and bool(_words(shadow)))
     s.svg_paint = _svg_paint(p, get)
+    s.svg_fill = _svg_fill(p, get("fill"))
     # not inherited
     v = get("display")
     if v is not None and not initial(v):
@@ -1019,6 +1035,22 @@ def _paints(v: tuple[Any, ...] | None) -> bool | None:
     except Unsure:
         return True
     return not (isinstance(c, tuple) and c[3] <= 0)
+
+
+def _svg_fill(p: Style, v: tuple[Any, ...] | None) -> tuple[float, float, float, float] | str | None:
+    """The fill colour of SVG text (see :attr:`Style.svg_fill`)."""
+    if v is None:
+        return p.svg_fill
+    kw = _ident(v)
+    if kw == "initial":
+        return (0.0, 0.0, 0.0, 1.0)
+    if kw == "inherit":
+        return p.svg_fill
+    try:
+        c = _color(v)
+    except Unsure:
+        return None
+    return c if isinstance(c, tuple) or c == "currentcolor" else None
 
 
 def _svg_paint(p: Style, get: Any) -> tuple[bool, bool, bool, bool, bool]:

@@ -359,6 +359,7 @@ class _Reader:
         self.tables: list[_Table] = []  # tables being read, the innermost last
         self.read_tables: list[_Table] = []  # tables read, outside any other table
         self.columns = ""  # the visible text with ambiguous tables read down their columns
+        self.svg_backdrop = False  # the drawing being read has drawn a shape or picture (text may lie on it)
 
     # -- style -------------------------------------------------------------------------------
 
@@ -574,6 +575,8 @@ class _Reader:
                 self._hidden(child)
                 continue
             self._check_layout(f, child, style)
+            if ns == "svg":
+                self._svg_drawn(child, tag, f, style)
             if tag in _REPLACED and self._replaced(child, tag, style, f, b, ns):
                 continue
             frames.append(self._frame(child, tag, style, ns, b))
@@ -677,7 +680,7 @@ class _Reader:
             if style.unsure:
                 self.unreadable.append(f"css-value: {style.unsure}: cannot be evaluated here")
                 style.unsure = None
-            if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted()):
+            if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
             f.inline_text = True
@@ -824,6 +827,20 @@ class _Reader:
         f.children = order
         if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
+
+    def _svg_drawn(self, node: Any, tag: str, f: _Frame, style: css.Style) -> None:
+        """Note, for the SVG text after it, whether the drawing has drawn something beneath: a
+        shape filled in another colour than the page's, or a picture. Until it has, the page
+        lies beneath the text (:meth:`css.Style.svg_unpainted`)."""
+        if tag == "svg" and f.ns == "html":
+            self.svg_backdrop = False  # a drawing of its own
+        elif tag == "image" or tag == "foreignobject":
+            self.svg_backdrop = True
+        elif tag in model_svg.SHAPES and style.svg_paint[0] and style.svg_paint[1]:
+            fg = style.color if style.svg_fill == "currentcolor" else style.svg_fill
+            if not isinstance(fg, tuple) or style.background is None or (
+                    fg[3] > 0 and css.contrast(fg[:3], style.background) >= css.MIN_CONTRAST):
+                self.svg_backdrop = True
 
     # -- tables ----------------------------------------------------------------------------------
 

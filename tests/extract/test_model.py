@@ -374,7 +374,8 @@ def _svg_interleaved(text: str, attr: str) -> bytes:
 
 
 @pytest.mark.parametrize("attr", ["display='none'", "fill='none'", "visibility='hidden'", "opacity='0'",
-                                  "style='fill:none;stroke:none'", "fill-opacity='0' stroke='none'"])
+                                  "style='fill:none;stroke:none'", "fill-opacity='0' stroke='none'",
+                                  "fill='#fff'", "style='color:white' fill='currentColor'"])
 def test_svg_file_text_hidden_by_its_presentation_is_left_out(attr):
     # read as a browser draws it, as the HTML reader reads SVG inside a page; every text node stays a reading
     ex = extract_bytes(_svg_interleaved(WORDS[:300], attr), "drawing.svg")
@@ -391,6 +392,10 @@ def test_svg_file_text_drawn_by_a_stroke_or_in_an_inkscape_style_is_read():
     data = SVG_JUNK.replace('xml:space="preserve"', f'style="{inkscape}"').format(WORDS[:300]).encode()
     ex = extract_bytes(data, "inkscape.svg")
     assert ex.text.split() == WORDS[:300].split() and ex.unmodelled == []
+    # white labels on a dark box, drawn before them: the box lies beneath, so they are seen
+    boxed = SVG_JUNK.replace('<text', '<rect width="900" height="40" fill="#1f3864"/><text fill="white"').format(
+        WORDS[:300]).encode()
+    assert extract_bytes(boxed, "boxed.svg").text.split() == WORDS[:300].split()
     # a graphviz drawing: node names in <title> are not drawn, so they are not the reading
     graph = ('<svg xmlns="http://www.w3.org/2000/svg"><g><title>node_1</title><text x="5" y="20">'
              f'{WORDS[:200]}</text></g></svg>').encode()
