@@ -37,6 +37,10 @@ MIN_FONT = 4.0
 #: Text whose contrast ratio (WCAG) with its background is below this cannot be seen.
 MIN_CONTRAST = 1.2
 
+#: SVG's paint properties (inherited): SVG text is drawn by its fill and its stroke, so text with
+#: neither is not drawn (:meth:`Style.svg_unpainted`). They paint no HTML text.
+SVG_PAINT = ("fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity")
+ROOT_STYLE_PAINT = (True, True, False, True, True)  # SVG's initial values: black fill, no stroke
 # Properties that can hide, show, move or generate text; the others are never looked at.
 RELEVANT = frozenset({
     "display", "visibility", "content-visibility", "font-size", "font", "opacity", "filter",
@@ -48,11 +52,11 @@ RELEVANT = frozenset({
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
     "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap",
-    "quotes", "list-style", "list-style-type",
+    "quotes", "list-style", "list-style-type", *SVG_PAINT,
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
-    "text-shadow", "direction", "white-space", "quotes", "list-style-type",
+    "text-shadow", "direction", "white-space", "quotes", "list-style-type", *SVG_PAINT,
 })
 _DISPLAY = frozenset({
     "none", "contents", "block", "inline", "inline-block", "flow-root", "list-item", "table",
@@ -354,7 +358,30 @@ class Style:
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
     dx: float = 0.0  # how far it is shifted from where the flow puts it
     dy: float = 0.0
+    #: SVG text's paint (:data:`SVG_PAINT`): fill paints, fill opacity not 0, stroke paints,
+    #: stroke width not 0, stroke opacity not 0
+    svg_paint: tuple[bool, bool, bool, bool, bool] = (True, True, False, True, True)
+    #: SVG's fill colour (inherited): a colour, "currentcolor", or None for a paint server or none
+    svg_fill: tuple[float, float, float, float] | str | None = (0.0, 0.0, 0.0, 1.0)
     _seen: tuple[str | None] | None = None
+
+    def svg_unpainted(self, backdrop: bool = True) -> str | None:
+        """Why SVG text in this element is not seen by its paint, or None: neither filled nor
+        stroked; or, where nothing but the page lies beneath it (``backdrop`` False: no shape or
+        picture was drawn before it in the drawing), filled in the page's colour and not stroked."""
+        fill, fill_seen, stroke, width, stroke_seen = self.svg_paint
+        if stroke and width and stroke_seen:
+            return None
+        if not (fill and fill_seen):
+            return "SVG text with no fill and no stroke"
+        fg = self.color if self.svg_fill == "currentcolor" else self.svg_fill
+        if backdrop or not isinstance(fg, tuple) or self.background is None:
+            return None
+        alpha = fg[3] * self.opacity
+        seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
+        if contrast(seen, self.background) < MIN_CONTRAST:
+            return "SVG text filled in the colour of the page beneath it"
+        return None
 
     def text_hidden(self, chars: int) -> str | None:
         """Why a text of ``chars`` characters in this element is not seen, or None."""
@@ -495,7 +522,7 @@ def _block_relevant(content: list[Any]) -> bool:
     return any(p in text for p in ("display", "visib", "font", "opacity", "color", "clip", "position",
                                    "left", "top", "indent", "margin", "transform", "translate", "scale",
                                    "width", "height", "content", "order", "flex", "direction", "bidi",
-                                   "float", "grid", "filter", "gap", "--"))
+                                   "float", "grid", "filter", "gap", "fill", "stroke", "--"))
 
 
 def _url(prelude: list[Any]) -> str | None:
@@ -864,6 +891,8 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         s.outlined = bool(w) and not initial(stroke) and (length(w[0], s.font_size) or 0.0) > 0
     if shadow is not None:
         s.outlined = s.outlined or (_ident(shadow) not in ("none", "initial") and bool(_words(shadow)))
+    s.svg_paint = _svg_paint(p, get)
+    s.svg_fill = _svg_fill(p, get("fill"))
     # not inherited
     v = get("display")
     if v is not None and not initial(v):
@@ -989,6 +1018,61 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         s.hidden = "clip-path to nothing"
     elif not pseudo and _zero_box(s, get, em):
         s.hidden = "zero size with overflow hidden"
+
+
+def _paints(v: tuple[Any, ...] | None) -> bool | None:
+    """Whether an SVG paint value paints (a colour, ``currentcolor`` or a paint server), None for
+    the parent's. A colour with zero alpha paints nothing."""
+    if v is None:
+        return None
+    kw = _ident(v)
+    if kw in ("none", "transparent"):
+        return False
+    if kw in ("initial", "inherit"):
+        return None
+    try:
+        c = _color(v)
+    except Unsure:
+        return True
+    return not (isinstance(c, tuple) and c[3] <= 0)
+
+
+def _svg_fill(p: Style, v: tuple[Any, ...] | None) -> tuple[float, float, float, float] | str | None:
+    """The fill colour of SVG text (see :attr:`Style.svg_fill`)."""
+    if v is None:
+        return p.svg_fill
+    kw = _ident(v)
+    if kw == "initial":
+        return (0.0, 0.0, 0.0, 1.0)
+    if kw == "inherit":
+        return p.svg_fill
+    try:
+        c = _color(v)
+    except Unsure:
+        return None
+    return c if isinstance(c, tuple) or c == "currentcolor" else None
+
+
+def _svg_paint(p: Style, get: Any) -> tuple[bool, bool, bool, bool, bool]:
+    """SVG's paint of text, each part inherited on its own: (the fill paints, its opacity is not
+    0, the stroke paints, its width is not 0, its opacity is not 0)."""
+    out = list(p.svg_paint)
+    for i, name in enumerate(SVG_PAINT):
+        v = get(name)
+        if v is None:
+            continue
+        if name in ("fill", "stroke"):
+            got = _paints(v)
+        elif _ident(v) in ("initial", "inherit"):
+            got = None
+        else:
+            n = _number(v)
+            if n is None:
+                w = _words(v)
+                n = w[0].value if len(w) == 1 and w[0].type in ("dimension", "percentage") else None
+            got = None if n is None else n > 0
+        out[i] = ROOT_STYLE_PAINT[i] if got is None and _ident(v) == "initial" else (out[i] if got is None else got)
+    return out[0], out[1], out[2], out[3], out[4]
 
 
 def _font_size(v: tuple[Any, ...], parent: float) -> float:

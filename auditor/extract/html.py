@@ -266,8 +266,9 @@ class _Builder:
         self.newlines = 0
         self.space = self.tab = False
 
-    def text(self) -> str:
-        return "\n".join(line.rstrip(" \t") for line in "".join(self.out).split("\n")).strip("\n")
+    def text(self, out: list[str] | None = None) -> str:
+        joined = "".join(self.out if out is None else out)
+        return "\n".join(line.rstrip(" \t") for line in joined.split("\n")).strip("\n")
 
 
 @dataclass
@@ -292,6 +293,29 @@ class _Frame:
     closed: bool = False  # a closed <details>: only its summary is shown
     parted: int = 0  # flex items: 1 apart on a row (a gap between them), 2 stacked (a column)
     moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
+    table: _Table | None = None  # a table (display table) begun by this element
+    table_cell: _Cell | None = None  # a cell of the table being read
+
+
+@dataclass
+class _Cell:
+    """Where a table cell's text stands in the builder's output, and the slots it spans."""
+
+    start: int
+    row: int
+    colspan: int = 1
+    rowspan: int = 1
+    end: int = -1
+
+
+@dataclass
+class _Table:
+    """A table as read, row by row: its range in the builder's output and its cells."""
+
+    start: int
+    rows: int = 0
+    cells: list[_Cell] = field(default_factory=list)
+    end: int = -1
 
 
 @dataclass
@@ -304,6 +328,7 @@ class _Result:
     tree: Any = None  # the parsed page (selectolax), for checks made after reading
     script_built: str | None = None  # why the page's text is what its scripts write (.scripts)
     unmodelled: list[str] = field(default_factory=list)  # constructs outside the reader's model
+    columns: str = ""  # the visible text with tables of prose columns read down each column
 
 
 class _Reader:
@@ -331,6 +356,10 @@ class _Reader:
         self.styled: dict[Any, str] = {}
         self.nested_all: list[str] = []
         self.outside = model.Outside()
+        self.tables: list[_Table] = []  # tables being read, the innermost last
+        self.read_tables: list[_Table] = []  # tables read, outside any other table
+        self.columns = ""  # the visible text with ambiguous tables read down their columns
+        self.svg_backdrop = False  # the drawing being read has drawn a shape or picture (text may lie on it)
 
     # -- style -------------------------------------------------------------------------------
 
@@ -546,10 +575,13 @@ class _Reader:
                 self._hidden(child)
                 continue
             self._check_layout(f, child, style)
+            if ns == "svg":
+                self._svg_drawn(child, tag, f, style)
             if tag in _REPLACED and self._replaced(child, tag, style, f, b, ns):
                 continue
             frames.append(self._frame(child, tag, style, ns, b))
         self._finish_layout_checks()
+        self.columns = self._columns_reading(b)
         logical = b.text()
         if logical.isascii():
             return logical, logical
@@ -581,6 +613,7 @@ class _Reader:
             b.cell()
         else:
             b.block(f.level)
+        self._table_part(f, node, tag, display, ns, b)
         if f.level and style.direction != b.dirs[-1]:
             f.rtl_block = True
             b.dirs.append(style.direction)
@@ -606,6 +639,13 @@ class _Reader:
         return f
 
     def _end(self, f: _Frame, b: _Builder) -> None:
+        if f.table_cell is not None:
+            f.table_cell.end = len(b.out)
+        if f.table is not None:
+            f.table.end = len(b.out)
+            self.tables.pop()
+            if not self.tables:
+                self.read_tables.append(f.table)
         if f.after and (after := self._pseudo(f.node, f.style, self.after)):
             self._generated(after, b, f)
         if f.bidi:
@@ -640,7 +680,7 @@ class _Reader:
             if style.unsure:
                 self.unreadable.append(f"css-value: {style.unsure}: cannot be evaluated here")
                 style.unsure = None
-            if style.text_hidden(len(words)):
+            if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
             f.inline_text = True
@@ -788,8 +828,68 @@ class _Reader:
         if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
 
+    def _svg_drawn(self, node: Any, tag: str, f: _Frame, style: css.Style) -> None:
+        """Note, for the SVG text after it, whether the drawing has drawn something beneath: a
+        shape filled in another colour than the page's, or a picture. Until it has, the page
+        lies beneath the text (:meth:`css.Style.svg_unpainted`)."""
+        if tag == "svg" and f.ns == "html":
+            self.svg_backdrop = False  # a drawing of its own
+        elif tag == "image" or tag == "foreignobject":
+            self.svg_backdrop = True
+        elif tag in model_svg.SHAPES and style.svg_paint[0] and style.svg_paint[1]:
+            fg = style.color if style.svg_fill == "currentcolor" else style.svg_fill
+            if not isinstance(fg, tuple) or style.background is None or (
+                    fg[3] > 0 and css.contrast(fg[:3], style.background) >= css.MIN_CONTRAST):
+                self.svg_backdrop = True
+
+    # -- tables ----------------------------------------------------------------------------------
+
+    def _table_part(self, f: _Frame, node: Any, tag: str, display: str, ns: str, b: _Builder) -> None:
+        """Note where a table, its rows and its cells stand in the output (see :meth:`_columns_reading`)."""
+        if ns != "html":
+            return
+        if display in ("table", "inline-table", "block table", "inline table"):
+            f.table = _Table(len(b.out))
+            self.tables.append(f.table)
+        elif not self.tables:
+            return
+        elif display == "table-row":
+            self.tables[-1].rows += 1
+        elif f.cell:
+            t = self.tables[-1]
+            attrs = node.attributes if tag in _CELL else {}
+            f.table_cell = _Cell(len(b.out), max(t.rows - 1, 0), max(1, min(_int(attrs.get("colspan")) or 1, 1000)),
+                                 max(1, min(_int(attrs.get("rowspan")) or 1, 65534)))
+            t.cells.append(f.table_cell)
+
+    def _columns_reading(self, b: _Builder) -> str:
+        """The visible text with each table whose order is ambiguous read down its columns, one
+        column after the other; "" when no table is. A table is ambiguous when two or more of its
+        columns hold prose (:func:`_prose_columns`): a reader may read its rows across, as the
+        visible reading does, or each column down, as a page set in columns is read."""
+        done = [(t, grid) for t in self.read_tables if t.end >= 0 and t.rows >= 2
+                and len(_prose_columns(b.out, t, grid := _grid(t))) >= 2]
+        if not done:
+            return ""
+        out: list[str] = []
+        at = 0
+        for t, grid in done:
+            out.extend(b.out[at:t.start])
+            by_column = sorted(((grid[id(c)][1], grid[id(c)][0], i) for i, c in enumerate(t.cells)))
+            out.append("\n\n")
+            for _, _, i in by_column:
+                words = _cell_text(b.out, t.cells[i])
+                if words:
+                    out.append(words + "\n")
+            out.append("\n")
+            at = t.end
+        out.extend(b.out[at:])
+        text = b.text(out)
+        return text if text.isascii() else display_order(text)
+
     def _check_layout(self, f: _Frame, child: Any, s: css.Style) -> None:
-        """Floats and positioned boxes that can put text in another order than the source's."""
+        """Floats, positioned and transformed boxes that can put text in another order than the
+        source's. A box's place is its offsets plus its transform's translation."""
         if not s.moves:
             if s.display.startswith("inline") or s.display in ("contents", "ruby"):
                 f.inline_text = True
@@ -808,8 +908,9 @@ class _Reader:
             f.right_floats += 1
         elif floated and f.inline_text:
             f.late_floats += 1
-        if moved or shifted:
-            f.moved.append((s.top if moved else None, s.left if moved else None, len(f.moved)))
+        if moved or shifted:  # where it is drawn: its offsets and its transform's translation (s.dx, s.dy)
+            f.moved.append((s.dy if moved and s.top is not None else None,
+                            s.dx if moved and s.left is not None else None, len(f.moved)))
         if f.right_floats >= 2 or f.late_floats >= 2:
             self._order_unreadable("floats put text in another order on the page than in the source")
 
@@ -871,7 +972,7 @@ class _Reader:
             built = script_built(self.tree, len(visible.split()))
         self._check_model()
         return _Result(visible, logical, self.all_text() if shows_all else "", shows_all, self.unreadable, self.tree,
-                       built, self.outside.names())
+                       built, self.outside.names(), self.columns)
 
     # -- the model -------------------------------------------------------------------------------
 
@@ -920,6 +1021,51 @@ class _Reader:
                                      f"(drawn {'first' if tag == 'thead' else 'last'})")
 
 
+
+
+#: A table column holds prose when its cells hold this many words in all, and on average this many.
+_PROSE_WORDS = 12
+_PROSE_PER_CELL = 3.0
+_MAX_SLOTS = 100_000  # table slots the spans of one table may take
+
+
+def _cell_text(out: list[str], cell: _Cell) -> str:
+    return " ".join("".join(out[cell.start:cell.end]).split()) if cell.end >= 0 else ""
+
+
+def _grid(t: _Table) -> dict[int, tuple[int, int]]:
+    """Each cell's (row, column), by ``id``: the first slot it takes, as HTML's table model
+    places cells, skipping slots that row and column spans above and to the left take."""
+    taken: set[tuple[int, int]] = set()
+    out: dict[int, tuple[int, int]] = {}
+    row, col = -1, 0
+    budget = _MAX_SLOTS  # spans beyond it are not laid out: a cell then takes its place in its row
+    for cell in t.cells:
+        if cell.row != row:
+            row, col = cell.row, 0
+        while (row, col) in taken:
+            col += 1
+        out[id(cell)] = (row, col)
+        rows, cols = min(cell.rowspan, max(t.rows - row, 1)), cell.colspan
+        budget -= rows * cols
+        if budget >= 0 and rows * cols > 1:
+            taken.update((row + dr, col + dc) for dr in range(rows) for dc in range(cols))
+        col += cols
+    return out
+
+
+def _prose_columns(out: list[str], t: _Table, grid: dict[int, tuple[int, int]]) -> list[int]:
+    """The columns of a table (laid out by :func:`_grid`) that hold prose, in two or more rows
+    each (numbers and labels of a financial table do not)."""
+    if t.rows < 2 or len(t.cells) < 4:
+        return []
+    words: dict[int, list[int]] = {}
+    for cell in t.cells:
+        n = len(_cell_text(out, cell).split())
+        if n:
+            words.setdefault(grid[id(cell)][1], []).append(n)
+    return [c for c, ns in sorted(words.items())
+            if len(ns) >= 2 and sum(ns) >= _PROSE_WORDS and sum(ns) / len(ns) >= _PROSE_PER_CELL]
 
 
 def _tokens(text: str) -> list[Any]:
@@ -1010,12 +1156,9 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
         if attrs.get("background"):
             parts.append("background-image:url(x)")
     else:
-        for name in ("display", "visibility", "opacity", "font-size", "transform"):
+        for name in ("display", "visibility", "opacity", "font-size", "transform", *css.SVG_PAINT):
             if attrs.get(name):
                 parts.append(f"{name}:{attrs[name]}")
-        fill = (attrs.get("fill") or "").strip().lower()
-        if fill in ("none", "transparent") or (attrs.get("fill-opacity") or "").strip() in ("0", "0.0", "0%"):
-            parts.append("color:transparent")
     if not parts:
         return None
     text = ";".join(parts)
@@ -1079,6 +1222,9 @@ def html_to_text(data: bytes, limits: Limits = Limits(), main_content: bool = Fa
     if got.logical != got.visible:
         readings.append(Reading("html:logical-order", storable(got.logical, warnings),
                                 "the text in the order it is stored, before bidirectional reordering"))
+    if got.columns.strip():
+        readings.append(Reading("html:table-columns", storable(got.columns, warnings),
+                                "the text with each table of prose columns read down one column, then the next"))
     if got.shows_all and got.all_text.strip():
         readings.append(Reading("html:all-text", storable(got.all_text, warnings),
                                 "every text node and attribute text, hidden or not, in source order"))

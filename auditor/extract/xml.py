@@ -4,6 +4,9 @@ escaped HTML in a text node read as HTML. Never the markup itself. XML that is m
 
 What XML holds besides its text nodes is kept as other readings, which a gate audits too:
 ``xml:comments`` (the text of its comments) and ``xml:attributes`` (its attribute values).
+An SVG drawing is read as a browser draws it: text hidden by ``display``, ``visibility``,
+``opacity``, ``fill`` and ``stroke`` is left out, as the renderer leaves it out, and every text
+node is the reading ``xml:text-nodes``.
 
 Feeds (RSS 0.9x/2.0, RSS 1.0, Atom) are read as a feed reader shows them: the feed's title and
 description, then each item's title and its description, summary or content (HTML read as
@@ -21,7 +24,7 @@ from auditor.errors import ExtractionError, refusal
 from auditor.extract import model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
 from auditor.extract.detect import ATOM_NS, not_read
-from auditor.extract.html import html_to_text
+from auditor.extract.html import html_to_text, read_html
 from auditor.text import dates
 
 refusal("xml_error", "repair the XML (xmllint --recover in.xml > out.xml), or ingest the document in another format")
@@ -68,8 +71,15 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
                     except ExtractionError:
                         continue
                 out.append(value.strip())
-    text = check_text(storable("\n".join(out), warnings), "XML document", limits)
     readings = []
+    drawn = _drawn_svg(root, warnings)
+    if drawn is not None:  # an SVG drawing: its text as a browser draws it; every text node a reading
+        readings.append(Reading("xml:text-nodes", storable("\n".join(out), warnings),
+                                "every text node of the drawing, drawn or not, as a generic XML reader reads it"))
+        out = [drawn[0]]
+        if drawn[2]:
+            unreadable = "; ".join(filter(None, [unreadable, *drawn[2]]))
+    text = check_text(storable("\n".join(out), warnings), "XML document", limits)
     if comments:
         readings.append(Reading("xml:comments", storable("\n".join(comments), warnings),
                                 "the text of the document's comments, which a reader of the source sees"))
@@ -77,7 +87,8 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
         readings.append(Reading("xml:attributes", storable("\n".join(attributes), warnings),
                                 "the values of the document's attributes, which a reader of the source sees"))
     return Extracted("xml", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
-                     unreadable=unreadable, readings=readings, unmodelled=_unmodelled(data, root))
+                     unreadable=unreadable, readings=readings,
+                     unmodelled=model.merged(_unmodelled(data, root), drawn[1] if drawn else []))
 
 
 _SVG_NS = "http://www.w3.org/2000/svg"
@@ -87,25 +98,30 @@ _XHTML_NS = "http://www.w3.org/1999/xhtml"
 def _unmodelled(data: bytes, root: Any) -> list[str]:
     """What an XML document holds outside the model of a reader of its text nodes: a style sheet
     a browser applies (``<?xml-stylesheet?>``: CSS or XSLT decide what it shows), an XHTML page
-    (a browser styles it), and an SVG drawing's constructs outside the SVG model
-    (:mod:`.model.svg`: its text is read in source order, which must be the order drawn)."""
+    (a browser styles it). An SVG drawing's constructs outside the SVG model (:mod:`.model.svg`)
+    are named by the reading of its drawn text (:func:`_drawn_svg`)."""
     out = model.Outside()
     if re.search(rb"<\?xml-stylesheet\b", data[:65536]):
         out.add("xml", "processing instruction xml-stylesheet (a browser styles or transforms the document)")
     ns = root.tag[1:].partition("}")[0] if isinstance(root.tag, str) and root.tag.startswith("{") else ""
     if ns == _XHTML_NS:
         out.add("xml", "XHTML page read as text nodes (a browser styles it)")
-    elif ns == _SVG_NS:
-        from selectolax.lexbor import LexborHTMLParser
-
-        from auditor.extract.model import svg as model_svg
-
-        tree = LexborHTMLParser(data.decode("utf-8", "replace"))
-        for node in tree.css("svg"):
-            if node.parent is None or (node.parent.tag or "").lower() != "svg":
-                model_svg.check(node, out)
-                break
     return out.names()
+
+
+def _drawn_svg(root: Any, warnings: list[str]) -> tuple[str, list[str], list[str]] | None:
+    """An SVG drawing's text as a browser draws it, or None for XML that is not SVG: read by the
+    HTML reader, which models SVG as it does inline in a page (:mod:`.model.svg`): what
+    ``display``, ``visibility``, ``opacity``, ``fill`` and ``stroke`` hide, and its style sheets,
+    are left out, as the renderer leaves them out. (text, constructs outside the model, reasons
+    it cannot be read)."""
+    from lxml import etree
+
+    ns = root.tag[1:].partition("}")[0] if isinstance(root.tag, str) and root.tag.startswith("{") else ""
+    if ns != _SVG_NS:
+        return None
+    got = read_html(etree.tostring(root, encoding="unicode"), warnings)
+    return got.visible, got.unmodelled, got.unreadable
 
 
 def read_xml(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:

@@ -260,6 +260,10 @@ LAYOUT = {
         f"<span style='grid-row:{i + 1}'>{html.escape(line)}</span>" for i, line in enumerate(_lines(c, 4))) + "</div>",
     "flex wrap-reverse": lambda c: "<div style='display:flex;flex-wrap:wrap-reverse'>" + "".join(
         f"<span>{html.escape(line)}</span>" for line in _lines(c, 4)) + "</div>",
+    # all at the same offsets, each moved to its line by its transform, stored last line first
+    "boxes placed by transforms": lambda c: "<div style='position:relative'>" + "".join(
+        f"<div style='position:absolute;top:0;left:0;transform:translateY({24 * i}px)'>{html.escape(line)}</div>"
+        for i, line in reversed(list(enumerate(_lines(c, 4))))) + "</div>",
 }
 
 
@@ -282,6 +286,84 @@ def test_ordinary_layout_keeps_its_order_and_is_readable():
                       for c, s in zip("abc", CONTRACT.split(". "), strict=False))
     ex = extract_bytes(page(clauses), "y.htm")
     assert ex.unreadable is None and ex.text.startswith("Cover page.\n\n(a) The Lessee") and "(b) The Lessor" in ex.text
+
+
+def test_boxes_placed_by_transforms_in_source_order_are_readable():
+    # each line at the same offsets, moved down by its transform: drawn in the order it is stored
+    body = "<div style='position:relative'>" + "".join(
+        f"<div style='position:absolute;top:0;left:0;transform:translate(0, {24 * i}px)'>{html.escape(line)}</div>"
+        for i, line in enumerate(_lines(CONTRACT, 4))) + "</div>"
+    ex = extract_bytes(page(body), "x.html")
+    assert ex.unreadable is None and found(CONTRACT, ex.text)
+    # centred boxes, as pages write them (top:50%, translate(-50%, -50%)): the order is the source's
+    centred = "".join(f"<div style='position:absolute;top:{40 * i}px;left:50%;transform:translate(-50%, -50%)'>"
+                      f"{html.escape(line)}</div>" for i, line in enumerate(_lines(CONTRACT, 4)))
+    assert extract_bytes(page(centred), "y.html").unreadable is None
+
+
+# -- tables set as columns: read across the rows, and down each column ------------------------------
+
+def _columns_table(left: list[str], right: list[str]) -> bytes:
+    rows = "".join(f"<tr><td>{html.escape(a)}</td><td></td><td>{html.escape(z)}</td></tr>"
+                   for a, z in zip(left, right, strict=True))
+    return page(f"<table style='width:900px'>{rows}</table><p>After the table.</p>")
+
+
+def test_two_columns_set_as_table_cells_are_also_read_down_each_column():
+    lines = _lines(CONTRACT, 6)
+    half = (len(lines) + 1) // 2
+    left, right = lines[:half], lines[half:] + [""] * (2 * half - len(lines))
+    ex = extract_bytes(_columns_table(left, right), "x.html")
+    assert not found(CONTRACT, ex.text)  # the visible reading runs across the rows
+    columns = reading(ex, "html:table-columns")
+    assert found(CONTRACT, columns) and columns.startswith("Cover page.") and columns.endswith("After the table.")
+    # the same disguise of another agreement: its columns read down hold it, not the contract
+    other = _lines(OTHER, 6)
+    ex = extract_bytes(_columns_table(other[:len(other) // 2], other[len(other) // 2:2 * (len(other) // 2)]), "y.html")
+    assert not found(CONTRACT, reading(ex, "html:table-columns"))
+
+
+def test_a_table_of_labels_and_numbers_is_not_read_down_its_columns():
+    rows = "".join(f"<tr><td>{label}</td><td>{n:,}</td><td>{n * 2:,}</td></tr>"
+                   for label, n in (("Revenue", 1200), ("Cost of sales", 800), ("Gross profit", 400),
+                                    ("Operating expenses", 150), ("Net income", 250)))
+    ex = extract_bytes(page(f"<table>{rows}</table><p>{html.escape(CONTRACT)}</p>"), "x.htm")
+    assert "html:table-columns" not in [r.name for r in ex.readings]
+    # a column of prose beside a column of labels is one column of prose: nothing to read down
+    prose = "".join(f"<tr><td>{i}.</td><td>{html.escape(line)}</td></tr>" for i, line in enumerate(_lines(CONTRACT, 8)))
+    ex = extract_bytes(page(f"<table>{prose}</table>"), "y.htm")
+    assert "html:table-columns" not in [r.name for r in ex.readings]
+
+
+def test_table_cells_spanning_rows_and_columns_are_read_in_their_column():
+    w = CONTRACT.split()
+    a, b, c, d = (" ".join(w[i:i + 6]) for i in range(0, 24, 6))
+    body = (f"<table><tr><td rowspan='2'>{a}</td><td>{c}</td></tr><tr><td>{d}</td></tr>"
+            f"<tr><td colspan='2'>{b}</td></tr></table>")
+    columns = reading(extract_bytes(page(body), "x.html"), "html:table-columns")
+    assert words(columns) == words(f"Cover page. {a} {b} {c} {d}")
+
+
+# -- SVG paint inside a page: text with no fill and no stroke is not drawn ----------------------------
+
+def test_inline_svg_text_without_fill_or_stroke_is_left_out():
+    hidden = {"fill none": "fill='none'", "fill-opacity 0": "fill-opacity='0'", "display none": "display='none'",
+              "css fill none": "style='fill:none'", "transparent": "fill='transparent'"}
+    for how, attr in hidden.items():
+        body = ("<svg width='900' height='60'><text x='4' y='20'>"
+                + interleave(CONTRACT, f"<tspan {attr}>{{}} </tspan>") + "</text></svg>")
+        ex = extract_bytes(page(body), "x.html")
+        assert found(CONTRACT, ex.text) and "quartz" not in ex.text, how
+        assert "quartz" in reading(ex, "html:all-text"), how
+
+
+def test_inline_svg_text_drawn_by_its_stroke_or_a_child_fill_is_read():
+    outlined = f"<svg width='900' height='60'><text x='4' y='20' fill='none' stroke='black'>{CONTRACT}</text></svg>"
+    assert found(CONTRACT, extract_bytes(page(outlined), "x.html").text)
+    refilled = (f"<svg width='900' height='60'><g fill='none'><text x='4' y='20' fill='#222'>{CONTRACT}</text></g>"
+                f"<g style='fill-opacity:0'><text x='4' y='40' style='fill-opacity:1'>{OTHER}</text></g></svg>")
+    text = extract_bytes(page(refilled), "y.html").text
+    assert found(CONTRACT, text) and found(OTHER, text)
 
 
 # -- letter-spaced text ---------------------------------------------------------------------------

@@ -194,6 +194,32 @@ def test_ordinary_pdfs_stay_inside_the_model():
     assert extract_bytes(make_pdf([WORDS[:1500], WORDS[1500:3000]]), "fpdf.pdf").unmodelled == []
 
 
+def _soft_masked(content: bytes, mask: bytes) -> bytes:
+    form = b"0 g 0 0 612 792 re f"
+    group = (b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Group << /S /Transparency /CS /DeviceGray >> "
+             b"/Length %d >>\nstream\n" % len(form) + form + b"\nendstream")
+    states = b"/ExtGState << /GS0 << /SMask " + mask + b" >> /GS1 << /SMask /None >> >>"
+    return _pdf(HELVETICA, content, [group], states)
+
+
+MASK = b"<< /Type /Mask /S /Luminosity /G 6 0 R >>"
+
+
+def test_pdf_text_under_a_soft_mask_is_outside_the_model():
+    # a black luminosity mask: every point of the words is transparent, and pdfminer reads them all
+    ex = extract_bytes(_soft_masked(b"/GS0 gs\n" + _lines(WORDS), MASK), "masked.pdf")
+    assert "pdf: text shown under a soft mask (ExtGState /SMask: how much of it is seen is not computed)" in ex.unmodelled
+
+
+def test_pdf_soft_mask_off_or_on_shapes_only_stays_inside_the_model():
+    # /SMask /None, as Cairo and Chromium write it; a mask over a shape only, ended by Q or /GS1 before the text
+    assert extract_bytes(_soft_masked(b"/GS1 gs\n" + _lines(WORDS), MASK), "none.pdf").unmodelled == []
+    shape = b"q /GS0 gs 0.9 g 0 0 612 100 re f Q\n"
+    assert extract_bytes(_soft_masked(shape + _lines(WORDS), MASK), "shape.pdf").unmodelled == []
+    assert extract_bytes(_soft_masked(b"/GS0 gs 0 0 9 9 re f /GS1 gs\n" + _lines(WORDS), MASK),
+                         "reset.pdf").unmodelled == []
+
+
 # -- .docx --------------------------------------------------------------------------------------
 
 def test_docx_embedded_font_is_outside_the_model():
@@ -335,6 +361,65 @@ def test_ordinary_xml_stays_inside_the_model():
     form = (f'<?xml version="1.0"?><ownershipDocument><issuer><issuerName>ACME</issuerName></issuer>'
             f'<remarks>{WORDS}</remarks></ownershipDocument>')
     assert named(form.encode(), "form4.xml") == []
+
+
+SVG_JUNK = ('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="900" height="400">'
+            '<text x="10" y="20" xml:space="preserve">{}</text></svg>')
+
+
+def _svg_interleaved(text: str, attr: str) -> bytes:
+    junk = ["quartz", "lumen", "vortex"]
+    return SVG_JUNK.format(" ".join(f"{w} <tspan {attr}>{junk[i % 3]} </tspan>"
+                                    for i, w in enumerate(text.split()))).encode()
+
+
+@pytest.mark.parametrize("attr", ["display='none'", "fill='none'", "visibility='hidden'", "opacity='0'",
+                                  "style='fill:none;stroke:none'", "fill-opacity='0' stroke='none'",
+                                  "fill='#fff'", "style='color:white' fill='currentColor'"])
+def test_svg_file_text_hidden_by_its_presentation_is_left_out(attr):
+    # read as a browser draws it, as the HTML reader reads SVG inside a page; every text node stays a reading
+    ex = extract_bytes(_svg_interleaved(WORDS[:300], attr), "drawing.svg")
+    assert ex.text.split() == WORDS[:300].split() and ex.unmodelled == []
+    nodes = next(r.text for r in ex.readings if r.name == "xml:text-nodes")
+    assert "quartz" in nodes.split()
+
+
+def test_svg_file_text_drawn_by_a_stroke_or_in_an_inkscape_style_is_read():
+    outlined = _svg_interleaved(WORDS[:300], "fill='none' stroke='#000' stroke-width='0.5'")
+    assert "quartz" in extract_bytes(outlined, "outline.svg").text.split()
+    inkscape = ("font-size:12px;line-height:1.25;font-family:sans-serif;-inkscape-font-specification:sans-serif;"
+                "fill:#000000;fill-opacity:1;stroke:none;stroke-width:0.26;stroke-linecap:butt;text-anchor:start")
+    data = SVG_JUNK.replace('xml:space="preserve"', f'style="{inkscape}"').format(WORDS[:300]).encode()
+    ex = extract_bytes(data, "inkscape.svg")
+    assert ex.text.split() == WORDS[:300].split() and ex.unmodelled == []
+    # white labels on a dark box, drawn before them: the box lies beneath, so they are seen
+    boxed = SVG_JUNK.replace('<text', '<rect width="900" height="40" fill="#1f3864"/><text fill="white"').format(
+        WORDS[:300]).encode()
+    assert extract_bytes(boxed, "boxed.svg").text.split() == WORDS[:300].split()
+    # a graphviz drawing: node names in <title> are not drawn, so they are not the reading
+    graph = ('<svg xmlns="http://www.w3.org/2000/svg"><g><title>node_1</title><text x="5" y="20">'
+             f'{WORDS[:200]}</text></g></svg>').encode()
+    assert "node_1" not in extract_bytes(graph, "graph.svg").text
+
+
+SVG_SQUEEZED = {
+    "textLength='3' lengthAdjust='spacingAndGlyphs'": "svg: text squeezed by textLength",
+    "letter-spacing='-9'": "svg: attribute letter-spacing: value -9px of letter-spacing",
+    "baseline-shift='-900'": "svg: attribute baseline-shift: value -900px of baseline-shift",
+}
+
+
+@pytest.mark.parametrize("attr", sorted(SVG_SQUEEZED))
+def test_svg_presentation_that_squeezes_or_moves_text_is_outside_the_model(attr):
+    # presentation attributes are the CSS properties of their name: their values are the CSS model's
+    data = SVG_JUNK.format(f"{WORDS[:300]} <tspan {attr}>junk words</tspan>").encode()
+    assert SVG_SQUEEZED[attr] in named(data, "squeezed.svg")
+
+
+@pytest.mark.parametrize("attr", ["textLength='200'", "letter-spacing='1'", "word-spacing='2'",
+                                  "baseline-shift='super'", "baseline-shift='-3'"])
+def test_ordinary_svg_spacing_and_shifts_stay_inside_the_model(attr):
+    assert named(SVG_JUNK.format(f"{WORDS[:300]} <tspan {attr}>H2O</tspan>").encode(), "spaced.svg") == []
 
 
 def test_docx_alternate_run_properties_are_judged_by_what_they_hold():

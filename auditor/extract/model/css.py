@@ -3,9 +3,13 @@ words are drawn, and in which order, it computes (:data:`COMPUTED`), properties 
 word, hide none and move none (:data:`INERT`), and for some of them the values it models
 (:func:`outside`). A property or value not listed is outside the model.
 
-Word's HTML (``mso-*`` properties), Aspose's (``-aw-*``) and the SEC's inline XBRL
-(``-sec-ix-hidden``, ``-sec-extract``) are read by no browser, so those are inert too, as is
-``align`` (a presentational attribute that HTML converters write as a property).
+Word's HTML (``mso-*`` properties), Aspose's (``-aw-*``), Inkscape's (``-inkscape-*``) and the
+SEC's inline XBRL (``-sec-ix-hidden``, ``-sec-extract``) are read by no browser, so those are
+inert too, as is ``align`` (a presentational attribute that HTML converters write as a property).
+SVG's paint properties (``fill``, ``stroke`` and their opacities and width) are computed: SVG text
+with neither a fill nor a stroke is not drawn. SVG's other paint details (joins, markers, stop
+colours, ``text-anchor``) hide and move no word; ``baseline-shift`` is modelled up to a line's
+height (sub- and superscripts).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ grid-row-end grid-column-start grid-column-end grid-auto-flow white-space zoom b
 padding padding-left gap column-gap quotes list-style list-style-type text-transform font-variant
 font-variant-caps letter-spacing word-spacing writing-mode caption-side background-clip
 -webkit-background-clip mix-blend-mode mask mask-image -webkit-mask -webkit-mask-image text-overflow
--webkit-line-clamp backdrop-filter -webkit-text-security all
+-webkit-line-clamp backdrop-filter -webkit-text-security all fill fill-opacity stroke stroke-width
+stroke-opacity baseline-shift
 """.split())  # noqa: SIM905
 
 #: Properties that neither draw, hide nor move a word: type, boxes and borders, alignment, breaks.
@@ -80,7 +85,11 @@ descent-override line-gap-override layout-grid layout-grid-mode layout-grid-line
 layout-flow text-autospace text-kashida-space text-underline tab-stops punctuation-wrap
 word-spacing-adjust -webkit-margin-before -webkit-margin-after -webkit-margin-start
 -webkit-margin-end -webkit-padding-start -webkit-box-shadow -moz-box-shadow -webkit-border-radius
--moz-border-radius behavior align
+-moz-border-radius behavior align stroke-linecap stroke-linejoin stroke-dasharray stroke-dashoffset
+stroke-miterlimit fill-rule clip-rule paint-order text-anchor dominant-baseline alignment-baseline
+shape-rendering color-rendering color-interpolation color-interpolation-filters
+vector-effect stop-color stop-opacity flood-color flood-opacity lighting-color marker marker-start
+marker-mid marker-end
 """.split())  # noqa: SIM905
 
 #: Counter styles a browser predefines (CSS Counter Styles 3, Ready-made Counter Styles): a
@@ -106,6 +115,7 @@ _CONTENT_FUNCTIONS = frozenset({"attr", "counter", "counters", "url", "image-set
 _CONTENT_WORDS = frozenset({"none", "normal", "open-quote", "close-quote", "no-open-quote", "no-close-quote"})
 _KEYWORDS = frozenset({"inherit", "initial", "unset", "revert", "revert-layer"})
 _MAX_SPACING = {"px": 3.0, "pt": 2.25, "em": 0.2, "rem": 0.2, "ex": 0.4, "ch": 0.4}
+_MAX_SHIFT = {"px": 12.0, "pt": 9.0, "em": 1.0, "rem": 1.0, "ex": 2.0, "ch": 2.0}
 
 
 def _words(tokens: Iterable[Any]) -> list[Any]:
@@ -120,7 +130,7 @@ def outside(name: str, value: Iterable[Any]) -> str | None:
     """Why the declaration ``name: value`` is outside the model (``property zoom`` style), or
     None when the reader models it. ``value`` is tinycss2 component values; a value holding
     ``var()`` is judged by its property alone (its value is known only when it is computed)."""
-    if name.startswith(("--", "mso-", "-sec-", "-aw-")):
+    if name.startswith(("--", "mso-", "-sec-", "-aw-", "-inkscape-")):
         return None
     if name not in COMPUTED and name not in INERT:
         return f"property {name}"
@@ -199,6 +209,18 @@ def _value(name: str, w: list[Any], kw: str | None) -> str | None:
             if t.type == "dimension" and t.lower_unit in _MAX_SPACING and t.value >= -_MAX_SPACING[t.lower_unit]:
                 continue
             if t.type == "percentage" and t.value >= -20:
+                continue
+            return tinycss2.serialize([t])[:40]
+        return None
+    if name == "baseline-shift":  # sub- and superscripts; a shift past a line moves words out of their line
+        for t in w:
+            if t.type == "ident" and t.lower_value in ("baseline", "sub", "super", "top", "center", "bottom"):
+                continue
+            if t.type == "number" and abs(t.value) <= 12:  # SVG: a number is in user units (px)
+                continue
+            if t.type == "dimension" and t.lower_unit in _MAX_SHIFT and abs(t.value) <= _MAX_SHIFT[t.lower_unit]:
+                continue
+            if t.type == "percentage" and abs(t.value) <= 100:
                 continue
             return tinycss2.serialize([t])[:40]
         return None

@@ -10,7 +10,10 @@ in content streams and Form XObjects the interpreter runs. Outside the model:
   modelled as an outline font is: whether a glyph's shape is the letter its code says is the
   font-map check's question (``pdf-font-map``) and the rendering's, for every font alike;
 * text painted with a pattern (its colour is a picture: it may match the background);
-* a tiling pattern or a Type 3 glyph that itself shows text: the interpreter never runs it.
+* a tiling pattern or a Type 3 glyph that itself shows text: the interpreter never runs it;
+* text shown under a soft mask (an ExtGState ``/SMask`` other than ``/None``): the mask is a
+  drawing of its own whose luminosity or alpha decides, point by point, how much of the glyph is
+  seen, from fully (a white mask) to not at all (a black one). The reader does not draw it.
 
 Pages read by OCR are read as drawn, so what they hold outside the model does not count.
 """
@@ -25,6 +28,7 @@ FONTS = frozenset({"Type1", "MMType1", "TrueType", "Type0", "CIDFontType0", "CID
 TYPE3 = "font Type 3 whose glyph procedures show text (the text layer never reads it)"
 PATTERN_FILL = "text painted with a pattern (its colour cannot be compared with the background)"
 PATTERN_TEXT = "tiling pattern that draws text (the interpreter never runs it)"
+SOFT_MASK = "text shown under a soft mask (ExtGState /SMask: how much of it is seen is not computed)"
 
 
 _INLINE_IMAGE = re.compile(rb"\bID\s.*?\sEI\b", re.S)

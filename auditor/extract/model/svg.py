@@ -7,7 +7,11 @@ the chunk before it (a line lower, or further right on the same line), through t
 only move and scale. Per-glyph positions (several ``x`` values), rotated glyphs, transforms that
 rotate, skew or mirror, text filled with a pattern or gradient, clipped, masked or filtered, and
 filled shapes drawn after text (which may cover it) are outside the model, as is every element
-and attribute not listed here.
+and attribute not listed here. What hides text (``display``, ``visibility``, ``opacity``,
+``fill`` and ``stroke``, a zero ``font-size``) is computed by the HTML reader's cascade, which
+reads these presentation attributes as the CSS properties they are: text neither filled nor
+stroked is left out as a browser leaves it out. Spacing and shifts are judged by the CSS model;
+``textLength`` that squeezes glyphs past reading is outside the model.
 """
 
 from __future__ import annotations
@@ -54,6 +58,12 @@ pointsatz limitingconeangle target decoding crossorigin requiredextensions syste
 """.split())  # noqa: SIM905
 #: Attributes modelled only with one of these values (``none``: nothing clipped, masked, filtered).
 NONE_ONLY = frozenset({"clip-path", "mask", "filter"})
+#: Presentation attributes that are the CSS properties of the same name, whose values the CSS model
+#: judges (:func:`auditor.extract.model.css.outside`): a bare number is a length in user units (px).
+AS_CSS = frozenset({"letter-spacing", "word-spacing", "baseline-shift", "display"})
+#: ``textLength`` narrower than this per character (user units) squeezes the glyphs past reading.
+MIN_TEXT_LENGTH = 2.0
+_BARE = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*$")
 _TRANSFORM = re.compile(r"\s*(\w+)\s*\(([^)]*)\)")
 _NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", re.I)
 
@@ -88,6 +98,17 @@ def _transform(v: str | None) -> tuple[float, float, float, float] | None:
     return (sx, sy, tx, ty) if not text[pos:].strip(" ,") else None
 
 
+def _as_css(name: str, value: str) -> str | None:
+    """Why a presentation attribute's value is outside the CSS model, or None."""
+    import tinycss2
+
+    from auditor.extract.model import css as model_css
+
+    bare = _BARE.match(value)
+    text = f"{bare.group(1)}px" if bare and name != "display" else value
+    return model_css.outside(name, tinycss2.parse_component_value_list(text))
+
+
 def check(svg: Any, outside: Outside) -> None:
     """Name what an ``<svg>`` element (a selectolax node) holds outside the model."""
     chunks: list[tuple[float, float]] = []
@@ -118,6 +139,10 @@ def check(svg: Any, outside: Outside) -> None:
                 continue
             if low not in ATTRIBUTES:
                 outside.add("svg", f"attribute {low} of <{tag}>")
+            elif low in AS_CSS:
+                why = _as_css(low, value or "")
+                if why:
+                    outside.add("svg", f"attribute {low}: {why}")
         fill = (attrs.get("fill") or "").strip().lower()
         if fill.startswith("url(") and tag in ("text", "tspan", "textpath", "g", "svg") and (has_text or tag != "g"):
             outside.add("svg", "text filled with a paint server (pattern or gradient)")
@@ -137,6 +162,10 @@ def check(svg: Any, outside: Outside) -> None:
                 outside.add("svg", "rotated glyphs (rotate)")
             if any(abs(d) > 40 for d in _nums(attrs.get("dx")) + _nums(attrs.get("dy"))):
                 outside.add("svg", "text moved far by dx or dy")
+            length = _nums(next((v for k, v in attrs.items() if k.lower() == "textlength"), None))
+            chars = len((node.text(deep=True) or "").strip())
+            if length and chars and length[0] < MIN_TEXT_LENGTH * chars:
+                outside.add("svg", "text squeezed by textLength")
             own = (node.text(deep=False) or "").strip() if tag == "tspan" else (node.text(deep=True) or "").strip()
             if (xs or ys or tag == "text") and own:
                 chunks.append((by + ay * (ys[0] if ys else 0.0), bx + ax * (xs[0] if xs else 0.0)))

@@ -53,6 +53,7 @@ class Device(_Analyzer):
         self.clip = apply_matrix_rect(ctm, page.cropbox) if page.cropbox else None
         self.opaque = True
         self.fill_alpha = self.stroke_alpha = 1.0
+        self.soft_mask = False  # an ExtGState soft mask other than /None is in force
         self.mode = 0
         self.seq = 0
         self.shapes: list[geo.Shape] = []  # bbox, seq, dark, colour
@@ -86,6 +87,8 @@ class Device(_Analyzer):
                 self.outside.setdefault(model_pdf.TYPE3, None)
         if getattr(graphicstate.ncs, "name", "") == "Pattern" and self.mode not in INVISIBLE_MODES:
             self.outside.setdefault(model_pdf.PATTERN_FILL, None)
+        if self.soft_mask and self.mode not in INVISIBLE_MODES:
+            self.outside.setdefault(model_pdf.SOFT_MASK, None)
         if stats is None:
             stats = self.font_maps[id(font)] = FontMapCount(str(font.fontname), comparable(font))
         if stats.comparable and cid not in stats.seen and len(stats.seen) < 256:
@@ -122,7 +125,7 @@ class Device(_Analyzer):
         box = (min(xs), min(ys), max(xs), max(ys))
         if any(str(p[0]) in "cvy" for p in path) and box[2] - box[0] < 60 and box[3] - box[1] < 60:
             self.glyph_curves += 1
-        if self.opaque and (box[2] - box[0]) * (box[3] - box[1]) >= 4:
+        if self.opaque and not self.soft_mask and (box[2] - box[0]) * (box[3] - box[1]) >= 4:
             self.shapes.append((*box, self.seq, int(not paint.is_white(gstate.ncolor, gstate.ncs)),
                                 paint.rgb(gstate.ncolor, gstate.ncs)))
         self.seq += 1

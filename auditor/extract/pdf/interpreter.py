@@ -1,5 +1,5 @@
 """pdfminer.six's interpreter, keeping what it does not track and a viewer uses to decide what it
-shows: the clip path (as a box), the opacity and blending of fills, a Form XObject's BBox,
+shows: the clip path (as a box), the opacity and blending of fills, soft masks, a Form XObject's BBox,
 optional content a viewer hides by default; and annotations drawn as a viewer draws them.
 
 Imported only in the PDF child: it loads pdfminer.six.
@@ -91,13 +91,13 @@ class Interpreter(_Interpreter):
     def do_q(self) -> None:
         super().do_q()
         d = self.device
-        self.saved.append((d.clip, d.opaque, d.fill_alpha, d.stroke_alpha))
+        self.saved.append((d.clip, d.opaque, d.fill_alpha, d.stroke_alpha, d.soft_mask))
 
     def do_Q(self) -> None:
         super().do_Q()
         if self.saved:
             d = self.device
-            d.clip, d.opaque, d.fill_alpha, d.stroke_alpha = self.saved.pop()
+            d.clip, d.opaque, d.fill_alpha, d.stroke_alpha, d.soft_mask = self.saved.pop()
 
     def do_W(self) -> None:
         self.pending_clip = True
@@ -124,8 +124,11 @@ class Interpreter(_Interpreter):
             alpha = resolve1(state.get("ca", 1))
             stroke = resolve1(state.get("CA", 1))
             blend = resolve1(state.get("BM"))
+            mask = resolve1(state.get("SMask")) if "SMask" in state else False
         except Exception:
             return
+        if mask is not False:  # a soft mask (model.pdf): what it lets through is not computed
+            self.device.soft_mask = not (mask is None or _is_name(mask, "None"))
         if isinstance(alpha, (int, float)):
             self.device.opaque = alpha >= 1
             self.device.fill_alpha = float(alpha)
@@ -209,6 +212,13 @@ class Interpreter(_Interpreter):
             self.subinterp().render_contents(dict_value(resources) if resources else {}, [form], ctm=ctm)
         finally:
             self.device.clip = clip
+
+
+def _is_name(value: Any, name: str) -> bool:
+    try:
+        return literal_name(value) == name
+    except Exception:
+        return False
 
 
 def hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]
