@@ -315,9 +315,10 @@ MAX_OCR_PAGES = 25
 #: pictures of one rendering read by OCR, at most, and their pixels in all
 MAX_PICTURES = 64
 MAX_PICTURE_PIXELS = 120_000_000
-refusal("ocr_bound", "the gate reads only so many pages and pictures of a document by OCR: print the document to "
-                     "PDF and gate that (its pages are read as a scan is), or review it by hand and add its finding "
-                     "to the gate's baseline")
+#: pictures on one page beyond which the page is read whole
+PAGE_PICTURES = 8
+refusal("ocr_bound", "the gate reads only so many pages and pictures of a document by OCR: split the document and "
+                     "gate its parts, or review it by hand and add its finding to the gate's baseline")
 
 
 @dataclass
@@ -371,41 +372,51 @@ def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, 
 
 def ocr_pictures(pdf: bytes, *, timeout: float = 60.0, memory: int = 2 << 30) -> Seen:
     """The pictures a renderer's PDF draws, each large enough to hold a line of words
-    (:func:`auditor.extract.pdf.ocr.legible`), read by OCR in page order. More than
-    ``MAX_PICTURES`` of them, or ``MAX_PICTURE_PIXELS`` in all, is ``ocr_bound``."""
+    (:func:`auditor.extract.pdf.ocr.legible`), read by OCR in page order.
+
+    A page that draws more than ``PAGE_PICTURES`` of them is read whole instead (Chromium
+    rasterises what a CSS filter touches, one picture per word): one page costs what a few
+    pictures do. More than ``MAX_PICTURES`` pictures read one by one, ``MAX_PICTURE_PIXELS`` in
+    all, or ``MAX_OCR_PAGES`` pages read whole, is ``ocr_bound``."""
     import pypdfium2 as pdfium
 
-    from auditor.extract.pdf.ocr import legible, page_pictures, read_pictures
+    from auditor.extract.pdf.ocr import legible, page_pictures, read_page, read_pictures
 
     start = time.monotonic()
     wanted: list[tuple[int, list[int]]] = []
-    count = pixels = 0
+    count = pixels = whole = 0
     doc = pdfium.PdfDocument(pdf)
     try:
         for i in range(len(doc)):
             page = doc[i]
-            here = []
+            here, size = [], 0
             for n, obj in page_pictures(page):
-                size = legible(obj)
-                if size:
+                px = legible(obj)
+                if px:
                     here.append(n)
-                    pixels += size[0] * size[1]
+                    size += px[0] * px[1]
             page.close()
-            count += len(here)
-            if here:
+            if len(here) > PAGE_PICTURES:
+                whole += 1
+                wanted.append((i, []))
+            elif here:
+                count, pixels = count + len(here), pixels + size
                 wanted.append((i, here))
     finally:
         doc.close()
+    if count > MAX_PICTURES or pixels > MAX_PICTURE_PIXELS or whole > MAX_OCR_PAGES:
+        return Seen("pictures", code="ocr_bound", message=f"the rendering draws {count} pictures of {pixels} pixels "
+                    f"and {whole} pages of more than {PAGE_PICTURES} pictures: OCR reads {MAX_PICTURES} pictures of "
+                    f"{MAX_PICTURE_PIXELS} pixels and {MAX_OCR_PAGES} such pages at most")
     out = Seen("pictures")
-    if count > MAX_PICTURES or pixels > MAX_PICTURE_PIXELS:
-        return Seen("pictures", code="ocr_bound", message=f"the rendering draws {count} pictures of {pixels} pixels: "
-                    f"OCR reads {MAX_PICTURES} pictures of {MAX_PICTURE_PIXELS} pixels at most")
     for i, numbers in wanted:
-        for got in read_pictures(pdf, i, numbers, timeout=timeout, memory=memory):
-            if got.code:
-                return Seen("pictures", code=got.code, message=f"a picture on page {i + 1}: {got.message}")
-            out.texts.append(got.text)
-            out.engine, out.cached = _engine(got.engine), out.cached + got.cached
+        got = read_pictures(pdf, i, numbers, timeout=timeout, memory=memory) if numbers else \
+            [read_page(pdf, i, timeout=timeout, memory=memory)]
+        for one in got:
+            if one.code:
+                return Seen("pictures", code=one.code, message=f"page {i + 1}: {one.message}")
+            out.texts.append(one.text)
+            out.engine, out.cached = _engine(one.engine), out.cached + one.cached
     out.seconds = round(time.monotonic() - start, 2)
     return out
 

@@ -84,10 +84,16 @@ def _rule() -> bytes:
 
 
 @needs_chromium
-def test_too_many_pictures_are_not_read_but_said():
-    r = rendered("html", b.page("".join(img(logo(), "width:60px") for _ in range(70))), "gallery.html")
+def test_a_page_of_many_pictures_is_read_whole_and_too_many_pictures_are_not_read_but_said(monkeypatch):
+    from auditor.extract import render
+
+    r = rendered("html", b.page("".join(img(logo(), "width:60px") for _ in range(40))), "gallery.html")
     seen = ocr_pictures(r.pdf)
-    assert seen.code == "ocr_bound" and "70 pictures" in str(seen.message)
+    assert seen.code is None and len(seen.texts) == 1  # one page of 40 pictures: the page, read whole
+    r = rendered("html", b.page("".join(img(logo(), "width:60px") for _ in range(3))), "three.html")
+    monkeypatch.setattr(render, "MAX_PICTURES", 2)
+    seen = ocr_pictures(r.pdf)
+    assert seen.code == "ocr_bound" and "3 pictures" in str(seen.message)
 
 
 def test_a_document_with_fonts_of_its_own_is_told_from_one_without():

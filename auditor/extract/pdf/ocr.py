@@ -200,6 +200,10 @@ def _pictures(data: bytes, page: int, wanted: list[int]) -> dict:
             if n not in objects:
                 raise Fail("ocr_render", f"page {page + 1} has no picture {n}")
             image, dpi = _picture(objects[n])
+            low, high = image.getextrema()
+            if high - low < 32:  # one shade (a transparent picture on white, a flat box): no letter to read
+                out.append({"text": "", "confidence": 0.0, "words": 0, "digest": "", "cached": False, "dpi": dpi})
+                continue
             out.append({**ocr.recognise(image, dpi), "dpi": dpi})
         return {"pictures": out}
     finally:
