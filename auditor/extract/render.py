@@ -312,6 +312,8 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
 
 #: pages of one rendering read by OCR to vouch for the fonts a document embeds, at most
 MAX_OCR_PAGES = 25
+#: dots per inch of a rendered page read by OCR: a renderer's glyphs are sharp, unlike a scan's
+OCR_DPI = 300
 #: pictures of one rendering read by OCR, at most, and their pixels in all
 MAX_PICTURES = 64
 MAX_PICTURE_PIXELS = 120_000_000
@@ -344,7 +346,8 @@ def _engine(info: dict[str, Any]) -> str:
     return f"{info.get('engine', 'tesseract')} {info.get('version', '')}, {info.get('data', '')}, psm {info.get('psm', '')}"
 
 
-def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, memory: int = 2 << 30) -> Seen:
+def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, memory: int = 2 << 30,
+              dpi: int = OCR_DPI) -> Seen:
     """Every page of a renderer's PDF drawn (pdfium, 300 dpi) and read by OCR: the letters its
     fonts draw, whatever their character codes say. More than ``limit`` pages is ``ocr_bound``."""
     import pypdfium2 as pdfium
@@ -361,7 +364,7 @@ def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, 
         return Seen("pages", code="ocr_bound", message=f"the rendering has {n} pages: OCR reads {limit} at most")
     out = Seen("pages")
     for i in range(n):
-        page = read_page(pdf, i, timeout=timeout, memory=memory)
+        page = read_page(pdf, i, timeout=timeout, memory=memory, dpi=dpi)
         if page.code:
             return Seen("pages", code=page.code, message=f"page {i + 1}: {page.message}")
         out.texts.append(page.text)

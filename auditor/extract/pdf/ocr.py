@@ -65,12 +65,12 @@ class _Worker(sandbox.Worker):
 _POOL = sandbox.register(sandbox.Pool(_Worker))
 
 
-def read_page(data: bytes, page: int, *, timeout: float, memory: int) -> PageOcr:
+def read_page(data: bytes, page: int, *, timeout: float, memory: int, dpi: int = DPI) -> PageOcr:
     """Page ``page`` (0-based) of the PDF ``data`` rendered and recognised in a child; a failure is
     returned with its code (``ocr_unavailable``, ``ocr_timeout``, ``ocr_memory``, ``ocr_render``...),
     never raised, so the caller reads the other pages."""
     try:
-        msg, _ = _POOL.run({"page": int(page), "dpi": DPI, "timeout": float(timeout)}, data,
+        msg, _ = _POOL.run({"page": int(page), "dpi": int(dpi), "timeout": float(timeout)}, data,
                            memory=int(memory), deadline=time.monotonic() + timeout)
     except ExtractionError as e:
         return PageOcr(page, code=e.code, message=str(e))
