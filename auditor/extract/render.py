@@ -18,6 +18,11 @@ what lies beneath it (the page, or a filled box painted before it) is left out, 
 not see it. That PDF is the renderer's, not the submitter's: its drawing is the renderer's own
 simple model of the page (boxes, then glyphs), which is all this reading models. A renderer that
 is not installed yields no reading, and the gate's report says which documents were not rendered.
+
+That text is the renderer's character codes, not what it draws. Two things a reader sees are
+not in it, so the renderer's PDF is also read by OCR (:func:`ocr_pages`, :func:`ocr_pictures`):
+the glyphs of a font embedded in the document (they may draw other letters than its codes),
+and pictures of text (an ``<img>`` of a scanned page).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +65,8 @@ class Rendering:
     renderer: str
     version: str
     text: str
+    #: the renderer's own PDF (Chromium's, LibreOffice's), for OCR of what it draws; None for pdfium
+    pdf: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def renderer_for(fmt: str) -> str | None:
@@ -98,6 +105,29 @@ class RenderInput:
     name: str
 
 
+def embeds_fonts(fmt: str, data: bytes) -> bool:
+    """Whether an office document carries fonts of its own (a .docx's ``word/fonts/``, an ODF
+    ``Fonts/`` folder, an RTF ``\\fontemb``, a flat ODF's ``font-face-uri``).
+
+    LibreOffice keeps a document's embedded fonts by family name for the rest of its run: a
+    later document of the same run that names the family is drawn in the first one's font. So
+    each such document is converted alone, in a LibreOffice of its own."""
+    if data[:2] == b"PK":
+        import io
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                names = [n.lower() for n in z.namelist()]
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return False
+        return any(n.endswith(_FONT_FILES) or "fonts/" in n for n in names)
+    return any(mark in data for mark in (b"\\fontemb", b"font-face-uri", b"embedRegular", b"embeddedFont"))
+
+
+_FONT_FILES = (".odttf", ".ttf", ".otf", ".ttc", ".fntdata", ".woff", ".woff2", ".eot")
+
+
 def render(fmt: str, data: bytes, name: str, *, timeout: float = 60.0) -> Rendering:
     """The rendering of one document; raises ``ExtractionError`` when it cannot be had."""
     [r] = render_many([RenderInput(fmt, data, name)], timeout=timeout)
@@ -127,8 +157,16 @@ def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rende
                 except ExtractionError as e:
                     out[i] = e
             continue
-        draw = _chromium_pdfs if renderer == "chromium" else _soffice_pdfs
-        pdfs, version = draw([docs[i] for i in idx], timeout)
+        if renderer == "chromium":
+            pdfs, version = _chromium_pdfs([docs[i] for i in idx], timeout)
+        else:  # a document with fonts of its own in a LibreOffice of its own (embeds_fonts)
+            alone = [i for i in idx if embeds_fonts(docs[i].format, docs[i].data)]
+            idx = [i for i in idx if i not in alone] + alone
+            pdfs, version = _soffice_pdfs([docs[i] for i in idx if i not in alone], timeout) if len(alone) < len(idx) \
+                else ([], "LibreOffice")
+            for i in alone:
+                one, version = _soffice_pdfs([docs[i]], timeout)
+                pdfs += one
         for i, pdf in zip(idx, pdfs, strict=True):
             if isinstance(pdf, ExtractionError):
                 out[i] = pdf
@@ -136,7 +174,7 @@ def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rende
                 out[i] = ExtractionError("render_failed", f"the rendering is {len(pdf)} bytes, over {MAX_PDF_BYTES}")
             else:
                 try:
-                    out[i] = Rendering(renderer, version, visible_text(pdf))
+                    out[i] = Rendering(renderer, version, visible_text(pdf), pdf)
                 except Exception as e:  # a renderer's PDF pdfminer cannot read: no reading, said so
                     out[i] = ExtractionError("render_failed", f"the {renderer} rendering cannot be read: {e}")
     assert all(r is not None for r in out)
@@ -268,6 +306,122 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
     beneath = next((colour for n, (fx0, fy0, fx1, fy1), colour in bands.get(int(cy // BAND), ())
                     if n < at and fx0 <= cx <= fx1 and fy0 <= cy <= fy1), _WHITE)
     return _shown(glyph, beneath)
+
+
+# -- what the renderer draws, read by OCR ------------------------------------------------------
+
+#: pages of one rendering read by OCR to vouch for the fonts a document embeds, at most
+MAX_OCR_PAGES = 25
+#: dots per inch of a rendered page read by OCR: a renderer's glyphs are sharp, unlike a scan's
+OCR_DPI = 300
+#: pictures of one rendering read by OCR, at most, and their pixels in all
+MAX_PICTURES = 64
+MAX_PICTURE_PIXELS = 120_000_000
+#: pictures on one page beyond which the page is read whole
+PAGE_PICTURES = 8
+refusal("ocr_bound", "the gate reads only so many pages and pictures of a document by OCR: split the document and "
+                     "gate its parts, or review it by hand and add its finding to the gate's baseline")
+
+
+@dataclass
+class Seen:
+    """What OCR read of a rendering (``what``: its pages or its pictures): the text of each page
+    or picture, in order, how many it read, which engine, in how long; or why it could not
+    (``code``, ``message``: ``ocr_bound``, ``ocr_unavailable``, ``ocr_timeout``...)."""
+
+    what: str
+    texts: list[str] = field(default_factory=list)
+    engine: str = ""
+    seconds: float = 0.0
+    cached: int = 0
+    code: str | None = None
+    message: str | None = None
+
+    @property
+    def text(self) -> str:
+        return ("\f" if self.what == "pages" else "\n\n").join(self.texts)
+
+
+def _engine(info: dict[str, Any]) -> str:
+    return f"{info.get('engine', 'tesseract')} {info.get('version', '')}, {info.get('data', '')}, psm {info.get('psm', '')}"
+
+
+def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, memory: int = 2 << 30,
+              dpi: int = OCR_DPI) -> Seen:
+    """Every page of a renderer's PDF drawn (pdfium, 300 dpi) and read by OCR: the letters its
+    fonts draw, whatever their character codes say. More than ``limit`` pages is ``ocr_bound``."""
+    import pypdfium2 as pdfium
+
+    from auditor.extract.pdf.ocr import read_page
+
+    start = time.monotonic()
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        n = len(doc)
+    finally:
+        doc.close()
+    if n > limit:
+        return Seen("pages", code="ocr_bound", message=f"the rendering has {n} pages: OCR reads {limit} at most")
+    out = Seen("pages")
+    for i in range(n):
+        page = read_page(pdf, i, timeout=timeout, memory=memory, dpi=dpi)
+        if page.code:
+            return Seen("pages", code=page.code, message=f"page {i + 1}: {page.message}")
+        out.texts.append(page.text)
+        out.engine, out.cached = _engine(page.engine), out.cached + page.cached
+    out.seconds = round(time.monotonic() - start, 2)
+    return out
+
+
+def ocr_pictures(pdf: bytes, *, timeout: float = 60.0, memory: int = 2 << 30) -> Seen:
+    """The pictures a renderer's PDF draws, each large enough to hold a line of words
+    (:func:`auditor.extract.pdf.ocr.legible`), read by OCR in page order.
+
+    A page that draws more than ``PAGE_PICTURES`` of them is read whole instead (Chromium
+    rasterises what a CSS filter touches, one picture per word): one page costs what a few
+    pictures do. More than ``MAX_PICTURES`` pictures read one by one, ``MAX_PICTURE_PIXELS`` in
+    all, or ``MAX_OCR_PAGES`` pages read whole, is ``ocr_bound``."""
+    import pypdfium2 as pdfium
+
+    from auditor.extract.pdf.ocr import legible, page_pictures, read_page, read_pictures
+
+    start = time.monotonic()
+    wanted: list[tuple[int, list[int]]] = []
+    count = pixels = whole = 0
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            here, size = [], 0
+            for n, obj in page_pictures(page):
+                px = legible(obj)
+                if px:
+                    here.append(n)
+                    size += px[0] * px[1]
+            page.close()
+            if len(here) > PAGE_PICTURES:
+                whole += 1
+                wanted.append((i, []))
+            elif here:
+                count, pixels = count + len(here), pixels + size
+                wanted.append((i, here))
+    finally:
+        doc.close()
+    if count > MAX_PICTURES or pixels > MAX_PICTURE_PIXELS or whole > MAX_OCR_PAGES:
+        return Seen("pictures", code="ocr_bound", message=f"the rendering draws {count} pictures of {pixels} pixels "
+                    f"and {whole} pages of more than {PAGE_PICTURES} pictures: OCR reads {MAX_PICTURES} pictures of "
+                    f"{MAX_PICTURE_PIXELS} pixels and {MAX_OCR_PAGES} such pages at most")
+    out = Seen("pictures")
+    for i, numbers in wanted:
+        got = read_pictures(pdf, i, numbers, timeout=timeout, memory=memory) if numbers else \
+            [read_page(pdf, i, timeout=timeout, memory=memory)]
+        for one in got:
+            if one.code:
+                return Seen("pictures", code=one.code, message=f"page {i + 1}: {one.message}")
+            out.texts.append(one.text)
+            out.engine, out.cached = _engine(one.engine), out.cached + one.cached
+    out.seconds = round(time.monotonic() - start, 2)
+    return out
 
 
 def _which(names: tuple[str, ...]) -> str | None:

@@ -238,7 +238,7 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
             findings += containment_findings(store, view, outcome.audit, loc)
             findings += covered_by_batch_findings(store, view, outcome.audit, loc)
             findings += reading_findings(store, view, opts.threshold, loc, findings)
-            findings += not_auditable_findings(store, view, outcome.audit, cwd, loc)
+            findings += not_auditable_findings(store, view, outcome.audit, cwd, loc, rendered.vouched)
             findings += redaction_findings(store, view, loc)
             findings += duplicate_findings(store, view, loc)
             findings += rendered.findings

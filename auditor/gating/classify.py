@@ -160,16 +160,18 @@ def ingest_error_findings(view: BatchView, cwd: Path) -> list[Finding]:
 
 
 def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cwd: Path,
-                           loc: Locator) -> list[Finding]:
+                           loc: Locator, vouched: dict[int, list[str]] | None = None) -> list[Finding]:
     """New documents the audit could not speak for, and EDGAR parts the ingest skipped: they fail
-    closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined."""
+    closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined.
+    ``vouched`` names, by document, constructs outside the model that a check of the rendering
+    vouched for (an embedded font whose letters OCR read as its text: gating.render)."""
     reason = {int(x["doc_id"]): x["reason"] for x in audit.not_auditable}
     stands = view.stands_for(store)
     own = dict(store.select_in("SELECT id, unreadable FROM documents WHERE unreadable IS NOT NULL AND id IN ({})",
                                view.new_ids | set(stands)))
     unread = {doc_id: _unread_pages(meta) for doc_id, meta in _metas(store, view.new_ids).items()
               if meta.get("unread_pages")}
-    outside = _unmodelled(store, view.new_ids | set(stands))
+    outside = _unmodelled(store, view.new_ids | set(stands), vouched or {})
     out = []
     for rep, news in sorted(stands.items()):
         for doc_id in news:
@@ -193,13 +195,14 @@ def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cw
 
 
 
-def _unmodelled(store: Store, ids: set[int]) -> dict[int, str]:
+def _unmodelled(store: Store, ids: set[int], vouched: dict[int, list[str]]) -> dict[int, str]:
     """Why each document of ``ids`` that holds constructs outside its reader's model is not
-    vouched for (:func:`auditor.extract.model.reason`)."""
+    vouched for (:func:`auditor.extract.model.reason`), less those ``vouched`` names."""
     out = {}
     for doc_id, names in store.select_in("SELECT id, unmodelled FROM documents WHERE unmodelled IS NOT NULL"
                                          " AND id IN ({})", ids):
-        got = model.reason(json.loads(names))
+        lifted = set(vouched.get(int(doc_id), ()))
+        got = model.reason([n for n in json.loads(names) if n not in lifted])
         if got:
             out[int(doc_id)] = got
     return out

@@ -3,6 +3,10 @@ draw no text, and the run and paragraph properties whose effect on which words a
 knows (:data:`RUN`, :data:`PARAGRAPH`). Anything else is outside the model: an embedded font
 (it can draw other letters than the text holds: ROT13 text drawn as plain words), a part of a
 content type not listed, a run property not listed, text squeezed, lifted or set vertically.
+
+An embedded font is the one construct a gate can vouch for afterwards: it reads LibreOffice's
+rendering by OCR (:func:`auditor.extract.render.ocr_pages`), and when the letters drawn agree
+with the characters, the font draws what the text holds (:func:`embedded_fonts` names them).
 """
 
 from __future__ import annotations
@@ -69,6 +73,16 @@ collapsed
 _FIT_TEXT_MIN = 200  # twips (10 pt): a narrower fitText squeezes a run into a sliver
 
 
+_FONT_KIND = "embedded font"
+FONT = f"docx: {_FONT_KIND}"
+
+
+def embedded_fonts(unmodelled: list[str]) -> list[str]:
+    """The entries of a document's ``unmodelled`` list that are fonts it embeds (of the document
+    itself: one found inside an ``altChunk`` or an EDGAR part is another reading's)."""
+    return [n for n in unmodelled if n.startswith(FONT)]
+
+
 def check(members: dict[str, Any], content_types: dict[str, str | None], outside: Outside) -> None:
     """Name the parts, fonts and properties of a package outside the model. ``members`` maps the
     XML parts that hold text (parsed, lxml) to their names; ``content_types`` every member to its
@@ -79,7 +93,7 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
         k = (kind or "").lower()
         if k in FONT_TYPES or k.startswith(("font/", "application/x-font")) or \
                 name.lower().endswith((".odttf", ".ttf", ".otf", ".fntdata")):
-            outside.add("docx", f"embedded font {name} (it may draw other letters than the text holds)")
+            outside.add("docx", f"{_FONT_KIND} {name} (it may draw other letters than the text holds)")
         elif k not in CONTENT_TYPES and not k.startswith(_PREFIXES):
             outside.add("docx", f"part {name} of content type {kind or 'none'}")
     for name, root in members.items():
@@ -87,7 +101,7 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
             tag = el.tag if isinstance(el.tag, str) else ""
             if (tag.startswith("{") and tag.endswith("}embedRegular")) or tag.endswith(("}embedBold", "}embedItalic",
                                                                                         "}embedBoldItalic")):
-                outside.add("docx", f"embedded font ({tag.rpartition('}')[2]}) in {name}")
+                outside.add("docx", f"{_FONT_KIND} ({tag.rpartition('}')[2]}) in {name}")
             elif tag.endswith("}rPr") and tag.startswith("{http://schemas.openxmlformats.org/wordprocessingml"):
                 for local, c in _run_properties(el):
                     if local and local not in RUN:
