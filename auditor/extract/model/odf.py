@@ -192,6 +192,12 @@ def _percent(value: str | None) -> float | None:
         return None
 
 
+def _pct(value: str | None) -> float:
+    """A percentage, 100 when it is none."""
+    p = _percent(value)
+    return 100.0 if p is None else p
+
+
 def _points(value: str | None) -> float | None:
     m = re.fullmatch(r"\s*(-?[\d.]+)\s*(pt|px|mm|cm|in|pc)?\s*", value or "")
     if not m:
@@ -413,7 +419,7 @@ def _text_properties(el: Any, outside: Outside, fmt: str, colours: set[str]) -> 
         name = qname(k)
         if name not in TEXT:
             outside.add(fmt, f"text property {name}")
-        elif name == "style:text-scale" and (_percent(v) or 100) < _MIN_SCALE:
+        elif name == "style:text-scale" and _pct(v) < _MIN_SCALE:
             outside.add(fmt, f"text squeezed to {v} of its width (style:text-scale)")
         elif name in ("fo:font-size", "style:font-size-asian", "style:font-size-complex"):
             pct, pts = _percent(v), _points(v)
@@ -434,7 +440,7 @@ def _text_properties(el: Any, outside: Outside, fmt: str, colours: set[str]) -> 
             outside.add(fmt, f"text rotated (style:text-rotation-angle {v})")
         elif name == "style:text-combine" and v != "none":
             outside.add(fmt, f"text combined into one character cell (style:text-combine {v})")
-        elif name == "loext:opacity" and (_percent(v) or 100) < 100 and not (
+        elif name == "loext:opacity" and _pct(v) < 100 and not (
                 el.get(_a("style", "use-window-font-color")) == "true" and el.get(_a("fo", "color")) is None):
             outside.add(fmt, f"transparent text (loext:opacity {v})")
         elif name == "fo:color" and (c := hex_colour(v)):
