@@ -244,7 +244,7 @@ FILTERS = {"fodt": "fodt", "odt": "odt", "rtf": "rtf", "xml": 'xml:"MS Word 2003
 def test_licences_converted_by_libreoffice_stay_inside_the_model(tmp_path, ext):
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("GPL-3", "Apache-2.0", "BSD"):
+    for name in ("GPL-3.0", "Apache-2.0", "BSD"):
         (src / f"{name}.txt").write_text(licence(name), encoding="utf-8")
     out = tmp_path / "out"
     subprocess.run(["soffice", f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to",
