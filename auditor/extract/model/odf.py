@@ -19,6 +19,7 @@ reader compares a run's colour with its own background only), a condition on a s
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -375,7 +376,7 @@ def _frame(frame: Any, outside: Outside, fmt: str, placed: set[Any]) -> None:
     frames = [f for f in parent.iter(frame.tag) if f.getparent() is parent and f.find(_TEXT_BOX) is not None
               and (f.get(_a("text", "anchor-type")) or "paragraph") == "paragraph"]
     ys = [_points(f.get(_a("svg", "y"))) or 0.0 for f in frames]
-    if any(b < a for a, b in zip(ys, ys[1:], strict=False)):
+    if any(b < a for a, b in itertools.pairwise(ys)):
         placed.update(frames)
 
 

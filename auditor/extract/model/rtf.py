@@ -122,7 +122,7 @@ upr ud tc xe txe rxe ffdeftext ffformat ffhelptext ffl ffname ffstattext formfie
 fldtype generator pgdscno nesttableprops background
 """.split())  # noqa: SIM905
 #: shapes and their parts: read where their text box is (``\\shptxt``), otherwise pictures
-SHAPE = frozenset("shp shpinst shprslt shpgrp".split())
+SHAPE = frozenset(["shp", "shpinst", "shprslt", "shpgrp"])
 _TOKEN = re.compile(r"\\bin(\d{1,9}) ?|\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'[0-9a-fA-F]{2}|\\([^a-zA-Z])|([{}])")
 _VERTICAL = frozenset({"cltxtbrl", "cltxbtlr", "cltxlrtbv", "cltxtbrlv", "stextflow", "frmtxtbrl", "frmtxbtlr",
                        "frmtxlrtbv", "frmtxtbrlv", "horzvert"})

@@ -44,7 +44,7 @@ o:DocumentProperties o:CustomDocumentProperties o:SmartTagType w:ignoreSubtree w
 w:lists w:styles w:docPr w:body w:bgPict w:divs w:shapeDefaults o:shapedefaults o:shapelayout
 """.split())  # noqa: SIM905
 #: Children of a ``w:font`` (its name and metrics; an embedded font is outside).
-FONT = frozenset("w:altName w:panose-1 w:charset w:family w:pitch w:sig w:notTrueType".split())
+FONT = frozenset(["w:altName", "w:panose-1", "w:charset", "w:family", "w:pitch", "w:sig", "w:notTrueType"])
 #: Elements of the body, headers and footers the reader lays out, hides or never shows as Word does.
 ELEMENTS = frozenset("""
 w:body wx:sect wx:sub-section wx:pBdrGroup wx:borders wx:margin-left wx:margin-right wx:shd wx:apo
