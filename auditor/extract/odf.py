@@ -6,7 +6,9 @@ XML collapses to one space, ``text:s`` is spaces, ``text:tab`` a tab, ``text:lin
 line; a span boundary is no word boundary, so "SOFT<span>WARE</span>" reads "SOFTWARE".
 Paragraphs and headings are lines; list items, table cells and text boxes hold paragraphs.
 Notes (footnotes, endnotes) are read after the body, their citation mark left out (it would
-glue a number to a word). Hidden text (``text:hidden-text``, a style with
+glue a number to a word), and so are the headers and footers of the master pages in use (drawn
+on every page). What the document holds outside the reader's model is named
+(:mod:`auditor.extract.model.odf`). Hidden text (``text:hidden-text``, a style with
 ``text:display="none"``, white or background-coloured text, a font under 3 pt), tracked deletions
 and comments (``office:annotation``) are not shown; every text is in the reading ``odf:all-text`` when it differs. Index templates
 (``text:*-source``), sequence declarations and drawing titles are never shown.
@@ -283,7 +285,12 @@ def extract_odt(data: bytes, limits: Limits) -> Extracted:
     content = _xml(read_member(data, "content.xml", budget))
     styles = _xml(read_member(data, "styles.xml", budget)) if "styles.xml" in names else None
     meta = _xml(read_member(data, "meta.xml", budget)) if "meta.xml" in names else None
-    return _read(content, styles, meta, limits, "odt")
+    ex = _read(content, styles, meta, limits, "odt")
+    outside = Outside()
+    outside.extend(ex.unmodelled)
+    model_odf.package(sorted(names), outside)
+    ex.unmodelled = outside.names()
+    return ex
 
 
 def is_flat_odf(root_tag: tuple[str, str] | None) -> bool:

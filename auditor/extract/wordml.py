@@ -6,8 +6,10 @@ as Word joins them: "SOFT</w:t></w:r><w:r><w:t>WARE" reads "SOFTWARE". Paragraph
 its character or paragraph style), deleted revisions (``w:delText``, ``aml:annotation`` of type
 ``Word.Deletion``), field codes (``w:instrText``, between a field's ``begin`` and
 ``separate``), text in the colour of its shading, highlight or the white paper and fonts under 3 pt (directly or by style),
-pictures' data (``w:binData``), document properties. Footnotes and endnotes,
-written where they are cited, are read after the body. Every text is in the reading
+pictures' data (``w:binData``), document properties, comments (``aml:annotation`` of type
+``Word.Comment``, drawn beside the text). Footnotes and endnotes, written where they are cited,
+and the headers and footers (``w:hdr``, ``w:ftr``) are read after the body. What the document
+holds outside the reader's model is named (:mod:`auditor.extract.model.wordml`). Every text is in the reading
 ``wordml:all-text`` when it differs.
 """
 

@@ -57,6 +57,9 @@ ODF_OUTSIDE = {
     "unknown property": ('<text:p text:style-name="U">a</text:p>', '<style:style style:name="U" style:family="paragraph">'
                          '<style:text-properties style:new-thing="1"/></style:style>', "",
                          "fodt: text property style:new-thing"),
+    "conditional style": ('<text:p text:style-name="M">a</text:p>', '<style:style style:name="M" style:family="paragraph">'
+                          '<style:map style:condition="outline-level()=1" style:apply-style-name="Hidden"/></style:style>',
+                          "", "fodt: conditional style (style:map): the reader does not evaluate its condition"),
     "colour of a cell": ('<text:p text:style-name="C">a</text:p>', '<style:style style:name="C" style:family="paragraph">'
                          '<style:paragraph-properties fo:background-color="#336699"/><style:text-properties '
                          'fo:color="#336699"/></style:style>', "",
@@ -69,6 +72,20 @@ ODF_OUTSIDE = {
 def test_odf_outside_the_model_is_named(case):
     body, styles, decls, construct = ODF_OUTSIDE[case]
     assert construct in extract_bytes(fodt(body, styles, decls), "x.fodt").unmodelled
+
+
+def test_odf_macros_run_on_opening_are_outside_the_model():
+    script = ('<office:scripts><office:event-listeners><script:event-listener xmlns:script="urn:oasis:names:tc:'
+              'opendocument:xmlns:script:1.0" script:language="ooo:script" script:event-name="office:load-finished" '
+              'script:macro-name="vnd.sun.star.script:Standard.Module1.Rewrite?language=Basic&amp;location=document"/>'
+              "</office:event-listeners></office:scripts>")
+    data = fodt("").replace(b"<office:automatic-styles>", script.encode() + b"<office:automatic-styles>")
+    assert "fodt: macro run on office:load-finished (script:event-listener)" in extract_bytes(data, "x.fodt").unmodelled
+    # LibreOffice's templates name listeners that run nothing, and a handler for new documents
+    quiet = script.replace(' script:macro-name="vnd.sun.star.script:Standard.Module1.Rewrite?language=Basic&amp;'
+                           'location=document"', "")
+    data = fodt("").replace(b"<office:automatic-styles>", quiet.encode() + b"<office:automatic-styles>")
+    assert extract_bytes(data, "x.fodt").unmodelled == []
 
 
 def test_odf_as_a_word_processor_writes_it_stays_inside_the_model():

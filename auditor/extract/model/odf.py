@@ -7,14 +7,16 @@ tracked changes, comments); fields whose shown value is what the reader reads
 value they show); pictures and frames that draw no words out of place; and the style
 properties whose effect on which words are drawn, and in which order, the reader knows
 (:data:`TEXT`, :data:`PARAGRAPH`; the properties of pages, tables, lists and frames lay out
-boxes and draw no words, save those :func:`_layout` checks).
+boxes and draw no words, save those :func:`_layout` checks); the style, font and page elements
+of :data:`STYLE_ELEMENTS`.
 
 Outside the model (each named): an element not listed (a ``text:variable-get``, a
 ``text:bookmark-ref``, a ``draw:object``), a user field whose declared value is not its text,
 a text frame placed by position out of its stored order or on the page, text squeezed by
 ``style:text-scale`` or letter spacing, rotated or vertical text, transparent text, a
 font embedded in the document, text the colour of a paragraph, cell or page background (the
-reader compares a run's colour with its own background only), a condition on a section.
+reader compares a run's colour with its own background only), a condition on a section, a
+conditional style (``style:map``), macros a document runs when opened.
 """
 
 from __future__ import annotations
@@ -210,6 +212,15 @@ def _points(value: str | None) -> float | None:
     return number * {"pt": 1, None: 1, "px": 0.75, "mm": 2.835, "cm": 28.35, "in": 72, "pc": 12}[m.group(2)]
 
 
+def package(names: list[str], outside: Outside) -> None:
+    """Name the macros an .odt package holds (``Basic/`` modules, ``Scripts/``): run when it is
+    opened with macros allowed, they can change what a reader sees."""
+    for name in sorted(names):
+        if (name.startswith("Basic/") and name.endswith(".xml") and not name.endswith(("script-lc.xml", "script-lb.xml"))) \
+                or (name.startswith("Scripts/") and not name.endswith("/")):
+            outside.add("odt", f"macros in the document ({name})")
+
+
 def check(body: Any, roots: list[Any], meta: Any, outside: Outside, fmt: str = "odt") -> None:
     """Name what ``body`` (``office:text``), the headers and footers, and the styles of
     ``roots`` (content, styles) hold outside the model."""
@@ -380,12 +391,66 @@ def _frame(frame: Any, outside: Outside, fmt: str, placed: set[Any]) -> None:
         placed.update(frames)
 
 
+#: Elements of the styles, fonts and page layouts (outside the body): they format, and draw
+#: no text of their own. A conditional style (``style:map``) is outside: the reader does not
+#: evaluate its condition.
+STYLE_ELEMENTS = frozenset("""
+office:document office:document-content office:document-styles office:styles office:automatic-styles
+office:master-styles office:font-face-decls office:scripts office:script office:binary-data style:style
+style:default-style style:font-face svg:font-face-src svg:font-face-uri svg:font-face-format
+svg:font-face-name style:page-layout style:header-style style:footer-style style:master-page
+style:text-properties style:paragraph-properties style:section-properties style:graphic-properties
+style:drawing-page-properties style:table-properties style:table-column-properties
+style:table-row-properties style:table-cell-properties style:page-layout-properties
+style:header-footer-properties style:list-level-properties style:list-level-label-alignment
+style:ruby-properties style:chart-properties style:tab-stops style:tab-stop style:drop-cap
+style:background-image style:columns style:column style:column-sep style:footnote-sep
+loext:graphic-properties text:list-style text:list-level-style-bullet text:list-level-style-number
+text:list-level-style-image text:outline-style text:outline-level-style text:notes-configuration
+text:linenumbering-configuration text:linenumbering-separator text:bibliography-configuration
+text:sort-key draw:gradient draw:hatch draw:fill-image draw:marker draw:stroke-dash draw:opacity
+svg:linearGradient svg:radialGradient svg:stop
+""".split())  # noqa: SIM905
+_OWN = ("office:body", "office:meta", "office:settings")
+
+
+def _style_elements(root: Any, outside: Outside, fmt: str) -> None:
+    """The elements outside the body: formatting (listed), macros (outside but for a template's
+    ``office:new`` handler, which runs only when a new document is made from it)."""
+    stack = [c for c in root if isinstance(c.tag, str) and qname(c.tag) not in _OWN]
+    if qname(root.tag) not in STYLE_ELEMENTS:
+        outside.add(fmt, f"element <{qname(root.tag)}>")
+    while stack:
+        el = stack.pop()
+        if not isinstance(el.tag, str):
+            continue
+        tag = qname(el.tag)
+        if tag == "style:master-page":
+            continue  # its headers and footers are read, and checked, as the body is
+        if tag.startswith("number:") or tag == "office:event-listeners":
+            for listener in el.iter(_e("script", "event-listener")) if tag == "office:event-listeners" else ():
+                runs = listener.get(_a("script", "macro-name")) or listener.get(_a("xlink", "href"))
+                if runs and listener.get(_a("script", "event-name")) != "office:new":
+                    outside.add(fmt, f"macro run on {listener.get(_a('script', 'event-name'))} (script:event-listener)")
+            continue  # data styles format a field's number or date
+        if tag == "office:script":
+            if any(isinstance(c.tag, str) and c.tag.rpartition("}")[2] in ("module", "source-code") for c in el.iter()):
+                outside.add(fmt, "macros in the document (office:script)")
+            continue
+        if tag not in STYLE_ELEMENTS:
+            outside.add(fmt, "conditional style (style:map): the reader does not evaluate its condition"
+                        if tag == "style:map" else f"style element <{tag}>")
+            continue
+        stack.extend(el)
+
+
 def _styles(roots: list[Any], outside: Outside, fmt: str) -> None:
     colours: set[str] = set()
     backgrounds: set[str] = set()
     for root in roots:
         if root is None:
             continue
+        _style_elements(root, outside, fmt)
         for el in root.iter():
             if not isinstance(el.tag, str):
                 continue
