@@ -57,6 +57,9 @@ ODF_OUTSIDE = {
     "unknown property": ('<text:p text:style-name="U">a</text:p>', '<style:style style:name="U" style:family="paragraph">'
                          '<style:text-properties style:new-thing="1"/></style:style>', "",
                          "fodt: text property style:new-thing"),
+    "text in a picture": ('<text:p><draw:frame text:anchor-type="as-char"><draw:image><text:p>junk</text:p></draw:image>'
+                          "</draw:frame></text:p>", "", "",
+                          "fodt: text inside a picture (draw:image): a fallback no word processor draws"),
     "conditional style": ('<text:p text:style-name="M">a</text:p>', '<style:style style:name="M" style:family="paragraph">'
                           '<style:map style:condition="outline-level()=1" style:apply-style-name="Hidden"/></style:style>',
                           "", "fodt: conditional style (style:map): the reader does not evaluate its condition"),
@@ -205,7 +208,7 @@ def test_rtf_outside_the_model_is_named(body, construct):
 
 
 def test_rtf_as_word_processors_write_it_stays_inside_the_model():
-    head = ("{\\stylesheet{\\s0\\snext0\\f0\\fs24 Normal;}{\\*\\cs10 Default Paragraph Font;}}"
+    head = ("{\\stylesheet{\\s0\\snext0\\f0\\fs24 Normal;}{\\*\\cs10 Default Paragraph Font;}{\\s1\\fs2 Spacer;}}"
             "{\\info{\\title The title}{\\author A}{\\creatim\\yr2020\\mo1\\dy2}}{\\*\\generator LibreOffice}")
     body = ("{\\b bold} {\\i italic} {\\ul under}\\tab tab\\line line\\par"
             "\\trowd\\cellx2000\\intbl cell\\cell\\row\\pard"

@@ -21,6 +21,7 @@ conditional style (``style:map``), macros a document runs when opened.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import Any
@@ -239,6 +240,7 @@ def check(body: Any, roots: list[Any], meta: Any, outside: Outside, fmt: str = "
     _styles(roots, outside, fmt)
 
 
+@functools.cache
 def _e(prefix: str, local: str) -> str:
     ns = next(k for k, v in _NS.items() if v == prefix)
     return "{" + ns + "}" + local
@@ -322,6 +324,8 @@ def _walk_elements(top: Any, decls: dict[str, Any], values: dict[str, str], outs
         elif tag in ELEMENTS or tag in COMPUTED or (tag.startswith("text:") and tag.endswith("-source")):
             if tag == "draw:frame":
                 _frame(el, outside, fmt, placed)
+            elif tag == "draw:image" and any(_text(c) for c in el if isinstance(c.tag, str) and not _never(qname(c.tag))):
+                outside.add(fmt, "text inside a picture (draw:image): a fallback no word processor draws")
             elif tag == "text:section" and (el.get(_a("text", "display")) == "condition" or el.get(_a("text", "condition"))):
                 outside.add(fmt, "section shown or hidden by a condition (text:condition)")
             if _never(tag):

@@ -104,8 +104,11 @@ listtag datafield svb c
 #: results, text boxes), whose control words are checked as the body's.
 READ = frozenset("""
 rtf footnote header headerl headerr headerf footer footerl footerr footerf fldrslt field shptxt
-stylesheet listtext cs ts
+listtext
 """.split())  # noqa: SIM905
+#: The style sheet and its styles: their control words format the text and are checked as the
+#: body's; their text is the styles' names, never drawn.
+STYLES = frozenset(["stylesheet", "cs", "ts"])
 #: Destinations the reader skips that draw no text (tables of fonts, colours and lists,
 #: properties, pictures, field codes, bookmarks, comments, settings).
 INERT = frozenset("""
@@ -131,7 +134,7 @@ _POSITIONED = frozenset({"posy", "posyt", "posyb", "posyc", "posyin", "posyout",
 
 def check(rtf: str, outside: Outside) -> None:
     """Name the control words and destinations of an RTF document outside the model."""
-    stack: list[tuple[str, int]] = []  # per open group: what it is ("read", "inert", "shape"), font size
+    stack: list[tuple[str, int]] = []  # per open group: what it is ("read", "style", "inert", "shape"), font size
     state, size = "read", 24
     fresh = star = False
     placed = 0
@@ -172,6 +175,8 @@ def check(rtf: str, outside: Outside) -> None:
                 state = "inert"
             elif word in SHAPE:
                 state = "shape"
+            elif word in STYLES:
+                state = "style"
             elif word in READ:
                 state = "read"
                 placed += word == "shptxt"
@@ -190,7 +195,7 @@ def check(rtf: str, outside: Outside) -> None:
             size = int(arg) if arg else 24
         elif word == "plain":
             size = 24
-        elif word == "u" and size < _MIN_SIZE and stack:
+        elif word == "u" and size < _MIN_SIZE and state == "read" and stack:
             outside.add("rtf", f"text set under 3 pt (\\fs{size})")
     if placed > PLACED_FRAMES:
         outside.add("rtf", f"{placed} text boxes or frames placed by position: the reader cannot tell their order")
@@ -229,7 +234,7 @@ def _word(word: str, arg: str | None, outside: Outside, colours: set[int], backg
 
 _HIDDEN = frozenset({"v", "deleted", "webhidden"})
 _MIN_SIZE = 6  # half-points: under 3 pt
-_KNOWN = WORDS | READ | INERT | SHAPE | _VERTICAL | _POSITIONED | _HIDDEN
+_KNOWN = WORDS | READ | INERT | SHAPE | STYLES | _VERTICAL | _POSITIONED | _HIDDEN
 #: destinations striprtf skips that draw something: outside unless listed as inert
 _SKIPPED = frozenset("""
 object objdata objclass objname result do dptxbxtext background mmath moMath moMathPara htmltag
