@@ -295,7 +295,7 @@ def extract_rtf(data: bytes, limits: Limits) -> Extracted:
     hidden = [f"\\{h}" for h in sorted({m.group(1) for m in _HIDDEN.finditer(rtf)})] + _unseen(rtf)
     if hidden:
         unreadable = ("rtf-hidden: the document uses " + ", ".join(hidden)
-                      + " (hidden, white or tiny text, or tracked deletions), which this reader does not model: "
+                      + " (hidden or white text, or tracked deletions), which this reader does not model: "
                       "it cannot tell which words a reader sees")
     try:
         raw = rtf_to_text(_mark_footnotes(_text_boxes(_drop_field_codes(rtf))), errors="replace")

@@ -246,7 +246,7 @@ def _e(prefix: str, local: str) -> str:
     return "{" + ns + "}" + local
 
 
-_a = _e
+_a = _e  # the same names for attributes
 
 
 def _meta_values(meta: Any) -> dict[str, str]:
