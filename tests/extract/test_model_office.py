@@ -275,3 +275,13 @@ def test_licences_converted_by_libreoffice_stay_inside_the_model(tmp_path, ext):
     for f in files:
         ex = extract_bytes(f.read_bytes(), f.name)
         assert ex.unmodelled == [] and ex.unreadable is None, (f.name, ex.unmodelled)
+
+
+def test_rtf_text_boxes_are_read_and_few_stay_inside_the_model():
+    box = "{\\shp{\\*\\shpinst\\shpleft0\\shptop0{\\sp{\\sn shapeType}{\\sv 202}}{\\shptxt \\pard Box words\\par}}" \
+          "{\\shprslt{\\*\\do\\dobxcolumn{\\dptxbx{\\pard old words\\par}}}}}"
+    ex = extract_bytes(rtf(box + "\\par"), "x.rtf")
+    assert "Box words" in ex.text and "old words" not in ex.text and ex.unmodelled == []
+    many = "".join(box.replace("\\shptop0", f"\\shptop{(i * 7 % 12) * 300}") for i in range(12))
+    assert "rtf: 12 text boxes or frames placed by position: the reader cannot tell their order" in \
+        extract_bytes(rtf(many + "\\par"), "x.rtf").unmodelled

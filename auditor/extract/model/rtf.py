@@ -170,7 +170,11 @@ def check(rtf: str, outside: Outside) -> None:
                 outside.add("rtf", f"text set under 3 pt (\\fs{size})")
             fresh = False
             continue
-        if fresh and state != "inert":
+        if fresh and state == "shape":
+            if word == "shptxt":
+                state = "read"
+                placed += 1
+        elif fresh and state != "inert":
             if word in INERT:
                 state = "inert"
             elif word in SHAPE:
