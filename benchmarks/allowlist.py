@@ -18,7 +18,11 @@ use them. Corpora (only those present on the machine are read):
 * ``licences``: the licence texts installed packages ship (tests/support/realtext.py);
 * ``demo``: the demo corpus (auditor/demo);
 * ``fixtures``: public fixtures of other formats (docx, odt, rtf, pdf...) found in git mirrors
-  under /work/.mirror (python-docx, pdfminer.six, odfpy...), when present;
+  under /work/.mirror (python-docx, pdfminer.six, odfpy, striprtf...), when present;
+* ``office-*``: when LibreOffice is installed, the licence texts and LibreOffice's own templates
+  (/usr/lib/libreoffice/share/template, real ODF) converted by it to flat ODF, .odt, RTF and
+  Word 2003 XML (``office-fodt``, ``office-odt``, ``office-rtf``, ``office-wordml``), and the
+  templates as they are (``office-templates``);
 * ``--dir``: any directory given.
 """
 
@@ -39,7 +43,36 @@ sys.path.insert(0, str(ROOT))
 MIRRORS = Path("/work/.mirror")
 EDGAR_HTML = Path("/work/notes/real/edgar-html")
 #: file name endings taken from git mirrors as fixtures of other formats
-FIXTURE_EXT = (".docx", ".odt", ".fodt", ".rtf", ".pdf", ".eml", ".mht", ".mhtml", ".rst", ".ipynb", ".svg")
+FIXTURE_EXT = (".docx", ".odt", ".ott", ".fodt", ".rtf", ".pdf", ".eml", ".mht", ".mhtml", ".rst", ".ipynb", ".svg")
+TEMPLATES = Path("/usr/lib/libreoffice/share/template")
+#: LibreOffice's export filters of the office formats the auditor reads
+OFFICE = {"fodt": "fodt", "odt": "odt", "rtf": "rtf", "wordml": "xml:MS Word 2003 XML"}
+
+
+def _office(tmp: Path, licences: Path, only: str) -> dict[str, Path]:
+    """Licence texts and LibreOffice's templates converted by LibreOffice to each office format."""
+    import shutil
+
+    if shutil.which("soffice") is None or only not in "office-templates office-fodt office-odt office-rtf office-wordml":
+        return {}
+    found: dict[str, Path] = {}
+    templates = sorted(TEMPLATES.rglob("*.ott")) + sorted(TEMPLATES.rglob("*.odt")) if TEMPLATES.is_dir() else []
+    if templates and only in "office-templates":
+        d = tmp / "office-templates"
+        d.mkdir()
+        for i, t in enumerate(templates):
+            (d / f"{i:03d}-{t.name}").write_bytes(t.read_bytes())
+        found["office-templates"] = d
+    sources = sorted(licences.iterdir()) + templates
+    for name, to in OFFICE.items():
+        if only not in f"office-{name}":
+            continue
+        d = tmp / f"office-{name}"
+        subprocess.run(["soffice", f"-env:UserInstallation=file://{tmp}/lo-profile", "--headless", "--convert-to",
+                        to, "--outdir", str(d), *map(str, sources)], capture_output=True, check=False, timeout=3600)
+        if d.is_dir():
+            found[f"office-{name}"] = d
+    return found
 
 
 def _from_mirror(repo: Path, out: Path, keep: tuple[str, ...], grep: str | None, limit: int) -> int:
@@ -76,6 +109,7 @@ def corpora(tmp: Path, extra: list[Path], only: str = "", ext: tuple[str, ...] =
     for i, (name, text) in enumerate(licence_files().items()):
         (d / f"{i:03d}-{name.replace('/', '_')}.txt").write_text(text, encoding="utf-8")
     found["licences"] = d
+    found.update(_office(tmp, d, only))
     import zipfile
 
     demo = ROOT / "auditor" / "demo" / "files" / "corpus.zip"

@@ -5,8 +5,8 @@
   Word shows in its final view: hidden text and deleted revisions are left out. With them in
   (``antiword -s -r``) is the reading ``doc:all-text`` when it differs.
 - WordPerfect ``.wpd`` (``\\xffWPC``): libwpd's ``wpd2text`` (Debian's ``libwpd-tools``).
-- RTF: striprtf (pure Python). Footnotes, which striprtf drops with other destinations, are
-  read after the body, as in a .docx; field codes are left out (a hyperlink shows its text, not
+- RTF: striprtf (pure Python). Footnotes, headers, footers and text boxes, which striprtf drops
+  with other destinations, are read after the body, as in a .docx; field codes are left out (a hyperlink shows its text, not
   its address). Hidden text (``\\v``) and tracked deletions
   (``\\deleted``) are not modelled: such a document fails closed (``rtf-hidden:``), as the
   gate cannot tell which words a reader sees.
@@ -24,6 +24,8 @@ import re
 from auditor.errors import ExtractionError, refusal
 from auditor.extract import convert
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.model import Outside
+from auditor.extract.model import rtf as model_rtf
 from auditor.text import dates
 
 # -- OLE2 -----------------------------------------------------------------------------------------
@@ -184,18 +186,20 @@ def _clean(text: str) -> str:
 # -- RTF ------------------------------------------------------------------------------------------
 
 _NOTE_OPEN, _NOTE_CLOSE = "\ue000", "\ue001"
-_FOOTNOTE = re.compile(r"\{\s*(?:\\\*\s*)?\\footnote(?![a-z])", re.I)
+_FOOTNOTE = re.compile(r"\{\s*(?:\\\*\s*)?\\(?:footnote|header[lrf]?|footer[lrf]?|shptxt)(?![a-z])", re.I)
+_SHAPE = re.compile(r"\{\s*\\shp(?![a-z])", re.I)
+_PAGE_STYLES = re.compile(r"\{\s*\\\*\s*\\pgdsctbl(?![a-z])", re.I)
 _HIDDEN = re.compile(r"\\(v|deleted|webhidden)(?![a-z])(?!0)")
 _NOTES = re.compile(f"{_NOTE_OPEN}(.*?){_NOTE_CLOSE}", re.S)
 
 
 _COLORTBL = re.compile(r"\{\\colortbl\s*;?([^{}]*)\}", re.I)
-_TINY = re.compile(r"\\fs([0-5])(?![0-9])")
 
 
 def _unseen(rtf: str) -> list[str]:
-    """Text coloured white by the colour table (``\\cfN``) or set under 3 pt (``\\fsN``, in
-    half-points): constructs that hide words from a reader."""
+    """Text coloured white by the colour table (``\\cfN``): a construct that hides words from a
+    reader. (Text set under 3 pt is named by the model, :mod:`auditor.extract.model.rtf`, where
+    words are set so: a 2 pt empty spacer paragraph hides nothing.)"""
     found = []
     m = _COLORTBL.search(rtf)
     if m:
@@ -203,9 +207,7 @@ def _unseen(rtf: str) -> list[str]:
         white = [i + 1 for i, e in enumerate(entries)
                  if re.search(r"\\red255", e) and re.search(r"\\green255", e) and re.search(r"\\blue255", e)]
         found += [f"\\cf{i} (white)" for i in white if re.search(rf"\\cf{i}(?![0-9])", rtf)]
-    if _TINY.search(rtf):
-        found.append("\\fs" + _TINY.search(rtf).group(1) + " (under 3 pt)")  # type: ignore[union-attr]
-    return found
+    return found  # text under 3 pt: the model finds the words set so (model/rtf.py), not every size
 
 
 def _group_end(rtf: str, start: int) -> int:
@@ -227,9 +229,34 @@ def _group_end(rtf: str, start: int) -> int:
     return n
 
 
+def _text_boxes(rtf: str) -> str:
+    """Each shape (``{\\shp ...}``) that holds a text box: its ``\\shptxt`` group in its place,
+    the rest (properties, the old readers' ``\\shprslt``) left out. LibreOffice's own page
+    styles (``\\*\\pgdsctbl``, which repeat the headers) are left out too."""
+    out, pos = [], 0
+    for m in _PAGE_STYLES.finditer(rtf):
+        if m.start() >= pos:
+            out.append(rtf[pos:m.start()])
+            pos = _group_end(rtf, m.start())
+    rtf, out, pos = "".join(out) + rtf[pos:], [], 0
+    for m in _SHAPE.finditer(rtf):
+        if m.start() < pos:
+            continue
+        end = _group_end(rtf, m.start())
+        box = re.search(r"\{\s*\\shptxt(?![a-z])", rtf[m.start():end], re.I)
+        out.append(rtf[pos:m.start()])
+        if box:
+            b = m.start() + box.start()
+            out.append(rtf[b:_group_end(rtf, b)])
+        pos = end
+    out.append(rtf[pos:])
+    return "".join(out)
+
+
 def _mark_footnotes(rtf: str) -> str:
-    """Each footnote group turned into plain text between two private-use marks (written as
-    RTF ``\\u`` escapes), so the converter keeps its words and they can be moved after the body."""
+    """Each footnote, header, footer and text box group turned into plain text between two
+    private-use marks (written as RTF ``\\u`` escapes), so the converter keeps its words and
+    they can be moved after the body."""
     out, pos = [], 0
     for m in _FOOTNOTE.finditer(rtf):
         if m.start() < pos:
@@ -268,15 +295,17 @@ def extract_rtf(data: bytes, limits: Limits) -> Extracted:
     hidden = [f"\\{h}" for h in sorted({m.group(1) for m in _HIDDEN.finditer(rtf)})] + _unseen(rtf)
     if hidden:
         unreadable = ("rtf-hidden: the document uses " + ", ".join(hidden)
-                      + " (hidden, white or tiny text, or tracked deletions), which this reader does not model: "
+                      + " (hidden or white text, or tracked deletions), which this reader does not model: "
                       "it cannot tell which words a reader sees")
     try:
-        raw = rtf_to_text(_mark_footnotes(_drop_field_codes(rtf)), errors="replace")
+        raw = rtf_to_text(_mark_footnotes(_text_boxes(_drop_field_codes(rtf))), errors="replace")
     except (ValueError, LookupError, IndexError) as e:
         raise ExtractionError("rtf_error", f"unreadable RTF: {type(e).__name__}: {e}") from e
     notes = [n.strip() for n in _NOTES.findall(raw) if n.strip()]
     body = _NOTES.sub("", raw).replace(_NOTE_OPEN, "").replace(_NOTE_CLOSE, "")
     text = _clean(body) + ("\n\n" + "\n".join(notes) if notes else "")
     text = check_text(storable(text, warnings), "RTF document", limits)
+    outside = Outside()
+    model_rtf.check(rtf, outside)
     return Extracted("rtf", text, "striprtf", version_of("striprtf"), encoding="latin-1", warnings=warnings,
-                     unreadable=unreadable)
+                     unreadable=unreadable, unmodelled=outside.names())

@@ -6,7 +6,9 @@ XML collapses to one space, ``text:s`` is spaces, ``text:tab`` a tab, ``text:lin
 line; a span boundary is no word boundary, so "SOFT<span>WARE</span>" reads "SOFTWARE".
 Paragraphs and headings are lines; list items, table cells and text boxes hold paragraphs.
 Notes (footnotes, endnotes) are read after the body, their citation mark left out (it would
-glue a number to a word). Hidden text (``text:hidden-text``, a style with
+glue a number to a word), and so are the headers and footers of the master pages in use (drawn
+on every page). What the document holds outside the reader's model is named
+(:mod:`auditor.extract.model.odf`). Hidden text (``text:hidden-text``, a style with
 ``text:display="none"``, white or background-coloured text, a font under 3 pt), tracked deletions
 and comments (``office:annotation``) are not shown; every text is in the reading ``odf:all-text`` when it differs. Index templates
 (``text:*-source``), sequence declarations and drawing titles are never shown.
@@ -30,6 +32,8 @@ from auditor.extract.common import (
     storable,
 )
 from auditor.extract.docx import ZIP_ERRORS, read_member
+from auditor.extract.model import Outside
+from auditor.extract.model import odf as model_odf
 from auditor.text import dates
 
 refusal("odf_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
@@ -73,7 +77,6 @@ def _xml(data: bytes) -> Any:
 
 
 _FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
-_WHITE = ("#ffffff", "#fff", "white")
 _MIN_POINTS = 3.0
 
 
@@ -88,16 +91,25 @@ def _points(size: str | None) -> float | None:
     return value * {"pt": 1, None: 1, "px": 0.75, "mm": 2.835, "cm": 28.35, "in": 72}[m.group(2)]
 
 
+_FO_W3C = "{http://www.w3.org/1999/XSL/Format}"  # OpenOffice.org's first files: the same properties
+
+
+def _fo(props: Any, name: str) -> str | None:
+    value = props.get(_FO + name)
+    return value if value is not None else props.get(_FO_W3C + name)
+
+
 def _invisible(props: Any) -> bool:
     """Text properties a reader cannot see: ``text:display="none"``, white text on no
-    background (or text the colour of its own background), a font under 3 pt."""
+    background (or text the colour of its own background, within the .docx reader's
+    tolerance), a font under 3 pt."""
     if props.get(_T + "display") == "none":
         return True
-    colour = (props.get(_FO + "color") or "").strip().lower()
-    background = (props.get(_FO + "background-color") or "").strip().lower()
-    if colour and (colour == background or (colour in _WHITE and background in ("", "transparent"))):
+    colour = model_odf.hex_colour(_fo(props, "color"))
+    background = model_odf.hex_colour(_fo(props, "background-color"))
+    if colour and model_odf.same_colour(colour, background or "FFFFFF"):
         return True
-    size = _points(props.get(_FO + "font-size"))
+    size = _points(_fo(props, "font-size"))
     return size is not None and size < _MIN_POINTS
 
 
@@ -223,6 +235,11 @@ def _read(content: Any, styles: Any, meta: Any, limits: Limits, fmt: str) -> Ext
                               "a spreadsheet, drawing or presentation is not read; save it as PDF")
     hidden = _hidden_styles(content, styles)
     shown, every = _walk(body, hidden)
+    for part in _headers_and_footers(content, styles):  # drawn on every page: read after the body
+        s, e = _walk(part, hidden)
+        shown, every = "\n\n".join(t for t in (shown, s) if t), "\n\n".join(t for t in (every, e) if t)
+    outside = Outside()
+    model_odf.check(body, [content] if styles is content else [content, styles], meta, outside, fmt)
     warnings: list[str] = []
     conditional = sorted({el.tag.rpartition("}")[2] for el in body.iter(*_CONDITIONAL)})
     unreadable = (f"odf-condition: text shown or hidden by a condition ({', '.join(conditional)}), which "
@@ -233,8 +250,26 @@ def _read(content: Any, styles: Any, meta: Any, limits: Limits, fmt: str) -> Ext
         readings.append(Reading("odf:all-text", storable(every, warnings),
                                 "every text, hidden text, tracked deletions and comments included"))
     return Extracted(fmt, text, "auditor.extract.odf", auditor_version(), encoding="utf-8", warnings=warnings,
-                     unreadable=unreadable,
+                     unreadable=unreadable, unmodelled=outside.names(),
                      readings=readings, meta=dates.recorded(_meta_dates(meta)))
+
+
+_HEADERS = frozenset(_S + n for n in ("header", "footer", "header-left", "footer-left", "header-first", "footer-first"))
+
+
+def _headers_and_footers(*roots: Any) -> list[Any]:
+    """The headers and footers of the master pages the document uses (the default one, and
+    those its styles name), shown ones only."""
+    masters: dict[str, Any] = {}
+    used: set[str] = set()
+    for root in dict.fromkeys(r for r in roots if r is not None):
+        for m in root.iter(_S + "master-page"):
+            masters.setdefault(m.get(_S + "name") or "", m)
+        used.update(v for el in root.iter(_S + "style") if (v := el.get(_S + "master-page-name")))
+    if masters:
+        used.add("Standard" if "Standard" in masters else next(iter(masters)))
+    return [part for name, m in masters.items() if name in used for part in m
+            if part.tag in _HEADERS and part.get(_S + "display") != "false"]
 
 
 def extract_odt(data: bytes, limits: Limits) -> Extracted:
@@ -250,7 +285,12 @@ def extract_odt(data: bytes, limits: Limits) -> Extracted:
     content = _xml(read_member(data, "content.xml", budget))
     styles = _xml(read_member(data, "styles.xml", budget)) if "styles.xml" in names else None
     meta = _xml(read_member(data, "meta.xml", budget)) if "meta.xml" in names else None
-    return _read(content, styles, meta, limits, "odt")
+    ex = _read(content, styles, meta, limits, "odt")
+    outside = Outside()
+    outside.extend(ex.unmodelled)
+    model_odf.package(sorted(names), outside)
+    ex.unmodelled = outside.names()
+    return ex
 
 
 def is_flat_odf(root_tag: tuple[str, str] | None) -> bool:

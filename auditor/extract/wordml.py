@@ -6,8 +6,10 @@ as Word joins them: "SOFT</w:t></w:r><w:r><w:t>WARE" reads "SOFTWARE". Paragraph
 its character or paragraph style), deleted revisions (``w:delText``, ``aml:annotation`` of type
 ``Word.Deletion``), field codes (``w:instrText``, between a field's ``begin`` and
 ``separate``), text in the colour of its shading, highlight or the white paper and fonts under 3 pt (directly or by style),
-pictures' data (``w:binData``), document properties. Footnotes and endnotes,
-written where they are cited, are read after the body. Every text is in the reading
+pictures' data (``w:binData``), document properties, comments (``aml:annotation`` of type
+``Word.Comment``, drawn beside the text). Footnotes and endnotes, written where they are cited,
+and the headers and footers (``w:hdr``, ``w:ftr``) are read after the body. What the document
+holds outside the reader's model is named (:mod:`auditor.extract.model.wordml`). Every text is in the reading
 ``wordml:all-text`` when it differs.
 """
 
@@ -25,6 +27,8 @@ from auditor.extract.common import (
     inherit,
     storable,
 )
+from auditor.extract.model import Outside
+from auditor.extract.model import wordml as model_wordml
 from auditor.text import dates
 
 refusal("wordml_error", "open it in a word processor, save it again (as .docx or PDF), and ingest that")
@@ -136,14 +140,19 @@ def extract_wordml(data: bytes, limits: Limits) -> Extracted:
             s.append(text)
         e.append(text)
 
-    for event, el in etree.iterwalk(body, events=("start", "end")):
+    def walk(top: Any) -> None:
+        for event, el in etree.iterwalk(top, events=("start", "end")):
+            step(event, el)
+
+    def step(event: str, el: Any) -> None:
+        nonlocal hidden, never
         tag = el.tag
         if not isinstance(tag, str):
-            continue
+            return
         if event == "start":
             is_never = tag in _NEVER
             hides = (tag == _W + "delText" or (tag in (_W + "r", _W + "p") and _run_hidden(el, hidden_styles))
-                     or (tag == _AML + "annotation" and el.get(_W + "type") == "Word.Deletion"))
+                     or (tag == _AML + "annotation" and el.get(_W + "type") in ("Word.Deletion", "Word.Comment")))
             note = tag in _NOTES
             stack.append((hides, is_never, note))
             never += is_never
@@ -174,6 +183,13 @@ def extract_wordml(data: bytes, limits: Limits) -> Extracted:
             if note:
                 outs.pop()
 
+    walk(body)
+    for part in body.iter(_W + "hdr", _W + "ftr"):  # drawn on every page: read after the body
+        notes.append(([], []))
+        outs.append(notes[-1])
+        walk(part)
+        outs.pop()
+
     def join(parts: list[str], extra: list[list[str]]) -> str:
         text = "\n".join(ln.strip() for ln in "".join(parts).split("\n") if ln.strip())
         more = ["\n".join(ln.strip() for ln in "".join(n).split("\n") if ln.strip()) for n in extra]
@@ -194,5 +210,7 @@ def extract_wordml(data: bytes, limits: Limits) -> Extracted:
             el = props.find(_O + name)
             if el is not None and (el.text or "").strip():
                 found[key] = (el.text or "").strip()[:dates.MAX_RAW]
+    outside = Outside()
+    model_wordml.check(root, outside)
     return Extracted("wordml", text, "auditor.extract.wordml", auditor_version(), encoding="utf-8",
-                     warnings=warnings, readings=readings, meta=dates.recorded(found))
+                     warnings=warnings, readings=readings, meta=dates.recorded(found), unmodelled=outside.names())

@@ -223,7 +223,11 @@ def test_rtf_fields_show_their_result_not_their_code():
     ("{\\colortbl;\\red0\\green0\\blue0;\\red255\\green255\\blue255;}The lease {\\cf1 of} the premises.\\par", False),
     ("The lease {\\fs2 junk} of the premises.\\par", True),
     ("The lease {\\fs24 of} the premises.\\par", False),
+    ("The lease of the premises.{\\fs2\\par}", False),  # a 2 pt empty spacer paragraph hides no word
 ])
 def test_rtf_with_white_or_tiny_text_fails_closed(body, hidden):
+    """White text is refused as rtf-hidden; words set under 3 pt are outside the model
+    (model/rtf.py): both fail closed in a gate (CONTAIN006)."""
     ex = extract_bytes(_rtf(body), "x.rtf")
-    assert (ex.unreadable or "").startswith("rtf-hidden:") is hidden
+    refused = (ex.unreadable or "").startswith("rtf-hidden:") or "rtf: text set under 3 pt (\\fs2)" in ex.unmodelled
+    assert refused is hidden
