@@ -6,6 +6,10 @@
         [--master 'local[2]'] [--driver-memory 1g]
     python benchmarks/spark_row.py compare /tmp/sqlite.json /tmp/spark.json
 
+``--finish-only`` (with ``--workdir`` of an earlier ``spark`` run) runs the finish alone on the
+candidate pairs that run wrote (``WORKDIR/result/pairs``): to try a change to the finish on a
+large corpus without repeating the Spark job.
+
 ``--repeat N`` runs the audit N times in the process and prints the median (and every run).
 Each engine runs in a process of its own, so the peak resident memory of the process
 (``ru_maxrss``) is that engine's: for Spark it is the driver's Python process alone (the JVM
@@ -58,6 +62,25 @@ def key(r: AuditResult) -> dict:
     }
 
 
+def _finish_only(spark, parquet: Path, workdir: Path | None, threshold: float) -> AuditResult:
+    """The finish of an earlier run's pairs (``workdir/result``), timed as ``run_audit_spark``
+    times its finish."""
+    from auditor.engine.export_store import ExportStore
+    from auditor.engine.spark_engine import LAST_STAGES, LAST_TIMING, finish_result
+    from auditor.engine.universe import universe
+
+    if workdir is None or not (workdir / "result" / "pairs").is_dir():
+        raise SystemExit("--finish-only needs --workdir of an earlier spark run (WORKDIR/result/pairs)")
+    src = ExportStore(parquet)
+    t = time.perf_counter()
+    r = finish_result(spark, parquet.resolve().as_uri(), (workdir / "result").resolve().as_uri(), src.params,
+                      threshold, scope=universe(src, None), only=None)
+    LAST_TIMING.session = LAST_TIMING.export = LAST_TIMING.spark = 0.0
+    LAST_TIMING.load = time.perf_counter() - t
+    LAST_STAGES.clear()
+    return r
+
+
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -77,6 +100,7 @@ def main() -> int:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--driver-memory", default="1g")
     p.add_argument("--workdir", type=Path, help="keep the result here")
+    p.add_argument("--finish-only", action="store_true", help="only the finish, on WORKDIR/result/pairs")
     p.add_argument("--repeat", type=int, default=1, help="runs in this process (one session); the median is printed")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
@@ -108,7 +132,10 @@ def main() -> int:
 
             if spark is None:
                 spark = session(a.master, config={"spark.driver.memory": a.driver_memory, "spark.ui.enabled": "false"})
-            r = run_audit_spark(a.parquet, a.threshold, spark=spark, master=a.master, workdir=a.workdir)
+            if a.finish_only:
+                r = _finish_only(spark, a.parquet, a.workdir, a.threshold)
+            else:
+                r = run_audit_spark(a.parquet, a.threshold, spark=spark, master=a.master, workdir=a.workdir)
             runs.append(time.perf_counter() - t)
             from auditor.engine.spark_engine import LAST_STAGES
             from auditor.engine.spark_finish import STAGES

@@ -57,9 +57,10 @@ _MAX_ROUNDS = 64
 #: mutual pairs up to which families are labelled in one scipy call on the driver (1.6 MB of
 #: edges at most, whatever the number of pairs); more go through ``components`` on the cluster
 LOCAL_EDGES = 100_000
-#: distinct shingles of the short documents up to which every worker is sent them all (8 bytes
-#: each: 32 MB), to keep only its documents' holdings; more are joined instead
-BROADCAST_VOCAB = 4_000_000
+#: shingles of the short documents (summed over them) up to which every worker is sent them all
+#: (:class:`ShortSets`, 17 bytes each: 34 MB), to keep only its documents' holdings and to count
+#: each candidate pair in place; more are joined instead
+BROADCAST_SHORT = 2_000_000
 #: wall seconds of each step of the last finish (for the benchmark's cost model)
 STAGES: dict[str, float] = {}
 
@@ -149,27 +150,84 @@ def _all_shingles(params: dict[str, int], batches: Iterator[pa.RecordBatch]) -> 
             "sampled": pa.array(np.concatenate(flags) if flags else np.empty(0, bool), pa.bool_())})
 
 
-def _held_shingles(params: dict[str, int], known: Any, batches: Iterator[pa.RecordBatch]
-                   ) -> Iterator[pa.RecordBatch]:
-    """``(doc_id, text)`` -> ``(doc_id, hash)`` for each distinct shingle of the text that is one of
-    ``known`` (a broadcast sorted array: the short documents' shingles)."""
+def _held_sets(params: dict[str, int], known: Any, batches: Iterator[pa.RecordBatch]
+               ) -> Iterator[pa.RecordBatch]:
+    """``(doc_id, text)`` -> ``(doc_id, held)``: the distinct shingles of the text that are
+    short documents' shingles (``known``: a broadcast :class:`ShortSets`), sorted, one row per
+    document holding any."""
     import pyarrow as pa
 
     from auditor.text.shingle import HashSet, WordHasher, distinct, text_shingles
 
     shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
     hasher = WordHasher(shape.seed)
-    vocab = HashSet(known.value)
+    vocab = HashSet(known.value.vocab)
     for batch in batches:
-        ids, hashes = [], []
+        ids, held = [], []
         for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
             unique = distinct(text_shingles(text, shape, hasher)[1])
-            held = unique[vocab.contains(unique)] if len(vocab) else unique[:0]
-            ids.append(np.full(len(held), doc_id, np.int64))
-            hashes.append(held.view(np.int64))
-        yield pa.RecordBatch.from_pydict({
-            "doc_id": pa.array(np.concatenate(ids) if ids else np.empty(0, np.int64), pa.int64()),
-            "hash": pa.array(np.concatenate(hashes) if hashes else np.empty(0, np.int64), pa.int64())})
+            mine = unique[vocab.contains(unique)] if len(vocab) else unique[:0]
+            if len(mine):
+                ids.append(doc_id)
+                held.append(mine.view(np.int64))
+        yield pa.RecordBatch.from_pydict({"doc_id": pa.array(ids, pa.int64()), "held": _lists(held)})
+
+
+def _lists(arrays: list[np.ndarray]) -> pa.Array:
+    import pyarrow as pa
+
+    offsets = np.concatenate(([0], np.cumsum([len(a) for a in arrays]))).astype(np.int32)
+    values = np.concatenate(arrays) if arrays else np.empty(0, np.int64)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.int64()))
+
+
+class ShortSets:
+    """The short documents' distinct shingles, sent once to every worker: ``ids`` ascending,
+    document ``ids[i]``'s shingles ``hashes[offsets[i]:offsets[i + 1]]`` (ascending, unsigned)
+    with ``sampled`` flags, and ``vocab``, all of them distinct and sorted."""
+
+    def __init__(self, a: np.ndarray, hashes: np.ndarray, sampled: np.ndarray) -> None:
+        order = np.lexsort((hashes, a))
+        a, self.hashes, self.sampled = a[order], hashes[order], sampled[order]
+        self.ids, starts = np.unique(a, return_index=True)
+        self.offsets = np.append(starts, len(a)).astype(np.int64)
+        self.vocab = np.unique(self.hashes)
+
+    def shared(self, docs: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(shared, hits) of each short document of ``docs`` with a document holding ``held``
+        (sorted): its shingles among them, and its sampled shingles among them."""
+        at = np.searchsorted(self.ids, docs)
+        starts, lengths = self.offsets[at], self.offsets[at + 1] - self.offsets[at]
+        seg = np.repeat(np.arange(len(docs)), lengths)
+        idx = starts[seg] + np.arange(len(seg)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        vals = self.hashes[idx]
+        pos = np.minimum(np.searchsorted(held, vals), max(len(held) - 1, 0))
+        found = (held[pos] == vals) if len(held) else np.zeros(len(vals), bool)
+        shared = np.bincount(seg, weights=found, minlength=len(docs)).astype(np.int64)
+        hits = np.bincount(seg, weights=found & self.sampled[idx], minlength=len(docs)).astype(np.int64)
+        return shared, hits
+
+
+def _short_counts(known: Any, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``(b, held, docs)`` -> ``(a, b, shared, hits)`` for each short document ``a`` of ``docs``
+    (the candidates ``b`` may contain), counted against ``b``'s held shingles."""
+    import pyarrow as pa
+
+    sets: ShortSets = known.value
+    for batch in batches:
+        out_a, out_b, out_s, out_h = [], [], [], []
+        for b, held, docs in zip(batch.column("b").to_pylist(), batch.column("held").to_pylist(),
+                                 batch.column("docs").to_pylist(), strict=True):
+            a = np.asarray(docs, np.int64)
+            shared, hits = sets.shared(a, np.asarray(held, np.int64).view(np.uint64))
+            out_a.append(a)
+            out_b.append(np.full(len(a), b, np.int64))
+            out_s.append(shared)
+            out_h.append(hits)
+        cat = (lambda xs: np.concatenate(xs) if xs else np.empty(0, np.int64))  # noqa: E731
+        yield pa.RecordBatch.from_pydict({"a": pa.array(cat(out_a), pa.int64()), "b": pa.array(cat(out_b), pa.int64()),
+                                          "shared": pa.array(cat(out_s), pa.int64()),
+                                          "hits": pa.array(cat(out_h), pa.int64())})
 
 
 def _groups_of(nodes: pa.Table, edges: pa.Table) -> pa.Table:
@@ -326,23 +384,33 @@ def finish_on_spark(
         short_sets = (texts.join(short_ids.select("doc_id"), "doc_id", "left_semi")
                       .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
                       .withColumnRenamed("doc_id", "a").persist())
-        vocab = short_sets.select("hash").distinct().persist()
-        if vocab.count() <= BROADCAST_VOCAB:  # each worker keeps only what it holds of them
-            values = np.asarray(vocab.toArrow().column("hash").to_numpy(), np.int64).view(np.uint64)
-            known = spark.sparkContext.broadcast(np.sort(values))
-            holdings = every.mapInArrow(functools.partial(_held_shingles, shape, known),
-                                        "doc_id long, hash long").persist()
-            del values
+        cached.append(short_sets)
+        n_placed = short_sets.count()
+        sized = short_sets.join(short_ids.select(F.col("doc_id").alias("a"), F.col("n_shingles").alias("n")), "a")
+        if n_placed <= BROADCAST_SHORT:  # each worker keeps only what it holds of them, one row per document
+            t = short_sets.toArrow()
+            known = spark.sparkContext.broadcast(ShortSets(
+                t.column("a").to_numpy(), t.column("hash").to_numpy().view(np.uint64),
+                t.column("sampled").to_numpy(zero_copy_only=False)))
+            del t
+            held_sets = (every.mapInArrow(functools.partial(_held_sets, shape, known), "doc_id long, held array<long>")
+                         .withColumnRenamed("doc_id", "b").persist())
+            holdings = held_sets.select(F.col("b").alias("doc_id"), F.explode("held").alias("hash"))
+            cached.append(held_sets)
         else:  # too many to send to every worker: a join
+            vocab = short_sets.select("hash").distinct()
             holdings = (every.mapInArrow(functools.partial(_all_shingles, shape),
                                          "doc_id long, hash long, sampled boolean")
                         .select("doc_id", "hash").join(vocab, "hash", "left_semi").persist())
-        cached += [short_sets, vocab, holdings]
+            cached.append(holdings)
+        # candidates: every holder of one of a's n - m + 1 rarest shingles (the prefix principle).
+        # Joined on the rare shingles only: a shingle of the boilerplate, held by thousands of
+        # documents and in hundreds of short ones, never meets its holders here (their product
+        # is what a join of every shingle to its holders would sort).
         df = holdings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"))
         least = spark.createDataFrame([(n, n - exact_min_hits(n, threshold) + 1) for n in range(1, SHORT_SHINGLES + 1)],
                                       "n long, prefix long")
         rank = Window.partitionBy("a").orderBy("df", F.col("hash").bitwiseXOR(F.lit(_SIGN)))
-        sized = short_sets.join(short_ids.select(F.col("doc_id").alias("a"), F.col("n_shingles").alias("n")), "a")
         rare = (sized.join(df, "hash").withColumn("rank", F.row_number().over(rank))
                 .join(F.broadcast(least), "n").where(F.col("rank") <= F.col("prefix")).select("a", "hash"))
         cands = (rare.join(holdings.withColumnRenamed("doc_id", "b"), "hash")
@@ -352,12 +420,21 @@ def finish_on_spark(
             cands = (cands.join(F.broadcast(keep.withColumnRenamed("id", "a")), "a", "left_semi")
                      .unionByName(cands.join(F.broadcast(keep.withColumnRenamed("id", "b")), "b", "left_semi"))
                      .distinct())
-        n_sampled = short_sets.groupBy("a").agg(F.sum(F.col("sampled").cast("long")).alias("n_sampled"))
-        held = (sized.join(holdings.withColumnRenamed("doc_id", "b"), "hash")
-                .join(cands, ["a", "b"], "left_semi")
-                .groupBy("a", "b", "n").agg(F.count(F.lit(1)).alias("shared"),
-                                            F.sum(F.col("sampled").cast("long")).alias("hits")))
-        exhaustive = (held.join(n_sampled, "a").select(
+        per_a = sized.groupBy("a", "n").agg(F.sum(F.col("sampled").cast("long")).alias("n_sampled"))
+        # exact counts of each candidate pair, from the candidate's side: one row per container
+        # (its held shingles, the short documents it may contain) counted in the Python workers,
+        # or, without the broadcast, each candidate's (at most SHORT_SHINGLES) shingles looked up
+        # in the container's holdings. Either way the work is the candidates', not the holders'.
+        if known is not None:
+            counted = (cands.groupBy("b").agg(F.collect_list("a").alias("docs")).join(held_sets, "b")
+                       .mapInArrow(functools.partial(_short_counts, known),
+                                   "a long, b long, shared long, hits long"))
+        else:
+            counted = (cands.join(short_sets, "a")
+                       .join(holdings.withColumnRenamed("doc_id", "b"), ["b", "hash"], "left_semi")
+                       .groupBy("a", "b").agg(F.count(F.lit(1)).alias("shared"),
+                                              F.sum(F.col("sampled").cast("long")).alias("hits")))
+        exhaustive = (counted.join(per_a, "a").select(
             F.col("a").alias("contained"), F.col("b").alias("container"), "hits",
             F.col("n_sampled").alias("sampled"), "shared", F.col("n").alias("shingles")))
     else:

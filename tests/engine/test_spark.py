@@ -106,6 +106,40 @@ def test_batch_scope_and_another_threshold(spark, store, tmp_path, monkeypatch):
     assert_same(run_audit(store, 0.45), run_audit_spark(store, 0.45, spark=spark))
 
 
+@pytest.fixture(scope="module")
+def boilerplate_store(tmp_path_factory):
+    """Short documents held by many: four certifications (near-identical boilerplate, each of
+    their shingles in every filing that carries one), each in several filings, one filing with a
+    truncated copy (a candidate that is not contained), and filings with none."""
+    d = tmp_path_factory.mktemp("spark-boilerplate")
+    docs = d / "docs"
+    docs.mkdir()
+    certs = [synth.certification(740 + i, f"April {i + 1}, 2024") for i in range(4)]
+    for i, c in enumerate(certs):
+        (docs / f"cert-{i}.txt").write_text(c)
+    for j in range(10):
+        held = [certs[j % 4], certs[(j + 1) % 4]] if j < 8 else []
+        (docs / f"f-{j}.txt").write_text(synth.filing(750 + j, 12_000, exhibits=held)[0])
+    (docs / "f-truncated.txt").write_text(synth.filing(760, 12_000, exhibits=[certs[0][: len(certs[0]) * 2 // 3]])[0])
+    with Store(d / "corpus.db") as s:
+        ingest(s, [docs], workers=1)
+        yield s
+
+
+def test_short_documents_held_by_many_by_broadcast_and_by_join(spark, boilerplate_store, monkeypatch):
+    """The exhaustive search of short documents gives run_audit's pairs and counts whether the
+    short documents' shingles are sent to every worker (``ShortSets``) or joined."""
+    import auditor.engine.spark_finish as finish
+
+    want = run_audit(boilerplate_store, 0.8)
+    short = {c.doc for c in want.contained if c.n_containers >= 4}
+    assert len(short) == 4, "every certification is contained by the filings carrying it"
+    assert any(p.exact < 0.8 for p in want.nearest_misses), "the truncated copy is a candidate below"
+    assert_same(want, run_audit_spark(boilerplate_store, 0.8, spark=spark))
+    monkeypatch.setattr(finish, "BROADCAST_SHORT", 0)
+    assert_same(want, run_audit_spark(boilerplate_store, 0.8, spark=spark))
+
+
 def test_export_round_trip_and_sampling_inside_spark(spark, store, sqlite_result, tmp_path):
     out = tmp_path / "export"
     r = export_parquet(store, out, buckets=3)
