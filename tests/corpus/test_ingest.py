@@ -409,6 +409,15 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
     (tmp_path / "b.pdf").write_bytes(hostile.slow_pdf())
     (tmp_path / "c.txt").write_text(prose(331, 200))
     me, finished, killed, pdf_children = os.getpid(), threading.Event(), [], {}
+    # Idle children earlier tests left for reuse would make "the child extracting b.pdf"
+    # ambiguous (an idle prepare child keeps an idle PDF child of its own): stop them first.
+    import auditor.corpus.ingest as ingest_module
+    import auditor.extract.pdf.worker as pdf_worker
+
+    ingest_module._POOL.clear()
+    pdf_worker._POOL.clear()
+    assert hostile.wait_for(lambda: not any("auditor.sandbox" in hostile.cmdline(p)
+                                            for p in hostile.descendants(me)), 10)
 
     def oom_killer():
         while not finished.is_set():
@@ -418,11 +427,9 @@ def test_a_killed_extraction_process_fails_only_its_file(store, tmp_path):
                 if "auditor.sandbox pdf" in line:
                     pdf_children[pid] = start
                     parent = int(line.split("--parent ")[1].split()[0])  # the child extracting b.pdf
-                    if parent == me:  # an idle PDF child an earlier test left for reuse
-                        continue
                     # two kills, as the docstring says: a PDF child started later (an idle child
                     # kept for reuse after the batch, under load) is not the file's
-                    if parent not in killed and len(killed) < 2:
+                    if parent != me and parent not in killed and len(killed) < 2:
                         killed.append(parent)
                         os.kill(parent, signal.SIGKILL)
             finished.wait(0.05)
