@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from auditor.engine.query import read_files  # noqa: E402
 from auditor.errors import ExtractionError  # noqa: E402
 from auditor.extract import detect_format  # noqa: E402
-from auditor.extract.render import Document, render_many, renderer_for  # noqa: E402
+from auditor.extract.render import RenderInput, render_many, renderer_for  # noqa: E402
 from auditor.gating.render import TOLERANCE, agreement  # noqa: E402
 from auditor.store.db import Store  # noqa: E402
 
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             if read.doc is None:
                 rows.append({"file": str(f), "format": fmt, "error": f"not read: {read.error}"})
                 continue
-            docs.append(Document(fmt, data, f.name))
+            docs.append(RenderInput(fmt, data, f.name))
             reads.append((f, fmt, read.doc["text"]))
         t = time.monotonic()
         rendered = render_many(docs)

@@ -314,3 +314,13 @@ def test_measure_timeout_kills_the_process_tree(tmp_path: Path) -> None:
     quick = run_mod.measure("quick", [sys.executable, "-c", "print(1)"], tmp_path / "logs", timeout=300)
     assert not quick.timed_out and quick.rc == 0 and quick.stdout.strip() == "1"
     assert os.path.exists(tmp_path / "logs" / "quick.out")
+
+
+def test_every_benchmark_script_imports():
+    """A benchmark is run by hand, rarely: a rename in the package must not leave one broken
+    on import until the day someone needs its figure."""
+    scripts = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem != "__init__")
+    code = "import importlib, sys\nfor m in sys.argv[1:]:\n    importlib.import_module('benchmarks.' + m)\n"
+    r = subprocess.run([sys.executable, "-c", code, *scripts], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "render_agreement" in scripts and len(scripts) > 20
