@@ -106,6 +106,9 @@ ORDINARY_HTML = [
     "</td></tr></table><a href='#top' alt='Back to top'>top</a><link rel=x content='y'>",
     "<blockquote type=cite style='-webkit-nbsp-mode: space'>{w}</blockquote>"
     "<audio controls src='argument.mp3'>Your browser cannot play the argument.</audio>",
+    "<table><tr scope=row><td wrap><span alt='x'>{w}</span></td></tr></table><div nowrap>terms</div>"
+    "<input type=image src=seal.png alt='Seal' border=0 vspace=2><img src=a.png span=2 alt=''>"
+    "<div style='background-blend-mode: multiply; enable-background: new; -webkit-background-size: cover'>a</div>",
     "<div style='filter: progid:DXImageTransform.Microsoft.gradient(startColorstr=#fff, endColorstr=#eee); "
     "-ms-filter: \"progid:DXImageTransform.Microsoft.Alpha(Opacity=80)\"'>{w}</div>",
     "<div style='transform: translate(0, 2px) scale(1.1)'>{w}</div><p style='text-transform:uppercase;"

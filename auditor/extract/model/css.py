@@ -90,7 +90,8 @@ word-spacing-adjust -webkit-margin-before -webkit-margin-after -webkit-margin-st
 stroke-miterlimit fill-rule clip-rule paint-order text-anchor dominant-baseline alignment-baseline
 shape-rendering color-rendering color-interpolation color-interpolation-filters
 vector-effect stop-color stop-opacity flood-color flood-opacity lighting-color marker marker-start
-marker-mid marker-end -ms-filter -webkit-nbsp-mode
+marker-mid marker-end -ms-filter -webkit-nbsp-mode background-blend-mode enable-background
+-webkit-background-size -moz-background-size -o-background-size
 """.split())  # noqa: SIM905
 
 #: Counter styles a browser predefines (CSS Counter Styles 3, Ready-made Counter Styles): a

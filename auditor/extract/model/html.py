@@ -11,9 +11,10 @@ outside the model.
 An attribute is modelled when it is a global one of :data:`GLOBAL`, one of its element's in
 :data:`ATTRIBUTES`, ``data-*``, ``aria-*``, an event handler (scripts are not run: what they
 write is checked by :mod:`auditor.extract.scripts`), a namespace declaration or prefixed name,
-any attribute of an element no browser knows but the global ones, or any attribute no browser
+any attribute of an element no browser knows but the global ones, any attribute no browser
 knows (not in :data:`KNOWN_ATTRIBUTES`: a browser draws nothing for it; a style sheet's attribute
-selectors and ``attr()`` are evaluated by the cascade). Every other attribute is outside the model.
+selectors and ``attr()`` are evaluated by the cascade), or one of :data:`OWNED_ONLY` on an element
+that does not own it. Every other attribute is outside the model.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
            "fetchpriority align border hspace vspace longdesc lowsrc",
     "input": "type value placeholder checked disabled readonly required size maxlength minlength min max "
              "step pattern list multiple form autocomplete accept alt src width height formaction "
-             "formenctype formmethod formnovalidate formtarget dirname align",
+             "formenctype formmethod formnovalidate formtarget dirname align border hspace vspace",
     "ins": "cite datetime",
     "label": "for form",
     "legend": "align",
@@ -151,6 +152,11 @@ default behavior direction scrollamount scrolldelay truespeed bgproperties
 """.split())  # noqa: SIM905 (a list of names, kept as words)
 KNOWN_ATTRIBUTES = KNOWN_GLOBAL | SPEC_ONLY | frozenset().union(*ATTRIBUTES.values())
 
+#: Attributes a browser acts on only for the elements :data:`ATTRIBUTES` gives them to, and which
+#: hide or move no word even there: on any other element they draw nothing. Court pages put
+#: ``alt`` on spans, ``scope`` on rows and ``nowrap`` on divisions.
+OWNED_ONLY = frozenset("alt scope span text wrap nowrap for href rel charset".split())  # noqa: SIM905
+
 
 def element_modelled(tag: str, scripted: bool) -> bool:
     """Whether the reader models an HTML element of this (lower-case) name."""
@@ -167,4 +173,4 @@ def attribute_modelled(tag: str, name: str) -> bool:
         return True
     if tag not in KNOWN:
         return name not in KNOWN_GLOBAL  # a browser acts on no other attribute of an element it does not know
-    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES
+    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES or name in OWNED_ONLY
