@@ -69,7 +69,11 @@ HTML_OUTSIDE = {
                         "svg: text placed out of source order by its coordinates"),
     "svg glyph positions": (f"<svg><text x='30 20 10' y='10'>abc</text></svg><p>{WORDS}</p>",
                             "svg: glyphs placed one by one (several x or y values)"),
-    "svg use": (f"<svg><defs><text id='t'>{WORDS}</text></defs><use href='#t'/></svg>", "svg: element <use>"),
+    "svg use": (f"<svg><defs><text id='t'>{WORDS}</text></defs><use href='#t'/></svg>",
+                "svg: <use> of an element that draws text"),
+    "svg use of a symbol's text": (f"<svg><symbol id='s'><g><text x='1' y='9'>{WORDS}</text></g></symbol>"
+                                   f"<use href='#s'/></svg>", "svg: <use> of an element that draws text"),
+    "svg use of a file": ("<svg><use href='sprite.svg#contract'/></svg>", "svg: <use> of something outside the document"),
     "svg pattern": (f"<svg><pattern id='p'><text>{WORDS}</text></pattern><rect fill='url(#p)'/></svg>",
                     "svg: text inside <pattern>"),
     "svg rotate": (f"<svg><text x='1' y='1' transform='rotate(90)'>{WORDS}</text></svg>",
@@ -113,6 +117,9 @@ ORDINARY_HTML = [
     "-ms-filter: \"progid:DXImageTransform.Microsoft.Alpha(Opacity=80)\"'>{w}</div>",
     "<div style='transform: translate(0, 2px) scale(1.1)'>{w}</div><p style='text-transform:uppercase;"
     "font-variant:small-caps;letter-spacing:0.5px'>terms</p><ol style='list-style-type:lower-roman'><li>a</li></ol>",
+    # an icon sprite sheet, as court sites draw their navigation: titles are tooltips, not drawn
+    "<svg style='display:none'><symbol id='icon-search' viewBox='0 0 9 9'><title>Search Icon</title>"
+    "<path d='M0 0h9v9z'/></symbol></svg><a href='/s'><svg><use xlink:href='#icon-search'></use></svg>{w}</a>",
     "<svg width='400' height='100'><g transform='translate(5,5)'><rect width='10' height='10' fill='#eee'/>"
     "<text x='10' y='20'>Revenue</text><text x='10' y='40'>by segment</text></g></svg><p>{w}</p>",
 ]
