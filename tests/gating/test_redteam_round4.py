@@ -1,0 +1,134 @@
+"""The red team's fourth round (issue #40) through the real gate, every case of
+tests/support/redteam_round4.py: the disguised stored contract fails the gate (a finding naming
+it, or a fail-closed code); the same disguise of an unrelated agreement passes, and so does each
+clean document. The gate renders as users run it (``--render auto``: Chromium, LibreOffice,
+pdfium where installed), so this file is slow.
+
+A disguise the gate still passes is a strict xfail naming the module that owns the fix; the
+mark has to go when the hole is closed. What a reader shows of each case (Chromium, LibreOffice
+or poppler, read by OCR) is checked by benchmarks/redteam.py --oracle --round 4.
+
+The disguises are gated as one batch, so a ``covered-by-batch`` finding (the batch's documents
+together cover the stored contract) says nothing of one document: it is not counted here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gating.test_redteam import _build, _caught, _gate, corpus  # noqa: F401 (a fixture)
+from tests.support.redteam_round4 import BUILDERS4, email_with_attachment
+
+pytestmark = pytest.mark.slow
+
+
+class _Probe(dict):
+    def __missing__(self, key: str) -> str:
+        return "The Lessee shall pay the rent. " * 40
+
+
+IDS = [c.id for build in BUILDERS4 for c in build(_Probe())]
+CLEAN = [i for i in IDS if i.startswith("clean/")]
+POSITIVE = [i for i in IDS if i not in CLEAN]
+# Disguises refused as not auditable whatever they carry: their negative is a clean document.
+FAIL_CLOSED: set[str] = set()
+# Clean documents the gate refuses, and the module that owns the fix.
+FALSE_ALARMS: dict[str, str] = {}
+
+_UNRENDERED = ("gating/render.py (extract/render.py renderer_for): HTML read from an email body, an MHTML root, "
+               "Markdown, a notebook's output or a feed item is never drawn, so what the rendered check catches in an "
+               ".html file passes here")
+_CLIPPED = ("extract/model ({}): a table row of exact height clips what its cell holds beyond it; the reader reads "
+            "every line of the cell and LibreOffice's text layer keeps the clipped glyphs")
+# Holes the gate still passes, and the module that owns the fix.
+HOLES: dict[str, str] = {
+    **{f"order/r4-{f}-relative-swap": _UNRENDERED for f in ("eml", "mhtml", "md", "ipynb", "rss")},
+    **{f"hidden-junk/r4-{f}-covered-by-box": _UNRENDERED for f in ("eml", "mhtml", "md", "ipynb")},
+    "hidden-junk/r4-html-outline-cover": "extract/model/css.py: outline (and outline-offset) listed as inert, yet an "
+                                         "outline drawn inwards covers the box's text; extract/render.py visible_text "
+                                         "only looks beneath a glyph",
+    "hidden-junk/r4-html-line-through-cover": "extract/model/css.py: text-decoration listed as inert, yet a line-through "
+                                              "is painted over the text, as thick as text-decoration-thickness says",
+    "hidden-junk/r4-pdf-shading-cover": "extract/pdf/interpreter.py: a shading painted by sh over glyphs is not a "
+                                        "cover the device models (filled paths and images are)",
+    "hidden-junk/r4-docx-exact-row-clip": _CLIPPED.format("docx.py: w:trPr is not checked"),
+    "hidden-junk/r4-rtf-exact-row-clip": _CLIPPED.format("rtf.py: \\trrh"),
+    "hidden-junk/r4-fodt-exact-row-clip": _CLIPPED.format("odf.py: style:row-height"),
+    "order/r4-html-margin-block-start": "extract/model/css.py: margin-block-start (the flow-relative margin-top) is "
+                                        "listed as inert, so lines moved by it are read in source order",
+    "order/r4-docx-framepr-shuffled": "extract/model/docx.py: w:framePr places a paragraph anywhere on the page, yet "
+                                      "is listed as a paragraph property that changes no order",
+}
+# An email's attachments are parts; the gate looks for a part's bytes in an EDGAR envelope
+# (gating/render.py _part_bytes), so any email with a PDF, .docx or HTML attachment stops the gate.
+ATTACHMENT_KINDS = ("pdf", "docx", "html")
+ATTACHMENT_HOLE = ("gating/render.py: _part_bytes parses every container as an EDGAR submission, so the gate stops "
+                   "with edgar_malformed (exit 2) on an email with an attachment a renderer draws")
+
+
+def _own(found: dict[str, list]) -> dict[str, list]:
+    return {k: [f for f in v if f.kind != "covered-by-batch"] for k, v in found.items()}
+
+
+@pytest.fixture(scope="module")
+def positives(corpus):  # noqa: F811
+    d, contract = corpus
+    return _own(_gate(d, d / "c.db", "disguised4", _build(POSITIVE, contract)))
+
+
+@pytest.fixture(scope="module")
+def negatives(corpus):  # noqa: F811
+    d, contract = corpus
+    cases = _build([c for c in POSITIVE if c not in FAIL_CLOSED], contract, seeds=True)
+    cases.update(_build(CLEAN, contract))
+    return _own(_gate(d, d / "c.db", "unrelated4", cases))
+
+
+@pytest.mark.parametrize("case_id", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=HOLES[c]))
+                                     if c in HOLES else c for c in POSITIVE])
+def test_a_round_4_disguise_of_a_stored_contract_fails_the_gate(positives, case_id):
+    assert _caught(positives[case_id]), [f.sentence() for f in positives[case_id]]
+
+
+@pytest.mark.parametrize("case_id", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=FALSE_ALARMS[c]))
+                                     if c in FALSE_ALARMS else c for c in [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN])
+def test_the_same_round_4_disguise_of_an_unrelated_agreement_passes(negatives, case_id):
+    assert negatives[case_id] == [], [f.sentence() for f in negatives[case_id]]
+
+
+def _gate_one(corpus, tmp_path, name: str, data: bytes):  # noqa: F811
+    from auditor.gating.admission import GateOptions, run_gate
+
+    d, _ = corpus
+    (tmp_path / "new").mkdir(parents=True)
+    (tmp_path / "new" / name).write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AUDITOR_NO_CACHE", "1")
+        return run_gate(GateOptions(db=d / "c.db", inputs=[tmp_path / "new"], batch=f"mail-{tmp_path.name}",
+                                    dry_run=True, out=tmp_path / "out", workers=1))
+
+
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=ATTACHMENT_HOLE))
+                                  for k in ATTACHMENT_KINDS])
+def test_an_ordinary_email_with_an_attached_agreement_passes_the_gate(corpus, tmp_path, kind):  # noqa: F811
+    from tests.support import synth
+
+    g = _gate_one(corpus, tmp_path, "message.eml", email_with_attachment(synth.contract(8905, 4_000, kind="lease"), kind))
+    assert g.status == "PASSED", [f.sentence() for f in g.findings]
+
+
+@pytest.mark.parametrize("kind", ATTACHMENT_KINDS)
+def test_an_email_with_the_stored_contract_attached_does_not_pass(corpus, tmp_path, kind):  # noqa: F811
+    from auditor.errors import ExtractionError
+
+    _, contract = corpus
+    try:
+        g = _gate_one(corpus, tmp_path, "message.eml", email_with_attachment(contract, kind))
+    except ExtractionError:
+        return  # the gate stops (exit 2): not passed, though for the wrong reason (ATTACHMENT_HOLE)
+    assert g.status == "FAILED" and any(_caught([f]) for f in g.findings), [f.sentence() for f in g.findings]
+
+
+def test_the_catalogue_has_fifteen_disguises_and_five_clean_documents():
+    assert len(POSITIVE) >= 15 and len(CLEAN) >= 5
+    assert set(HOLES) <= set(POSITIVE) and set(POSITIVE) >= FAIL_CLOSED
