@@ -59,12 +59,10 @@ HOLES: dict[str, str] = {
     "order/r4-docx-framepr-shuffled": "extract/model/docx.py: w:framePr places a paragraph anywhere on the page, yet "
                                       "is listed as a paragraph property that changes no order",
 }
-# An email's attachments are parts; the gate looks for a part's bytes in an EDGAR envelope
-# (gating/render.py _part_bytes), so any email with a PDF, .docx or HTML attachment stops the gate.
+# An email's attachments are parts. The gate looked for a part's bytes in an EDGAR envelope, so
+# any email with a PDF, .docx or HTML attachment stopped it (edgar_malformed, exit 2); it now
+# reads the container again for them (gating/render.py _part_bytes).
 ATTACHMENT_KINDS = ("pdf", "docx", "html")
-ATTACHMENT_HOLE = ("gating/render.py: _part_bytes parses every container as an EDGAR submission, so the gate stops "
-                   "with edgar_malformed (exit 2) on an email with an attachment a renderer draws")
-
 
 def _own(found: dict[str, list]) -> dict[str, list]:
     return {k: [f for f in v if f.kind != "covered-by-batch"] for k, v in found.items()}
@@ -108,8 +106,7 @@ def _gate_one(corpus, tmp_path, name: str, data: bytes):  # noqa: F811
                                     dry_run=True, out=tmp_path / "out", workers=1))
 
 
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=ATTACHMENT_HOLE))
-                                  for k in ATTACHMENT_KINDS])
+@pytest.mark.parametrize("kind", ATTACHMENT_KINDS)
 def test_an_ordinary_email_with_an_attached_agreement_passes_the_gate(corpus, tmp_path, kind):  # noqa: F811
     from tests.support import synth
 
@@ -119,13 +116,8 @@ def test_an_ordinary_email_with_an_attached_agreement_passes_the_gate(corpus, tm
 
 @pytest.mark.parametrize("kind", ATTACHMENT_KINDS)
 def test_an_email_with_the_stored_contract_attached_does_not_pass(corpus, tmp_path, kind):  # noqa: F811
-    from auditor.errors import ExtractionError
-
     _, contract = corpus
-    try:
-        g = _gate_one(corpus, tmp_path, "message.eml", email_with_attachment(contract, kind))
-    except ExtractionError:
-        return  # the gate stops (exit 2): not passed, though for the wrong reason (ATTACHMENT_HOLE)
+    g = _gate_one(corpus, tmp_path, "message.eml", email_with_attachment(contract, kind))
     assert g.status == "FAILED" and any(_caught([f]) for f in g.findings), [f.sentence() for f in g.findings]
 
 
