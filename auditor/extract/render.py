@@ -7,6 +7,9 @@ transforms, fonts that draw other letters. So the gate also asks the renderer it
 - HTML and SVG go to Chromium. It loads the bytes from a request it answers itself (every other
   request fails: no network, no local file), with scripts off and screen media emulated (a print
   style sheet cannot hide what a screen shows), and prints them to PDF.
+- Formats whose reader reads an HTML page it makes of them (an email's body, an MHTML archive's
+  page, Markdown, reStructuredText and notebooks rendered, a feed's items) go to Chromium as that
+  page (:func:`html_view`): the reader's model of HTML is checked there as it is for an .html file.
 - Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
   them to PDF.
 - A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer
@@ -53,6 +56,10 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 SOFFICE_NAMES = ("soffice", "libreoffice")
 OFFICE_FORMATS = ("docx", "doc", "odt", "fodt", "rtf", "wordml", "msg")
 HTML_FORMATS = ("html", "svg", "xhtml")
+#: Formats a reader shows as an HTML page it makes of them: an email's body, an MHTML archive's
+#: page, a Markdown, reStructuredText or notebook file rendered, a feed's items. Their readers read
+#: that page as HTML, so Chromium draws the same page (:func:`html_view`) to check the reading.
+HTML_VIEWS = ("email", "mhtml", "markdown", "rst", "notebook", "feed")
 MAX_PDF_BYTES = 64 << 20
 _PAGE = {"paperWidth": 8.5, "paperHeight": 11.0, "marginTop": 0.4, "marginBottom": 0.4,
          "marginLeft": 0.4, "marginRight": 0.4}
@@ -71,7 +78,7 @@ class Rendering:
 
 def renderer_for(fmt: str) -> str | None:
     """The renderer that draws documents of ``fmt``, whether installed or not."""
-    if fmt in HTML_FORMATS:
+    if fmt in HTML_FORMATS or fmt in HTML_VIEWS:
         return "chromium"
     if fmt in OFFICE_FORMATS:
         return "libreoffice"
@@ -103,6 +110,29 @@ class RenderInput:
     format: str
     data: bytes
     name: str
+
+
+def html_view(fmt: str, data: bytes) -> bytes:
+    """The HTML page a reader of ``fmt`` (one of :data:`HTML_VIEWS`) draws of ``data``, as the
+    format's own reader builds it; the bytes themselves for HTML, SVG and XHTML."""
+    if fmt in ("email", "mhtml"):
+        from auditor.extract.mail import shown_html
+
+        page = shown_html(data)
+    elif fmt in ("markdown", "rst", "notebook"):
+        from auditor.extract.rendered import shown_html as rendered_html
+
+        page = rendered_html(fmt, data)
+    elif fmt == "feed":
+        from auditor.extract.xml import feed_html
+
+        page = feed_html(data) or ""
+    else:
+        return data
+    # preformatted lines wrap, as they do on a printed page: a reader scrolls a long line of code
+    # to its end, which a page cut at its margin would not show
+    wrap = "<style>pre{white-space:pre-wrap}</style>"
+    return b"\xef\xbb\xbf" + (wrap + page).encode("utf-8", "surrogatepass")
 
 
 def embeds_fonts(fmt: str, data: bytes) -> bool:
@@ -158,7 +188,15 @@ def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rende
                     out[i] = e
             continue
         if renderer == "chromium":
-            pdfs, version = _chromium_pdfs([docs[i] for i in idx], timeout)
+            pages = []
+            for i in idx:
+                d = docs[i]
+                try:
+                    pages.append(RenderInput("html", html_view(d.format, d.data), d.name) if d.format in HTML_VIEWS else d)
+                except ExtractionError as e:
+                    out[i] = e
+            idx = [i for i in idx if out[i] is None]
+            pdfs, version = _chromium_pdfs(pages, timeout)
         else:  # a document with fonts of its own in a LibreOffice of its own (embeds_fonts)
             alone = [i for i in idx if embeds_fonts(docs[i].format, docs[i].data)]
             idx = [i for i in idx if i not in alone] + alone

@@ -33,6 +33,7 @@ is not rendered, and the report's notes say so.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,10 +113,15 @@ class Rendered:
     ocr: dict[str, float] = field(default_factory=dict)
 
 
+#: a number that opens a line, as a list's marker: a renderer draws an ordered list's numbers, the
+#: readers do not store them (markers are not text of the document); both sides lose them
+_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)][ \t]+")
+
+
 def agreement(store: Store, rendered: str, stored: str) -> Agreement:
     params = store.params
-    a = distinct(text_shingles(rendered, params)[1])
-    b = distinct(text_shingles(stored, params)[1])
+    a = distinct(text_shingles(_MARKER.sub("", rendered), params)[1])
+    b = distinct(text_shingles(_MARKER.sub("", stored), params)[1])
     return Agreement(len(a), len(b), len(np.intersect1d(a, b, assume_unique=True)))
 
 
