@@ -341,9 +341,37 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
             return False
         glyph = (r.value / 255, g.value / 255, b.value / 255)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    clip = _clip_box(raw, obj)
+    if clip is not None and not (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]):
+        return False  # drawn outside its clip: a table row of exact height cuts off what its cell holds beyond it
     beneath = next((colour for n, (fx0, fy0, fx1, fy1), colour in bands.get(int(cy // BAND), ())
                     if n < at and fx0 <= cx <= fx1 and fy0 <= cy <= fy1), _WHITE)
     return _shown(glyph, beneath)
+
+
+def _clip_box(raw: Any, obj: Any) -> tuple[float, float, float, float] | None:
+    """The box a page object's clip path leaves it (the meet of its paths' bounding boxes, in page
+    space), or None when it has none. A renderer's PDF draws text a box cuts off (an overflowing
+    table cell, a frame) and clips it: the glyphs stay in the text layer, a reader sees nothing."""
+    import ctypes
+
+    path = raw.FPDFPageObj_GetClipPath(obj)
+    if not path:
+        return None
+    box = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for p in range(raw.FPDFClipPath_CountPaths(path)):
+        xs, ys = [], []
+        for k in range(raw.FPDFClipPath_CountPathSegments(path, p)):
+            seg = raw.FPDFClipPath_GetPathSegment(path, p, k)
+            if seg and raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+                xs.append(x.value)
+                ys.append(y.value)
+        if not xs:
+            continue
+        b = (min(xs), min(ys), max(xs), max(ys))
+        box = b if box is None else (max(box[0], b[0]), max(box[1], b[1]), min(box[2], b[2]), min(box[3], b[3]))
+    return box
 
 
 # -- what the renderer draws, read by OCR ------------------------------------------------------
