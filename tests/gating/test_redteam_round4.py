@@ -38,6 +38,8 @@ FAIL_CLOSED: set[str] = {
     *(f"hidden-junk/r4-{f}-covered-by-box" for f in ("eml", "mhtml", "md", "ipynb")),
     # the rendered reading leaves out the junk line a row of exact height clips (extract/render.py _clip_box)
     *(f"hidden-junk/r4-{f}-exact-row-clip" for f in ("docx", "rtf", "fodt")),
+    # the rendered reading leaves out text an opaque box painted later covers (extract/render.py _cover)
+    "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-line-through-cover",
 }
 # Clean documents the gate refuses, and the module that owns the fix.
 FALSE_ALARMS: dict[str, str] = {}
@@ -47,13 +49,10 @@ FALSE_ALARMS: dict[str, str] = {}
 # Chromium drew the page their readers read: extract/render.py html_view; they now fail closed
 # as render_mismatch and the rendered reading finds the contract. The three table rows of exact
 # height that clip a junk line passed until the rendered reading left out glyphs drawn outside
-# their clip: extract/render.py _clip_box.)
+# their clip: extract/render.py _clip_box. Junk under an outline drawn inwards or a thick white
+# line-through passed until it left out text covered whole by an opaque box painted after it:
+# extract/render.py _cover.)
 HOLES: dict[str, str] = {
-    "hidden-junk/r4-html-outline-cover": "extract/model/css.py: outline (and outline-offset) listed as inert, yet an "
-                                         "outline drawn inwards covers the box's text; extract/render.py visible_text "
-                                         "only looks beneath a glyph",
-    "hidden-junk/r4-html-line-through-cover": "extract/model/css.py: text-decoration listed as inert, yet a line-through "
-                                              "is painted over the text, as thick as text-decoration-thickness says",
     "hidden-junk/r4-pdf-shading-cover": "extract/pdf/interpreter.py: a shading painted by sh over glyphs is not a "
                                         "cover the device models (filled paths and images are)",
     "order/r4-html-margin-block-start": "extract/model/css.py: margin-block-start (the flow-relative margin-top) is "
