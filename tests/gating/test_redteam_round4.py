@@ -51,10 +51,9 @@ FALSE_ALARMS: dict[str, str] = {}
 # height that clip a junk line passed until the rendered reading left out glyphs drawn outside
 # their clip: extract/render.py _clip_box. Junk under an outline drawn inwards or a thick white
 # line-through passed until it left out text covered whole by an opaque box painted after it:
-# extract/render.py _cover.)
+# extract/render.py _cover. A white shading (sh) painted over junk in a PDF passed until the PDF
+# reader took a shading for a box painted over its clip: extract/pdf/device.py paint_shading.)
 HOLES: dict[str, str] = {
-    "hidden-junk/r4-pdf-shading-cover": "extract/pdf/interpreter.py: a shading painted by sh over glyphs is not a "
-                                        "cover the device models (filled paths and images are)",
     "order/r4-html-margin-block-start": "extract/model/css.py: margin-block-start (the flow-relative margin-top) is "
                                         "listed as inert, so lines moved by it are read in source order",
     "order/r4-docx-framepr-shuffled": "extract/model/docx.py: w:framePr places a paragraph anywhere on the page, yet "
