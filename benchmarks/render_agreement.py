@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             fmt = detect_format(data, f.name)
             if renderer_for(fmt) is None:
                 continue
-            [read] = read_files([f], store.params)
+            read = read_files([f], store.params)[0]  # the file itself (an email's attachments follow it)
             if read.doc is None:
                 rows.append({"file": str(f), "format": fmt, "error": f"not read: {read.error}"})
                 continue

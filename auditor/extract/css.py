@@ -36,6 +36,7 @@ ROOT_FONT = 16.0
 MIN_FONT = 4.0
 #: Text whose contrast ratio (WCAG) with its background is below this cannot be seen.
 MIN_CONTRAST = 1.2
+PULL = 1.0  # em: a negative block margin beyond this pulls a box over a line (see Style.pulled)
 
 #: SVG's paint properties (inherited): SVG text is drawn by its fill and its stroke, so text with
 #: neither is not drawn (:meth:`Style.svg_unpainted`). They paint no HTML text.
@@ -47,6 +48,8 @@ RELEVANT = frozenset({
     "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width",
     "text-shadow", "background-color", "background", "clip", "clip-path", "position", "left",
     "top", "right", "bottom", "inset", "text-indent", "margin", "margin-left", "margin-top",
+    "margin-bottom", "margin-block", "margin-block-start", "margin-block-end", "margin-inline",
+    "margin-inline-start",
     "transform", "translate", "scale", "width", "height", "max-width", "max-height", "overflow",
     "overflow-x", "overflow-y", "content", "order", "flex-direction", "flex-flow", "flex-wrap",
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
@@ -358,6 +361,7 @@ class Style:
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
     dx: float = 0.0  # how far it is shifted from where the flow puts it
     dy: float = 0.0
+    pulled: bool = False  # a negative block margin of more than PULL em: it overlaps the box before or after it
     #: SVG text's paint (:data:`SVG_PAINT`): fill paints, fill opacity not 0, stroke paints,
     #: stroke width not 0, stroke opacity not 0
     svg_paint: tuple[bool, bool, bool, bool, bool] = (True, True, False, True, True)
@@ -675,7 +679,8 @@ def key_of(important: bool, origin: int, layer: int, spec: tuple[int, int, int],
     return (0, origin, layer, spec, order)
 
 
-_SHORTHANDS = frozenset({"font", "margin", "padding", "inset", "flex-flow", "background", "overflow",
+_SHORTHANDS = frozenset({"font", "margin", "margin-block", "margin-inline", "padding", "inset", "flex-flow",
+                         "background", "overflow",
                          "-webkit-text-stroke", "grid-area", "grid-row", "grid-column", "list-style"})
 
 
@@ -688,7 +693,9 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     """Longhands of the shorthands that matter; values as tokens."""
     w = _words(value)
     if _ident(value) in _KEYWORDS:
-        longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top"], "padding": ["padding-left"],
+        longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top", "margin-bottom"],
+                 "margin-block": ["margin-block-start", "margin-block-end"], "margin-inline": ["margin-inline-start"],
+                 "padding": ["padding-left"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
                  "background": ["background-color"], "overflow": ["overflow-x", "overflow-y"],
                  "-webkit-text-stroke": ["-webkit-text-stroke-width"],
@@ -706,6 +713,12 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         if not w:
             return []
         return [("padding-left", (w[3] if len(w) > 3 else w[1] if len(w) > 1 else w[0],))]
+    if name in ("margin-block", "margin-inline"):  # flow-relative: start (and end) of the block or the line
+        if not w:
+            return []
+        if name == "margin-inline":
+            return [("margin-inline-start", (w[0],))]
+        return [("margin-block-start", (w[0],)), ("margin-block-end", (w[1] if len(w) > 1 else w[0],))]
     if name in ("margin", "inset"):
         if not w:
             return []
@@ -713,7 +726,7 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         bottom = w[2] if len(w) > 2 else top
         left = w[3] if len(w) > 3 else right
         if name == "margin":
-            return [("margin-left", (left,)), ("margin-top", (top,))]
+            return [("margin-left", (left,)), ("margin-top", (top,)), ("margin-bottom", (bottom,))]
         return [("top", (top,)), ("right", (right,)), ("bottom", (bottom,)), ("left", (left,))]
     if name == "flex-flow":
         out = []
@@ -975,7 +988,9 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     s.x, s.y = p.x + tx, p.y + ty
     s.dx, s.dy = tx, ty  # moved off its place in the flow: by transforms and offsets (below)
     indent = 0.0  # padding and margins that indent in the flow: they move nothing out of order
-    for name, axis in (("margin-left", "x"), ("margin-top", "y"), ("text-indent", "x"), ("padding-left", "x")):
+    # the flow-relative margins are the physical ones of horizontal text (other writing modes are outside the model)
+    for name, axis in (("margin-left", "x"), ("margin-inline-start", "x"), ("margin-top", "y"),
+                       ("margin-block-start", "y"), ("text-indent", "x"), ("padding-left", "x")):
         v = get(name)
         if v is not None and _words(v):
             d = length(_words(v)[0], em, VIEW_W)
@@ -985,6 +1000,13 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
                 setattr(s, axis, getattr(s, axis) + d)
             elif axis == "x":
                 indent += d
+    # a block margin more negative than a line pulls the box (or the one after it) up over the text before it:
+    # blocks stored in one order are drawn in another, which the flow's order does not say
+    for name in ("margin-top", "margin-block-start", "margin-bottom", "margin-block-end"):
+        v = get(name)
+        d = length(_words(v)[0], em, VIEW_W) if v is not None and _words(v) else None
+        if d is not None and d < -PULL * em:
+            s.pulled = True
     if s.position != "static":
         lengths = {n: (length(_words(get(n))[0], em, VIEW_W if n in ("left", "right") else VIEW_H)
                        if get(n) is not None and _words(get(n)) and _ident(get(n)) != "auto" else None)
@@ -1002,7 +1024,7 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
             s.hidden = "off-screen (bottom)"
         if s.position == "fixed" and (s.x >= VIEW_W or s.y >= VIEW_H):
             s.hidden = "off-screen (fixed)"
-    s.moves = s.floating != "none" or s.position != "static" or s.dx != 0 or s.dy != 0
+    s.moves = s.floating != "none" or s.position != "static" or s.dx != 0 or s.dy != 0 or s.pulled
     s.x += indent
     if s.display == "none":
         s.hidden = "display:none"

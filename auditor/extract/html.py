@@ -929,7 +929,7 @@ class _Reader:
             return
         floated = s.floating in ("right", "inline-end", "left", "inline-start")
         moved = s.position in ("absolute", "fixed") and (s.left is not None or s.top is not None)
-        shifted = abs(s.dx) > 20 or abs(s.dy) > 40
+        shifted = abs(s.dx) > 20 or abs(s.dy) > 40 or s.pulled
         if not (floated or moved or shifted):
             if s.display.startswith("inline") or s.display in ("contents", "ruby"):
                 f.inline_text = True

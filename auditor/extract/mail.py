@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextvars
 import email
 import email.policy
+import html
 import platform
 import re
 from email.message import EmailMessage, Message
@@ -100,6 +101,7 @@ class _Reader:
         self.limits = limits
         self.depth = depth
         self.body: list[str] = []
+        self.pages: list[str] = []  # each shown body part as HTML, as a mail reader draws it (shown_html)
         self.unreadable: list[str] = []
         self.warnings: list[str] = []
         self.readings: list[Reading] = []
@@ -205,6 +207,8 @@ class _Reader:
         if inline and ctype in ("text/plain", "text/html", "text/enriched"):
             text = _text_of(p, self.warnings)
             self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
+            self.pages.append("".join(f"<style>{s}</style>" for s in sheets) + text if ctype == "text/html" else
+                              "<pre style='white-space:pre-wrap;font-family:monospace'>" + html.escape(text) + "</pre>")
             return
         self.attachments.append((filename, ctype, _payload(p, self.warnings), False))
 
@@ -274,6 +278,19 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
         p.meta = {**p.meta, "sequence": f"{seq}.{p.meta.get('sequence') or i}"}
         out.append(p)
     return out
+
+
+def shown_html(data: bytes, limits: Limits = Limits()) -> str:
+    """The body of a message (or an MHTML archive's page) as HTML, as a mail reader or a browser
+    draws it: each part of the body the reader stores, in order (an HTML part with the archive's
+    style sheets, a plain text part as preformatted text). Its rendering is the gate's check of
+    the reading (:mod:`auditor.gating.render`); attachments are parts, rendered on their own."""
+    msg = email.message_from_bytes(data, policy=email.policy.default)
+    r = _Reader(limits, 0)
+    r.visit(msg, [])
+    if len(r.pages) == 1:
+        return r.pages[0]
+    return "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>" + "<hr>".join(r.pages) + "</body></html>"
 
 
 def extract_email(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:

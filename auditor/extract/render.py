@@ -7,6 +7,9 @@ transforms, fonts that draw other letters. So the gate also asks the renderer it
 - HTML and SVG go to Chromium. It loads the bytes from a request it answers itself (every other
   request fails: no network, no local file), with scripts off and screen media emulated (a print
   style sheet cannot hide what a screen shows), and prints them to PDF.
+- Formats whose reader reads an HTML page it makes of them (an email's body, an MHTML archive's
+  page, Markdown, reStructuredText and notebooks rendered, a feed's items) go to Chromium as that
+  page (:func:`html_view`): the reader's model of HTML is checked there as it is for an .html file.
 - Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
   them to PDF.
 - A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer
@@ -53,6 +56,10 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 SOFFICE_NAMES = ("soffice", "libreoffice")
 OFFICE_FORMATS = ("docx", "doc", "odt", "fodt", "rtf", "wordml", "msg")
 HTML_FORMATS = ("html", "svg", "xhtml")
+#: Formats a reader shows as an HTML page it makes of them: an email's body, an MHTML archive's
+#: page, a Markdown, reStructuredText or notebook file rendered, a feed's items. Their readers read
+#: that page as HTML, so Chromium draws the same page (:func:`html_view`) to check the reading.
+HTML_VIEWS = ("email", "mhtml", "markdown", "rst", "notebook", "feed")
 MAX_PDF_BYTES = 64 << 20
 _PAGE = {"paperWidth": 8.5, "paperHeight": 11.0, "marginTop": 0.4, "marginBottom": 0.4,
          "marginLeft": 0.4, "marginRight": 0.4}
@@ -71,7 +78,7 @@ class Rendering:
 
 def renderer_for(fmt: str) -> str | None:
     """The renderer that draws documents of ``fmt``, whether installed or not."""
-    if fmt in HTML_FORMATS:
+    if fmt in HTML_FORMATS or fmt in HTML_VIEWS:
         return "chromium"
     if fmt in OFFICE_FORMATS:
         return "libreoffice"
@@ -103,6 +110,29 @@ class RenderInput:
     format: str
     data: bytes
     name: str
+
+
+def html_view(fmt: str, data: bytes) -> bytes:
+    """The HTML page a reader of ``fmt`` (one of :data:`HTML_VIEWS`) draws of ``data``, as the
+    format's own reader builds it; the bytes themselves for HTML, SVG and XHTML."""
+    if fmt in ("email", "mhtml"):
+        from auditor.extract.mail import shown_html
+
+        page = shown_html(data)
+    elif fmt in ("markdown", "rst", "notebook"):
+        from auditor.extract.rendered import shown_html as rendered_html
+
+        page = rendered_html(fmt, data)
+    elif fmt == "feed":
+        from auditor.extract.xml import feed_html
+
+        page = feed_html(data) or ""
+    else:
+        return data
+    # preformatted lines wrap, as they do on a printed page: a reader scrolls a long line of code
+    # to its end, which a page cut at its margin would not show
+    wrap = "<style>pre{white-space:pre-wrap}</style>"
+    return b"\xef\xbb\xbf" + (wrap + page).encode("utf-8", "surrogatepass")
 
 
 def embeds_fonts(fmt: str, data: bytes) -> bool:
@@ -158,7 +188,15 @@ def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rende
                     out[i] = e
             continue
         if renderer == "chromium":
-            pdfs, version = _chromium_pdfs([docs[i] for i in idx], timeout)
+            pages = []
+            for i in idx:
+                d = docs[i]
+                try:
+                    pages.append(RenderInput("html", html_view(d.format, d.data), d.name) if d.format in HTML_VIEWS else d)
+                except ExtractionError as e:
+                    out[i] = e
+            idx = [i for i in idx if out[i] is None]
+            pdfs, version = _chromium_pdfs(pages, timeout)
         else:  # a document with fonts of its own in a LibreOffice of its own (embeds_fonts)
             alone = [i for i in idx if embeds_fonts(docs[i].format, docs[i].data)]
             idx = [i for i in idx if i not in alone] + alone
@@ -210,15 +248,17 @@ def _shown(glyph: tuple[float, float, float] | None, beneath: tuple[float, float
 
 
 BAND = 32.0  # points: filled shapes are found by the horizontal bands of the page they cross
+COVER_SLACK = 0.5  # points a shape painted over a text object may fall short of its box and still cover it
 
 
 def visible_text(pdf: bytes) -> str:
     """The text a reader sees on the pages of a renderer's PDF, in the order they show it.
 
     pdfium reads the pages (in C: a 10-K printed by Chromium is read in seconds). Its text page
-    orders the glyphs as they are placed on the page. A glyph is left out when it is under
-    ``MIN_SIZE`` or drawn in the colour of the last filled shape painted beneath it (found by
-    the page's horizontal bands), or of the white page.
+    orders the glyphs as they are placed on the page. A text object is left out when it is under
+    ``MIN_SIZE``, drawn in the colour of the last filled shape painted beneath it (found by the
+    page's horizontal bands) or of the white page, covered whole by an opaque box painted after it
+    (:func:`_cover`: a fill, or a stroke as wide as what it encloses), or drawn outside its clip.
     """
     import ctypes
 
@@ -239,6 +279,7 @@ def visible_text(pdf: bytes) -> str:
             order: dict[int, int] = {}
             texts: dict[int, Any] = {}
             bands: dict[int, list[tuple[int, tuple[float, float, float, float], tuple[float, float, float]]]] = {}
+            over: dict[int, list[tuple[int, tuple[float, float, float, float]]]] = {}  # opaque shapes that cover
             for n in range(raw.FPDFPage_CountObjects(page.raw)):
                 obj = raw.FPDFPage_GetObject(page.raw, n)
                 key = ctypes.cast(obj, ctypes.c_void_p).value or 0
@@ -249,7 +290,13 @@ def visible_text(pdf: bytes) -> str:
                 if kind != raw.FPDF_PAGEOBJ_PATH:
                     continue
                 mode, stroke = ctypes.c_int(), ctypes.c_int()
-                if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(mode), ctypes.byref(stroke)) or not mode.value:
+                if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(mode), ctypes.byref(stroke)):
+                    continue
+                cover = _cover(raw, obj, bool(mode.value), bool(stroke.value))
+                if cover is not None:
+                    for band in range(int(cover[1] // BAND), int(cover[3] // BAND) + 1):
+                        over.setdefault(band, []).append((n, cover))
+                if not mode.value:
                     continue  # not filled
                 if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(x) for x in (c_r, c_g, c_b, c_a))):
                     continue
@@ -264,7 +311,7 @@ def visible_text(pdf: bytes) -> str:
             for fills in bands.values():
                 fills.sort(key=lambda f: -f[0])  # the last painted first
             hidden = {key for key, n in order.items() if key in texts
-                      and not _object_shown(raw, texts[key], n, bands, boxes)}
+                      and not _object_shown(raw, texts[key], n, bands, boxes, over)}
             textpage = page.get_textpage()
             tp = textpage.raw
             if not hidden:  # the usual page: every glyph is seen, read in one call
@@ -283,7 +330,8 @@ def visible_text(pdf: bytes) -> str:
     return "\f".join(pages)
 
 
-def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...]) -> bool:
+def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...],
+                  over: dict[int, list[Any]] | None = None) -> bool:
     """Whether the glyphs of one text object are seen: large enough, not fully transparent, and
     not the colour of the last filled shape painted beneath its centre (else of the page)."""
     import ctypes
@@ -303,9 +351,78 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
             return False
         glyph = (r.value / 255, g.value / 255, b.value / 255)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if any(n > at and fx0 <= x0 + COVER_SLACK and fy0 <= y0 + COVER_SLACK and fx1 >= x1 - COVER_SLACK
+           and fy1 >= y1 - COVER_SLACK for n, (fx0, fy0, fx1, fy1) in (over or {}).get(int(cy // BAND), ())):
+        return False  # an opaque shape painted over all of it later: an outline drawn inwards, a line-through
+    clip = _clip_box(raw, obj)
+    if clip is not None and not (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]):
+        return False  # drawn outside its clip: a table row of exact height cuts off what its cell holds beyond it
     beneath = next((colour for n, (fx0, fy0, fx1, fy1), colour in bands.get(int(cy // BAND), ())
                     if n < at and fx0 <= cx <= fx1 and fy0 <= cy <= fy1), _WHITE)
     return _shown(glyph, beneath)
+
+
+def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, float, float, float] | None:
+    """The box an opaque path covers whole (page space), or None: a filled path of straight
+    lines along the axes (a box), or a stroke of such lines as wide as what it encloses (an
+    outline drawn inwards over its box, a thick rule): what is painted before it there is hidden."""
+    import ctypes
+    import itertools
+    import math
+
+    x, y = ctypes.c_float(), ctypes.c_float()
+    m = raw.FS_MATRIX()
+    if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)) or m.b or m.c:
+        return None  # turned or skewed: not a box
+    pts = []
+    for k in range(raw.FPDFPath_CountSegments(obj)):
+        seg = raw.FPDFPath_GetPathSegment(obj, k)
+        if not seg or raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO or \
+                not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+            return None
+        pts.append((m.a * x.value + m.e, m.d * y.value + m.f))
+    if len(pts) < 2 or any(a[0] != b[0] and a[1] != b[1] for a, b in itertools.pairwise(pts)):
+        return None
+    r, g, b_, a = (ctypes.c_uint() for _ in range(4))
+    colour = raw.FPDFPageObj_GetFillColor if filled else raw.FPDFPageObj_GetStrokeColor
+    if not (filled or stroked) or not colour(obj, *(ctypes.byref(v) for v in (r, g, b_, a))) or a.value < 250:
+        return None
+    x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
+    y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
+    if filled:
+        return (x0, y0, x1, y1) if x1 - x0 >= 2 and y1 - y0 >= 2 else None
+    width = ctypes.c_float()
+    if not raw.FPDFPageObj_GetStrokeWidth(obj, ctypes.byref(width)):
+        return None
+    half = width.value * math.sqrt(abs(m.a * m.d)) / 2
+    if min(x1 - x0, y1 - y0) > 2 * (half + COVER_SLACK):
+        return None  # a frame: what it encloses is seen
+    return (x0 - half, y0 - half, x1 + half, y1 + half)
+
+
+def _clip_box(raw: Any, obj: Any) -> tuple[float, float, float, float] | None:
+    """The box a page object's clip path leaves it (the meet of its paths' bounding boxes, in page
+    space), or None when it has none. A renderer's PDF draws text a box cuts off (an overflowing
+    table cell, a frame) and clips it: the glyphs stay in the text layer, a reader sees nothing."""
+    import ctypes
+
+    path = raw.FPDFPageObj_GetClipPath(obj)
+    if not path:
+        return None
+    box = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for p in range(raw.FPDFClipPath_CountPaths(path)):
+        xs, ys = [], []
+        for k in range(raw.FPDFClipPath_CountPathSegments(path, p)):
+            seg = raw.FPDFClipPath_GetPathSegment(path, p, k)
+            if seg and raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+                xs.append(x.value)
+                ys.append(y.value)
+        if not xs:
+            continue
+        b = (min(xs), min(ys), max(xs), max(ys))
+        box = b if box is None else (max(box[0], b[0]), max(box[1], b[1]), min(box[2], b[2]), min(box[3], b[3]))
+    return box
 
 
 # -- what the renderer draws, read by OCR ------------------------------------------------------

@@ -106,6 +106,14 @@ _RENDER = {"markdown": (_markdown_html, "markdown-it-py"), "rst": (_rst_html, "d
            "notebook": (_notebook_html, "nbformat")}
 
 
+def shown_html(fmt: str, data: bytes) -> str:
+    """The HTML page a Markdown, reStructuredText or notebook file renders to: the page
+    :func:`extract_rendered` reads, for a browser to draw (:mod:`auditor.gating.render`)."""
+    source, _ = decode_text(data)
+    _OUTPUTS.set(model.Outside())
+    return _RENDER[fmt][0](source.lstrip("\ufeff"))
+
+
 def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extracted:
     """A Markdown, reStructuredText or notebook file, as its renderer shows it."""
     from auditor.extract.html import html_to_text

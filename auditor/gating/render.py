@@ -33,6 +33,7 @@ is not rendered, and the report's notes say so.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,10 +113,15 @@ class Rendered:
     ocr: dict[str, float] = field(default_factory=dict)
 
 
+#: a number that opens a line, as a list's marker: a renderer draws an ordered list's numbers, the
+#: readers do not store them (markers are not text of the document); both sides lose them
+_MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)][ \t]+")
+
+
 def agreement(store: Store, rendered: str, stored: str) -> Agreement:
     params = store.params
-    a = distinct(text_shingles(rendered, params)[1])
-    b = distinct(text_shingles(stored, params)[1])
+    a = distinct(text_shingles(_MARKER.sub("", rendered), params)[1])
+    b = distinct(text_shingles(_MARKER.sub("", stored), params)[1])
     return Agreement(len(a), len(b), len(np.intersect1d(a, b, assume_unique=True)))
 
 
@@ -173,6 +179,7 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
         return out
     seen: set[int] = set()
     todo: list[tuple[Sighting, RenderInput]] = []
+    containers: dict[str, dict[str, bytes]] = {}  # a container's parts, by sha256, read once
     for s in view.sightings:
         if s.doc_id in seen:
             continue
@@ -188,7 +195,7 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
             else:
                 out.unrendered.setdefault(why, []).append(s.display)
             continue
-        data = _part_bytes(s, doc["sha256"]) if s.part else _bytes(s, doc["sha256"])
+        data = _part_bytes(s, doc["sha256"], containers) if s.part else _bytes(s, doc["sha256"])
         if data is None:
             out.findings.append(_finding(store, s, loc, "render_failed", "not rendered: the file changed or "
                                          "went away after it was ingested, so its rendering is not of this document"))
@@ -295,18 +302,39 @@ def _bytes(s: Sighting, sha256: str | None) -> bytes | None:
     return data if sha256 is None or hashlib.sha256(data).hexdigest() == sha256 else None
 
 
-def _part_bytes(s: Sighting, sha256: str) -> bytes | None:
-    """What an EDGAR part's ``<TEXT>`` holds, unwrapped (its HTML, or its decoded file), when the
-    submission still holds the part ingested."""
+def _part_bytes(s: Sighting, sha256: str, containers: dict[str, dict[str, bytes]] | None = None) -> bytes | None:
+    """What a part holds, when its container still holds the part ingested: an EDGAR part's
+    ``<TEXT>`` unwrapped (its HTML, or its decoded file); the bytes of any other container's part
+    (an email's attachment, an archive's member), found by reading the container again.
+    ``containers`` keeps each container's parts for the next part of the same file."""
     from auditor.extract import edgar
 
     data = _bytes(s, None)
     if data is None:
         return None
-    for d in edgar.parse(data).documents:
-        if hashlib.sha256(d.raw).hexdigest() == sha256:
-            return edgar.content(d.raw).payload
-    return None
+    if edgar.is_submission(data):
+        for d in edgar.parse(data).documents:
+            if hashlib.sha256(d.raw).hexdigest() == sha256:
+                return edgar.content(d.raw).payload
+        return None
+    parts = containers.get(s.resolved) if containers is not None else None
+    if parts is None:
+        parts = _parts_of(data, s.resolved)
+        if containers is not None:
+            containers[s.resolved] = parts
+    return parts.get(sha256)
+
+
+def _parts_of(data: bytes, name: str) -> dict[str, bytes]:
+    """The parts a container (an email, an archive) holds, by the sha256 of their bytes, as the
+    ingest read them (:attr:`auditor.extract.common.Extracted.parts`)."""
+    from auditor.extract import extract_bytes
+
+    try:
+        ex = extract_bytes(data, name)
+    except ExtractionError:
+        return {}
+    return {hashlib.sha256(p.raw).hexdigest(): p.raw for p in ex.parts}
 
 
 def _keep(store: Store, doc_id: int, r: Rendering) -> None:

@@ -991,9 +991,10 @@ BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
 
 def all_cases(texts: Texts) -> list[Case]:
     from tests.support.redteam_round3 import BUILDERS3
+    from tests.support.redteam_round4 import BUILDERS4
 
     out = [c for builders in BUILDERS.values() for build in builders for c in build(texts)]
-    out += [c for build in BUILDERS3 for c in build(texts)]
+    out += [c for build in (*BUILDERS3, *BUILDERS4) for c in build(texts)]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     assert not set(ids) & set(DROPPED), "a dropped case is built"
@@ -1005,14 +1006,17 @@ def all_cases(texts: Texts) -> list[Case]:
 def build(case_ids: list[str], texts: Texts) -> dict[str, Case]:
     """The named cases only (each builder of their families runs once)."""
     from tests.support.redteam_round3 import BUILDERS3
+    from tests.support.redteam_round4 import BUILDERS4
 
     out: dict[str, Case] = {}
-    for family in sorted({i.split("/")[0] for i in case_ids if "/r3-" not in i}):
+    later = {"/r3-": BUILDERS3, "/r4-": BUILDERS4}
+    for family in sorted({i.split("/")[0] for i in case_ids if not any(r in i for r in later)}):
         for builder in BUILDERS[family]:
             out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
-    if any("/r3-" in i for i in case_ids):
-        for builder in BUILDERS3:
-            out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
+    for mark, builders in later.items():
+        if any(mark in i for i in case_ids):
+            for builder in builders:
+                out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
     missing = sorted(set(case_ids) - set(out))
     if missing:
         raise KeyError(f"no such cases: {missing}")

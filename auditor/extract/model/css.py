@@ -31,7 +31,8 @@ scale width height max-width max-height overflow overflow-x overflow-y content o
 flex-flow flex-wrap direction unicode-bidi float grid-area grid-row grid-column grid-row-start
 grid-row-end grid-column-start grid-column-end grid-auto-flow white-space zoom background-image
 padding padding-left gap column-gap quotes list-style list-style-type text-transform font-variant
-font-variant-caps letter-spacing word-spacing writing-mode caption-side background-clip
+font-variant-caps letter-spacing word-spacing writing-mode caption-side background-clip margin-bottom margin-block
+margin-block-start margin-block-end margin-inline margin-inline-start
 -webkit-background-clip mix-blend-mode mask mask-image -webkit-mask -webkit-mask-image text-overflow
 -webkit-line-clamp backdrop-filter -webkit-text-security all fill fill-opacity stroke stroke-width
 stroke-opacity baseline-shift
@@ -49,8 +50,7 @@ text-underline-offset text-underline-position text-emphasis text-emphasis-style 
 text-emphasis-position text-wrap text-wrap-mode text-wrap-style text-size-adjust
 -webkit-text-size-adjust -ms-text-size-adjust -moz-text-size-adjust hyphens -webkit-hyphens
 -ms-hyphens word-break word-wrap overflow-wrap line-break hanging-punctuation tab-size -moz-tab-size
-margin-right margin-bottom margin-block margin-block-start margin-block-end margin-inline
-margin-inline-start margin-inline-end padding-right padding-top padding-bottom padding-block
+margin-right margin-inline-end padding-right padding-top padding-bottom padding-block
 padding-block-start padding-block-end padding-inline padding-inline-start padding-inline-end border
 border-top border-right border-bottom border-left border-width border-style border-color
 border-top-width border-right-width border-bottom-width border-left-width border-top-style

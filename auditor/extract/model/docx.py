@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.extract.model import Outside
+from auditor.extract.model.odf import PLACED_FRAMES
 
 _OFFICE = "application/vnd.openxmlformats-officedocument."
 #: Content types of the parts the reader reads, or that hold no text a reader sees.
@@ -71,6 +72,8 @@ textDirection textAlignment textboxTightWrap outlineLvl divId cnfStyle rPr sectP
 collapsed
 """.split())  # noqa: SIM905
 _FIT_TEXT_MIN = 200  # twips (10 pt): a narrower fitText squeezes a run into a sliver
+#: attributes of w:framePr that place a frame on the page (a drop cap's frame has none of them)
+_PLACED = frozenset({"x", "y", "xAlign", "yAlign"})
 
 
 _FONT_KIND = "embedded font"
@@ -96,6 +99,7 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
             outside.add("docx", f"{_FONT_KIND} {name} (it may draw other letters than the text holds)")
         elif k not in CONTENT_TYPES and not k.startswith(_PREFIXES):
             outside.add("docx", f"part {name} of content type {kind or 'none'}")
+    placed = 0  # paragraphs framed and placed on the page by position (w:framePr x, y, xAlign, yAlign)
     for name, root in members.items():
         for el in root.iter():
             tag = el.tag if isinstance(el.tag, str) else ""
@@ -115,6 +119,8 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
                     local = c.tag.rpartition("}")[2] if isinstance(c.tag, str) else ""
                     if local and local not in PARAGRAPH:
                         outside.add("docx", f"paragraph property w:{local}")
+                    elif local == "framePr" and any(k.rpartition("}")[2] in _PLACED for k in c.attrib):
+                        placed += 1
             elif tag.endswith("}fitText") and 0 < _val(c := el) < _FIT_TEXT_MIN:
                 outside.add("docx", "run squeezed into a sliver (w:fitText)")
             elif tag.endswith("}textDirection") and (el.get(f"{tag[:tag.index('}') + 1]}val") or "lrTb") not in (
@@ -122,6 +128,9 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
                 outside.add("docx", f"text set vertically (w:textDirection {el.get(tag[:tag.index('}') + 1] + 'val')})")
             elif tag.endswith("}eastAsianLayout") and any(k.endswith(("}vert", "}combine")) for k in el.attrib):
                 outside.add("docx", "text combined or set vertically (w:eastAsianLayout)")
+    if placed > PLACED_FRAMES:  # as the WordML and OpenDocument models count them
+        outside.add("docx", f"{placed} paragraphs framed and placed by position (w:framePr): the reader cannot "
+                    "tell their order")
     return None
 
 

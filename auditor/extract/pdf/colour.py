@@ -64,3 +64,32 @@ def rgb(color: object, space: object) -> tuple[float, float, float] | None:
 def same_colour(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
     return all(abs(x - y) < SAME_COLOUR for x, y in zip(a, b, strict=True))
 
+
+
+def shading_rgb(shading: object) -> tuple[float, float, float] | None:
+    """The one colour a shading paints (a Type 2 function whose C0 and C1 agree, in a device
+    colour space), else None: a blend of colours, or one not computed here."""
+    from pdfminer.pdftypes import resolve1
+    from pdfminer.psparser import literal_name
+
+    try:
+        d = resolve1(shading) if isinstance(resolve1(shading), dict) else {}
+        function = resolve1(d.get("Function"))
+        space = literal_name(resolve1(d.get("ColorSpace")))
+        if not isinstance(function, dict) or resolve1(function.get("FunctionType")) != 2:
+            return None
+        c0 = [float(v) for v in resolve1(function.get("C0", [0]))]
+        c1 = [float(v) for v in resolve1(function.get("C1", [1]))]
+    except Exception:
+        return None
+    if c0 != c1:
+        return None
+    n = {"DeviceGray": 1, "DeviceRGB": 3, "DeviceCMYK": 4}.get(space)
+    if n is None or len(c0) != n:
+        return None
+    if n == 1:
+        return (c0[0], c0[0], c0[0])
+    if n == 3:
+        return (c0[0], c0[1], c0[2])
+    k = c0[3]
+    return (1 - min(1.0, c0[0] + k), 1 - min(1.0, c0[1] + k), 1 - min(1.0, c0[2] + k))

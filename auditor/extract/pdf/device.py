@@ -130,6 +130,18 @@ class Device(_Analyzer):
                                 paint.rgb(gstate.ncolor, gstate.ncs)))
         self.seq += 1
 
+    def paint_shading(self, shading: dict) -> None:
+        """``sh``: a shading fills the current clip (PDF 32000-1, 8.7.4.2), so it covers what was
+        painted there before it, as a filled box does. Its colour is its function's at the start
+        and the end of an axial or radial blend, when they agree (else it is taken for a dark one)."""
+        box = self.clip
+        if box is None or box[2] - box[0] <= 0 or box[3] - box[1] <= 0:
+            return
+        rgb = paint.shading_rgb(shading)
+        if self.opaque and not self.soft_mask and (box[2] - box[0]) * (box[3] - box[1]) >= 4:
+            self.shapes.append((*box, self.seq, int(rgb is None or rgb != (1.0, 1.0, 1.0)), rgb))
+        self.seq += 1
+
     def render_image(self, name, stream) -> None:  # type: ignore[no-untyped-def]
         fig = self.cur_item
         box = (fig.x0, fig.y0, fig.x1, fig.y1)

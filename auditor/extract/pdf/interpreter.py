@@ -137,6 +137,14 @@ class Interpreter(_Interpreter):
         if blend is not None and literal_name(blend if not isinstance(blend, list) else blend[0]) not in ("Normal", "Compatible"):
             self.device.opaque = False
 
+    def do_sh(self, name) -> None:  # type: ignore[no-untyped-def]
+        """A shading painted over the current clip (``sh``): a shape as a filled path is."""
+        try:
+            shading = dict_value(dict_value(self.resources.get("Shading")).get(literal_name(name)))
+        except Exception:
+            shading = {}
+        self.device.paint_shading(shading)
+
     def do_Do(self, xobjid_arg) -> None:  # type: ignore[no-untyped-def]
         clip = self.device.clip
         try:
