@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             if read.doc is None:
                 rows.append({"file": str(f), "format": fmt, "error": f"not read: {read.error}"})
                 continue
-            docs.append(RenderInput(fmt, data, f.name))
+            docs.append(RenderInput(fmt, data, f.name, read.doc.get("encoding")))
             reads.append((f, fmt, read.doc["text"]))
         t = time.monotonic()
         rendered = render_many(docs)

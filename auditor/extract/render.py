@@ -31,9 +31,11 @@ and pictures of text (an ``<img>`` of a scanned page).
 from __future__ import annotations
 
 import base64
+import codecs
 import contextlib
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -105,11 +107,13 @@ def missing(renderer: str) -> str | None:
 
 @dataclass(frozen=True)
 class RenderInput:
-    """One document to render: its format, bytes and file name."""
+    """One document to render: its format, bytes and file name, and the encoding the reader
+    decoded it with (for a page that does not declare its own: :func:`_content_type`)."""
 
     format: str
     data: bytes
     name: str
+    encoding: str | None = None
 
 
 def html_view(fmt: str, data: bytes) -> bytes:
@@ -327,7 +331,8 @@ def visible_text(pdf: bytes) -> str:
             pages.append("".join(out))
     finally:
         doc.close()
-    return "\f".join(pages)
+    # pdfium gives U+0002 for a hyphen it takes for a break of a word at a line's end
+    return "\f".join(pages).replace("\x02", "-")
 
 
 def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...],
@@ -645,7 +650,7 @@ def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes 
                     continue
                 pipe.deadline = time.monotonic() + timeout
                 try:
-                    out.append(_print(pipe, d.data, "image/svg+xml" if d.format == "svg" else "text/html"))
+                    out.append(_print(pipe, d.data, _content_type(d)))
                 except ExtractionError as e:
                     out.append(e)
             with contextlib.suppress(ExtractionError, OSError):
@@ -672,6 +677,26 @@ def _remove_singleton(profile: Path) -> None:
         target = Path(os.readlink(profile / "SingletonSocket")).parent
         if target.name.startswith("org.chromium.Chromium."):
             shutil.rmtree(target, ignore_errors=True)
+
+
+_DECLARED = re.compile(rb"charset|\A(?:\xef\xbb\xbf|\xff\xfe|\xfe\xff)", re.I)
+
+
+def _content_type(d: RenderInput) -> str:
+    """The Content-Type the page is served with. A page that declares no encoding of its own (no
+    byte-order mark, no ``charset`` in the first 1,024 bytes a browser looks at) is decoded by
+    whatever its server said, which a file does not keep: the renderer is told the encoding the
+    reader chose, so that both sides read the same characters. A page that declares one is
+    served without it, so a reader that decodes it otherwise than a browser is caught."""
+    if d.format == "svg":
+        return "image/svg+xml"
+    if d.encoding and not _DECLARED.search(d.data[:1024]):
+        try:
+            label = codecs.lookup(d.encoding).name.replace("_", "-")
+        except LookupError:
+            return "text/html"
+        return f"text/html; charset={label}"
+    return "text/html"
 
 
 def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:

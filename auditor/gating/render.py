@@ -201,7 +201,7 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
                                          "went away after it was ingested, so its rendering is not of this document"))
             continue
         name = str(s.meta.get("filename") or s.resolved) if s.part else s.resolved
-        todo.append((s, RenderInput(doc["format"], data, name)))
+        todo.append((s, RenderInput(doc["format"], data, name, doc.get("encoding"))))
     for (s, _), r in zip(todo, render_many([d for _, d in todo], timeout=timeout), strict=True):
         if isinstance(r, ExtractionError):
             out.findings.append(_finding(store, s, loc, r.code, f"not rendered: {r}"))

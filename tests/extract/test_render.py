@@ -102,3 +102,16 @@ def test_a_rendering_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatc
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert words(render("html", b"<p>left nothing behind</p>", "p.html").text) == ["left", "nothing", "behind"]
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_page_that_declares_no_encoding_is_rendered_in_the_readers_encoding():
+    """A saved page keeps no HTTP header: its encoding is the reader's choice, and the renderer is
+    told it. A page that declares its own is rendered as it declares, so a misreading shows."""
+    body = "<p>The Lessee\u2019s rent \u2014 due monthly</p>".encode()
+    got = render_many([RenderInput("html", b"<html><body>" + body, "p.html", "utf-8"),
+                       RenderInput("html", b"<html><head><meta charset='windows-1252'></head><body>" + body,
+                                   "q.html", "utf-8")])
+    assert words(got[0].text) == ["The", "Lessee\u2019s", "rent", "\u2014", "due", "monthly"]
+    assert "Lessee\u2019s" not in got[1].text  # the page's own declaration wins, as in a browser
