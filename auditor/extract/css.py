@@ -343,6 +343,8 @@ class Style:
     unicode_bidi: str = "normal"
     position: str = "static"
     floating: str = "none"  # the float property
+    width: float | None = None  # the declared width and height, CSS px, when absolute lengths
+    height: float | None = None
     order: int = 0
     flex_direction: str = "row"
     flex_wrap: str = "nowrap"
@@ -1025,6 +1027,7 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         if s.position == "fixed" and (s.x >= VIEW_W or s.y >= VIEW_H):
             s.hidden = "off-screen (fixed)"
     s.moves = s.floating != "none" or s.position != "static" or s.dx != 0 or s.dy != 0 or s.pulled
+    s.width, s.height = _declared(get("width"), em), _declared(get("height"), em)
     s.x += indent
     if s.display == "none":
         s.hidden = "display:none"
@@ -1178,6 +1181,23 @@ def _clip_path_empty(v: tuple[Any, ...] | None, em: float) -> bool:
             pts = tinycss2.serialize(t.arguments).split(",")
             return len({p.strip() for p in pts}) <= 2
     return False
+
+
+def _declared(v: tuple[Any, ...] | None, em: float) -> float | None:
+    if v is None or not _words(v):
+        return None
+    try:
+        return length(_words(v)[0], em, None)
+    except Unsure:
+        return None
+
+
+def alt_fits(alt: str, width: float, height: float, font_size: float) -> bool:
+    """Whether a broken image's box of this size can show its alt text: a browser draws the alt
+    inside the box, clipped to it. The reader and the rendered reading use this one estimate,
+    so that both leave out the alt of an icon whose box shows a letter or two of it."""
+    lines = int(height // (1.2 * font_size))
+    return lines >= 1 and 0.55 * font_size * len(alt) <= width * lines
 
 
 def _zero_box(s: Style, get: Any, em: float) -> bool:

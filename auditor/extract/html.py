@@ -358,6 +358,9 @@ class _Reader:
         self.outside = model.Outside()
         self.tables: list[_Table] = []  # tables being read, the innermost last
         self.row_ordered: set[Any] = set()  # tables whose row groups the walk put in drawing order
+        #: a page without a doctype is drawn in quirks mode, where a broken image keeps the box of
+        #: its width and height and clips its alt to it (with one, the alt is drawn as text)
+        self.quirks = _DOCTYPE.match(text[:4096]) is None
         self.read_tables: list[_Table] = []  # tables read, outside any other table
         self.columns = ""  # the visible text with ambiguous tables read down their columns
         self.svg_backdrop = False  # the drawing being read has drawn a shape or picture (text may lie on it)
@@ -720,6 +723,9 @@ class _Reader:
                 got = css.data_url_text(src)  # the image is in the page: it is shown, not its alt
                 if got and got[0] == "image/svg+xml":
                     self._nested(got[0], got[1], b, "image data: URL")
+            elif alt and self.quirks and "width" in attrs and "height" in attrs and style.width is not None \
+                    and style.height is not None and not css.alt_fits(alt, style.width, style.height, style.font_size):
+                self.hidden_text = True  # its box shows a letter or two of the alt (an icon)
             elif alt:
                 self._attr_text(alt, style, b)  # an image the page cannot load shows its alt
             return True
@@ -1058,6 +1064,8 @@ class _Reader:
 
 
 
+_DOCTYPE = re.compile(r"\ufeff?\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<!doctype\s", re.I | re.S)
+
 #: The displays of a table's rows and row groups, which :meth:`_Reader._row_groups` orders.
 _ROW_LEVEL = frozenset({"table-row-group", "table-header-group", "table-footer-group", "table-row"})
 #: Their displays in a browser's own style sheet (the walk draws these tags as blocks).
@@ -1177,7 +1185,7 @@ _HINT_KEY = css.key_of(False, 1, -1, (0, 0, 0), -1)
 
 def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] | None:
     """Presentational hints: ``<font color size>``, ``bgcolor``, and SVG presentation attributes."""
-    if ns == "html" and tag not in ("font", "body", "table", "td", "th", "tr"):
+    if ns == "html" and tag not in ("font", "body", "table", "td", "th", "tr", "img"):
         return None
     if ns == "math":
         return None
@@ -1196,6 +1204,11 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
             parts.append(f"color:{attrs['text']}")
         if attrs.get("background"):
             parts.append("background-image:url(x)")
+        if tag == "img":  # the size of the box that shows a broken image's alt
+            for name in ("width", "height"):
+                value = (attrs.get(name) or "").strip().lower().removesuffix("px")
+                if value.isdigit():
+                    parts.append(f"{name}:{value}px")
     else:
         for name in ("display", "visibility", "opacity", "font-size", "transform", *css.SVG_PAINT):
             if attrs.get(name):

@@ -726,12 +726,51 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
         pipe.call("Page.navigate", {"url": DOCUMENT_URL}, session, on_event=answer)
         pipe.wait("Page.loadEventFired", answer)
         _hide_noscript(pipe, session, answer)
+        _clip_alts(pipe, session, answer)
         pdf = pipe.call("Page.printToPDF", {**_PAGE, "printBackground": True, "displayHeaderFooter": False},
                         session, on_event=answer)["data"]
         return base64.b64decode(pdf)
     finally:
         with contextlib.suppress(ExtractionError, OSError):
             pipe.call("Target.closeTarget", {"targetId": target}, on_event=answer)
+
+
+MAX_ALTS = 2_000  # sized images whose alt is checked, per page
+
+
+def _clip_alts(pipe: _Pipe, session: str, answer: Any) -> None:
+    """Blank the alt of each broken image whose box cannot show it (``css.alt_fits``): Chromium
+    draws a letter or two of it, which the reader leaves out. The HTML reader decides the same
+    from the size it computes; where the two sizes differ, the readings disagree and the page
+    fails closed. Only images drawn in the box their width and height attributes give are looked
+    at: in a page with a doctype, Chromium draws an image's alt as text, in a box of its own size."""
+    from auditor.extract.css import alt_fits
+
+    root = pipe.call("DOM.getDocument", {"depth": 0}, session, on_event=answer)["root"]["nodeId"]
+    ids = pipe.call("DOM.querySelectorAll", {"nodeId": root, "selector": "img[alt][width][height]"}, session,
+                    on_event=answer)["nodeIds"]
+    for n in ids[:MAX_ALTS]:
+        flat = pipe.call("DOM.getAttributes", {"nodeId": n}, session, on_event=answer)["attributes"]
+        attrs = {k.lower(): v for k, v in zip(flat[::2], flat[1::2], strict=True)}
+        alt, src = attrs.get("alt", "").strip(), attrs.get("src", "").strip()
+        if not alt or src[:5].lower() == "data:":
+            continue
+        try:
+            width, height = float(attrs["width"].removesuffix("px")), float(attrs["height"].removesuffix("px"))
+            model = pipe.call("DOM.getBoxModel", {"nodeId": n}, session, on_event=answer)["model"]
+        except (ValueError, ExtractionError):
+            continue  # a size that is not in pixels, or not drawn
+        quad = model["content"]
+        if abs(quad[2] - quad[0] - width) > 1 or abs(quad[5] - quad[3] - height) > 1:
+            continue  # not drawn in the box its attributes give: its alt is drawn as text
+        style = pipe.call("CSS.getComputedStyleForNode", {"nodeId": n}, session, on_event=answer)["computedStyle"]
+        size = next((p["value"] for p in style if p["name"] == "font-size"), "16px")
+        try:
+            font = float(size.removesuffix("px"))
+        except ValueError:
+            font = 16.0
+        if not alt_fits(alt, width, height, font):
+            pipe.call("DOM.setAttributeValue", {"nodeId": n, "name": "alt", "value": ""}, session, on_event=answer)
 
 
 def _hide_noscript(pipe: _Pipe, session: str, answer: Any) -> None:

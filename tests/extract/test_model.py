@@ -487,3 +487,15 @@ def test_a_browser_filter_beside_an_ie_filter_is_still_outside_the_model():
     """A browser drops the whole declaration for its ``progid:`` part, the reader would apply the
     opacity: the model cannot say which, so it names it."""
     assert named(html(f"<p style='filter: progid:X.Y(a=1) opacity(0)'>{WORDS}</p>")) != []
+
+
+@pytest.mark.parametrize(("doctype", "size", "shown"), [
+    ("", "width=14 height=14", False),  # quirks mode: the icon's box clips its alt to a letter or two
+    ("", "width=400 height=40", True),  # a box that holds the alt shows it
+    ("", "", True),  # no size: the alt is drawn as text
+    ("<!DOCTYPE html>", "width=14 height=14", True),  # with a doctype the alt is drawn as text
+])
+def test_the_alt_of_a_broken_image_is_read_as_its_box_shows_it(doctype, size, shown):
+    page = f"{doctype}<html><body><p>Filed <img src='/g/ball.gif' {size} alt='Docket Text'> Complaint</p></body></html>"
+    got = extract_bytes(page.encode(), "x.html")
+    assert ("Docket Text" in got.text) is shown and got.unmodelled == []
