@@ -364,8 +364,9 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
 
 def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, float, float, float] | None:
     """The box an opaque path covers whole (page space), or None: a filled path of straight
-    lines along the axes (a box), or a stroke of such lines as wide as what it encloses (an
-    outline drawn inwards over its box, a thick rule): what is painted before it there is hidden."""
+    lines along the axes, its corners rounded or not (a box), or a stroke of such a path as wide
+    as what it encloses (an outline drawn inwards over its box, a thick rule): what is painted
+    before it there is hidden."""
     import ctypes
     import itertools
     import math
@@ -374,14 +375,16 @@ def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, floa
     m = raw.FS_MATRIX()
     if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)) or m.b or m.c:
         return None  # turned or skewed: not a box
-    pts = []
+    pts, kinds = [], []
     for k in range(raw.FPDFPath_CountSegments(obj)):
         seg = raw.FPDFPath_GetPathSegment(obj, k)
-        if not seg or raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO or \
-                not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+        if not seg or not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
             return None
         pts.append((m.a * x.value + m.e, m.d * y.value + m.f))
-    if len(pts) < 2 or any(a[0] != b[0] and a[1] != b[1] for a, b in itertools.pairwise(pts)):
+        kinds.append(raw.FPDFPathSegment_GetType(seg))
+    # straight lines along the axes; curves (a box's rounded corners) lie within their control points
+    if len(pts) < 2 or any(kind == raw.FPDF_SEGMENT_LINETO and a[0] != b[0] and a[1] != b[1]
+                           for (a, b), kind in zip(itertools.pairwise(pts), kinds[1:], strict=True)):
         return None
     r, g, b_, a = (ctypes.c_uint() for _ in range(4))
     colour = raw.FPDFPageObj_GetFillColor if filled else raw.FPDFPageObj_GetStrokeColor

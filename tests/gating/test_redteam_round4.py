@@ -39,7 +39,8 @@ FAIL_CLOSED: set[str] = {
     # the rendered reading leaves out the junk line a row of exact height clips (extract/render.py _clip_box)
     *(f"hidden-junk/r4-{f}-exact-row-clip" for f in ("docx", "rtf", "fodt")),
     # the rendered reading leaves out text an opaque box painted later covers (extract/render.py _cover)
-    "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-line-through-cover",
+    "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-outline-rounded-cover",
+    "hidden-junk/r4-html-line-through-cover",
     # css-order: a negative block margin of more than an em pulls a box over the text before it
     # (extract/css.py Style.pulled; margin-block-start is margin-top)
     "order/r4-html-margin-block-start",

@@ -142,6 +142,8 @@ def painted_over(t: Texts) -> list[Case]:
     for name, style, how in (
             ("outline-cover", "outline:0.8em solid #fff;outline-offset:-0.8em",
              "a white outline drawn inwards over it (outline-offset as negative as its width)"),
+            ("outline-rounded-cover", "outline:0.8em solid #fff;outline-offset:-0.8em;border-radius:3px",
+             "a white outline drawn inwards over it, its corners rounded (the outline is drawn with curves)"),
             ("line-through-cover", "text-decoration:line-through #fff;text-decoration-thickness:1.4em",
              "a white line-through thicker than the line (decorations through the text are painted after it)")):
         out.append(_case("painted-over", "hidden-junk", f"html-{name}", "html", "BSD",
