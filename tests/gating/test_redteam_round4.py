@@ -40,7 +40,8 @@ FAIL_CLOSED: set[str] = {
     *(f"hidden-junk/r4-{f}-exact-row-clip" for f in ("docx", "rtf", "fodt")),
     # the rendered reading leaves out text an opaque box painted later covers (extract/render.py _cover)
     "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-outline-rounded-cover",
-    "hidden-junk/r4-html-line-through-cover",
+    "hidden-junk/r4-html-line-through-cover", "hidden-junk/r4-docx-shape-over-column",
+    "hidden-junk/r4-docx-picture-over-column",  # an opaque picture painted later (extract/render.py _opaque_image)
     # css-order: a negative block margin of more than an em pulls a box over the text before it
     # (extract/css.py Style.pulled; margin-block-start is margin-top)
     "order/r4-html-margin-block-start",
@@ -57,8 +58,9 @@ FALSE_ALARMS: dict[str, str] = {}
 # height that clip a junk line passed until the rendered reading left out glyphs drawn outside
 # their clip: extract/render.py _clip_box. Junk under an outline drawn inwards or a thick white
 # line-through passed until it left out text covered whole by an opaque box painted after it:
-# extract/render.py _cover. A white shading (sh) painted over junk in a PDF passed until the PDF
-# reader took a shading for a box painted over its clip: extract/pdf/device.py paint_shading.
+# extract/render.py _cover; a white picture anchored over a table's junk column passed until
+# an opaque picture painted later counted as a cover too: extract/render.py _opaque_image. A white
+# shading (sh) painted over junk in a PDF passed until the PDF reader took a shading for a box painted over its clip: extract/pdf/device.py paint_shading.
 # Lines stored last to first and pulled up by a negative margin-block-start passed until the HTML
 # reader read the flow-relative margins as the physical ones and a pull of more than an em as
 # moving the box: extract/css.py. Paragraphs placed by w:framePr passed until the .docx model

@@ -170,6 +170,64 @@ def painted_over(t: Texts) -> list[Case]:
     return out
 
 
+def _png(width: int, height: int, grey: int = 255) -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes([grey]) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _anchored_cover(kind: str, x: int, cx: int, cy: int) -> str:
+    """A paragraph holding a white picture (``pic``) or a white rectangle (``shape``) anchored in
+    front of the text at ``x`` from the margin, ``cx`` by ``cy`` EMU."""
+    if kind == "pic":
+        graphic = ('<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>'
+                   '<pic:nvPicPr><pic:cNvPr id="1" name="white.png"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill>'
+                   '<a:blip r:embed="rIdImg"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm>'
+                   f'<a:off x="0" y="0"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr>'
+                   "</pic:pic></a:graphicData></a:graphic>")
+    else:
+        graphic = ('<a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
+                   f'<wps:wsp><wps:cNvSpPr/><wps:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm>'
+                   '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="FFFFFF"/></a:solidFill>'
+                   "<a:ln><a:noFill/></a:ln></wps:spPr><wps:bodyPr/></wps:wsp></a:graphicData></a:graphic>")
+    return ('<w:p><w:r><w:drawing><wp:anchor distT="0" distB="0" distL="0" distR="0" simplePos="0" relativeHeight="5" '
+            'behindDoc="0" locked="0" layoutInCell="1" allowOverlap="1"><wp:simplePos x="0" y="0"/>'
+            f'<wp:positionH relativeFrom="margin"><wp:posOffset>{x}</wp:posOffset></wp:positionH>'
+            '<wp:positionV relativeFrom="margin"><wp:posOffset>0</wp:posOffset></wp:positionV>'
+            f'<wp:extent cx="{cx}" cy="{cy}"/><wp:wrapNone/><wp:docPr id="9" name="Cover"/>{graphic}</wp:anchor>'
+            "</w:drawing></w:r></w:p>")
+
+
+def covered_column(t: Texts) -> list[Case]:
+    """A .docx table: four words of the licence a row in its left column, a junk word beside them
+    in the right one, which a white picture (or shape) anchored in front of the text covers."""
+    out = []
+    lines = _lines(t["BSD"], 4)
+    small = '<w:sz w:val="16"/>'
+    rows = "".join(
+        f'<w:tr><w:tc><w:tcPr><w:tcW w:w="5000" w:type="dxa"/></w:tcPr>{b.para(b.run(line, small))}</w:tc>'
+        f'<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>{b.para(b.run(b.JUNK[i % len(b.JUNK)], small))}</w:tc>'
+        "</w:tr>" for i, line in enumerate(lines))
+    table = ('<w:tbl><w:tblPr><w:tblW w:w="8000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="5000"/>'
+             f'<w:gridCol w:w="3000"/></w:tblGrid>{rows}</w:tbl>')
+    x, cx, cy = 5000 * 635, 3000 * 635, 9 * 914400  # EMU: the right column, nine inches down
+    rels = f'<Relationship Id="rIdImg" Type="{b._REL_NS}/image" Target="media/white.png"/>'
+    for kind, what in (("pic", "a white picture"), ("shape", "a white rectangle (wps:wsp)")):
+        data = b.docx(_anchored_cover(kind, x, cx, cy) + table + b.para(""),
+                      **({"parts": {"word/media/white.png": _png(8, 8)}, "rels": rels} if kind == "pic" else {}))
+        out.append(_case("painted-over", "hidden-junk", f"docx-{'picture' if kind == 'pic' else 'shape'}-over-column",
+                         "docx", "BSD", f"the BSD licence down a table's left column, four words a row; a junk word "
+                         f"beside each row in the right column is covered by {what} anchored in front of the text",
+                         {"exhibit.docx": data}))
+    return out
+
+
 # -- table rows of exact height clip a junk line ---------------------------------------------------
 
 def _junk_line(i: int) -> str:
@@ -278,7 +336,7 @@ def clean4(t: Texts) -> list[Case]:
     return out
 
 
-BUILDERS4 = (unrendered_html, painted_over, clipped_rows, layout4, clean4)
+BUILDERS4 = (unrendered_html, painted_over, covered_column, clipped_rows, layout4, clean4)
 
 
 def email_with_attachment(text: str, kind: str) -> bytes:
