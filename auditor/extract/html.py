@@ -357,6 +357,7 @@ class _Reader:
         self.nested_all: list[str] = []
         self.outside = model.Outside()
         self.tables: list[_Table] = []  # tables being read, the innermost last
+        self.row_ordered: set[Any] = set()  # tables whose row groups the walk put in drawing order
         self.read_tables: list[_Table] = []  # tables read, outside any other table
         self.columns = ""  # the visible text with ambiguous tables read down their columns
         self.svg_backdrop = False  # the drawing being read has drawn a shape or picture (text may lie on it)
@@ -567,7 +568,7 @@ class _Reader:
             if f.ns != "html":  # lexbor gives HTML names in lower case, SVG's in camel case
                 tag = tag.lower()
             ns = _child_ns(f.ns, tag) if f.ns != "html" or tag in ("svg", "math") else "html"
-            if ns == "hidden":
+            if ns == "hidden" or (tag == "audio" and ns == "html"):  # a player draws none of its content
                 self._hidden(child)
                 continue
             style = (f.prestyles.get(child) if f.prestyles else None) or self._style(child, tag, f.style, ns)
@@ -627,6 +628,8 @@ class _Reader:
                 b.push_bidi(_OPEN[("bidi-override", style.direction)])
         if display in _FLEX or display in _GRID or (display == "table-row" and style.direction == "rtl"):
             self._reorder(f)
+        elif display in ("table", "inline-table"):
+            self._row_groups(f)
         if display.endswith("list-item") and (style.marker or node in self.marker):
             marker = self._marker(node, style)
             if marker:
@@ -828,6 +831,36 @@ class _Reader:
         if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
 
+    def _row_groups(self, f: _Frame) -> None:
+        """A table's first header group is drawn above its other rows and its first footer group
+        below them, wherever the source has them (CSS 2.2, 17.2). HTML 4 put ``<tfoot>`` before
+        ``<tbody>``, and old court and agency pages still do: the walk reads them as drawn."""
+        self.row_ordered.add(f.node)
+        kids = [c for c in f.node.iter(include_text=True) if c.is_element_node or c.is_text_node]
+        pre: dict[Any, css.Style] = {}
+        rows: list[int] = []
+        head = foot = None
+        for i, c in enumerate(kids):
+            if not c.is_element_node:
+                continue
+            tag = (c.tag or "").lower()
+            cs = pre[c] = self._style(c, tag, f.style, _child_ns(f.ns, tag))
+            display = cs.display if cs.display_set else _ROW_TAGS.get(tag, cs.display)
+            if cs.hidden or display not in _ROW_LEVEL:
+                continue
+            rows.append(i)
+            if display == "table-header-group" and head is None:
+                head = i
+            elif display == "table-footer-group" and foot is None:
+                foot = i
+        if not rows or ((head is None or head == rows[0]) and (foot is None or foot == rows[-1])):
+            return
+        ranked = sorted(rows, key=lambda i: (0 if i == head else 2 if i == foot else 1, i))
+        order = list(kids)
+        for slot, i in zip(rows, ranked, strict=True):
+            order[slot] = kids[i]
+        f.children, f.prestyles = order, pre
+
     def _svg_drawn(self, node: Any, tag: str, f: _Frame, style: css.Style) -> None:
         """Note, for the SVG text after it, whether the drawing has drawn something beneath: a
         shape filled in another colour than the page's, or a picture. Until it has, the page
@@ -1012,6 +1045,8 @@ class _Reader:
         parent = node.parent
         if parent is None:
             return
+        if parent in self.row_ordered:
+            return  # read in drawing order (_row_groups)
         groups = [c for c in parent.iter() if (c.tag or "").lower() in ("thead", "tbody", "tfoot", "tr")]
         first = next(c for c in groups if (c.tag or "").lower() == tag)
         if first != node:
@@ -1022,6 +1057,12 @@ class _Reader:
 
 
 
+
+#: The displays of a table's rows and row groups, which :meth:`_Reader._row_groups` orders.
+_ROW_LEVEL = frozenset({"table-row-group", "table-header-group", "table-footer-group", "table-row"})
+#: Their displays in a browser's own style sheet (the walk draws these tags as blocks).
+_ROW_TAGS = {"thead": "table-header-group", "tbody": "table-row-group", "tfoot": "table-footer-group",
+             "tr": "table-row"}
 
 #: A table column holds prose when its cells hold this many words in all, and on average this many.
 _PROSE_WORDS = 12

@@ -690,7 +690,19 @@ def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes 
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, 9)
             proc.wait()
+            _remove_singleton(Path(profile))
     return out, version
+
+
+def _remove_singleton(profile: Path) -> None:
+    """Remove the folder Chromium makes in the temporary folder for its singleton socket (the
+    profile's ``SingletonSocket`` links to it). A gate renders on every run: one folder left
+    per run would fill a CI runner's /tmp. The socket is not made in the profile itself: its path
+    may be longer than a socket's path can be."""
+    with contextlib.suppress(OSError):
+        target = Path(os.readlink(profile / "SingletonSocket")).parent
+        if target.name.startswith("org.chromium.Chromium."):
+            shutil.rmtree(target, ignore_errors=True)
 
 
 def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:

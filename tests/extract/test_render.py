@@ -90,3 +90,15 @@ def test_visible_text_leaves_out_glyphs_the_colour_of_what_lies_beneath():
                "0.2 0.4 0.6 rg BT /F1 12 Tf 72 615 Td (blue on blue) Tj ET "
                "1 1 1 rg BT /F1 12 Tf 72 605 Td (white on blue) Tj ET")
     assert words(visible_text(pdf)) == ["seen", "on", "white", "paper", "white", "on", "blue"]
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_rendering_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    """A gate renders on every run: one folder left per run fills a CI runner's /tmp."""
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert words(render("html", b"<p>left nothing behind</p>", "p.html").text) == ["left", "nothing", "behind"]
+    assert list(tmp_path.iterdir()) == []

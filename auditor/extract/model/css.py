@@ -5,7 +5,8 @@ word, hide none and move none (:data:`INERT`), and for some of them the values i
 
 Word's HTML (``mso-*`` properties), Aspose's (``-aw-*``), Inkscape's (``-inkscape-*``) and the
 SEC's inline XBRL (``-sec-ix-hidden``, ``-sec-extract``) are read by no browser, so those are
-inert too, as is ``align`` (a presentational attribute that HTML converters write as a property).
+inert too, as are Internet Explorer's ``-ms-filter`` and ``progid:`` filters and Apple Mail's
+``-webkit-nbsp-mode``, as is ``align`` (a presentational attribute that HTML converters write as a property).
 SVG's paint properties (``fill``, ``stroke`` and their opacities and width) are computed: SVG text
 with neither a fill nor a stroke is not drawn. SVG's other paint details (joins, markers, stop
 colours, ``text-anchor``) hide and move no word; ``baseline-shift`` is modelled up to a line's
@@ -89,7 +90,8 @@ word-spacing-adjust -webkit-margin-before -webkit-margin-after -webkit-margin-st
 stroke-miterlimit fill-rule clip-rule paint-order text-anchor dominant-baseline alignment-baseline
 shape-rendering color-rendering color-interpolation color-interpolation-filters
 vector-effect stop-color stop-opacity flood-color flood-opacity lighting-color marker marker-start
-marker-mid marker-end
+marker-mid marker-end -ms-filter -webkit-nbsp-mode background-blend-mode enable-background
+-webkit-background-size -moz-background-size -o-background-size
 """.split())  # noqa: SIM905
 
 #: Counter styles a browser predefines (CSS Counter Styles 3, Ready-made Counter Styles): a
@@ -165,6 +167,9 @@ def _value(name: str, w: list[Any], kw: str | None) -> str | None:
     if name == "scale":
         return "a scale not positive" if any(t.type in ("number", "percentage") and t.value <= 0 for t in w) else None
     if name in ("filter", "backdrop-filter"):
+        if w and w[0].type == "ident" and w[0].lower_value == "progid" \
+                and not any(t.type == "function" and t.lower_name in _FILTERS for t in w):
+            return None  # Internet Explorer's filter: invalid to a browser, so the declaration is dropped
         for t in w:
             if t.type == "ident" and t.lower_value == "none":
                 continue

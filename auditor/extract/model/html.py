@@ -11,9 +11,10 @@ outside the model.
 An attribute is modelled when it is a global one of :data:`GLOBAL`, one of its element's in
 :data:`ATTRIBUTES`, ``data-*``, ``aria-*``, an event handler (scripts are not run: what they
 write is checked by :mod:`auditor.extract.scripts`), a namespace declaration or prefixed name,
-any attribute of an element no browser knows but the global ones, or any attribute no browser
+any attribute of an element no browser knows but the global ones, any attribute no browser
 knows (not in :data:`KNOWN_ATTRIBUTES`: a browser draws nothing for it; a style sheet's attribute
-selectors and ``attr()`` are evaluated by the cascade). Every other attribute is outside the model.
+selectors and ``attr()`` are evaluated by the cascade), or one of :data:`OWNED_ONLY` on an element
+that does not own it. Every other attribute is outside the model.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ plaintext portal rb rtc spacer strike tt xmp
 
 #: The elements the reader models: drawn as blocks, cells, inline text, replaced content (images
 #: by their alt text, form fields by their values, frames and objects by their data: documents),
-#: hidden (head content, templates, closed details, unselected options), or a drawing (svg, math).
+#: hidden (head content, templates, closed details, unselected options, what an audio player
+#: holds), or a drawing (svg, math).
 ELEMENTS = frozenset("""
-a abbr address area article aside b base bdi bdo blockquote body br button caption cite code col
+a abbr address area article aside audio b base bdi bdo blockquote body br button caption cite code col
 colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure
 footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li
 link main map mark math menu meta meter nav noscript object ol optgroup option output p param
@@ -46,11 +48,13 @@ strike tt xmp
 """.split())  # noqa: SIM905
 
 #: Attributes of every element whose effect the reader models (``hidden``, ``dir``, ``style``,
-#: ``lang`` for quotes) or that draw nothing (identity, links, tooltips read in all-text).
+#: ``lang`` for quotes) or that draw nothing (identity, links, tooltips read in all-text, RDFa's
+#: metadata: ``property``, ``content``, ``typeof``; a style sheet's ``attr()`` is the cascade's).
 GLOBAL = frozenset("""
 accesskey autocapitalize autocorrect autofocus class contenteditable dir draggable enterkeyhint
 hidden id inert inputmode itemid itemprop itemref itemscope itemtype lang nonce spellcheck style
 tabindex title translate writingsuggestions xmlns role name is slot
+about content datatype inlist prefix property resource typeof vocab
 """.split())  # noqa: SIM905
 
 #: Every global attribute a browser acts on; those not in :data:`GLOBAL` are outside the model
@@ -62,11 +66,12 @@ _TABLE = ["align", "valign", "width", "height", "bgcolor", "border", "char", "ch
 #: Per element, the attributes the reader models (presentational hints it applies, or that do not
 #: change which words are drawn or their order: sizes, borders, alignment, links, form state).
 ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
-    "a": "href target rel rev download hreflang type referrerpolicy ping charset coords shape",
+    "a": "href target rel rev download hreflang type referrerpolicy ping charset coords shape alt",
+    "audio": "src controls controlslist autoplay loop muted preload crossorigin",
     "area": "alt coords shape href target rel download referrerpolicy nohref ping",
     "base": "href target",
     "basefont": "color face size",
-    "blockquote": "cite",
+    "blockquote": "cite type",
     "body": "bgcolor background alink link vlink text leftmargin topmargin marginwidth marginheight onload",
     "br": "clear",
     "button": "type value disabled form formaction formenctype formmethod formnovalidate formtarget "
@@ -97,7 +102,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
            "fetchpriority align border hspace vspace longdesc lowsrc",
     "input": "type value placeholder checked disabled readonly required size maxlength minlength min max "
              "step pattern list multiple form autocomplete accept alt src width height formaction "
-             "formenctype formmethod formnovalidate formtarget dirname align",
+             "formenctype formmethod formnovalidate formtarget dirname align border hspace vspace",
     "ins": "cite datetime",
     "label": "for form",
     "legend": "align",
@@ -124,7 +129,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
     "select": "multiple size disabled required form autocomplete",
     "source": "src srcset sizes type media width height",
     "style": "media type blocking",
-    "table": "summary cellpadding cellspacing frame rules datapagesize " + " ".join(_TABLE),
+    "table": "summary cellpadding cellspacing frame rules datapagesize hspace vspace " + " ".join(_TABLE),
     "tbody": " ".join(_TABLE), "thead": " ".join(_TABLE), "tfoot": " ".join(_TABLE),
     "td": "colspan rowspan headers scope abbr axis " + " ".join(_TABLE),
     "th": "colspan rowspan headers scope abbr axis " + " ".join(_TABLE),
@@ -147,6 +152,11 @@ default behavior direction scrollamount scrolldelay truespeed bgproperties
 """.split())  # noqa: SIM905 (a list of names, kept as words)
 KNOWN_ATTRIBUTES = KNOWN_GLOBAL | SPEC_ONLY | frozenset().union(*ATTRIBUTES.values())
 
+#: Attributes a browser acts on only for the elements :data:`ATTRIBUTES` gives them to, and which
+#: hide or move no word even there: on any other element they draw nothing. Court pages put
+#: ``alt`` on spans, ``scope`` on rows and ``nowrap`` on divisions.
+OWNED_ONLY = frozenset("alt scope span text wrap nowrap for href rel charset".split())  # noqa: SIM905
+
 
 def element_modelled(tag: str, scripted: bool) -> bool:
     """Whether the reader models an HTML element of this (lower-case) name."""
@@ -163,4 +173,4 @@ def attribute_modelled(tag: str, name: str) -> bool:
         return True
     if tag not in KNOWN:
         return name not in KNOWN_GLOBAL  # a browser acts on no other attribute of an element it does not know
-    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES
+    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES or name in OWNED_ONLY

@@ -27,7 +27,7 @@ from auditor.extract.model import Outside
 ELEMENTS = frozenset("""
 svg g text tspan textpath title desc metadata style script defs symbol clippath mask lineargradient
 radialgradient stop filter marker path rect circle ellipse line polyline polygon image foreignobject
-a view
+a view use
 """.split()) | frozenset(f"fe{n}" for n in """
 blend colormatrix componenttransfer composite convolvematrix diffuselighting displacementmap
 distantlight dropshadow flood funca funcb funcg funcr gaussianblur image merge mergenode morphology
@@ -37,6 +37,9 @@ offset pointlight specularlighting spotlight tile turbulence
 HIDDEN = frozenset({"title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath", "mask",
                     "lineargradient", "radialgradient", "filter", "marker", "pattern"})
 SHAPES = frozenset({"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "image"})
+#: The elements whose text SVG draws: character data anywhere else (a ``<title>``, a ``<g>``'s own
+#: text) is never drawn.
+DRAWS_TEXT = frozenset({"text", "tspan", "textpath", "foreignobject"})
 
 ATTRIBUTES = frozenset("""
 id class style lang tabindex role focusable xmlns version baseprofile x y dx dy width height viewbox
@@ -109,10 +112,46 @@ def _as_css(name: str, value: str) -> str | None:
     return model_css.outside(name, tinycss2.parse_component_value_list(text))
 
 
+def _draws_text(node: Any) -> bool:
+    """Whether the element holds text SVG draws (in a text element), not only titles and such."""
+    return any((d.tag or "").lower() in DRAWS_TEXT and (d.text(deep=True) or "").strip()
+               for d in node.traverse(include_text=False))
+
+
+def _ids(svg: Any) -> dict[str, Any]:
+    """The document's elements by id (a ``<use>`` may point into another ``<svg>`` of the page)."""
+    top = svg
+    while top.parent is not None:
+        top = top.parent
+    out: dict[str, Any] = {}
+    for n in top.traverse(include_text=False):
+        i = (n.attributes or {}).get("id") if n.tag and n.tag[0] != "-" else None
+        if i and i not in out:
+            out[i] = n
+    return out
+
+
+def _use(node: Any, ids: dict[str, Any] | None, outside: Outside) -> dict[str, Any]:
+    """A ``<use>`` draws a copy of what it points to, where the reader reads nothing: modelled when
+    that is an element of the same document that draws no text (an icon of a sprite sheet)."""
+    attrs = node.attributes
+    ref = next((v for k, v in attrs.items() if k.lower() in ("href", "xlink:href")), None) or ""
+    if ids is None:
+        ids = _ids(node)
+    target = ids.get(ref[1:]) if ref.startswith("#") else None
+    if target is None:
+        outside.add("svg", "<use> of something outside the document" if ref and not ref.startswith("#")
+                    else "<use> of no element")
+    elif _draws_text(target) or (target.tag or "").lower() in DRAWS_TEXT:
+        outside.add("svg", "<use> of an element that draws text")
+    return ids
+
+
 def check(svg: Any, outside: Outside) -> None:
     """Name what an ``<svg>`` element (a selectolax node) holds outside the model."""
     chunks: list[tuple[float, float]] = []
     text_seen = False
+    ids: dict[str, Any] | None = None
     # (node, transform of its parent) in document order, without recursion
     stack: list[tuple[Any, tuple[float, float, float, float], bool]] = [(svg, (1.0, 1.0, 0.0, 0.0), False)]
     while stack:
@@ -122,7 +161,12 @@ def check(svg: Any, outside: Outside) -> None:
             continue
         if tag not in ELEMENTS and tag != "pattern":
             outside.add("svg", f"element <{tag}>")
-        has_text = bool((node.text(deep=True) or "").strip()) if tag in HIDDEN | {"text", "g", "a", "svg"} else False
+        if tag == "text":
+            has_text = bool((node.text(deep=True) or "").strip())
+        else:
+            has_text = tag in HIDDEN | {"g", "a", "svg"} and _draws_text(node)
+        if tag == "use":
+            ids = _use(node, ids, outside)
         if tag == "pattern" or (tag in ("clippath", "mask", "marker", "symbol") and has_text):
             if has_text:
                 outside.add("svg", f"text inside <{tag}>")
