@@ -228,6 +228,31 @@ def covered_column(t: Texts) -> list[Case]:
     return out
 
 
+# -- text a reader sees that no reading holds ----------------------------------------------------
+
+def shown_notebook(t: Texts) -> list[Case]:
+    """A notebook whose code cell's output is a PNG picture of the licence (a scanned page):
+    Jupyter draws the picture; the output's text/plain form is matplotlib's placeholder."""
+    import base64
+
+    from tests.support.redteam_cases import _png as page_png
+    from tests.support.redteam_cases import decoy
+
+    pixels, w, h = b.page_image(t["BSD"])
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "# Exhibit 10.1\n\n" + decoy("r4-nb-png")},
+                    {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1, "source": "show_scan()",
+                     "outputs": [{"output_type": "display_data", "metadata": {},
+                                  "data": {"image/png": base64.b64encode(page_png(pixels, w, h)).decode(),
+                                           "text/plain": "<Figure size 850x1100 with 1 Axes>"}}]}]}
+    data = json.dumps(nb, indent=1).encode()
+    return [_case("shown-not-read", "visible-not-read", "ipynb-output-picture", "ipynb", "BSD",
+                  "a notebook whose code cell's output is a picture (image/png) of the BSD licence, which Jupyter draws; "
+                  "the output's text/plain form is a figure placeholder, the Markdown cell a 72-word note",
+                  {"exhibit.ipynb": data}, views=[View("exhibit.ipynb", "notebook", data)])]
+
+
 # -- table rows of exact height clip a junk line ---------------------------------------------------
 
 def _junk_line(i: int) -> str:
@@ -327,6 +352,8 @@ def clean4(t: Texts) -> list[Case]:
         {"form.docx": b.docx(b.docx_paras(synth.contract(8960, 3_000, kind="purchase")) + '<w:tbl><w:tblPr><w:tblW w:w='
                              '"9000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="9000"/></w:tblGrid>' + rows
                              + "</w:tbl>" + b.para(""))})
+    add("ipynb-plot-output", "ipynb", "a notebook with an unrelated agreement in Markdown and a bar chart (a PNG "
+        "without words) as a code cell's output", {"analysis.ipynb": _plot_notebook(synth.contract(8954, 2_000, kind="lease"))})
     ops = b.pdf_text_ops(synth.contract(8970, 5_000, kind="security"))
     ops[0] = b"q 0 700 612 92 re W n /Sh0 sh Q\n" + ops[0]
     band = (b"/Shading << /Sh0 << /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 612 0] /Function << /FunctionType 2 "
@@ -336,7 +363,31 @@ def clean4(t: Texts) -> list[Case]:
     return out
 
 
-BUILDERS4 = (unrendered_html, painted_over, covered_column, clipped_rows, layout4, clean4)
+def _plot_notebook(text: str) -> bytes:
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (640, 480), "white")
+    draw = ImageDraw.Draw(img)
+    draw.line([(60, 420), (600, 420)], fill="black", width=2)
+    draw.line([(60, 40), (60, 420)], fill="black", width=2)
+    for i, v in enumerate((120, 260, 180, 330, 90, 240)):
+        draw.rectangle([90 + i * 85, 420 - v, 140 + i * 85, 420], fill=(31, 119, 180))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": text},
+                    {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1,
+                     "source": "plt.bar(range(6), rent)", "outputs": [{"output_type": "display_data", "metadata": {},
+                                                                        "data": {"image/png": base64.b64encode(buf.getvalue()).decode(),
+                                                                                 "text/plain": "<Figure size 640x480 with 1 Axes>"}}]}]}
+    return json.dumps(nb, indent=1).encode()
+
+
+BUILDERS4 = (unrendered_html, painted_over, covered_column, shown_notebook, clipped_rows, layout4, clean4)
 
 
 def email_with_attachment(text: str, kind: str) -> bytes:
