@@ -66,7 +66,11 @@ FALSE_ALARMS: dict[str, str] = {}
 # moving the box: extract/css.py. Paragraphs placed by w:framePr passed until the .docx model
 # counted them as the WordML and OpenDocument models do: extract/model/docx.py. A notebook whose
 # output is a picture of the licence passed until the notebook's page drew its pictures as Jupyter
-# does (not the text/plain beside them): extract/rendered.py; OCR of Chromium's pictures finds it.)
+# does (not the text/plain beside them): extract/rendered.py; OCR of Chromium's pictures finds it.
+# An HTML email whose body draws a scanned page by Content-ID failed closed (its picture part was
+# skipped as binary), and so did every ordinary email signed with an inline logo, a false alarm:
+# a picture the body draws is now the body's, drawn on the gate's page and read by OCR there
+# (extract/mail.py shown_html).)
 HOLES: dict[str, str] = {}
 # An email's attachments are parts. The gate looked for a part's bytes in an EDGAR envelope, so
 # any email with a PDF, .docx or HTML attachment stopped it (edgar_malformed, exit 2); it now

@@ -253,6 +253,30 @@ def shown_notebook(t: Texts) -> list[Case]:
                   {"exhibit.ipynb": data}, views=[View("exhibit.ipynb", "notebook", data)])]
 
 
+def _cid_email(subject: str, html: str, picture: bytes, cid: str) -> bytes:
+    m = _message(subject, "")
+    m.clear_content()
+    m.set_content(html, subtype="html")
+    m.add_related(picture, maintype="image", subtype="png", cid=f"<{cid}>")
+    return m.as_bytes()
+
+
+def shown_mail(t: Texts) -> list[Case]:
+    """An HTML email whose body draws a scanned page of the licence, a picture of the message
+    referred to by its Content-ID (``<img src="cid:...">``); the body's text is a 72-word note."""
+    from tests.support.redteam_cases import _png as page_png
+    from tests.support.redteam_cases import decoy
+
+    pixels, w, h = b.page_image(t["BSD"])
+    html = f"<html><body><p>{esc(decoy('r4-eml-cid'))}</p><p><img src='cid:scan@example.com' width='850'></p></body></html>"
+    data = _cid_email("Exhibit 10.1", html, page_png(pixels, w, h), "scan@example.com")
+    view = html.replace("cid:scan@example.com", b.data_url("image/png", page_png(pixels, w, h)))
+    return [_case("shown-not-read", "visible-not-read", "eml-cid-picture", "eml", "BSD",
+                  "an HTML email whose body draws a scanned page of the BSD licence (an image part the body refers to "
+                  "by Content-ID); the body's text is a 72-word note", {"exhibit.eml": data},
+                  views=[View("body.html", "html", view.encode())])]
+
+
 # -- table rows of exact height clip a junk line ---------------------------------------------------
 
 def _junk_line(i: int) -> str:
@@ -342,6 +366,17 @@ def clean4(t: Texts) -> list[Case]:
                 + "</td></tr></table>")
     add("eml-html-newsletter", "eml", "an ordinary HTML email: a coloured banner and an unrelated lease",
         {"newsletter.eml": _html_email("Lease renewal", news)})
+    import io
+
+    from PIL import Image
+
+    logo = io.BytesIO()
+    Image.new("RGB", (120, 40), (31, 56, 100)).save(logo, "PNG")
+    add("eml-inline-logo", "eml", "an ordinary HTML email signed with an inline logo (a picture part the body draws "
+        "by Content-ID), an unrelated lease in its body",
+        {"signed.eml": _cid_email("Lease renewal", "<html><body>" + b.html_paras(synth.contract(8990, 2_000, kind="lease"))
+                                  + "<p><img src='cid:logo@example.com' alt='Northwind'></p></body></html>",
+                                  logo.getvalue(), "logo@example.com")})
     add("md-details-table", "md", "a Markdown file with an HTML <details> block and a table, an unrelated agreement",
         {"README.md": ("# Distribution agreement\n\n" + synth.contract(8953, 3_000, kind="distribution")
                        + "\n\n<details><summary>Schedule</summary>\n\n| Item | Price |\n|---|---|\n| A | 10 |\n\n</details>\n"
@@ -387,7 +422,8 @@ def _plot_notebook(text: str) -> bytes:
     return json.dumps(nb, indent=1).encode()
 
 
-BUILDERS4 = (unrendered_html, painted_over, covered_column, shown_notebook, clipped_rows, layout4, clean4)
+BUILDERS4 = (unrendered_html, painted_over, covered_column, shown_notebook, shown_mail, clipped_rows, layout4,
+             clean4)
 
 
 def email_with_attachment(text: str, kind: str) -> bytes:
