@@ -292,8 +292,11 @@ def markup_html(kind: str, data: bytes) -> bytes:
         cells.append(f"<pre>{_escape(src)}</pre>")
         for o in cell.get("outputs", []):
             d = o.get("data") or {}
+            picture = next((m for m in ("image/png", "image/jpeg", "image/gif") if m in d), None)
             if "text/html" in d:
                 cells.append("".join(d["text/html"]))
+            elif picture:  # Jupyter draws the picture, not the plain text beside it
+                cells.append(f"<img alt='' src='data:{picture};base64,{''.join(d[picture]).strip()}'>")
             elif "text/plain" in d or "text" in o:
                 cells.append(f"<pre>{_escape(''.join(d.get('text/plain') or o.get('text') or ''))}</pre>")
     return ("<!DOCTYPE html><meta charset='utf-8'>" + "".join(cells)).encode()

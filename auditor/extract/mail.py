@@ -50,6 +50,8 @@ _ALTERNATIVES = frozenset({"text/plain", "text/html"})
 refusal("too_deep", "save the innermost attached messages on their own (as .eml) and ingest them")
 
 _MAX_DEPTH = 4  # messages attached to messages
+#: pictures a body draws by Content-ID (``<img src="cid:...">``): read by OCR of the gate's rendering
+_PICTURES = frozenset({"image/png", "image/jpeg", "image/gif"})
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("auditor_mail_depth", default=0)
 _SHOWN = ("from", "to", "cc", "subject", "date", "message-id")
 
@@ -102,6 +104,7 @@ class _Reader:
         self.depth = depth
         self.body: list[str] = []
         self.pages: list[str] = []  # each shown body part as HTML, as a mail reader draws it (shown_html)
+        self.pictures: dict[str, tuple[str, bytes, str]] = {}  # Content-ID -> a picture part (type, bytes, name)
         self.unreadable: list[str] = []
         self.warnings: list[str] = []
         self.readings: list[Reading] = []
@@ -210,7 +213,24 @@ class _Reader:
             self.pages.append("".join(f"<style>{s}</style>" for s in sheets) + text if ctype == "text/html" else
                               "<pre style='white-space:pre-wrap;font-family:monospace'>" + html.escape(text) + "</pre>")
             return
+        cid = (p.get("content-id") or "").strip().strip("<>")
+        if ctype in _PICTURES and cid and disposition != "attachment":
+            self.pictures[cid] = (ctype, _payload(p, self.warnings), filename)
+            return
         self.attachments.append((filename, ctype, _payload(p, self.warnings), False))
+
+    def drawn(self) -> dict[str, tuple[str, bytes]]:
+        """The pictures the body draws (``<img src="cid:...">``), by Content-ID; the others are
+        attachments again (called once the message is visited)."""
+        html = "\n".join(self.pages).lower()
+        out = {}
+        for cid, (ctype, raw, filename) in self.pictures.items():
+            if f"cid:{cid.lower()}" in html:
+                out[cid] = (ctype, raw)
+            else:
+                self.attachments.append((filename, ctype, raw, False))
+        self.pictures = {}
+        return out
 
 
 def _message_bytes(msg: Message, warnings: list[str]) -> bytes:
@@ -285,12 +305,21 @@ def shown_html(data: bytes, limits: Limits = Limits()) -> str:
     draws it: each part of the body the reader stores, in order (an HTML part with the archive's
     style sheets, a plain text part as preformatted text). Its rendering is the gate's check of
     the reading (:mod:`auditor.gating.render`); attachments are parts, rendered on their own."""
+    import base64
+
     msg = email.message_from_bytes(data, policy=email.policy.default)
     r = _Reader(limits, 0)
     r.visit(msg, [])
-    if len(r.pages) == 1:
-        return r.pages[0]
-    return "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>" + "<hr>".join(r.pages) + "</body></html>"
+    pictures = r.drawn()
+    pages = r.pages
+    if pictures:  # the pictures the body draws, in place of their Content-ID (a browser fetches nothing)
+        def url(m: re.Match[str]) -> str:
+            got = pictures.get(m.group(1)) or next((v for k, v in pictures.items() if k.lower() == m.group(1).lower()), None)
+            return f"data:{got[0]};base64,{base64.b64encode(got[1]).decode()}" if got else m.group(0)
+        pages = [re.sub(r"cid:([^\s\"'>)]+)", url, page) for page in pages]
+    if len(pages) == 1:
+        return pages[0]
+    return "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>" + "<hr>".join(pages) + "</body></html>"
 
 
 def extract_email(data: bytes, limits: Limits = Limits(), name: str = "") -> Extracted:
@@ -310,6 +339,7 @@ def _extract(data: bytes, limits: Limits, name: str, depth: int) -> Extracted:
     msg = email.message_from_bytes(data, policy=email.policy.default)
     r = _Reader(limits, depth)
     r.visit(msg, [])
+    r.drawn()  # a picture the body draws is the body's (the rendering draws it, OCR reads it), not an attachment
     for d in msg.defects[:3]:
         r.warnings.append(f"message defect: {type(d).__name__}")
     headers = {k: _header(msg, k) for k in _SHOWN if msg.get(k) is not None}

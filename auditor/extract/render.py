@@ -277,13 +277,14 @@ def visible_text(pdf: bytes) -> str:
     fl, fb, fr, ft = (ctypes.c_float() for _ in range(4))
     boxes = (ctypes.byref(fl), ctypes.byref(fb), ctypes.byref(fr), ctypes.byref(ft))
     pages = []
+    opaque: dict[int, bool] = {}  # pictures drawn by pdfium: whether each is opaque
     try:
         for index in range(len(doc)):
             page = doc[index]
             order: dict[int, int] = {}
             texts: dict[int, Any] = {}
             bands: dict[int, list[tuple[int, tuple[float, float, float, float], tuple[float, float, float]]]] = {}
-            over: dict[int, list[tuple[int, tuple[float, float, float, float]]]] = {}  # opaque shapes that cover
+            over: dict[int, list[tuple[int, tuple[float, float, float, float], Any]]] = {}  # shapes, pictures that cover
             for n in range(raw.FPDFPage_CountObjects(page.raw)):
                 obj = raw.FPDFPage_GetObject(page.raw, n)
                 key = ctypes.cast(obj, ctypes.c_void_p).value or 0
@@ -291,6 +292,10 @@ def visible_text(pdf: bytes) -> str:
                 kind = raw.FPDFPageObj_GetType(obj)
                 if kind == raw.FPDF_PAGEOBJ_TEXT:
                     texts[key] = obj
+                if kind == raw.FPDF_PAGEOBJ_IMAGE and raw.FPDFPageObj_GetBounds(obj, *boxes):
+                    picture = (fl.value, fb.value, fr.value, ft.value)
+                    for band in range(int(picture[1] // BAND), int(picture[3] // BAND) + 1):
+                        over.setdefault(band, []).append((n, picture, obj))  # a cover if opaque (_opaque_image)
                 if kind != raw.FPDF_PAGEOBJ_PATH:
                     continue
                 mode, stroke = ctypes.c_int(), ctypes.c_int()
@@ -299,7 +304,7 @@ def visible_text(pdf: bytes) -> str:
                 cover = _cover(raw, obj, bool(mode.value), bool(stroke.value))
                 if cover is not None:
                     for band in range(int(cover[1] // BAND), int(cover[3] // BAND) + 1):
-                        over.setdefault(band, []).append((n, cover))
+                        over.setdefault(band, []).append((n, cover, None))
                 if not mode.value:
                     continue  # not filled
                 if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(x) for x in (c_r, c_g, c_b, c_a))):
@@ -315,7 +320,8 @@ def visible_text(pdf: bytes) -> str:
             for fills in bands.values():
                 fills.sort(key=lambda f: -f[0])  # the last painted first
             hidden = {key for key, n in order.items() if key in texts
-                      and not _object_shown(raw, texts[key], n, bands, boxes, over)}
+                      and not _object_shown(raw, texts[key], n, bands, boxes, over,
+                                            lambda o, page=page: _opaque_image(raw, doc, page, o, opaque))}
             textpage = page.get_textpage()
             tp = textpage.raw
             if not hidden:  # the usual page: every glyph is seen, read in one call
@@ -336,7 +342,7 @@ def visible_text(pdf: bytes) -> str:
 
 
 def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...],
-                  over: dict[int, list[Any]] | None = None) -> bool:
+                  over: dict[int, list[Any]] | None = None, opaque: Any = None) -> bool:
     """Whether the glyphs of one text object are seen: large enough, not fully transparent, and
     not the colour of the last filled shape painted beneath its centre (else of the page)."""
     import ctypes
@@ -356,9 +362,10 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
             return False
         glyph = (r.value / 255, g.value / 255, b.value / 255)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    if any(n > at and fx0 <= x0 + COVER_SLACK and fy0 <= y0 + COVER_SLACK and fx1 >= x1 - COVER_SLACK
-           and fy1 >= y1 - COVER_SLACK for n, (fx0, fy0, fx1, fy1) in (over or {}).get(int(cy // BAND), ())):
-        return False  # an opaque shape painted over all of it later: an outline drawn inwards, a line-through
+    for n, (fx0, fy0, fx1, fy1), picture in (over or {}).get(int(cy // BAND), ()):
+        if n > at and fx0 <= x0 + COVER_SLACK and fy0 <= y0 + COVER_SLACK and fx1 >= x1 - COVER_SLACK \
+                and fy1 >= y1 - COVER_SLACK and (picture is None or (opaque is not None and opaque(picture))):
+            return False  # an opaque shape or picture painted over all of it later: an outline drawn inwards
     clip = _clip_box(raw, obj)
     if clip is not None and not (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]):
         return False  # drawn outside its clip: a table row of exact height cuts off what its cell holds beyond it
@@ -367,10 +374,32 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
     return _shown(glyph, beneath)
 
 
+def _opaque_image(raw: Any, doc: Any, page: Any, obj: Any, seen: dict[int, bool]) -> bool:
+    """Whether a picture on the page is opaque everywhere (its mask, if any, applied): what it is
+    painted over is then hidden. Drawn by pdfium once per picture (``seen``), and only for a
+    picture painted over text."""
+    import ctypes
+
+    key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+    if key not in seen:
+        bitmap = raw.FPDFImageObj_GetRenderedBitmap(doc.raw, page.raw, obj)
+        if not bitmap:
+            seen[key] = False
+        else:
+            try:
+                fmt, height = raw.FPDFBitmap_GetFormat(bitmap), raw.FPDFBitmap_GetHeight(bitmap)
+                buf = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), raw.FPDFBitmap_GetStride(bitmap) * height)
+                seen[key] = fmt != raw.FPDFBitmap_BGRA or min(buf[3::4], default=255) >= 250
+            finally:
+                raw.FPDFBitmap_Destroy(bitmap)
+    return seen[key]
+
+
 def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, float, float, float] | None:
     """The box an opaque path covers whole (page space), or None: a filled path of straight
-    lines along the axes (a box), or a stroke of such lines as wide as what it encloses (an
-    outline drawn inwards over its box, a thick rule): what is painted before it there is hidden."""
+    lines along the axes, its corners rounded or not (a box), or a stroke of such a path as wide
+    as what it encloses (an outline drawn inwards over its box, a thick rule): what is painted
+    before it there is hidden."""
     import ctypes
     import itertools
     import math
@@ -379,14 +408,16 @@ def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, floa
     m = raw.FS_MATRIX()
     if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)) or m.b or m.c:
         return None  # turned or skewed: not a box
-    pts = []
+    pts, kinds = [], []
     for k in range(raw.FPDFPath_CountSegments(obj)):
         seg = raw.FPDFPath_GetPathSegment(obj, k)
-        if not seg or raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO or \
-                not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+        if not seg or not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
             return None
         pts.append((m.a * x.value + m.e, m.d * y.value + m.f))
-    if len(pts) < 2 or any(a[0] != b[0] and a[1] != b[1] for a, b in itertools.pairwise(pts)):
+        kinds.append(raw.FPDFPathSegment_GetType(seg))
+    # straight lines along the axes; curves (a box's rounded corners) lie within their control points
+    if len(pts) < 2 or any(kind == raw.FPDF_SEGMENT_LINETO and a[0] != b[0] and a[1] != b[1]
+                           for (a, b), kind in zip(itertools.pairwise(pts), kinds[1:], strict=True)):
         return None
     r, g, b_, a = (ctypes.c_uint() for _ in range(4))
     colour = raw.FPDFPageObj_GetFillColor if filled else raw.FPDFPageObj_GetStrokeColor

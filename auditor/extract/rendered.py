@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import io
 import json
+import re
 import warnings as _warnings
 from typing import Any
 
@@ -28,6 +29,8 @@ from auditor.extract.text import decode_text
 #: pictures (an image output is a picture, as in any page). Jupyter shows others (SVG, LaTeX,
 #: widgets, JavaScript) in place of the plain text the reader would read: outside the model.
 _OUTPUT_TYPES = frozenset({"text/html", "text/markdown", "text/plain"})
+#: the pictures an output may be, in the order Jupyter prefers them (after HTML and Markdown, before plain text)
+_PICTURES = ("image/png", "image/jpeg", "image/gif")
 _OUTPUTS: contextvars.ContextVar[model.Outside] = contextvars.ContextVar("notebook_outputs")
 
 refusal("rst_error", "correct the reStructuredText at the line docutils names, or ingest it as plain text")
@@ -97,6 +100,10 @@ def _notebook_html(source: str) -> str:
                     out.append(f"<div>{_text_of(data['text/html'])}</div>")
                 elif "text/markdown" in data:
                     out.append(_markdown_html(_text_of(data["text/markdown"])))
+                elif picture := next((m for m in _PICTURES if m in data), None):
+                    # Jupyter draws the picture, not the plain text beside it ("<Figure size ...>")
+                    b64 = re.sub(r"[^A-Za-z0-9+/=]", "", _text_of(data[picture]))
+                    out.append(f"<div><img alt='' src='data:{picture};base64,{b64}'></div>")
                 elif "text/plain" in data:
                     out.append(f"<pre>{html.escape(_text_of(data['text/plain']))}</pre>")
     return "<html><body>" + "\n".join(out) + "</body></html>"

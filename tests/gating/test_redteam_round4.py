@@ -39,7 +39,9 @@ FAIL_CLOSED: set[str] = {
     # the rendered reading leaves out the junk line a row of exact height clips (extract/render.py _clip_box)
     *(f"hidden-junk/r4-{f}-exact-row-clip" for f in ("docx", "rtf", "fodt")),
     # the rendered reading leaves out text an opaque box painted later covers (extract/render.py _cover)
-    "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-line-through-cover",
+    "hidden-junk/r4-html-outline-cover", "hidden-junk/r4-html-outline-rounded-cover",
+    "hidden-junk/r4-html-line-through-cover", "hidden-junk/r4-docx-shape-over-column",
+    "hidden-junk/r4-docx-picture-over-column",  # an opaque picture painted later (extract/render.py _opaque_image)
     # css-order: a negative block margin of more than an em pulls a box over the text before it
     # (extract/css.py Style.pulled; margin-block-start is margin-top)
     "order/r4-html-margin-block-start",
@@ -56,12 +58,19 @@ FALSE_ALARMS: dict[str, str] = {}
 # height that clip a junk line passed until the rendered reading left out glyphs drawn outside
 # their clip: extract/render.py _clip_box. Junk under an outline drawn inwards or a thick white
 # line-through passed until it left out text covered whole by an opaque box painted after it:
-# extract/render.py _cover. A white shading (sh) painted over junk in a PDF passed until the PDF
-# reader took a shading for a box painted over its clip: extract/pdf/device.py paint_shading.
+# extract/render.py _cover; a white picture anchored over a table's junk column passed until
+# an opaque picture painted later counted as a cover too: extract/render.py _opaque_image. A white
+# shading (sh) painted over junk in a PDF passed until the PDF reader took a shading for a box painted over its clip: extract/pdf/device.py paint_shading.
 # Lines stored last to first and pulled up by a negative margin-block-start passed until the HTML
 # reader read the flow-relative margins as the physical ones and a pull of more than an em as
 # moving the box: extract/css.py. Paragraphs placed by w:framePr passed until the .docx model
-# counted them as the WordML and OpenDocument models do: extract/model/docx.py.)
+# counted them as the WordML and OpenDocument models do: extract/model/docx.py. A notebook whose
+# output is a picture of the licence passed until the notebook's page drew its pictures as Jupyter
+# does (not the text/plain beside them): extract/rendered.py; OCR of Chromium's pictures finds it.
+# An HTML email whose body draws a scanned page by Content-ID failed closed (its picture part was
+# skipped as binary), and so did every ordinary email signed with an inline logo, a false alarm:
+# a picture the body draws is now the body's, drawn on the gate's page and read by OCR there
+# (extract/mail.py shown_html).)
 HOLES: dict[str, str] = {}
 # An email's attachments are parts. The gate looked for a part's bytes in an EDGAR envelope, so
 # any email with a PDF, .docx or HTML attachment stopped it (edgar_malformed, exit 2); it now
@@ -125,6 +134,6 @@ def test_an_email_with_the_stored_contract_attached_does_not_pass(corpus, tmp_pa
     assert g.status == "FAILED" and any(_caught([f]) for f in g.findings), [f.sentence() for f in g.findings]
 
 
-def test_the_catalogue_has_fifteen_disguises_and_five_clean_documents():
-    assert len(POSITIVE) >= 15 and len(CLEAN) >= 5
+def test_the_catalogue_has_twenty_disguises_and_seven_clean_documents():
+    assert len(POSITIVE) >= 20 and len(CLEAN) >= 7
     assert set(HOLES) <= set(POSITIVE) and set(POSITIVE) >= FAIL_CLOSED

@@ -142,6 +142,8 @@ def painted_over(t: Texts) -> list[Case]:
     for name, style, how in (
             ("outline-cover", "outline:0.8em solid #fff;outline-offset:-0.8em",
              "a white outline drawn inwards over it (outline-offset as negative as its width)"),
+            ("outline-rounded-cover", "outline:0.8em solid #fff;outline-offset:-0.8em;border-radius:3px",
+             "a white outline drawn inwards over it, its corners rounded (the outline is drawn with curves)"),
             ("line-through-cover", "text-decoration:line-through #fff;text-decoration-thickness:1.4em",
              "a white line-through thicker than the line (decorations through the text are painted after it)")):
         out.append(_case("painted-over", "hidden-junk", f"html-{name}", "html", "BSD",
@@ -166,6 +168,113 @@ def painted_over(t: Texts) -> list[Case]:
                      "the BSD licence, words eight spaces apart; a junk word in each gap is covered by a white shading "
                      "(sh) painted over its box", {"exhibit.pdf": b.pdf(pages, resources=shading)}))
     return out
+
+
+def _png(width: int, height: int, grey: int = 255) -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes([grey]) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _anchored_cover(kind: str, x: int, cx: int, cy: int) -> str:
+    """A paragraph holding a white picture (``pic``) or a white rectangle (``shape``) anchored in
+    front of the text at ``x`` from the margin, ``cx`` by ``cy`` EMU."""
+    if kind == "pic":
+        graphic = ('<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>'
+                   '<pic:nvPicPr><pic:cNvPr id="1" name="white.png"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill>'
+                   '<a:blip r:embed="rIdImg"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm>'
+                   f'<a:off x="0" y="0"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr>'
+                   "</pic:pic></a:graphicData></a:graphic>")
+    else:
+        graphic = ('<a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
+                   f'<wps:wsp><wps:cNvSpPr/><wps:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm>'
+                   '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:srgbClr val="FFFFFF"/></a:solidFill>'
+                   "<a:ln><a:noFill/></a:ln></wps:spPr><wps:bodyPr/></wps:wsp></a:graphicData></a:graphic>")
+    return ('<w:p><w:r><w:drawing><wp:anchor distT="0" distB="0" distL="0" distR="0" simplePos="0" relativeHeight="5" '
+            'behindDoc="0" locked="0" layoutInCell="1" allowOverlap="1"><wp:simplePos x="0" y="0"/>'
+            f'<wp:positionH relativeFrom="margin"><wp:posOffset>{x}</wp:posOffset></wp:positionH>'
+            '<wp:positionV relativeFrom="margin"><wp:posOffset>0</wp:posOffset></wp:positionV>'
+            f'<wp:extent cx="{cx}" cy="{cy}"/><wp:wrapNone/><wp:docPr id="9" name="Cover"/>{graphic}</wp:anchor>'
+            "</w:drawing></w:r></w:p>")
+
+
+def covered_column(t: Texts) -> list[Case]:
+    """A .docx table: four words of the licence a row in its left column, a junk word beside them
+    in the right one, which a white picture (or shape) anchored in front of the text covers."""
+    out = []
+    lines = _lines(t["BSD"], 4)
+    small = '<w:sz w:val="16"/>'
+    rows = "".join(
+        f'<w:tr><w:tc><w:tcPr><w:tcW w:w="5000" w:type="dxa"/></w:tcPr>{b.para(b.run(line, small))}</w:tc>'
+        f'<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>{b.para(b.run(b.JUNK[i % len(b.JUNK)], small))}</w:tc>'
+        "</w:tr>" for i, line in enumerate(lines))
+    table = ('<w:tbl><w:tblPr><w:tblW w:w="8000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="5000"/>'
+             f'<w:gridCol w:w="3000"/></w:tblGrid>{rows}</w:tbl>')
+    x, cx, cy = 5000 * 635, 3000 * 635, 9 * 914400  # EMU: the right column, nine inches down
+    rels = f'<Relationship Id="rIdImg" Type="{b._REL_NS}/image" Target="media/white.png"/>'
+    for kind, what in (("pic", "a white picture"), ("shape", "a white rectangle (wps:wsp)")):
+        data = b.docx(_anchored_cover(kind, x, cx, cy) + table + b.para(""),
+                      **({"parts": {"word/media/white.png": _png(8, 8)}, "rels": rels} if kind == "pic" else {}))
+        out.append(_case("painted-over", "hidden-junk", f"docx-{'picture' if kind == 'pic' else 'shape'}-over-column",
+                         "docx", "BSD", f"the BSD licence down a table's left column, four words a row; a junk word "
+                         f"beside each row in the right column is covered by {what} anchored in front of the text",
+                         {"exhibit.docx": data}))
+    return out
+
+
+# -- text a reader sees that no reading holds ----------------------------------------------------
+
+def shown_notebook(t: Texts) -> list[Case]:
+    """A notebook whose code cell's output is a PNG picture of the licence (a scanned page):
+    Jupyter draws the picture; the output's text/plain form is matplotlib's placeholder."""
+    import base64
+
+    from tests.support.redteam_cases import _png as page_png
+    from tests.support.redteam_cases import decoy
+
+    pixels, w, h = b.page_image(t["BSD"])
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "# Exhibit 10.1\n\n" + decoy("r4-nb-png")},
+                    {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1, "source": "show_scan()",
+                     "outputs": [{"output_type": "display_data", "metadata": {},
+                                  "data": {"image/png": base64.b64encode(page_png(pixels, w, h)).decode(),
+                                           "text/plain": "<Figure size 850x1100 with 1 Axes>"}}]}]}
+    data = json.dumps(nb, indent=1).encode()
+    return [_case("shown-not-read", "visible-not-read", "ipynb-output-picture", "ipynb", "BSD",
+                  "a notebook whose code cell's output is a picture (image/png) of the BSD licence, which Jupyter draws; "
+                  "the output's text/plain form is a figure placeholder, the Markdown cell a 72-word note",
+                  {"exhibit.ipynb": data}, views=[View("exhibit.ipynb", "notebook", data)])]
+
+
+def _cid_email(subject: str, html: str, picture: bytes, cid: str) -> bytes:
+    m = _message(subject, "")
+    m.clear_content()
+    m.set_content(html, subtype="html")
+    m.add_related(picture, maintype="image", subtype="png", cid=f"<{cid}>")
+    return m.as_bytes()
+
+
+def shown_mail(t: Texts) -> list[Case]:
+    """An HTML email whose body draws a scanned page of the licence, a picture of the message
+    referred to by its Content-ID (``<img src="cid:...">``); the body's text is a 72-word note."""
+    from tests.support.redteam_cases import _png as page_png
+    from tests.support.redteam_cases import decoy
+
+    pixels, w, h = b.page_image(t["BSD"])
+    html = f"<html><body><p>{esc(decoy('r4-eml-cid'))}</p><p><img src='cid:scan@example.com' width='850'></p></body></html>"
+    data = _cid_email("Exhibit 10.1", html, page_png(pixels, w, h), "scan@example.com")
+    view = html.replace("cid:scan@example.com", b.data_url("image/png", page_png(pixels, w, h)))
+    return [_case("shown-not-read", "visible-not-read", "eml-cid-picture", "eml", "BSD",
+                  "an HTML email whose body draws a scanned page of the BSD licence (an image part the body refers to "
+                  "by Content-ID); the body's text is a 72-word note", {"exhibit.eml": data},
+                  views=[View("body.html", "html", view.encode())])]
 
 
 # -- table rows of exact height clip a junk line ---------------------------------------------------
@@ -257,6 +366,17 @@ def clean4(t: Texts) -> list[Case]:
                 + "</td></tr></table>")
     add("eml-html-newsletter", "eml", "an ordinary HTML email: a coloured banner and an unrelated lease",
         {"newsletter.eml": _html_email("Lease renewal", news)})
+    import io
+
+    from PIL import Image
+
+    logo = io.BytesIO()
+    Image.new("RGB", (120, 40), (31, 56, 100)).save(logo, "PNG")
+    add("eml-inline-logo", "eml", "an ordinary HTML email signed with an inline logo (a picture part the body draws "
+        "by Content-ID), an unrelated lease in its body",
+        {"signed.eml": _cid_email("Lease renewal", "<html><body>" + b.html_paras(synth.contract(8990, 2_000, kind="lease"))
+                                  + "<p><img src='cid:logo@example.com' alt='Northwind'></p></body></html>",
+                                  logo.getvalue(), "logo@example.com")})
     add("md-details-table", "md", "a Markdown file with an HTML <details> block and a table, an unrelated agreement",
         {"README.md": ("# Distribution agreement\n\n" + synth.contract(8953, 3_000, kind="distribution")
                        + "\n\n<details><summary>Schedule</summary>\n\n| Item | Price |\n|---|---|\n| A | 10 |\n\n</details>\n"
@@ -267,6 +387,8 @@ def clean4(t: Texts) -> list[Case]:
         {"form.docx": b.docx(b.docx_paras(synth.contract(8960, 3_000, kind="purchase")) + '<w:tbl><w:tblPr><w:tblW w:w='
                              '"9000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="9000"/></w:tblGrid>' + rows
                              + "</w:tbl>" + b.para(""))})
+    add("ipynb-plot-output", "ipynb", "a notebook with an unrelated agreement in Markdown and a bar chart (a PNG "
+        "without words) as a code cell's output", {"analysis.ipynb": _plot_notebook(synth.contract(8954, 2_000, kind="lease"))})
     ops = b.pdf_text_ops(synth.contract(8970, 5_000, kind="security"))
     ops[0] = b"q 0 700 612 92 re W n /Sh0 sh Q\n" + ops[0]
     band = (b"/Shading << /Sh0 << /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 612 0] /Function << /FunctionType 2 "
@@ -276,7 +398,32 @@ def clean4(t: Texts) -> list[Case]:
     return out
 
 
-BUILDERS4 = (unrendered_html, painted_over, clipped_rows, layout4, clean4)
+def _plot_notebook(text: str) -> bytes:
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (640, 480), "white")
+    draw = ImageDraw.Draw(img)
+    draw.line([(60, 420), (600, 420)], fill="black", width=2)
+    draw.line([(60, 40), (60, 420)], fill="black", width=2)
+    for i, v in enumerate((120, 260, 180, 330, 90, 240)):
+        draw.rectangle([90 + i * 85, 420 - v, 140 + i * 85, 420], fill=(31, 119, 180))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": text},
+                    {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1,
+                     "source": "plt.bar(range(6), rent)", "outputs": [{"output_type": "display_data", "metadata": {},
+                                                                        "data": {"image/png": base64.b64encode(buf.getvalue()).decode(),
+                                                                                 "text/plain": "<Figure size 640x480 with 1 Axes>"}}]}]}
+    return json.dumps(nb, indent=1).encode()
+
+
+BUILDERS4 = (unrendered_html, painted_over, covered_column, shown_notebook, shown_mail, clipped_rows, layout4,
+             clean4)
 
 
 def email_with_attachment(text: str, kind: str) -> bytes:
