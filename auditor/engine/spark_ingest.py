@@ -126,6 +126,7 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
+    from auditor.engine import export
     from auditor.engine.export import DOCUMENT_SCHEMA, FORMAT, default_buckets
     from auditor.store.db import SCHEMA_VERSION, now
 
@@ -171,7 +172,13 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
     firsts = kept.select("pn", "id", "gid")
     texts = read("texts").join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"]) \
         .select(F.col("gid").alias("doc_id"), "text")
-    texts.orderBy("doc_id").write.mode("overwrite").parquet(f"{out.as_uri()}/texts")
+    # row groups of about TEXT_ROW_GROUP_CHARS, as the export writes them (the size is checked at
+    # least every 8 texts). Spark's default, 128 MB, put a whole file in one row group, and the
+    # job's reader decoded up to 4,096 texts of it at once: past a 1 GB heap at 140 MB of text
+    texts.orderBy("doc_id").write.mode("overwrite") \
+        .option("parquet.block.size", str(export.TEXT_ROW_GROUP_CHARS)) \
+        .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8") \
+        .parquet(f"{out.as_uri()}/texts")
     postings = (read("postings/bucket=*/*.parquet")  # the files: their buckets are redone below
                 .join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"])
                 .select("hash", F.col("gid").alias("doc_id"))).persist()
