@@ -208,40 +208,9 @@ def _shown_html(el) -> str:  # type: ignore[no-untyped-def]
     return text
 
 
-def feed_html(data: bytes) -> str | None:
-    """A feed as the HTML page a feed reader draws: the channel's title and description, then
-    each item's title and body, as :func:`read_feed` reads them; None when it is not a feed."""
-    import html as _html
-
-    from lxml import etree
-
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
-                             remove_pis=True, remove_comments=True, recover=True)
-    try:
-        root = etree.fromstring(data, parser)
-    except (etree.XMLSyntaxError, ValueError):
-        return None
-    if root is None:
-        return None
-    atom = root.tag == f"{{{ATOM_NS}}}feed"
-    channel = root if atom else _child(root, "channel")
-    if channel is None:
-        return None
-    if atom:
-        items = [c for c in root if c.tag == f"{{{ATOM_NS}}}entry"]
-    else:
-        items = [c for c in channel if _local(c.tag) == "item"] + [c for c in root if _local(c.tag) == "item"]
-    out = [f"<h1>{_html.escape(_plain(_child(channel, 'title')))}</h1>",
-           _shown_html(_child(channel, "subtitle", "description"))]
-    for it in items:
-        body_el = _child(it, _CONTENT) if _child(it, _CONTENT) is not None else \
-            _child(it, "content") if atom and _child(it, "content") is not None else _child(it, "summary", "description")
-        out.append(f"<article><h2>{_html.escape(_plain(_child(it, 'title')))}</h2>{_shown_html(body_el)}</article>")
-    return "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>" + "\n".join(out) + "</body></html>"
-
-
-def read_feed(data: bytes, limits: Limits = Limits()) -> Extracted | None:
-    """An RSS or Atom feed as a feed reader shows it; None when it holds no channel or entry."""
+def _feed(data: bytes) -> tuple[Any, list[Any], bool] | None:
+    """A feed's channel (the feed itself for Atom), its items or entries, and whether it is Atom;
+    None when it is not a feed."""
     from lxml import etree
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
@@ -260,6 +229,33 @@ def read_feed(data: bytes, limits: Limits = Limits()) -> Extracted | None:
         items = [c for c in root if c.tag == f"{{{ATOM_NS}}}entry"]
     else:  # RSS 2.0 items are in the channel, RSS 1.0 items beside it
         items = [c for c in channel if _local(c.tag) == "item"] + [c for c in root if _local(c.tag) == "item"]
+    return channel, items, atom
+
+
+def feed_html(data: bytes) -> str | None:
+    """A feed as the HTML page a feed reader draws: the channel's title and description, then
+    each item's title and body, as :func:`read_feed` reads them; None when it is not a feed."""
+    import html as _html
+
+    got = _feed(data)
+    if got is None:
+        return None
+    channel, items, atom = got
+    out = [f"<h1>{_html.escape(_plain(_child(channel, 'title')))}</h1>",
+           _shown_html(_child(channel, "subtitle", "description"))]
+    for it in items:
+        body_el = _child(it, _CONTENT) if _child(it, _CONTENT) is not None else \
+            _child(it, "content") if atom and _child(it, "content") is not None else _child(it, "summary", "description")
+        out.append(f"<article><h2>{_html.escape(_plain(_child(it, 'title')))}</h2>{_shown_html(body_el)}</article>")
+    return "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>" + "\n".join(out) + "</body></html>"
+
+
+def read_feed(data: bytes, limits: Limits = Limits()) -> Extracted | None:
+    """An RSS or Atom feed as a feed reader shows it; None when it holds no channel or entry."""
+    got = _feed(data)
+    if got is None:
+        return None
+    channel, items, atom = got
     unreadable: list[str] = []
     blocks = [b for b in (_plain(_child(channel, "title")),
                           _shown(_child(channel, "subtitle", "description"), limits, unreadable)) if b]
