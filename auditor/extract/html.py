@@ -1025,9 +1025,10 @@ class _Reader:
             return
         scripted = self.tree.css_first("script") is not None
         foreign = set(self.tree.css("svg *, math *"))
+        ids: dict[str, Any] = {}
         for svg in self.tree.css("svg"):
             if svg not in foreign:
-                model_svg.check(svg, self.outside)
+                model_svg.check(svg, self.outside, ids)
         for node in root.traverse(include_text=False):
             if node in foreign:
                 continue

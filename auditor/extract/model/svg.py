@@ -131,27 +131,29 @@ def _ids(svg: Any) -> dict[str, Any]:
     return out
 
 
-def _use(node: Any, ids: dict[str, Any] | None, outside: Outside) -> dict[str, Any]:
+def _use(node: Any, ids: dict[str, Any], outside: Outside) -> None:
     """A ``<use>`` draws a copy of what it points to, where the reader reads nothing: modelled when
-    that is an element of the same document that draws no text (an icon of a sprite sheet)."""
+    that is an element of the same document that draws no text (an icon of a sprite sheet).
+    ``ids`` is filled with the document's ids at the first ``<use>`` of the page."""
     attrs = node.attributes
     ref = next((v for k, v in attrs.items() if k.lower() in ("href", "xlink:href")), None) or ""
-    if ids is None:
-        ids = _ids(node)
+    if not ids:
+        ids.update(_ids(node) or {"": None})
     target = ids.get(ref[1:]) if ref.startswith("#") else None
     if target is None:
         outside.add("svg", "<use> of something outside the document" if ref and not ref.startswith("#")
                     else "<use> of no element")
     elif _draws_text(target) or (target.tag or "").lower() in DRAWS_TEXT:
         outside.add("svg", "<use> of an element that draws text")
-    return ids
 
 
-def check(svg: Any, outside: Outside) -> None:
-    """Name what an ``<svg>`` element (a selectolax node) holds outside the model."""
+def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None:
+    """Name what an ``<svg>`` element (a selectolax node) holds outside the model. ``ids``: one
+    dictionary for every drawing of a page, so that its ids are gathered once."""
     chunks: list[tuple[float, float]] = []
     text_seen = False
-    ids: dict[str, Any] | None = None
+    if ids is None:
+        ids = {}
     # (node, transform of its parent) in document order, without recursion
     stack: list[tuple[Any, tuple[float, float, float, float], bool]] = [(svg, (1.0, 1.0, 0.0, 0.0), False)]
     while stack:
@@ -166,7 +168,7 @@ def check(svg: Any, outside: Outside) -> None:
         else:
             has_text = tag in HIDDEN | {"g", "a", "svg"} and _draws_text(node)
         if tag == "use":
-            ids = _use(node, ids, outside)
+            _use(node, ids, outside)
         if tag == "pattern" or (tag in ("clippath", "mask", "marker", "symbol") and has_text):
             if has_text:
                 outside.add("svg", f"text inside <{tag}>")
