@@ -73,6 +73,12 @@ class _Same(dict):
         return self.text
 
 
+def _catalogue(builders: list) -> tuple[list[str], list[str]]:
+    """The ids of a round's disguises and of its clean documents (``clean/...``), in order."""
+    ids = [c.id for build in builders for c in build(_Same("The Lessee shall pay the rent. " * 40))]
+    return [i for i in ids if not i.startswith("clean/")], [i for i in ids if i.startswith("clean/")]
+
+
 def _build(ids: list[str], text: str, seeds: bool = False) -> dict[str, rc.Case]:
     """The cases ``ids`` built to carry ``text``, or (``seeds``) each its own unrelated agreement."""
     if not seeds:

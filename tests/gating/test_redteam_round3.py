@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gating.test_redteam import _build, _caught, _gate, corpus  # noqa: F401 (a fixture)
+from tests.gating.test_redteam import _build, _catalogue, _caught, _gate, corpus  # noqa: F401 (a fixture)
 from tests.support.redteam_round3 import BUILDERS3
 
 pytestmark = pytest.mark.slow
 
 
-
-class _Probe(dict):
-    def __missing__(self, key: str) -> str:
-        return "The Lessee shall pay the rent. " * 40
-
-
-IDS = [c.id for build in BUILDERS3 for c in build(_Probe())]
-CLEAN = [i for i in IDS if i.startswith("clean/")]
-POSITIVE = [i for i in IDS if i not in CLEAN]
+POSITIVE, CLEAN = _catalogue(BUILDERS3)
 # Disguises refused as not auditable whatever they carry: their negative is a clean document.
 FAIL_CLOSED = {
     "order/r3-html-grid-areas",  # css-order: grid items placed by row and column

@@ -16,20 +16,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gating.test_redteam import _build, _caught, _gate, corpus  # noqa: F401 (a fixture)
+from tests.gating.test_redteam import _build, _catalogue, _caught, _gate, corpus  # noqa: F401 (a fixture)
 from tests.support.redteam_round4 import BUILDERS4, email_with_attachment
 
 pytestmark = pytest.mark.slow
 
 
-class _Probe(dict):
-    def __missing__(self, key: str) -> str:
-        return "The Lessee shall pay the rent. " * 40
-
-
-IDS = [c.id for build in BUILDERS4 for c in build(_Probe())]
-CLEAN = [i for i in IDS if i.startswith("clean/")]
-POSITIVE = [i for i in IDS if i not in CLEAN]
+POSITIVE, CLEAN = _catalogue(BUILDERS4)
 # Disguises refused as not auditable whatever they carry: their negative is a clean document.
 # render_mismatch (CONTAIN006): Chromium draws the page the reader read (extract/render.py
 # html_view) and shows other text than the extraction holds
