@@ -159,7 +159,7 @@ def _estimate_batches(threshold: float, batches: Iterator[pa.RecordBatch]) -> It
 
 
 def _shared_groups(left: pa.Table, right: pa.Table) -> pa.Table:
-    """One container's distinct shingles against those of each document it may contain."""
+    """One container's distinct shingles against those of a slice of the documents it may contain."""
     import pyarrow as pa
 
     b = right.column("b").combine_chunks()
@@ -171,6 +171,11 @@ def _shared_groups(left: pa.Table, right: pa.Table) -> pa.Table:
     return pa.table({"contained": left.column("contained"), "container": left.column("container"),
                      "shingles": left.column("shingles"), "shared": pa.array(shared, pa.int64())})
 
+
+#: bytes of a row group of the written shingle sets (Spark's default, 128 MB, is held per task)
+SETS_ROW_GROUP_BYTES = 16 << 20
+#: candidates of one container verified in one Python call (the rest in further slices)
+VERIFY_SLICE = 64
 
 _SHINGLED = "doc_id long, n_words long, n_shingles long, sampled array<long>"
 _ESTIMATED = ("contained long, container long, sampled long, hits long, estimate double, "
@@ -305,13 +310,25 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     check = est.where("verify").select("contained", "container")
     involved = check.select(F.col("contained").alias("doc_id")).unionByName(
         check.select(F.col("container").alias("doc_id"))).distinct()
-    full = persist(texts.join(F.broadcast(involved), "doc_id", "left_semi")
-                   .mapInArrow(functools.partial(shingle_all, True), _SHINGLED + ", shingles array<long>")
-                   .select("doc_id", "n_shingles", "shingles"))
+    #    The shingle sets are written to Parquet, not cached: Spark's in-memory cache builds
+    #    batches of 10,000 rows, 10,000 whole sets at once, which ran a 1 GB heap out at 2.2 GB.
+    (texts.join(F.broadcast(involved), "doc_id", "left_semi")
+     .mapInArrow(functools.partial(shingle_all, True), _SHINGLED + ", shingles array<long>")
+     .select("doc_id", "n_shingles", "shingles")
+     .write.mode("overwrite").option("parquet.block.size", str(SETS_ROW_GROUP_BYTES))
+     .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8")
+     .parquet(f"{out}/shingles"))
+    full = spark.read.parquet(f"{out}/shingles")
+    # a cogroup hands one group to Python whole: a container's candidates go in slices of at
+    # most VERIFY_SLICE sets, each beside its own copy of the container's set
+    slice_of = Window.partitionBy("container").orderBy("contained")
+    check = check.withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))
     left = check.join(full.select(F.col("doc_id").alias("contained"), F.col("n_shingles").alias("shingles"),
                                   F.col("shingles").alias("a")), "contained")
-    right = full.select(F.col("doc_id").alias("container"), F.col("shingles").alias("b"))
-    exact = left.groupBy("container").cogroup(right.groupBy("container")).applyInArrow(
+    right = (check.select(F.col("container").alias("doc_id"), F.col("slice").alias("part")).distinct()
+             .join(full.select("doc_id", F.col("shingles").alias("b")), "doc_id")
+             .select(F.col("doc_id").alias("container"), F.col("part").alias("slice"), "b"))
+    exact = left.groupBy("container", "slice").cogroup(right.groupBy("container", "slice")).applyInArrow(
         _shared_groups, "contained long, container long, shingles long, shared long")
 
     # 6. every candidate pair, with its verdict
@@ -397,12 +414,18 @@ def finish_result(spark: SparkSession, source: str, out: str, params: Params, th
                   scope: Universe, only: set[int] | None) -> AuditResult:
     """The ``AuditResult`` of ``spark_audit``'s pairs, finished on the executors
     (:mod:`auditor.engine.spark_finish`); the driver gets what the report prints."""
-    from auditor.engine.spark_finish import finish_on_spark, not_auditable_on_spark
+    from auditor.engine.spark_finish import (
+        finish_on_spark,
+        not_auditable_on_spark,
+        novelty_on_spark,
+    )
 
     reps = spark.createDataFrame([(int(i),) for i in scope.representatives], "id long")
     result = finish_on_spark(spark, source, out, params, threshold, representatives=reps, only=only,
                              groups=scope.groups, universe=scope.members)
     result.not_auditable = not_auditable_on_spark(spark, source, params, reps, only)
+    if only is None:  # a corpus audit's report shows every document's novel share
+        result.novelty = novelty_on_spark(spark, source, reps)
     return result
 
 

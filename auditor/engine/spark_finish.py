@@ -571,8 +571,14 @@ def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[
             best: list[tuple[int, int]]) -> dict[tuple[int, int], list[Span]]:
     """Spans of the best pairs: grouped by container, next to its text."""
     from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
 
-    wanted = spark.createDataFrame(best, "contained long, container long")
+    from auditor.engine.spark_engine import VERIFY_SLICE
+
+    # a cogroup hands one group to Python whole: a container's pairs go in slices
+    slice_of = Window.partitionBy("container").orderBy("contained")
+    wanted = spark.createDataFrame(best, "contained long, container long") \
+        .withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))
     a_ids = wanted.select(F.col("contained").alias("doc_id")).distinct()
     sets = (texts.join(a_ids, "doc_id", "left_semi")
             .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
@@ -580,13 +586,32 @@ def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[
     left = wanted.join(sets.withColumnRenamed("doc_id", "contained"), "contained")
     right = (texts.join(wanted.select(F.col("container").alias("doc_id")).distinct(), "doc_id", "left_semi")
              .join(docs.select(F.col("id").alias("doc_id"), "page_offsets"), "doc_id", "left")
-             .withColumnRenamed("doc_id", "container"))
-    rows = (left.groupBy("container").cogroup(right.groupBy("container"))
+             .withColumnRenamed("doc_id", "container")
+             .join(wanted.select(F.col("container").alias("c"), F.col("slice").alias("part")).distinct(),
+                   F.col("container") == F.col("c"))
+             .drop("c").withColumnRenamed("part", "slice"))
+    rows = (left.groupBy("container", "slice").cogroup(right.groupBy("container", "slice"))
             .applyInArrow(functools.partial(_spans_of, shape), _SPANS_DDL).collect())
     return {(int(r["contained"]), int(r["container"])): [
         Span(int(s["start"]), int(s["end"]), int(s["words"]), int(s["shingles"]),
              (int(s["p0"]), int(s["p1"])) if s["p0"] is not None else None) for s in r["spans"]]
         for r in rows}
+
+
+def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFrame) -> dict[int, tuple[int, int]]:
+    """``gather.sampled_novelty`` of the indexed representatives, counted on the executors: per
+    document, its sampled shingles held by no other representative, and its sampled shingles.
+    The driver gets one row per document, never a posting."""
+    from pyspark.sql import functions as F
+
+    docs = (spark.read.parquet(f"{source}/documents").join(representatives.select("id"), "id", "left_semi")
+            .where(F.col("n_sampled").isNotNull()).select(F.col("id").alias("doc_id"), "n_sampled"))
+    postings = spark.read.parquet(f"{source}/postings").select("hash", "doc_id") \
+        .join(docs.select("doc_id"), "doc_id", "left_semi")
+    alone = postings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"), F.min("doc_id").alias("doc_id")) \
+        .where(F.col("df") == 1).groupBy("doc_id").agg(F.count(F.lit(1)).alias("novel"))
+    rows = docs.join(alone, "doc_id", "left").fillna(0, ["novel"]).orderBy("doc_id").toLocalIterator()
+    return {int(r["doc_id"]): (int(r["novel"]), int(r["n_sampled"])) for r in rows}
 
 
 def not_auditable_on_spark(spark: SparkSession, source: str, params: Params, representatives: DataFrame,
