@@ -243,6 +243,9 @@ def _paragraph_cut(text: str, at: float) -> int:
 
 #: Corpus documents a gate's controls may also draw from, besides its batch (a seeded choice).
 GATE_EXTRA = 64
+#: Documents a corpus audit's controls draw from, at most (a seeded choice): the draw reads
+#: their sampled sets, so its cost must not grow with the corpus (10 M documents on Spark).
+CORPUS_POOL = 2_000
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,8 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
 
     ``draw_from``: where the audit looks (a gate's new documents): the controls are drawn from
     those, with up to ``GATE_EXTRA`` covered documents chosen by the seed beside them, so their
-    cost is the batch's, not the corpus's; the same arguments draw the same controls.
+    cost is the batch's, not the corpus's; the same arguments draw the same controls. Without
+    it, from up to ``CORPUS_POOL`` covered documents chosen by the seed.
 
     Documents of 300 words or more are drawn; a corpus of notices and clauses, which has fewer
     than two, draws from those of 40 words or more (the exhaustive path for short documents is
@@ -280,6 +284,8 @@ def corpus_controls(store: Store, seed: int, documents: list[int] | None = None,
         rest = sorted(set(pool) - set(looked_at))
         pick = random.Random(f"controls/{seed}/extra").sample(rest, min(GATE_EXTRA, len(rest)))
         pool = sorted(set(looked_at) | set(pick))
+    elif len(pool) > CORPUS_POOL:
+        pool = sorted(random.Random(f"controls/{seed}/pool").sample(sorted(pool), CORPUS_POOL))
     every = store.select_in("SELECT d.id, d.n_words, i.sampled, d.n_chars FROM documents d"
                             " JOIN index_docs i ON i.doc_id = d.id WHERE d.id IN ({})", pool)
     long = [r for r in every if r[3] >= 2000]

@@ -97,6 +97,9 @@ class AuditResult:
     # a batch audit: every posting of the hashes its documents hold (``SampledIndex.touching``),
     # which is all a gate's report needs of the index (novelty and compositions of the batch)
     batch_index: SampledIndex | None = None
+    # a corpus audit whose engine counted novelty itself (Spark, on the executors):
+    # ``gather.sampled_novelty`` of the representatives, so the report need not load the index
+    novelty: dict[int, tuple[int, int]] | None = None
 
     @property
     def findings(self) -> list[Contained]:

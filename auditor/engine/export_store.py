@@ -8,8 +8,11 @@ then. ``ExportStore`` answers them from the export. It keeps the metadata tables
 in-memory SQLite database (``conn``), so the same queries run unchanged, and reads texts from
 ``texts/`` when asked, one at a time.
 
-What it holds on the driver: one row per document and per sighting, and the sampled sets
-(one in 16 shingles, 8 bytes each), never a text beyond the few asked for, never a pair.
+What it holds on the driver: one row per document and per sighting, and the sampled sets of
+the documents a query asked for (one in 16 shingles, 8 bytes each), never a text beyond the
+few asked for, never a pair. A Spark audit's report asks for a bounded number of sets: the
+corpus-drawn controls draw from a seeded subset of the corpus, and novelty is counted on the
+executors (``spark_finish.novelty_on_spark``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -36,7 +40,8 @@ CREATE TABLE documents (id INTEGER PRIMARY KEY, sha256 TEXT, path TEXT, format T
     n_chars INTEGER, n_words INTEGER, norm_sha256 TEXT, parent_id INTEGER, duplicate_of INTEGER,
     meta TEXT, warnings TEXT, batch_id INTEGER, created TEXT, unreadable TEXT, date TEXT,
     date_source TEXT, dates TEXT, withdrawn_at TEXT, withdrawn_reason TEXT, withdrawn_by TEXT);
-CREATE TABLE index_docs (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER, sampled BLOB);
+CREATE TABLE index_counts (doc_id INTEGER PRIMARY KEY, n_shingles INTEGER, n_sampled INTEGER);
+CREATE VIEW index_docs AS SELECT doc_id, n_shingles, n_sampled, sampled_of(doc_id) AS sampled FROM index_counts;
 CREATE TABLE sightings (id INTEGER PRIMARY KEY, doc_id INTEGER, batch_id INTEGER, path TEXT,
     resolved TEXT, part TEXT, within_id INTEGER, size INTEGER, mtime TEXT, source TEXT, meta TEXT,
     seen_at TEXT, supplied_date TEXT, supplied_from TEXT);
@@ -54,6 +59,7 @@ CREATE TABLE findings (run INTEGER NOT NULL, contained_id INTEGER NOT NULL, cont
     hits INTEGER NOT NULL, sampled INTEGER NOT NULL, shared INTEGER NOT NULL, shingles INTEGER NOT NULL,
     family INTEGER, spans TEXT, PRIMARY KEY (run, contained_id, container_id));
 """
+_SETS = re.compile(r"\bsampled\b")  # a query that reads index_docs.sampled (not n_sampled)
 _DOCS = ("id", "sha256", "path", "format", "extractor", "extractor_version", "encoding", "size", "n_pages",
          "page_offsets", "n_chars", "n_words", "norm_sha256", "parent_id", "duplicate_of", "meta", "warnings",
          "batch", "created", "unreadable", "date", "date_source", "dates")
@@ -86,6 +92,9 @@ class ExportStore:
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
         self.conn = sqlite3.connect(":memory:")
+        self._sets: dict[int, bytes] = {}
+        self._all_sets = False
+        self.conn.create_function("sampled_of", 1, self._sampled_of, deterministic=True)
         self.conn.executescript(_SCHEMA)
         batch_ids: dict[str, int] = {}
 
@@ -99,12 +108,9 @@ class ExportStore:
             f" VALUES ({','.join('?' * len(_DOCS))})",
             [tuple(batch(r[c]) if c == "batch" else r[c] for c in _DOCS) for r in rows])
         counts = docs.select(["id", "n_shingles", "n_sampled"]).to_pylist()
-        sampled = self._sampled()
-        empty = np.empty(0, np.uint64).tobytes()
-        self.conn.executemany("INSERT INTO index_docs VALUES (?,?,?,?)", [
-            (r["id"], r["n_shingles"], r["n_sampled"], sampled.get(r["id"], empty))
-            for r in counts if r["n_sampled"] is not None])
-        del rows, counts, sampled
+        self.conn.executemany("INSERT INTO index_counts VALUES (?,?,?)", [
+            (r["id"], r["n_shingles"], r["n_sampled"]) for r in counts if r["n_sampled"] is not None])
+        del rows, counts
         seen = _rows(pq.read_table(self.directory / "sightings"), _SIGHTINGS)
         self.conn.executemany(
             f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
@@ -119,11 +125,23 @@ class ExportStore:
                 tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
         self.conn.executemany("INSERT INTO batches VALUES (?, ?)", [(i, n) for n, i in batch_ids.items()])
 
-    def _sampled(self) -> dict[int, bytes]:
-        """Each document's sampled set as the store keeps it: sorted uint64, as bytes."""
+    def _sampled_of(self, doc_id: int) -> bytes:
+        """``index_docs.sampled`` of one document. Sampled sets are read from ``postings/`` when
+        asked for, not when the export is opened: all of them are 8 bytes per posting, the one
+        part of the driver's memory that grows with the text (66 GB at 1 TB). ``select_in``
+        reads the sets of its ids in one pass; a query over every row reads them all."""
+        if doc_id not in self._sets and not self._all_sets:
+            self._sets.update(self._read_sets(None))
+            self._all_sets = True
+        return self._sets.get(doc_id, b"")
+
+    def _read_sets(self, ids: list[int] | None) -> dict[int, bytes]:
+        """Each document's sampled set as the store keeps it: sorted uint64, as bytes (of
+        ``ids``, else of every document), from one filtered read of ``postings/``."""
         import pyarrow.parquet as pq
 
-        t = pq.read_table(self.directory / "postings", columns=["doc_id", "hash"])
+        t = pq.read_table(self.directory / "postings", columns=["doc_id", "hash"],
+                          filters=None if ids is None else [("doc_id", "in", ids)])
         if not t.num_rows:
             return {}
         d = t.column("doc_id").to_numpy()
@@ -164,6 +182,12 @@ class ExportStore:
     # -- what callers of a Store use -----------------------------------------------------------
 
     def select_in(self, sql: str, ids: Iterable[int]) -> list[tuple]:
+        ids = list(ids)
+        if _SETS.search(sql):  # the sampled sets of these documents, in one read of postings/
+            missing = sorted({int(i) for i in ids} - self._sets.keys())
+            if missing and not self._all_sets:
+                self._sets.update(dict.fromkeys(missing, b""))
+                self._sets.update(self._read_sets(missing))
         return select_in(self.conn, sql, ids)
 
     def scalar(self, sql: str, params: tuple = ()) -> Any:

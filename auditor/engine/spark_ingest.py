@@ -191,24 +191,28 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
         .parquet(f"{out.as_uri()}/postings")
     postings.unpersist()
 
-    live = spark.read.parquet(f"{out.as_uri()}/documents").select("id", "sha256", "n_sampled").orderBy("id").collect()
+    # the corpus digest, streamed in id order: a partition at a time on the driver, not the corpus
     h = hashlib.sha256()
-    for r in live:
+    n_live = n_indexed = 0
+    for r in spark.read.parquet(f"{out.as_uri()}/documents").select("id", "sha256", "n_sampled") \
+            .orderBy("id").toLocalIterator():
         h.update(f"{r['id']}\t{r['sha256']}\n".encode())
+        n_live += 1
+        n_indexed += r["n_sampled"] is not None
     n_failures = spark.read.parquet(f"{out.as_uri()}/failures").count()
     n_texts = spark.read.parquet(f"{out.as_uri()}/texts").count()
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": params, "with_texts": True,
         "hash_encoding": "uint64 viewed as int64 (two's complement)", "bucket": "uint64 hash % buckets",
-        "corpus": {"documents": len(live), "digest": h.hexdigest()},
-        "counts": {"documents": len(live), "indexed": sum(1 for r in live if r["n_sampled"] is not None),
+        "corpus": {"documents": n_live, "digest": h.hexdigest()},
+        "counts": {"documents": n_live, "indexed": n_indexed,
                    "postings": n_postings, "buckets": buckets, "texts": n_texts, "text_chars": None},
         "source": f"spark ingest of {n_parts} parts", "exported": now(),
     }
     (out / "params.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     docs.unpersist()
     ids.unpersist()
-    return len(live), n_failures
+    return n_live, n_failures
 
 
 def raise_empty(out: Path) -> None:

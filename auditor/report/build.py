@@ -562,6 +562,8 @@ def novel_shares(store: Store, audit: AuditResult, covered: list[int],
     from auditor.engine.universe import universe
     from auditor.index.sampled import SampledIndex
 
+    if batch is None and audit.novelty is not None:
+        return audit.novelty
     scope = universe(store, covered)
     if batch is None:
         return sampled_novelty(load_index(store, scope.representatives))

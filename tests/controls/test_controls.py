@@ -889,3 +889,28 @@ def test_the_unrelated_control_is_checked_on_every_shingle_before_use(store, tmp
     assert _truly_unrelated(store, a, over, sorted([over, free])) == free
     assert _truly_unrelated(store, a, free, sorted([over, free])) == free
     assert _truly_unrelated(store, a, over, [over]) is None
+
+
+def test_corpus_controls_read_the_sampled_sets_of_a_seeded_subset(store, corpus_dir, monkeypatch):
+    """The draw's cost must not grow with the corpus: past CORPUS_POOL documents it reads the
+    sampled sets of a seeded subset of that many, the same one for the same seed."""
+    import auditor.controls as controls
+
+    ingest(store, [corpus_dir], workers=1)
+    asked: list[list[int]] = []
+    real = store.select_in
+
+    def spy(sql, ids):
+        ids = list(ids)
+        if "i.sampled" in sql:
+            asked.append(sorted(ids))
+        return real(sql, ids)
+
+    monkeypatch.setattr(store, "select_in", spy)
+    corpus_controls(store, 5)
+    every = asked[-1]
+    assert len(every) > 3
+    monkeypatch.setattr(controls, "CORPUS_POOL", 3)
+    first = corpus_controls(store, 5)
+    assert len(asked[-1]) == 3 and set(asked[-1]) < set(every)
+    assert corpus_controls(store, 5) == first and len(set(map(tuple, asked[-2:]))) == 1

@@ -84,3 +84,20 @@ def test_an_export_of_another_format_is_refused(exported, tmp_path):
     (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/0"}))
     with pytest.raises(UsageError, match="parquet/0"):
         read_params(tmp_path)
+
+
+def test_sampled_sets_are_read_when_asked_and_only_those(exported):
+    """The export's sampled sets are the store's, read by id: opening an export reads none, a
+    query for two documents reads theirs, a query over every row reads them all."""
+    store, out = exported
+    want = dict(store.conn.execute("SELECT doc_id, sampled FROM index_docs ORDER BY doc_id"))
+    ids = sorted(d for d, blob in want.items() if blob)[:2]
+    assert len(ids) == 2
+    src = ExportStore(out)
+    assert src._sets == {}
+    got = dict(src.select_in("SELECT doc_id, sampled FROM index_docs WHERE doc_id IN ({})", ids))
+    assert got == {d: want[d] for d in ids}
+    assert sorted(src._sets) == ids and not src._all_sets  # the others were not read
+    assert src.select_in("SELECT doc_id, n_sampled FROM index_docs WHERE doc_id IN ({})", sorted(want))
+    assert sorted(src._sets) == ids  # counts need no set
+    assert dict(src.conn.execute("SELECT doc_id, sampled FROM index_docs ORDER BY doc_id")) == want
