@@ -174,9 +174,6 @@ def _shared_groups(left: pa.Table, right: pa.Table) -> pa.Table:
 
 #: bytes of a row group of the written shingle sets (Spark's default, 128 MB, is held per task)
 SETS_ROW_GROUP_BYTES = 16 << 20
-#: candidates of one container verified in one Python call (the rest in further slices)
-VERIFY_SLICE = 64
-
 _SHINGLED = "doc_id long, n_words long, n_shingles long, sampled array<long>"
 _ESTIMATED = ("contained long, container long, sampled long, hits long, estimate double, "
               "low double, high double, verify boolean")
@@ -321,6 +318,8 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     full = spark.read.parquet(f"{out}/shingles")
     # a cogroup hands one group to Python whole: a container's candidates go in slices of at
     # most VERIFY_SLICE sets, each beside its own copy of the container's set
+    from auditor.engine.spark_finish import VERIFY_SLICE
+
     slice_of = Window.partitionBy("container").orderBy("contained")
     check = check.withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))
     left = check.join(full.select(F.col("doc_id").alias("contained"), F.col("n_shingles").alias("shingles"),

@@ -61,6 +61,9 @@ LOCAL_EDGES = 100_000
 #: (:class:`ShortSets`, 17 bytes each: 34 MB), to keep only its documents' holdings and to count
 #: each candidate pair in place; more are joined instead
 BROADCAST_SHORT = 2_000_000
+#: pairs of one container handed to Python in one cogroup group (the rest in further slices):
+#: a group is held whole, and a boilerplate container has thousands of candidates
+VERIFY_SLICE = 64
 #: wall seconds of each step of the last finish (for the benchmark's cost model)
 STAGES: dict[str, float] = {}
 
@@ -572,8 +575,6 @@ def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[
     """Spans of the best pairs: grouped by container, next to its text."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
-
-    from auditor.engine.spark_engine import VERIFY_SLICE
 
     # a cogroup hands one group to Python whole: a container's pairs go in slices
     slice_of = Window.partitionBy("container").orderBy("contained")
