@@ -67,6 +67,8 @@ class Device(_Analyzer):
             self.hidden_layers: frozenset[int] = frozenset()
         if not hasattr(self, "font_maps"):
             self.font_maps: dict[int, FontMapCount] = {}  # by id(font): fonts live as long as the page
+        if not hasattr(self, "shared_glyphs"):
+            self.shared_glyphs: dict[int, tuple[str, int, int]] = {}  # id(Type 0 font) -> interpreter.shared_glyphs
         if not hasattr(self, "type3"):
             self.type3: dict[int, bool] = {}  # id(Type 3 font) -> its glyph procedures show text
         if not hasattr(self, "font_words"):

@@ -97,8 +97,8 @@ def read_pages(data: bytes, max_pages: int, max_chars: int, max_stream_bytes: in
         out["row_pages"].append(rows)
     device.close()
     out["fonts"] = getattr(device, "font_words", {})
-    out["font_maps"] = sorted([m.name, m.compared, m.differ] for m in getattr(device, "font_maps", {}).values()
-                              if m.compared)
+    out["font_maps"] = sorted([[m.name, m.compared, m.differ] for m in getattr(device, "font_maps", {}).values()
+                               if m.compared] + [list(g) for g in getattr(device, "shared_glyphs", {}).values() if g[1]])
     return out
 
 
