@@ -56,8 +56,9 @@ class Interpreter(_Interpreter):
         try:
             fonts = dict_value((resources or {}).get("Font"))
             for fontid, font in self.fontmap.items():
-                if type(font).__name__ == "PDFCIDFont" and id(font) not in self.device.shared_glyphs:
-                    self.device.shared_glyphs[id(font)] = shared_glyphs(dict_value(fonts.get(fontid)), font)
+                if type(font).__name__ == "PDFCIDFont" and id(font) not in self.device.glyph_maps:
+                    self.device.glyph_maps[id(font)] = (str(getattr(font, "fontname", "") or "?"),
+                                                        glyph_map(dict_value(fonts.get(fontid)), font))
         except Exception:
             pass
         try:
@@ -233,34 +234,40 @@ class Interpreter(_Interpreter):
             self.device.clip = clip
 
 
-def shared_glyphs(spec: Any, font: Any) -> tuple[str, int, int]:
-    """(font name, letters compared, letters that differ): how far a Type 0 font's ToUnicode map
-    gives one glyph several letters. A glyph draws one shape, so it is one letter: codes that its
-    ``/CIDToGIDMap`` sends to one glyph are read as that glyph's most common letter, and each
-    code the map reads as another letter differs (a map that gives every occurrence of a letter
-    its own code, and each code the letter of a decoy word, is read as the decoy while the page
-    draws the letters). Only an Identity encoding (code = CID) with a CIDToGIDMap stream is
-    compared: with ``/Identity`` every code is a glyph of its own."""
+def glyph_map(spec: Any, font: Any) -> tuple[tuple[int, ...], dict[int, str]] | None:
+    """(glyph id of each CID, ToUnicode text of each CID) of a Type 0 font with an Identity
+    encoding (code = CID) and a ``/CIDToGIDMap`` stream, for :func:`shared_glyphs`; None for
+    another font (with ``/Identity`` every code is a glyph of its own)."""
     import struct
 
-    name = str(getattr(font, "fontname", "") or "?")
     if "Identity" not in str(resolve1(spec.get("Encoding"))):
-        return name, 0, 0
+        return None
     descendant = dict_value(resolve1(spec.get("DescendantFonts"))[0])
     gidmap = resolve1(descendant.get("CIDToGIDMap"))
     uni = getattr(getattr(font, "unicode_map", None), "cid2unichr", None)
     if not hasattr(gidmap, "get_data") or not isinstance(uni, dict):
-        return name, 0, 0
+        return None
     data = gidmap.get_data()
-    gids = struct.unpack(f">{len(data) // 2}H", data[: len(data) // 2 * 2])
+    return struct.unpack(f">{len(data) // 2}H", data[: len(data) // 2 * 2]), uni
+
+
+def shared_glyphs(gids: tuple[int, ...], uni: dict[int, str], used: set[int]) -> tuple[int, int]:
+    """(letters compared, letters that differ): how far a Type 0 font's ToUnicode map gives one
+    glyph several letters, over the CIDs a page drew (``used``). A glyph draws one shape, so it is
+    one letter: codes that the ``/CIDToGIDMap`` sends to one glyph are read as that glyph's most
+    common letter, and each code the map reads as another letter differs (a map that gives every
+    occurrence of a letter its own code, and each code the letter of a decoy word, is read as the
+    decoy while the page draws the letters). Glyph 0 (.notdef, where producers send the codes they
+    do not use) is not compared."""
     letters: dict[int, dict[str, int]] = {}
-    for cid, text in list(uni.items())[:65536]:
-        if isinstance(cid, int) and 0 <= cid < len(gids) and isinstance(text, str) and len(text) == 1 and text.isalpha():
+    for cid in used:
+        text = uni.get(cid)
+        if 0 <= cid < len(gids) and gids[cid] and isinstance(text, str) and len(text) == 1 and text.isalpha():
             by = letters.setdefault(gids[cid], {})
             by[text.lower()] = by.get(text.lower(), 0) + 1
     shared = [by for by in letters.values() if len(by) > 1]
     compared = sum(sum(by.values()) for by in shared)
-    return f"{name} (one glyph read as several letters)", compared, compared - sum(max(by.values()) for by in shared)
+    return compared, compared - sum(max(by.values()) for by in shared)
 
 
 def _is_name(value: Any, name: str) -> bool:
