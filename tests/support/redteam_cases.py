@@ -107,10 +107,10 @@ DROPPED = {
     "hidden-junk/r3-html-details-closed": "Chromium draws a closed <details> whose summary is not displayed with a "
                                           "marker of its own: a reader sees a mark after every word (OCR 0.57)",
     "hidden-junk/r5-docx-textfill-alpha": "LibreOffice 7.4 draws a run whose w14:textFill is 100% transparent as "
-                                          "ordinary black text (Word draws nothing): the model now leaves such a fill "
-                                          "outside (test_extract_docx)",
+                                          "ordinary black text (Word draws nothing); the .docx model still lists "
+                                          "textFill as inert, a limit for Word's readers (ci-gate.md)",
     "hidden-junk/r5-docx-textfill-nofill": "LibreOffice 7.4 draws a run whose w14:textFill is w14:noFill as ordinary "
-                                           "black text (Word draws nothing): outside the model, as above",
+                                           "black text (Word draws nothing): as above",
     "hidden-junk/r5-pdf-cropbox-cuts-junk": "poppler's pdftoppm draws what lies outside the /CropBox too (OCR read 41 "
                                             "junk words); the reader and pdfium leave it out, as a viewer does",
     "hidden-junk/r5-pdf-blend-screen-black": "poppler and pdfium draw black text under the blend mode Screen as black "
