@@ -183,6 +183,8 @@ def gate_case(case: Case, db: Path, work: Path) -> dict:
             continue
         if f.kind in ("not-auditable", "ingest-error"):
             codes = re.findall(r"\b([a-z]+(?:-[a-z0-9]+)+):", str(f.new.get("message") or ""))
+            if f.new.get("code") not in (None, "not_auditable"):  # the finding's own code, not a version string
+                codes = [str(f.new["code"])]
             part = f" ({f.new.get('part')})" if f.new.get("part") else ""
             caught.append(f"{f.kind}: {', '.join(codes) or f.new.get('code')}{part}")
         else:

@@ -59,6 +59,24 @@ def _unpack(data: bytes, kind: str, limit: int, total: int) -> list[tuple[str, b
     return [("", out_bytes)]
 
 
+def member_formats(data: bytes, name: str, limits: Limits = Limits(), depth: int = 0) -> list[tuple[str, str]]:
+    """(member name, format) of each member of a compressed part, nested archives opened (their
+    members named ``outer/inner``), within the same inflation limit as :func:`extract_archive`:
+    what a gate needs to know of the documents an archive holds."""
+    kind = binary_kind(data) or ""
+    out: list[tuple[str, str]] = []
+    for member, raw in _unpack(data, kind, limits.max_file_bytes, limits.max_file_bytes):
+        label = member or (name[:-3] if name.lower().endswith(".gz") else name)
+        if not_read(raw, label) is not None:
+            continue
+        fmt = detect_format(raw, label)
+        if fmt == "binary" and binary_kind(raw) in ARCHIVES and depth < _MAX_ARCHIVE_DEPTH:
+            out += [(f"{label}/{m}", f) for m, f in member_formats(raw, label, limits, depth + 1)]
+        else:
+            out.append((label, fmt))
+    return out
+
+
 def extract_archive(data: bytes, name: str, limits: Limits, depth: int = 0,
                     budget: list[int] | None = None) -> Extracted:
     """The text of every member of a compressed part (a uuencoded .gz or .zip exhibit), in name

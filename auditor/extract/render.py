@@ -324,14 +324,13 @@ def visible_text(pdf: bytes) -> str:
                                             lambda o, page=page: _opaque_image(raw, doc, page, o, opaque))}
             textpage = page.get_textpage()
             tp = textpage.raw
-            if not hidden:  # the usual page: every glyph is seen, read in one call
+            unseen = unseen_chars(page, textpage) if texts else set()
+            if not hidden and not unseen:  # the usual page: every glyph is seen, read in one call
                 out = [textpage.get_text_bounded()]
             else:
-                out = []
-                for i in range(raw.FPDFText_CountChars(tp)):
-                    ch = chr(raw.FPDFText_GetUnicode(tp, i))
-                    if ch.isspace() or raw.FPDFText_IsGenerated(tp, i) == 1 or (ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value or 0) not in hidden:
-                        out.append(ch)
+                dropped = {i for i in range(raw.FPDFText_CountChars(tp))
+                           if (ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value or 0) in hidden}
+                out = [seen_text(textpage, unseen, dropped)]
             textpage.close()
             page.close()
             pages.append("".join(out))
@@ -339,6 +338,119 @@ def visible_text(pdf: bytes) -> str:
         doc.close()
     # pdfium gives U+0002 for a hyphen it takes for a break of a word at a line's end
     return "\f".join(pages).replace("\x02", "-")
+
+
+#: dots per inch at which a page is drawn to see which glyphs change it (:func:`unseen_chars`)
+SEEN_DPI = 100
+#: largest difference of any colour channel (0-255) within a glyph's box that counts as one colour
+SEEN_CONTRAST = 24
+#: pixels added above and below a glyph's box, so that a glyph whose ink fills its box (a period,
+#: an l) shows what lies around it too; not beside it, where the next glyph may stand close
+SEEN_PAD = 1
+#: share of a glyph's box width left out on each side: where the strokes of a glyph drawn close
+#: beside it may reach
+SEEN_TRIM = 0.15
+
+
+def unseen_chars(page: Any, textpage: Any, dpi: int = SEEN_DPI) -> set[int]:
+    """The characters of a page's text layer (pdfium's indexes) whose glyph does not change the
+    page as pdfium draws it: the glyph's box (the bounds of its outline, ``SEEN_PAD`` pixels
+    above and below it, ``SEEN_TRIM`` of its width less on each side) is one colour in the
+    drawing, or the glyph has no outline at all.
+
+    A glyph a reader sees draws strokes unlike what lies around them, so its box is not one
+    colour. A glyph drawn in the colour of what lies beneath it (a picture, a gradient, the page),
+    in a font whose glyphs draw nothing, clipped away by a clip of any shape, in optional content
+    that is off, or covered by what is painted later, leaves its box as the drawing beneath it
+    is. This is what the drawing decides, whatever construct decided it. A glyph over a busy
+    picture (a photograph, a scan) or touching the strokes of another glyph is counted as seen:
+    a miss, never a false alarm. Spaces, characters pdfium generates and text drawn invisible by
+    its render mode (a scan's text layer, over the picture that shows it) are not judged.
+    """
+    import ctypes
+
+    import numpy as np
+    import pypdfium2.raw as raw
+
+    scale = dpi / 72
+    bitmap = page.render(scale=scale, may_draw_forms=True)
+    try:
+        pixels = np.asarray(bitmap.to_numpy())
+    finally:
+        bitmap.close()
+    if pixels.ndim == 2:
+        pixels = pixels[:, :, None]
+    height, width = pixels.shape[:2]
+    pixels = pixels.astype(np.int16)
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    dx, dy = ctypes.c_int(), ctypes.c_int()
+    tp = textpage.raw
+    out: set[int] = set()
+
+    def device(x: float, y: float) -> tuple[int, int]:
+        raw.FPDF_PageToDevice(page.raw, 0, 0, width, height, 0, x, y, ctypes.byref(dx), ctypes.byref(dy))
+        return dx.value, dy.value
+
+    for i in range(raw.FPDFText_CountChars(tp)):
+        code = raw.FPDFText_GetUnicode(tp, i)
+        if code in (0, 0xFFFE, 0xFFFF) or chr(code).isspace() or raw.FPDFText_IsGenerated(tp, i) == 1:
+            continue
+        obj = raw.FPDFText_GetTextObject(tp, i)
+        if obj and raw.FPDFTextObj_GetTextRenderMode(obj) == raw.FPDF_TEXTRENDERMODE_INVISIBLE:
+            continue  # invisible by its mode: the reader's model judges it (over a scan, its text layer)
+        if not raw.FPDFText_GetCharBox(tp, i, *(ctypes.byref(v) for v in (left, right, bottom, top))):
+            continue
+        if right.value - left.value <= 0 and top.value - bottom.value <= 0:
+            out.add(i)  # a glyph without an outline: it draws nothing
+            continue
+        x0, y0 = device(left.value, top.value)
+        x1, y1 = device(right.value, bottom.value)
+        x0, x1 = sorted((x0, x1))
+        y0, y1 = sorted((y0, y1))
+        trim = int((x1 - x0) * SEEN_TRIM)
+        x0, x1 = max(0, x0 + trim), min(width, x1 + 1 - trim)
+        y0, y1 = max(0, y0 - SEEN_PAD), min(height, y1 + SEEN_PAD + 1)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            continue  # off the page: pdfium's bounded text leaves it out
+        area = pixels[y0:y1, x0:x1]
+        if int((area.max(axis=(0, 1)) - area.min(axis=(0, 1))).max()) < SEEN_CONTRAST:
+            out.add(i)
+    return out
+
+
+def seen_text(textpage: Any, unseen: set[int], dropped: set[int] = frozenset()) -> str:  # type: ignore[assignment]
+    """A page's text less what the drawing does not show: a word (the characters of one text
+    object between two blanks) goes when most of its characters are ``unseen``
+    (:func:`unseen_chars`: a glyph beside another can look seen where the other's strokes reach
+    into its box, and a thin glyph alone can look unseen), and each character of ``dropped``
+    goes (its object is hidden)."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    tp = textpage.raw
+    out: list[str] = []
+    word: list[tuple[int, str]] = []
+    owner = None
+
+    def flush() -> None:
+        if 2 * sum(1 for i, _ in word if i in unseen) <= len(word):
+            out.extend(ch for i, ch in word if i not in dropped)
+        word.clear()
+
+    for i in range(raw.FPDFText_CountChars(tp)):
+        ch = chr(raw.FPDFText_GetUnicode(tp, i))
+        if ch.isspace() or raw.FPDFText_IsGenerated(tp, i) == 1:
+            flush()
+            out.append(ch)
+            continue
+        obj = ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value
+        if obj != owner:
+            flush()
+            owner = obj
+        word.append((i, ch))
+    flush()
+    return "".join(out)
 
 
 def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...],
@@ -872,7 +984,11 @@ def _pdfium_text(data: bytes) -> str:
                 page.close()  # flattening invalidates the page's handles: load it again
                 page = doc[i]
             text = page.get_textpage()
-            pages.append(text.get_text_bounded())
+            unseen = unseen_chars(page, text)
+            if not unseen:
+                pages.append(text.get_text_bounded())
+            else:  # what the page shows: the words whose glyphs change the drawing
+                pages.append(seen_text(text, unseen).replace("\x02", "-"))
             text.close()
             page.close()
     finally:

@@ -2,7 +2,8 @@
 the other 8-bit encodings, then cp1252 and latin-1; files that switch encoding are decoded
 region by region. Gibberish and binary data are told apart from text. Text laid out for paper
 (pleading-paper line numbers, two columns) is read in a reader's order (:mod:`.layout`), the
-lines as stored kept as the reading ``text:as-stored``."""
+lines as stored kept as the reading ``text:as-stored``. Lines end at LF, CR LF or a lone CR, as a
+text viewer ends them."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ UTF8_MULTIBYTE = re.compile(
 CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _INVISIBLE_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f-\x9f]+")  # NUL: see storable
 _BINARY_HEAD = 65536
+#: Spaces other than U+0020 (no-break, figure, thin, ideographic...) as the blanks a text viewer
+#: draws for them, for finding a page's layout: a gutter or a margin of no-break spaces is one
+#: a reader sees (the ideographic space is two columns wide in a monospaced font)
+_BLANKS = {c: " " for c in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F)} | {0x3000: "  "}
 _MAX_CONTROL = 0.05
 
 
@@ -244,9 +249,12 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
     if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
         warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
     readings = []
+    # lines end where a text viewer ends them: CR LF (Windows) and a lone CR (old Macintosh) are
+    # line ends too, so the layout readers below see the lines a reader sees
+    text = storable(text, warnings)
     stored = text
     for read_in_order in (pleading_margin, two_columns):
-        got = read_in_order(text)
+        got = read_in_order(text if text.isascii() else text.translate(_BLANKS))
         if got is not None:
             text = got.text
             if got.changed:

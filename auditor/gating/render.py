@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from auditor.errors import ExtractionError, UsageError
+from auditor.errors import ExtractionError, UsageError, refusal
 from auditor.extract.model.docx import embedded_fonts
 from auditor.extract.render import (
     Rendering,
@@ -151,21 +151,52 @@ def ocr_agreement(seen: str, stored: str) -> Agreement:
     return Agreement(sum(a.values()), sum(b.values()), sum((a & b).values()), unit="words")
 
 
-def pdf_agreement(store: Store, doc: dict, rendered: str, stored: str) -> Agreement:
-    """Whether pdfium and the extraction find the same words in a PDF's text layer.
+@dataclass
+class TwoWay:
+    """The two checks of a PDF's rendering (:func:`pdf_agreement`), each in the direction it can
+    judge: what the page shows that no glyph of the extraction holds, and what the stored
+    reading holds that the page does not show."""
 
-    pdfium's reading is the text layer, in the order of its own text page. It does not say what
-    a viewer hides (white, transparent or covered glyphs), and its order is not a reading order:
-    on 4 of 23 real court PDFs (line numbers of pleading paper, running heads, columns) it
+    shown: Agreement  # the rendering against every glyph the extraction found
+    kept: Agreement  # the rendering against the stored reading
+
+    def problem(self, tolerance: float = TOLERANCE, slack: int = 0) -> str | None:
+        low = 1 - tolerance
+        parts = []
+        a, k = self.shown, self.kept
+        if a.shown_stored < low and a.rendered - a.shared > slack:
+            parts.append(f"the rendered page shows text the stored reading lacks ({a.shown_stored:.0%} of the page's "
+                         f"{a.unit} are stored)")
+        if k.stored_shown < low and k.stored - k.shared > slack:
+            parts.append(f"the stored reading holds text the rendered page does not show ({k.stored_shown:.0%} of its "
+                         f"{k.unit} are on the page)")
+        return "; ".join(parts) or None
+
+
+def pdf_agreement(store: Store, doc: dict, rendered: str, stored: str) -> TwoWay:
+    """Whether pdfium and the extraction find the same words in a PDF, and whether the page shows
+    the words the stored reading holds.
+
+    pdfium's reading is the text layer, less the glyphs that do not change the page it draws
+    (:func:`auditor.extract.render.unseen_chars`: the colour of what lies beneath, a font that
+    draws nothing, a clip, optional content that is off, a cover). Its order is not a reading
+    order: on 4 of 23 real court PDFs (line numbers of pleading paper, running heads, columns) it
     shares only 55-78% of its 5-word shingles with the stored text, though the words are the
-    same. So the check takes the extraction's every glyph (the ``pdf:all-text`` reading, when
-    glyphs were hidden) and compares words, in any order. An engine that parses other content
-    (another revision of the file, other glyph codes) still disagrees, and the document fails
-    closed. Reading order is checked elsewhere, by the readings (``pdf:rows``)."""
+    same. So words are compared, in any order, each way against what it can judge:
+
+    - the page's words against every glyph the extraction found (the ``pdf:all-text`` reading,
+      when the reader hid glyphs): an engine that parses other content (another revision of the
+      file, other glyph codes) shows words no glyph holds;
+    - the stored reading's words against the page's: a glyph the reader keeps and the drawing
+      does not show is junk hidden from a reader. The other way (a glyph the page shows that the
+      reader hides) is not judged here: a glyph drawn over another one is seen by the drawing
+      whatever hides it, and the reader's model decides.
+
+    Reading order is checked elsewhere, by the readings (``pdf:rows``)."""
     every = next((r["text"] for r in store.readings(doc["id"]) if r["name"] == "pdf:all-text"), None)
-    if every is not None:
-        return word_agreement(rendered, every)
-    return word_agreement(*_compared(doc, rendered, stored))
+    seen, kept = _compared(doc, rendered, stored)
+    return TwoWay(word_agreement(rendered, every) if every is not None else word_agreement(seen, kept),
+                  word_agreement(seen, kept))
 
 
 def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, timeout: float = 60.0) -> Rendered:
@@ -187,6 +218,8 @@ def render_batch(store: Store, view: BatchView, mode: str, loc: Locator, *, time
         doc = store.document(s.doc_id)
         renderer = renderer_for(doc["format"])
         if renderer is None:
+            if str(doc["format"]).endswith("-archive"):
+                _archive(store, s, doc, loc, out, containers)
             continue
         why = missing(renderer)
         if why:
@@ -258,6 +291,28 @@ def _read_drawn(store: Store, s: Sighting, loc: Locator, doc: dict, r: Rendering
                                      f"embeds draw other letters than its characters: {problem}"))
     else:
         out.vouched[s.doc_id] = fonts
+
+
+refusal("render_archive", "unpack the archive and gate the files it holds: each is then rendered and checked")
+
+
+def _archive(store: Store, s: Sighting, doc: dict, loc: Locator, out: Rendered,
+             containers: dict[str, dict[str, bytes]]) -> None:
+    """An archive (a zip or gzip part) whose members include a document a renderer draws (a PDF,
+    an office document, HTML): its reading was never checked against a rendering, and the gate
+    does not draw an archive's members, so it fails closed (``render_archive``)."""
+    from auditor.extract.archive import member_formats
+
+    data = _part_bytes(s, doc["sha256"], containers) if s.part else _bytes(s, doc["sha256"])
+    try:
+        drawn = [f"{m} ({f})" for m, f in member_formats(data or b"", str(s.meta.get("filename") or s.resolved))
+                 if renderer_for(f) is not None]
+    except ExtractionError as e:
+        drawn = [f"its members ({e.code})"]
+    if drawn:
+        out.findings.append(_finding(store, s, loc, "render_archive", "not rendered: the archive holds "
+                                     f"{', '.join(drawn[:5])}{' and more' if len(drawn) > 5 else ''}, which a reader "
+                                     "sees as a renderer draws it; the gate does not render an archive's members"))
 
 
 def _ocr_failed(store: Store, s: Sighting, loc: Locator, seen: Seen, mode: str, out: Rendered, fonts: bool) -> None:

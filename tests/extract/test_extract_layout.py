@@ -83,6 +83,33 @@ def test_pleading_margins_of_every_form_are_not_read_as_words(how):
     assert ex.text.count("\f") == pleading(text).count("\f")  # the pages stay pages
 
 
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_pleading_paper_and_columns_with_other_line_ends_are_read_as_a_viewer_shows_them(end):
+    """A text viewer ends lines at CR LF (Windows) and at a lone CR (old Macintosh): the margin
+    and the columns are found there too (red team round 5). The layout readers once split at
+    LF only, so a filing saved on Windows kept its margin numbers among its words (0.50)."""
+    text = prose(3)
+    ex = extract_bytes(pleading(text).replace("\n", end).encode(), "complaint.txt")
+    assert containment(text, ex.text) > 0.95 > 0.7 > containment(text, ex.readings[0].text)
+    assert "\r" not in ex.text and ex.text.count("\f") == pleading(text).count("\f")
+    left, right = prose(3)[:2500], prose(5)[:2500]
+    ex = extract_bytes(two_columns(left, right).replace("\n", end).encode(), "order.txt")
+    assert words(ex.text) == words(f"ORDER OF THE COURT {left} {right} So ordered.")
+
+
+@pytest.mark.parametrize("blank", ["\u00a0", "\u2007", "\u3000"])
+def test_a_margin_or_a_gutter_of_other_spaces_is_found_as_a_viewer_draws_it(blank):
+    """No-break, figure and ideographic spaces are blanks on the page: a margin or a gutter made
+    of them is a margin or a gutter (red team round 5)."""
+    text = prose(3)
+    ex = extract_bytes(pleading(text).replace("     ", blank * 5).encode(), "complaint.txt")
+    assert containment(text, ex.text) > 0.95 > 0.7 > containment(text, ex.readings[0].text)
+    left, right = prose(3)[:2500], prose(5)[:2500]
+    ex = extract_bytes(two_columns(left, right).replace("    ", blank * 4).encode(), "order.txt")
+    assert containment(left, ex.text) == 1.0 and containment(right, ex.text) == 1.0
+    assert containment(left, ex.readings[0].text) < 0.5
+
+
 def test_numbers_at_the_end_of_lines_are_no_margin_unless_they_count_blank_lines_too():
     toc = "\n".join(f"{line:<60}  {i}" for i, line in enumerate(textwrap.wrap(prose(4), 56)[:30], 1))
     assert extract_bytes(toc.encode(), "toc.txt").text == toc

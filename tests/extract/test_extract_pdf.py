@@ -18,6 +18,7 @@ import pytest
 
 from auditor.extract import Limits, extract_bytes
 from auditor.extract.pdf import worker as pdf_worker
+from auditor.text.normalize import words
 from auditor.text.shingle import shingle_text
 from tests.support import synth
 from tests.support.fixtures_build import serialize_pdf
@@ -380,3 +381,36 @@ def test_poppler_draws_nothing_where_the_visible_reading_has_no_glyph(tmp_path):
         png.unlink()
         ex = extract_bytes(path.read_bytes(), "x.pdf")
         assert (inked == 0) == ("zebra" not in ex.text), (how, inked)
+
+
+def test_a_font_whose_unicode_map_reads_one_glyph_as_several_letters_fails_closed(contract):
+    """Each letter drawn has a code of its own, sent to the letter's glyph by the CIDToGIDMap;
+    the ToUnicode map reads each word's codes as a decoy word of its length, so every text layer
+    reads the decoy while the page draws the contract (red team round 5). A glyph is one shape:
+    the map gives it several letters, and the font fails closed. The same font with a true map
+    is read."""
+    from tests.support.redteam_round5_paged import _cid_font_pdf, _decoy_words
+
+    ex = extract_bytes(_cid_font_pdf(contract, _decoy_words("test")), "x.pdf")
+    assert codes(ex) == ["pdf-font-map"] and "one glyph read as several letters" in ex.unreadable
+    true = extract_bytes(_cid_font_pdf(contract, {}), "y.pdf")  # words placed in Courier's cells: read as words
+    from collections import Counter
+
+    read, wanted = Counter(words(true.text)), Counter(words(contract))
+    assert true.unreadable is None and sum((read & wanted).values()) > 0.95 * sum(wanted.values())
+
+
+@pytest.mark.parametrize(("policy", "hidden"), [("/AnyOn", True), ("/AllOff", False)])
+def test_optional_content_through_a_membership_dictionary_is_read_as_a_viewer_shows_it(contract, policy, hidden):
+    """A membership dictionary (/OCMD) of a group that is off by default: AnyOn hides its
+    content, AllOff shows it (PDF 32000-1, 8.11.2.2)."""
+    from tests.support import redteam_build as b
+
+    ops = b.pdf_junk_ops(contract, lambda x, y, j: b"/OC /M1 BDC " + b.at(x, y, j) + b"EMC\n")
+    base = b.first_object(len(ops))
+    data = b.pdf(ops, resources=b"/Properties << /M1 %d 0 R >>" % (base + 1),
+                 objects=[b"<< /Type /OCG /Name (Notes) >>", b"<< /Type /OCMD /OCGs [%d 0 R] /P %s >>" % (base, policy.encode())],
+                 catalog_extra=b" /OCProperties << /OCGs [%d 0 R] /D << /OFF [%d 0 R] >> >>" % (base, base))
+    ex = extract_bytes(data, "x.pdf")
+    assert (containment(contract, ex.text) > 0.95) is hidden
+    assert ("quartz" in ex.text) is not hidden

@@ -128,3 +128,30 @@ def test_chromium_and_the_reader_agree_on_the_alt_of_a_broken_icon(doctype):
     page = (f"{doctype}<html><body><table><tr><td>Filed and entered <img src='/g/ball.gif' width=14 height=14 "
             "alt='Docket Text'> Complaint for damages</td></tr></table></body></html>").encode()
     assert words(render("html", page, "p.html").text) == words(extract_bytes(page, "p.html").text)
+
+
+def _pdfs(text: str) -> dict[str, bytes]:
+    """Round 5's PDF disguises (tests/support/redteam_round5_paged.py) carrying ``text``."""
+    from tests.support import redteam_round5_paged as r5
+
+    texts = {"BSD": text}
+    return {c.name: c.files["exhibit.pdf"] for build in (r5.pdf_fonts, r5.pdf_beneath) for c in build(texts)}
+
+
+@pytest.mark.parametrize("name", ["r5-pdf-embedded-blank-font", "r5-pdf-picture-background-colour",
+                                  "r5-pdf-white-picture-white-text", "r5-pdf-clip-word-boxes"])
+def test_pdfium_reads_only_the_words_whose_glyphs_change_the_page(name):
+    """A word is seen when its glyphs change the page pdfium draws, whatever hides it: a font
+    that draws nothing, the colour of a picture beneath, a clip of many boxes (red team round 5).
+    Every word drawn in black stays, junk word or not."""
+    from auditor.extract.render import _pdfium_text
+    from tests.support import redteam_build as b
+    from tests.support import synth
+
+    text = synth.contract(8120, 2_500, kind="lease")
+    seen = words(_pdfium_text(_pdfs(text)[name]).lower())
+    assert not set(seen) & set(b.JUNK)
+    assert [w for w in seen if w.isalpha()] == [w.lower() for w in text.split() if w.isalpha()][:len(
+        [w for w in seen if w.isalpha()])] and len(seen) > 0.9 * len(text.split())
+    drawn = b.pdf(b.pdf_junk_ops(text, lambda x, y, j: b.at(x, y, j), gap=7))
+    assert set(words(_pdfium_text(drawn).lower())) >= set(b.JUNK[:4])

@@ -113,7 +113,9 @@ def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     * ``pdf-font-map``: a font whose words are not words (a ToUnicode map that is permuted):
       of 40 or more words of four Latin or Cyrillic letters or more, fewer than a quarter are
       in the word list of any language pyspellchecker knows; or a font whose ToUnicode map
-      gives other letters than its own encoding names for most of 20 letters or more.
+      gives other letters than its own encoding names for most of 20 letters or more; or a
+      Type 0 font whose map reads most of 20 or more codes of shared glyphs as another letter
+      than their glyph's (:func:`auditor.extract.pdf.interpreter.shared_glyphs`).
     """
     out = []
     backward = sum(int(s.get("backward", 0)) for s in result.signals)
@@ -125,12 +127,15 @@ def layer_unreadable(result: PdfResult, words: int) -> list[str]:
     elif misplaced >= _MIN_BACKWARD and misplaced > _MAX_MISPLACED_SHARE * max(lines, 1):
         out.append(f"pdf-order: {misplaced} of {lines} lines are read before a line to their left on "
                    "the same row: the text cannot be read in the order a viewer shows it")
-    bad = _gibberish_fonts(result.fonts) + sorted(
-        {name for name, compared, differ in result.font_maps
-         if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(_gibberish_fonts(result.fonts)))
-    if bad:
-        out.append(f"pdf-font-map: the words of font(s) {', '.join(bad[:3])} are not words of any known "
+    gibberish = _gibberish_fonts(result.fonts)
+    lying = sorted({name for name, compared, differ in result.font_maps
+                    if compared >= _MIN_MAPPED_LETTERS and differ > compared / 2} - set(gibberish))
+    if gibberish:
+        out.append(f"pdf-font-map: the words of font(s) {', '.join(gibberish[:3])} are not words of any known "
                    "language: their Unicode map does not say which letters they draw")
+    if lying:
+        out.append(f"pdf-font-map: the Unicode map of font(s) {', '.join(lying[:3])} gives most letters another "
+                   "letter than the font's encoding or its glyphs do: it does not say which letters they draw")
     return out
 
 

@@ -67,6 +67,10 @@ class Device(_Analyzer):
             self.hidden_layers: frozenset[int] = frozenset()
         if not hasattr(self, "font_maps"):
             self.font_maps: dict[int, FontMapCount] = {}  # by id(font): fonts live as long as the page
+        if not hasattr(self, "glyph_maps"):
+            # id(Type 0 font) -> (name, interpreter.glyph_map), and the CIDs drawn in it
+            self.glyph_maps: dict[int, tuple[str, Any]] = {}
+            self.cids_drawn: dict[int, set[int]] = {}
         if not hasattr(self, "type3"):
             self.type3: dict[int, bool] = {}  # id(Type 3 font) -> its glyph procedures show text
         if not hasattr(self, "font_words"):
@@ -91,6 +95,8 @@ class Device(_Analyzer):
             self.outside.setdefault(model_pdf.SOFT_MASK, None)
         if stats is None:
             stats = self.font_maps[id(font)] = FontMapCount(str(font.fontname), comparable(font))
+        if self.glyph_maps.get(id(font), (None, None))[1] is not None:
+            self.cids_drawn.setdefault(id(font), set()).add(cid)
         if stats.comparable and cid not in stats.seen and len(stats.seen) < 256:
             stats.seen.add(cid)
             said = font.cid2unicode.get(cid)

@@ -1,6 +1,7 @@
 """pdfminer.six's interpreter, keeping what it does not track and a viewer uses to decide what it
 shows: the clip path (as a box), the opacity and blending of fills, soft masks, a Form XObject's BBox,
-optional content a viewer hides by default; and annotations drawn as a viewer draws them.
+optional content a viewer hides by default (marked content, an XObject's or an annotation's
+``/OC``, a group or a membership dictionary); and annotations drawn as a viewer draws them.
 
 Imported only in the PDF child: it loads pdfminer.six.
 """
@@ -53,6 +54,14 @@ class Interpreter(_Interpreter):
         except Exception:
             pass
         try:
+            fonts = dict_value((resources or {}).get("Font"))
+            for fontid, font in self.fontmap.items():
+                if type(font).__name__ == "PDFCIDFont" and id(font) not in self.device.glyph_maps:
+                    self.device.glyph_maps[id(font)] = (str(getattr(font, "fontname", "") or "?"),
+                                                        glyph_map(dict_value(fonts.get(fontid)), font))
+        except Exception:
+            pass
+        try:
             patterns = dict_value((resources or {}).get("Pattern"))
             for ref in list(patterns.values())[:200]:
                 pat = resolve1(ref)
@@ -70,10 +79,10 @@ class Interpreter(_Interpreter):
         """Optional content a viewer hides (a layer that is off) is clipped away."""
         saved = None
         try:
-            if literal_name(tag) == "OC" and self.device.hidden_layers:
+            if literal_name(tag) == "OC":
                 names = dict_value(self.resources.get("Properties"))
-                ref = names.get(literal_name(props)) if not isinstance(props, dict) else None
-                if getattr(ref, "objid", None) in self.device.hidden_layers:
+                ref = names.get(literal_name(props)) if not isinstance(props, dict) else props
+                if oc_hidden(ref, self.device.hidden_layers):
                     saved = (self.device.clip,)
                     self.device.clip = geo.NOWHERE
         except Exception:
@@ -149,6 +158,8 @@ class Interpreter(_Interpreter):
         clip = self.device.clip
         try:
             xobj = stream_value(self.xobjmap[literal_name(xobjid_arg)])
+            if "OC" in xobj and oc_hidden(xobj.get("OC"), self.device.hidden_layers):
+                self.device.clip = geo.NOWHERE  # optional content a viewer hides by default
             box = [float(v) for v in resolve1(xobj.get("BBox"))] if xobj.get("BBox") else None
             matrix = [float(v) for v in resolve1(xobj.get("Matrix", [1, 0, 0, 1, 0, 0]))]
             if box and len(box) == 4 and len(matrix) == 6:
@@ -181,7 +192,8 @@ class Interpreter(_Interpreter):
             try:
                 annot = dict_value(ref)
                 flags = resolve1(annot.get("F", 0))
-                shown = not (isinstance(flags, int) and flags & HIDDEN_FLAGS)
+                shown = not (isinstance(flags, int) and flags & HIDDEN_FLAGS) and not (
+                    "OC" in annot and oc_hidden(annot.get("OC"), self.device.hidden_layers))
                 strings = []
                 for key in ("Contents", "V"):
                     v = resolve1(annot.get(key))
@@ -222,11 +234,78 @@ class Interpreter(_Interpreter):
             self.device.clip = clip
 
 
+def glyph_map(spec: Any, font: Any) -> tuple[tuple[int, ...], dict[int, str]] | None:
+    """(glyph id of each CID, ToUnicode text of each CID) of a Type 0 font with an Identity
+    encoding (code = CID) and a ``/CIDToGIDMap`` stream, for :func:`shared_glyphs`; None for
+    another font (with ``/Identity`` every code is a glyph of its own)."""
+    import struct
+
+    if "Identity" not in str(resolve1(spec.get("Encoding"))):
+        return None
+    descendant = dict_value(resolve1(spec.get("DescendantFonts"))[0])
+    gidmap = resolve1(descendant.get("CIDToGIDMap"))
+    uni = getattr(getattr(font, "unicode_map", None), "cid2unichr", None)
+    if not hasattr(gidmap, "get_data") or not isinstance(uni, dict):
+        return None
+    data = gidmap.get_data()
+    return struct.unpack(f">{len(data) // 2}H", data[: len(data) // 2 * 2]), uni
+
+
+def shared_glyphs(gids: tuple[int, ...], uni: dict[int, str], used: set[int]) -> tuple[int, int]:
+    """(letters compared, letters that differ): how far a Type 0 font's ToUnicode map gives one
+    glyph several letters, over the CIDs a page drew (``used``). A glyph draws one shape, so it is
+    one letter: codes that the ``/CIDToGIDMap`` sends to one glyph are read as that glyph's most
+    common letter, and each code the map reads as another letter differs (a map that gives every
+    occurrence of a letter its own code, and each code the letter of a decoy word, is read as the
+    decoy while the page draws the letters). Glyph 0 (.notdef, where producers send the codes they
+    do not use) is not compared."""
+    letters: dict[int, dict[str, int]] = {}
+    for cid in used:
+        text = uni.get(cid)
+        if 0 <= cid < len(gids) and gids[cid] and isinstance(text, str) and len(text) == 1 and text.isalpha():
+            by = letters.setdefault(gids[cid], {})
+            by[text.lower()] = by.get(text.lower(), 0) + 1
+    shared = [by for by in letters.values() if len(by) > 1]
+    compared = sum(sum(by.values()) for by in shared)
+    return compared, compared - sum(max(by.values()) for by in shared)
+
+
 def _is_name(value: Any, name: str) -> bool:
     try:
         return literal_name(value) == name
     except Exception:
         return False
+
+
+def oc_hidden(ref: Any, hidden: frozenset[int]) -> bool:
+    """Whether optional content a viewer hides by default: ``ref`` names an optional content
+    group (hidden when it is in ``hidden``: :func:`hidden_layers`) or a membership dictionary
+    (``/OCMD``, PDF 32000-1, 8.11.2.2): its visibility expression ``/VE``, else its policy ``/P``
+    (``AnyOn`` by default, ``AllOn``, ``AnyOff``, ``AllOff``) over its groups ``/OCGs``."""
+
+    def on(r: Any) -> bool:
+        return getattr(r, "objid", None) not in hidden
+
+    def expression(e: Any, depth: int = 0) -> bool:
+        """Whether a visibility expression is true (a group: it is on)."""
+        v = resolve1(e)
+        if not isinstance(v, list) or not v or depth > 20:
+            return on(e)
+        op, args = literal_name(v[0]), [expression(a, depth + 1) for a in v[1:]]
+        return all(args) if op == "And" else (not args[0] if op == "Not" and args else any(args))
+
+    d = resolve1(ref)
+    if not isinstance(d, dict) or not _is_name(d.get("Type"), "OCMD"):
+        return not on(ref)
+    if d.get("VE") is not None:
+        return not expression(d.get("VE"))
+    groups = resolve1(d.get("OCGs"))
+    states = [on(g) for g in (groups if isinstance(groups, list) else [d.get("OCGs")]) if g is not None]
+    if not states:
+        return False
+    policy = literal_name(resolve1(d.get("P"))) if d.get("P") is not None else "AnyOn"
+    visible = {"AllOn": all(states), "AnyOff": not all(states), "AllOff": not any(states)}.get(policy, any(states))
+    return not visible
 
 
 def hidden_layers(doc) -> frozenset[int]:  # type: ignore[no-untyped-def]

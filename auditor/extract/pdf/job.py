@@ -97,8 +97,16 @@ def read_pages(data: bytes, max_pages: int, max_chars: int, max_stream_bytes: in
         out["row_pages"].append(rows)
     device.close()
     out["fonts"] = getattr(device, "font_words", {})
-    out["font_maps"] = sorted([m.name, m.compared, m.differ] for m in getattr(device, "font_maps", {}).values()
-                              if m.compared)
+    from auditor.extract.pdf.interpreter import shared_glyphs
+
+    shared = []
+    for key, (name, glyphs) in getattr(device, "glyph_maps", {}).items():
+        if glyphs is not None and key in device.cids_drawn:
+            compared, differ = shared_glyphs(glyphs[0], glyphs[1], device.cids_drawn[key])
+            if compared:
+                shared.append([f"{name} (one glyph read as several letters)", compared, differ])
+    out["font_maps"] = sorted([[m.name, m.compared, m.differ] for m in getattr(device, "font_maps", {}).values()
+                               if m.compared] + shared)
     return out
 
 
