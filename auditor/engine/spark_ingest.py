@@ -166,7 +166,7 @@ def _slot_keys(spark: SparkSession, n: int) -> list[int]:
     and gives others two parts or more."""
     from pyspark.sql import functions as F
 
-    slots = dict(spark.range(0, 64 * n + 64).select("id", F.expr(f"pmod(hash(id), {n})").alias("slot"))
+    slots: dict[int, int] = dict(spark.range(0, 64 * n + 64).select("id", F.expr(f"pmod(hash(id), {n})").alias("slot"))
                  .groupBy("slot").agg(F.min("id").alias("id")).collect())
     return [int(slots.get(i, i)) for i in range(n)]
 
@@ -186,7 +186,7 @@ def _read_uri_parts(spark: SparkSession, todo: list[tuple[int, list[Any]]], requ
     max_bytes = int(request["limits"]["max_file_bytes"])
     conf = {"spark.sql.execution.arrow.maxRecordsPerBatch": "16",
             "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 2**20)}
-    before = {k: spark.conf.get(k, None) for k in conf}
+    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in conf}
     try:
         for k, v in conf.items():
             spark.conf.set(k, v)
@@ -206,11 +206,11 @@ def _read_uri_parts(spark: SparkSession, todo: list[tuple[int, list[Any]]], requ
             (rows.repartition(len(wave), "key")
              .mapInArrow(functools.partial(_ingest_uri_parts, request), "part long").collect())
     finally:
-        for k, v in before.items():
-            if v is None:
+        for k, was in before.items():
+            if was is None:
                 spark.conf.unset(k)
             else:
-                spark.conf.set(k, v)
+                spark.conf.set(k, was)
 
 
 def _bytes_of(spark: SparkSession, uris: list[str]) -> Any:
@@ -247,7 +247,7 @@ def _bytes_of(spark: SparkSession, uris: list[str]) -> Any:
 
 def _complete(part: Path) -> bool:
     """Whether ``part`` was written whole, in the export format of this auditor (a part of an
-    earlier format may lack tables the merge reads)."""
+    earlier format lacks tables the merge reads, such as ``sequences/``)."""
     from auditor.engine.export import FORMAT
 
     try:
@@ -387,6 +387,13 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
         .option("parquet.block.size", str(export.TEXT_ROW_GROUP_CHARS)) \
         .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8") \
         .parquet(f"{out.as_uri()}/texts")
+    # word sequences, as texts: the first copies' own, renumbered
+    sequences = read("sequences").join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"]) \
+        .select(F.col("gid").alias("doc_id"), "n_words", "sha256", "data")
+    sequences.orderBy("doc_id").write.mode("overwrite") \
+        .option("parquet.block.size", str(export.SEQUENCE_ROW_GROUP_BYTES)) \
+        .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8") \
+        .parquet(f"{out.as_uri()}/sequences")
     postings = (read("postings/bucket=*/*.parquet")  # the files: their buckets are redone below
                 .join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"])
                 .select("hash", F.col("gid").alias("doc_id"))).persist()
@@ -409,12 +416,15 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
         n_indexed += r["n_sampled"] is not None
     n_failures = spark.read.parquet(f"{out.as_uri()}/failures").count()
     n_texts = spark.read.parquet(f"{out.as_uri()}/texts").count()
+    n_sequences = spark.read.parquet(f"{out.as_uri()}/sequences").count()
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": params, "with_texts": True,
+        "with_sequences": True,
         "hash_encoding": "uint64 viewed as int64 (two's complement)", "bucket": "uint64 hash % buckets",
         "corpus": {"documents": n_live, "digest": h.hexdigest()},
         "counts": {"documents": n_live, "indexed": n_indexed,
-                   "postings": n_postings, "buckets": buckets, "texts": n_texts, "text_chars": None},
+                   "postings": n_postings, "buckets": buckets, "texts": n_texts, "text_chars": None,
+                   "sequences": n_sequences},
         "source": f"spark ingest of {n_parts} parts", "exported": now(),
     }
     (out / "params.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n", encoding="utf-8")
