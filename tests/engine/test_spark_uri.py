@@ -25,7 +25,7 @@ _why = spark_missing()
 needs_spark = pytest.mark.skipif(bool(_why), reason=f"Spark engine tests skipped: {_why}")
 
 
-def _tree(root: Path) -> Path:
+def _tree(root: Path, links: bool = True) -> Path:
     """Documents written by others (licences), contracts in filings, an exact copy under a hidden
     name and one under an underscore name (names a Spark reader hides by default), a name with
     glob characters, a subdirectory, a corrupt PDF, a link out of the tree, a dangling link."""
@@ -42,8 +42,9 @@ def _tree(root: Path) -> Path:
     (docs / "sub" / "z-last.txt").write_text(synth.filing(904, 5_000)[0])
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(random.Random(3).randrange(256) for _ in range(2_000)))
     (root / "outside.txt").write_text(synth.contract(905, 2_000))
-    (docs / "link-out.txt").symlink_to(root / "outside.txt")
-    (docs / "sub" / "dangling.txt").symlink_to(root / "nowhere.txt")
+    if links:
+        (docs / "link-out.txt").symlink_to(root / "outside.txt")
+        (docs / "sub" / "dangling.txt").symlink_to(root / "nowhere.txt")
     return docs
 
 
@@ -121,6 +122,9 @@ def _same_as_store(store, export: Path, to_uri) -> None:
         d: sorted(np.frombuffer(b, np.uint64).view(np.int64).tolist())
         for d, b in store.conn.execute("SELECT doc_id, sampled FROM index_docs WHERE n_sampled > 0")}
     assert dict(src.texts_of(range(1, 100))) == dict(store.conn.execute("SELECT doc_id, auditor_text(text) FROM texts"))
+    assert [(r["doc_id"], r["n_words"], r["sha256"], r["data"]) for r in pq.read_table(export / "sequences").to_pylist()] \
+        == [(d, n, h, bytes(b)) for d, n, h, b in store.conn.execute(
+            "SELECT doc_id, n_words, sha256, data FROM shingle_sequences ORDER BY doc_id")]  # the word sequences
 
 
 def _file_uri(path: str, resolved: bool = False) -> str:
@@ -133,7 +137,7 @@ def test_file_uris_give_the_store_of_the_local_walk(spark, tmp_path):
     """A tree given as a ``file://`` URI, in parts of 3, gives the store that ``auditor ingest``
     of the same tree gives: the same ids in walk order, the same first copies and sightings,
     the same failures with their reasons (a corrupt PDF, a file over the size limit, a link out
-    of the tree, a dangling link), the same sampled sets and texts."""
+    of the tree, a dangling link), the same sampled sets, texts and word sequences."""
     from auditor.corpus.ingest import ingest
     from auditor.engine.spark_ingest import spark_ingest
     from auditor.extract import Limits
@@ -219,3 +223,84 @@ def test_the_hadoop_listing_walks_in_the_order_of_the_local_walk(spark, tmp_path
     assert [x.path for x in listed] == ["S" + f.path[len(str(root)):] for f in walk([root])]
     assert all(x.uri == "file:" + str(root) + x.path[1:] and x.size == len(x.path) - 2 for x in listed)
     assert _walk_hadoop(spark, _uri(str(root / "nothing")), "S") is None
+
+
+@pytest.fixture
+def ftp(tmp_path):
+    """A real FTP server (pyftpdlib) on 127.0.0.1 serving ``tmp_path/root``, read only; yields
+    (root, port). Its credentials go to Hadoop's settings, never into a URI."""
+    import logging
+    import threading
+    import warnings
+
+    with warnings.catch_warnings():  # on Python 3.11 pyftpdlib imports the standard asyncore, deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pyftpdlib.authorizers import DummyAuthorizer
+        from pyftpdlib.handlers import FTPHandler
+        from pyftpdlib.servers import FTPServer
+
+    logging.getLogger("pyftpdlib").setLevel(logging.WARNING)
+    root = tmp_path / "root"
+    root.mkdir()
+    users = DummyAuthorizer()
+    users.add_user("auditor", "not-a-secret", str(root), perm="elr")
+    handler = type("Handler", (FTPHandler,), {"authorizer": users})
+    server = FTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"timeout": 0.2}, daemon=True)
+    thread.start()
+    yield root, server.socket.getsockname()[1]
+    server.close_all()
+    thread.join(10)
+
+
+@needs_spark
+@pytest.mark.slow
+def test_an_ftp_server_read_through_hadoop_gives_the_store(spark, ftp):
+    """A tree served by FTP is listed through Hadoop's ``FileSystem`` API on the driver and read
+    by Hadoop's ``FTPFileSystem`` on the executors, as HDFS and S3 would be: the store of the
+    same tree, id for id. A link the server will not follow (out of its root) is listed as a
+    file and cannot be read: it is recorded as unreadable, and the rest goes on."""
+    import pyarrow.parquet as pq
+
+    from auditor.corpus.ingest import ingest
+    from auditor.engine.export_store import ExportStore
+    from auditor.engine.spark_ingest import UNREAD, spark_ingest
+    from auditor.store.db import Store
+
+    root, port = ftp
+    docs = _tree(root, links=False)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    for k, v in (("fs.ftp.user.127.0.0.1", "auditor"), ("fs.ftp.password.127.0.0.1", "not-a-secret"),
+                 ("fs.ftp.data.connection.mode", "PASSIVE_LOCAL_DATA_CONNECTION_MODE")):
+        conf.set(k, v)
+    base = f"ftp://127.0.0.1:{port}"
+    with Store(root.parent / "c.db") as store:
+        ingest(store, [docs], workers=1)
+        (docs / "sub" / "escape.txt").symlink_to(root.parent / "outside.txt")  # out of the server's root
+        r = spark_ingest(spark, [f"{base}/docs/"], root.parent / "ftp", files_per_part=4)
+        assert (r.files, r.documents, r.failures, r.missing) == (10, store.scalar("SELECT count(*) FROM documents"),
+                                                                 2, [])
+
+        def to_uri(path: str, resolved: bool = False) -> str:
+            return base + path[len(str(root)):]
+
+        failed = pq.read_table(root.parent / "ftp" / "failures").to_pylist()
+        escape = [f for f in failed if f["path"].endswith("/escape.txt")]
+        assert [(f["path"], f["code"]) for f in escape] == [(f"{base}/docs/sub/escape.txt", "unreadable")]
+        assert escape[0]["message"].startswith(UNREAD)
+        src = ExportStore(root.parent / "ftp")
+        want = store.rows(_DOCS)
+        for d in want:
+            d["path"] = to_uri(d["path"])
+        assert src.rows(_DOCS) == want
+        cols = "SELECT doc_id, path, resolved, part, within_id, size FROM sightings ORDER BY id"
+        want = store.rows(cols)
+        for x in want:
+            x["path"], x["resolved"] = to_uri(x["path"]), to_uri(x["resolved"])
+        assert src.rows(cols) == want
+        assert [(f["path"], f["code"], f["message"]) for f in failed if f not in escape] == [
+            (to_uri(p), c, m) for p, c, m in store.conn.execute("SELECT path, code, message FROM failures ORDER BY id")]
+        assert dict(src.texts_of(range(1, 100))) == dict(
+            store.conn.execute("SELECT doc_id, auditor_text(text) FROM texts"))
+    with pytest.raises(Exception, match="password"):
+        spark_ingest(spark, [f"ftp://auditor:not-a-secret@127.0.0.1:{port}/docs"], root.parent / "never")
