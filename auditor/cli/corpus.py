@@ -81,6 +81,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     \b
     auditor ingest --db corpus.db --source edgar filings/
     auditor ingest --db corpus.db --sync filings/    # and withdraw what was deleted from filings/
+    auditor ingest --engine spark hdfs://nn/filings s3a://bucket/x/ --parquet DIR   # URIs: Spark only
 
     Every input is recorded: stored, or failed or skipped with a reason (FIFOs, devices and
     symbolic links out of the input tree are never read). Exit 2 if an input does not exist
