@@ -70,7 +70,8 @@ def _write_part(request: dict[str, Any], n: int, spec: list[Any], walked: list[F
     from auditor.store.db import Store
 
     target = Path(request["out"]) / "parts" / f"{n:06d}"
-    os.chdir(request["cwd"])  # paths are recorded as given, relative ones too
+    if walked is None:
+        os.chdir(request["cwd"])  # local paths are recorded as given, relative ones too
     with tempfile.TemporaryDirectory(prefix="auditor-spark-ingest-") as tmp, \
             Store(Path(tmp) / "part.db") as store:
         store.set_meta("index_params", json.dumps(request["params"], sort_keys=True))
