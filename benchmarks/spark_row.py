@@ -24,9 +24,9 @@ mode the driver's JVM is also the only executor.
 candidate pairs that run wrote (``WORKDIR/result/pairs``): to try a change to the finish on a
 large corpus without repeating the Spark job.
 
-``--words-from texts`` has the job and the finish tokenise ``texts/`` again where they need each
-document's words (exact verification, short documents, spans), instead of reading the stored
-word sequences of ``sequences/`` (the default); the findings are the same.
+``--words-from sequences`` has the job and the finish read the stored word sequences of
+``sequences/`` where they need each document's words (exact verification, short documents,
+spans), instead of tokenising ``texts/`` again (the default); the findings are the same.
 
 ``--repeat N`` runs the audit N times in the process and prints the median (and every run).
 Each engine runs in a process of its own, so the peak resident memory of the process
@@ -273,7 +273,7 @@ def main() -> int:
     p.add_argument("--finish-only", action="store_true", help="only the finish, on WORKDIR/result/pairs")
     p.add_argument("--repeat", type=int, default=1, help="runs in this process (one session); the median is printed")
     p.add_argument("--report", type=Path, help="run the whole job (controls, audit, report files) into this directory")
-    p.add_argument("--words-from", choices=("sequences", "texts"), default="sequences",
+    p.add_argument("--words-from", choices=("sequences", "texts"), default="texts",
                    help="where verification and spans read each document's words (spark_finish.WORDS_FROM)")
     g = sub.add_parser("ingest")
     g.add_argument("inputs", nargs="+")

@@ -132,10 +132,13 @@ def _components_here(spark: SparkSession, edges: list[Any]) -> DataFrame:
 
 # -- Python workers (module level: pickled by reference, imported on the executors) -----------
 
-WORDS_FROM = "sequences"
-"""Where the Spark job and the finish read each document's words: ``"sequences"`` (the export's
-``sequences/``, as the store keeps them, when the export has them) or ``"texts"`` (tokenised
-again from ``texts/``). Both give the same shingles; benchmarks/spark_row.py measures both."""
+WORDS_FROM = "texts"
+"""Where the Spark job and the finish read each document's words: ``"texts"`` (tokenised again
+from ``texts/``) or ``"sequences"`` (the export's ``sequences/``, as the store keeps them, when
+the export has them). Both give the same shingles. On the 140 MB benchmark corpus the sequences
+took 18% less CPU (125 against 153 CPU-s, 2 GB heap), but twice ran the 1 GB heap out in the
+Spark job where the texts did not (benchmarks/RESULTS.md, 2026-12-03): texts stay the default
+until that is understood."""
 
 
 def words_frame(spark: SparkSession, source: str) -> DataFrame:

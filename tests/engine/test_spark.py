@@ -169,9 +169,9 @@ def test_export_round_trip_and_sampling_inside_spark(spark, store, sqlite_result
 
 
 def test_words_from_texts_and_an_export_without_sequences(spark, store, sqlite_result, tmp_path, monkeypatch):
-    """The job and the finish read each document's words from sequences/ by default; tokenised
-    again from texts/ they are the same words, and so is the audit. An export of format 1 (before
-    sequences/) is audited from its texts."""
+    """The job and the finish tokenise texts/ again by default; read from sequences/ the words
+    are the same, and so is the audit. An export of format 1 (before sequences/) is audited from
+    its texts, even when sequences are asked for."""
     import shutil
 
     import auditor.engine.spark_finish as finish
@@ -182,9 +182,8 @@ def test_words_from_texts_and_an_export_without_sequences(spark, store, sqlite_r
     want = run_audit(store, 0.45)
     assert_same(want, got)
     assert any(p.spans for c in want.contained for p in c.best)
-    monkeypatch.setattr(finish, "WORDS_FROM", "texts")
-    assert_same(want, run_audit_spark(out, 0.45, spark=spark))
     monkeypatch.setattr(finish, "WORDS_FROM", "sequences")
+    assert_same(want, run_audit_spark(out, 0.45, spark=spark))
     shutil.rmtree(out / "sequences")  # as an export of format 1 is
     meta = json.loads((out / "params.json").read_text())
     meta.pop("with_sequences")
