@@ -24,6 +24,10 @@ mode the driver's JVM is also the only executor.
 candidate pairs that run wrote (``WORKDIR/result/pairs``): to try a change to the finish on a
 large corpus without repeating the Spark job.
 
+``--words-from sequences`` has the job and the finish read the stored word sequences of
+``sequences/`` where they need each document's words (exact verification, short documents,
+spans), instead of tokenising ``texts/`` again (the default); the findings are the same.
+
 ``--repeat N`` runs the audit N times in the process and prints the median (and every run).
 Each engine runs in a process of its own, so the peak resident memory of the process
 (``ru_maxrss``) is that engine's: for Spark it is the driver's Python process alone (the JVM
@@ -269,6 +273,8 @@ def main() -> int:
     p.add_argument("--finish-only", action="store_true", help="only the finish, on WORKDIR/result/pairs")
     p.add_argument("--repeat", type=int, default=1, help="runs in this process (one session); the median is printed")
     p.add_argument("--report", type=Path, help="run the whole job (controls, audit, report files) into this directory")
+    p.add_argument("--words-from", choices=("sequences", "texts"), default="texts",
+                   help="where verification and spans read each document's words (spark_finish.WORDS_FROM)")
     g = sub.add_parser("ingest")
     g.add_argument("inputs", nargs="+")
     g.add_argument("--parquet", required=True, type=Path, help="the directory to write (auditor ingest --engine spark)")
@@ -305,8 +311,11 @@ def main() -> int:
                 k = key(r)
         else:
             import auditor.engine.spark_engine as se
+            import auditor.engine.spark_finish as sf
             import auditor.report.from_parquet as fp
             from auditor.engine.spark_engine import LAST_TIMING, run_audit_spark, session
+
+            sf.WORDS_FROM = a.words_from
 
             probe = Probe()
             probe.start()
@@ -348,7 +357,7 @@ def main() -> int:
     if a.cmd == "sqlite":
         out["cpu"] = round(tree_cpu(), 1)
     else:
-        out |= {"cpu": cpu, "jvm_peak_mb": jvm, "stages": stage_rows}
+        out |= {"cpu": cpu, "jvm_peak_mb": jvm, "words_from": a.words_from, "stages": stage_rows}
     a.key.write_text(json.dumps(out, indent=2))
     print(json.dumps({n: v for n, v in out.items() if n != "key"}))
     return 0

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -44,7 +43,7 @@ def progress_bar(quiet: bool) -> Progress:
 @click.command()
 @click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), envvar="AUDITOR_DB",
               help="The SQLite store, created if missing. Env: AUDITOR_DB. Not with --engine spark.")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())  # str: a URI keeps its "//"
 @click.option("--batch", help="Batch name (default: derived from the inputs, so a re-run resumes).")
 @click.option("--source", help="Source label recorded with every sighting (e.g. 'edgar', 'data-room').")
 @click.option("--workers", type=int, default=0, show_default=True, help=WORKERS_HELP)
@@ -82,6 +81,7 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     \b
     auditor ingest --db corpus.db --source edgar filings/
     auditor ingest --db corpus.db --sync filings/    # and withdraw what was deleted from filings/
+    auditor ingest --engine spark hdfs://nn/filings s3a://bucket/x/ --parquet DIR   # URIs: Spark only
 
     Every input is recorded: stored, or failed or skipped with a reason (FIFOs, devices and
     symbolic links out of the input tree are never read). Exit 2 if an input does not exist
@@ -97,6 +97,12 @@ def ingest(db, inputs, batch, source, workers, max_file_mb, max_text_chars, pdf_
     if engine == "spark" or parquet is not None:
         _ingest_on_spark(db, inputs, parquet, engine, batch, source, limits, master, sync, dates_file, as_json)
         return
+    from auditor.corpus.ingest import is_uri
+
+    if uris := [i for i in inputs if is_uri(i)]:
+        raise UsageError(f"{uris[0]}: a URI is read by the Spark ingest only (--engine spark --parquet DIR); "
+                         "give a local path to ingest into a store")
+    inputs = [Path(i) for i in inputs]
     if db is None:
         raise UsageError("give --db (the store), or --engine spark --parquet DIR")
     with open_store(db, create=True) as store, progress_bar(quiet) as bar:
@@ -403,14 +409,13 @@ def _ingest_on_spark(db, inputs, parquet, engine, batch, source, limits, master,
     from auditor.extras import require_spark
 
     require_spark()
-    missing = [str(i) for i in inputs if not os.path.lexists(i)]
-    r = spark_ingest(session(master), [i for i in inputs if os.path.lexists(i)], parquet, batch=batch,
+    r = spark_ingest(session(master), list(inputs), parquet, batch=batch,
                      source=source, limits=limits, command=" ".join(["auditor", *sys.argv[1:]]))
     if as_json:
-        click.echo(json.dumps({**r.as_dict(), "missing": missing}, indent=2, sort_keys=True))
+        click.echo(json.dumps(r.as_dict(), indent=2, sort_keys=True))
     else:
         out.print(f"ingested {r.files} files in {r.parts} parts ({r.parts_done_before} written before, resumed past) "
                   f"into {markup(r.directory)}: {r.documents} documents, {r.failures} failed or skipped inputs",
                   highlight=False)
-    if missing:
-        raise UsageError("input not found: " + ", ".join(missing))
+    if r.missing:
+        raise UsageError("input not found: " + ", ".join(r.missing))

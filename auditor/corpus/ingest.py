@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sqlite3
 import stat
 import sys
@@ -221,9 +222,17 @@ class Found:
     status: str | None = None  # None, "failed" or "skipped"
     code: str = ""
     message: str = ""
+    # A file walked elsewhere and read into a local copy (``fs_path``), as the Spark ingest of
+    # URIs does: the URI it was read from is recorded as resolved, with the source's mtime and
+    # (for an input refused unread) its size.
+    uri: str = ""
+    mtime: str = ""
+    size: int = 0
 
     @property
     def resolved(self) -> str:
+        if self.uri:
+            return self.uri
         return os.path.realpath(self.fs_path) if self.status is None else os.path.abspath(self.fs_path)
 
 
@@ -338,7 +347,7 @@ def _walk_dir(shown_top: str, fs_top: str, root: str) -> Iterator[Found]:
         stack.extend(reversed(subdirs))
 
 
-def _iso_mtime(st: os.stat_result) -> str:
+def iso_mtime(st: os.stat_result) -> str:
     try:
         return datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):  # beyond the years datetime can hold
@@ -633,9 +642,19 @@ def _store_sighting(store: Store, task: _Task, batch_id: int, source: str | None
 # -- the batch ----------------------------------------------------------------------------------
 
 
+URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+"""An input that starts with a scheme and ``//`` (``hdfs://``, ``s3a://``, ``file:///``) is a URI,
+read through Hadoop's file systems by the Spark ingest; anything else is a local path."""
+
+
+def is_uri(given: str | os.PathLike) -> bool:
+    return isinstance(given, str) and URI.match(given) is not None
+
+
 def default_batch_name(inputs: Sequence[str | os.PathLike]) -> str:
-    """Derived from the resolved inputs, so re-running the same command resumes the same batch."""
-    key = b"\n".join(sorted(os.fsencode(Path(os.fsdecode(os.fspath(i))).expanduser().resolve())
+    """Derived from the resolved inputs (a URI as given), so re-running the same command resumes
+    the same batch."""
+    key = b"\n".join(sorted(os.fsencode(i if is_uri(i) else Path(os.fsdecode(os.fspath(i))).expanduser().resolve())
                             for i in inputs))
     return "batch-" + hashlib.sha256(key).hexdigest()[:12]
 
@@ -697,6 +716,7 @@ def ingest(
     on_file: Callable[[FileOutcome], None] | None = None,
     gating: bool = False,
     dates: str | os.PathLike | None = None,
+    walked: Sequence[Found] | None = None,
 ) -> BatchResult:
     """Ingest ``inputs`` (files and directories) as one batch; see the module docstring.
 
@@ -705,6 +725,8 @@ def ingest(
         same path (by default they are counted as unchanged).
     :param dates: a dates file (:mod:`auditor.store.dating`), read before anything is ingested and
         recorded on the copies it names once the batch is stored.
+    :param walked: the inputs as walked elsewhere, in order, in place of walking ``inputs`` (the
+        Spark ingest of URIs: each file is a local copy of what an executor read).
     """
     supplied = read_dates_file(dates) if dates is not None else None
     limits = limits or Limits()
@@ -720,8 +742,8 @@ def ingest(
     batch_id = _open_batch(store, name, source, db_text(command or " ".join(sys.argv)),
                            "gating" if gating else "running")
     try:
-        outcomes = _run(store, inputs, batch_id, source, limits, params, workers, retry_failed, gating,
-                        deadline, on_start, on_file)
+        outcomes = _run(store, walk(inputs) if walked is None else walked, batch_id, source, limits, params,
+                        workers, retry_failed, gating, deadline, on_start, on_file)
         restored = reinstate(  # a withdrawn file that comes back is restored
             store, [(o.doc_id, o.resolved) for o in outcomes if o.doc_id is not None], command=command)
     except BaseException as e:
@@ -743,7 +765,8 @@ def ingest(
 
 
 def _task_for(found: Found) -> _Task:
-    return _Task(db_text(found.path), db_text(found.resolved), found.fs_path, meta=_name_meta(found.path))
+    return _Task(db_text(found.path), db_text(found.resolved), found.fs_path, size=found.size, mtime=found.mtime,
+                 meta=_name_meta(found.path))
 
 
 def attempt_of(limits: Limits) -> dict[str, Any]:
@@ -763,7 +786,7 @@ def _tried_alike(store: Store, attempt: dict[str, Any], where: str, args: tuple[
     return True
 
 
-def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, source: str | None,
+def _run(store: Store, found_inputs: Iterable[Found], batch_id: int, source: str | None,
          limits: Limits, params: Params, workers: int, retry_failed: bool, readings: bool,
          deadline: float | None,
          on_start: Callable[[int, int], None] | None,
@@ -783,7 +806,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
     # the store's own files are never read here: another descriptor on them would drop this
     # process's SQLite locks (POSIX locks are per process), and they are not corpus documents
     own = {os.path.realpath(store.path) + suffix for suffix in ("", "-wal", "-shm", "-journal")}
-    for found in walk(inputs):
+    for found in found_inputs:
         if found.status is None and found.resolved in own:
             continue
         task = _task_for(found)
@@ -797,7 +820,7 @@ def _run(store: Store, inputs: Sequence[str | os.PathLike], batch_id: int, sourc
             continue
         try:
             with open_regular(found.fs_path) as (fd, st):
-                task.size, task.mtime = st.st_size, _iso_mtime(st)
+                task.size, task.mtime = st.st_size, found.mtime or iso_mtime(st)
                 if st.st_size > limits.max_file_bytes:
                     plan.append(_Planned(_Step.REFUSED, task, status="failed", code="too_large", message=(
                         f"{st.st_size} bytes is over the limit of {limits.max_file_bytes}")))

@@ -17,6 +17,9 @@ The export writes, under one directory:
   buckets in parallel;
 - ``failures/``: every input that failed or was skipped, with its reason, as ingest recorded it;
 - ``texts/``: ``(doc_id, text)``, the stored text, for exact verification on the cluster;
+- ``sequences/``: ``(doc_id, n_words, sha256, data)``, each document's word sequence as the
+  store keeps it (``shingle.WordSequence.encode``: the word hashes and their character offsets),
+  so that verification and span location on the cluster need not tokenise the texts again;
 - ``params.json``: the index parameters (k, modulus, seed, hash, normalisation), counts, and
   the corpus digest, so a reader can refuse an export built with other parameters.
 
@@ -40,14 +43,16 @@ from auditor.engine.universe import universe_digest
 from auditor.errors import UsageError
 from auditor.store.db import SCHEMA_VERSION, Store, now
 
-# Format 1 (unreleased until 0.1.0, so it carries everything a reader needs from the start):
-# documents/ with ``unreadable``, ``date`` and ``date_source``, and failures/, so a report
-# written from the export alone (``auditor audit --engine spark --parquet``) is the store's.
-FORMAT = "containment-auditor-parquet/1"
+# Format 1: documents/ with ``unreadable``, ``date`` and ``date_source``, and failures/, so a
+# report written from the export alone (``auditor audit --engine spark --parquet``) is the store's.
+# Format 2 adds sequences/. A format 1 export is still read: its words come from its texts.
+FORMAT = "containment-auditor-parquet/2"
+READS = (FORMAT, "containment-auditor-parquet/1")
 POSTINGS_PER_BUCKET = 4_000_000  # ~64 MB of Parquet per bucket file: a good cluster task size
 MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
 TEXT_ROW_GROUP_CHARS = 4_000_000  # small row groups: the driver reads one text cheaply
+SEQUENCE_ROW_GROUP_BYTES = 4_000_000  # as small, for the same reason (about 1.3 M words)
 _FLUSH_POSTINGS = 1_000_000
 
 DOCUMENT_SCHEMA = pa.schema([
@@ -74,6 +79,8 @@ SIGHTING_SCHEMA = pa.schema([
 ])
 POSTING_SCHEMA = pa.schema([("hash", pa.int64()), ("doc_id", pa.int64())])
 TEXT_SCHEMA = pa.schema([("doc_id", pa.int64()), ("text", pa.string())])
+SEQUENCE_SCHEMA = pa.schema([("doc_id", pa.int64()), ("n_words", pa.int64()), ("sha256", pa.string()),
+                             ("data", pa.binary())])
 
 
 @dataclass
@@ -85,6 +92,7 @@ class ExportResult:
     buckets: int
     texts: int
     text_chars: int
+    sequences: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -157,14 +165,15 @@ def export_parquet(
         raise UsageError("buckets must be at least 1")
     written = _export_postings(store, out / "postings", n_buckets)
     n_texts, n_chars = _export_texts(store, out / "texts") if texts else (0, 0)
+    n_sequences = _export_sequences(store, out / "sequences")
 
     live = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE withdrawn_at IS NULL ORDER BY id")]
     n_docs, cdig = len(live), universe_digest(store, live)
     result = ExportResult(str(out), docs.num_rows, int(store.scalar(f"SELECT count(*) FROM index_docs WHERE {_LIVE}")),
-                          written, n_buckets, n_texts, n_chars)
+                          written, n_buckets, n_texts, n_chars, n_sequences)
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": store.params.as_dict(),
-        "with_texts": texts, "hash_encoding": "uint64 viewed as int64 (two's complement)",
+        "with_texts": texts, "with_sequences": True, "hash_encoding": "uint64 viewed as int64 (two's complement)",
         "bucket": "uint64 hash % buckets", "corpus": {"documents": n_docs, "digest": cdig},
         "counts": {k: v for k, v in result.as_dict().items() if k != "directory"},
         "source": str(store.path),
@@ -265,13 +274,64 @@ def _export_texts(store: Store, where: Path) -> tuple[int, int]:
     return n, chars
 
 
+def _export_sequences(store: Store, where: Path) -> int:
+    """Every live document's word sequence, in id order, as the store keeps it (checked as it is
+    read); one the store lacks (a document indexed before sequences were stored) is derived from
+    its text as ingest derives it. Row groups of about ``SEQUENCE_ROW_GROUP_BYTES``."""
+    from auditor.store.packing import digest
+    from auditor.text.shingle import WordHasher, WordSequence, read_words
+
+    where.mkdir()
+    writer = pq.ParquetWriter(where / "part-00000.parquet", SEQUENCE_SCHEMA)
+    rows: list[tuple[int, int, str, bytes]] = []
+    held = n = 0
+    hasher: WordHasher | None = None
+
+    def flush() -> None:
+        nonlocal held
+        if rows:
+            writer.write_table(pa.table([pa.array(c, type=f.type) for c, f in zip(zip(*rows, strict=True),
+                                                                                   SEQUENCE_SCHEMA, strict=True)],
+                                        schema=SEQUENCE_SCHEMA))
+        rows.clear()
+        held = 0
+
+    live = [int(i) for i, in store.conn.execute(
+        "SELECT id FROM documents WHERE withdrawn_at IS NULL AND n_words > 0 ORDER BY id")]
+    for a in range(0, len(live), 1000):
+        ids = live[a : a + 1000]
+        found = dict(store.sequences_of(ids))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            hasher = hasher or WordHasher(store.params.seed)
+            found |= {i: read_words(t, hasher).sequence.encode() for i, t in store.texts_of(missing)}
+        for doc_id in ids:
+            if doc_id in found:
+                data = found[doc_id]
+                rows.append((doc_id, WordSequence.header(data)[0], digest(data), data))
+                held += len(data)
+                n += 1
+                if held >= SEQUENCE_ROW_GROUP_BYTES:
+                    flush()
+    flush()
+    writer.close()
+    return n
+
+
 def read_params(directory: str | Path) -> dict[str, Any]:
-    """The export's ``params.json``; refuses a directory that is not an export of this format."""
+    """The export's ``params.json``; refuses a directory that is not an export of a format this
+    auditor reads."""
     path = Path(directory) / "params.json"
     try:
         meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise UsageError(f"{directory} is not a Parquet export (cannot read {path}: {e})") from e
-    if meta.get("format") != FORMAT:
-        raise UsageError(f"{path}: format {meta.get('format')!r}, this auditor reads {FORMAT!r}")
+    check_format(meta, str(path))
     return meta
+
+
+def check_format(meta: dict[str, Any], where: str) -> None:
+    """Refuse an export of a format this auditor does not read, saying what to do."""
+    if meta.get("format") not in READS:
+        raise UsageError(f"{where}: format {meta.get('format')!r}; this auditor reads {' and '.join(READS)}: "
+                         "export the store again with this auditor (auditor export --overwrite)")

@@ -52,7 +52,7 @@ from auditor.engine.verify import one_pass
 from auditor.errors import UsageError
 from auditor.store.db import Store
 from auditor.text.score import Estimate, min_hits, needs_exact, prefix_length
-from auditor.text.shingle import Params, WordHasher, distinct, sample, text_shingles
+from auditor.text.shingle import Params, WordHasher, distinct, sample
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -104,22 +104,23 @@ _HASHERS: dict[int, WordHasher] = {}
 
 def _shingle_batches(params: dict[str, int], keep_all: bool, batches: Iterator[pa.RecordBatch]
                      ) -> Iterator[pa.RecordBatch]:
-    """``(doc_id, text)`` -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
+    """``words_frame`` rows -> counts, sampled distinct hashes and, with ``keep_all``, all of them.
 
     The SQLite engine's shingling (``shingle.text_shingles``: ``words_bytes``, xxh3 per word
-    with the index seed, ``combine``), its sorted distinct set and 1-in-modulus sampling.
+    with the index seed, ``combine``, or the stored word sequence's ``shingles``), its sorted
+    distinct set and 1-in-modulus sampling.
     """
     import pyarrow as pa
+
+    from auditor.engine.spark_finish import shingles_in
 
     shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
     hasher = _HASHERS.setdefault(shape.seed, WordHasher(shape.seed))
     for batch in batches:
-        ids = batch.column("doc_id").to_pylist()
-        texts = batch.column("text").to_pylist()
-        n_words, n_shingles, sampled, every = [], [], [], []
-        for text in texts:
-            words, seq = text_shingles(text, shape, hasher)
+        ids, n_words, n_shingles, sampled, every = [], [], [], [], []
+        for doc_id, words, seq in shingles_in(batch, shape, hasher):
             unique = distinct(seq)
+            ids.append(doc_id)
             n_words.append(words)
             n_shingles.append(len(unique))
             sampled.append(sample(unique, shape.modulus).view(np.int64))
@@ -183,12 +184,11 @@ _ESTIMATED = ("contained long, container long, sampled long, hits long, estimate
 
 def _read_params(spark: SparkSession, source: str) -> dict[str, Any]:
     """params.json through Spark, so ``source`` may be any URL the cluster reads (hdfs://, s3a://)."""
-    from auditor.engine.export import FORMAT
+    from auditor.engine.export import check_format
 
     row = spark.read.text(f"{source}/params.json", wholetext=True).first()
     meta: dict[str, Any] = json.loads(row[0]) if row else {}
-    if meta.get("format") != FORMAT:
-        raise UsageError(f"{source} is not a Parquet export of this auditor ({FORMAT})")
+    check_format(meta, f"{source}/params.json")
     return meta
 
 
@@ -237,6 +237,8 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     """The steps of ``spark_audit``; what it persists goes to ``cached``."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
+
+    from auditor.engine.spark_finish import VERIFY_SLICE, words_frame
 
     def persist(d: DataFrame) -> DataFrame:
         cached.append(d.persist())
@@ -309,7 +311,7 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
         check.select(F.col("container").alias("doc_id"))).distinct()
     #    The shingle sets are written to Parquet, not cached: Spark's in-memory cache builds
     #    batches of 10,000 rows, 10,000 whole sets at once, which ran a 1 GB heap out at 2.2 GB.
-    (texts.join(F.broadcast(involved), "doc_id", "left_semi")
+    (words_frame(spark, source).join(F.broadcast(involved), "doc_id", "left_semi")
      .mapInArrow(functools.partial(shingle_all, True), _SHINGLED + ", shingles array<long>")
      .select("doc_id", "n_shingles", "shingles")
      .write.mode("overwrite").option("parquet.block.size", str(SETS_ROW_GROUP_BYTES))
@@ -318,7 +320,6 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
     full = spark.read.parquet(f"{out}/shingles")
     # a cogroup hands one group to Python whole: a container's candidates go in slices of at
     # most VERIFY_SLICE sets, each beside its own copy of the container's set
-    from auditor.engine.spark_finish import VERIFY_SLICE
 
     slice_of = Window.partitionBy("container").orderBy("contained")
     check = check.withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))

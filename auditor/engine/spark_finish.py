@@ -132,18 +132,53 @@ def _components_here(spark: SparkSession, edges: list[Any]) -> DataFrame:
 
 # -- Python workers (module level: pickled by reference, imported on the executors) -----------
 
+WORDS_FROM = "texts"
+"""Where the Spark job and the finish read each document's words: ``"texts"`` (tokenised again
+from ``texts/``) or ``"sequences"`` (the export's ``sequences/``, as the store keeps them, when
+the export has them). Both give the same shingles. On the 140 MB benchmark corpus the sequences
+took 18% less CPU (125 against 153 CPU-s, 2 GB heap), but twice ran the 1 GB heap out in the
+Spark job where the texts did not (benchmarks/RESULTS.md, 2026-12-03): texts stay the default
+until that is understood."""
+
+
+def words_frame(spark: SparkSession, source: str) -> DataFrame:
+    """``(doc_id, data)`` from ``sequences/`` (see ``WORDS_FROM``), else ``(doc_id, text)``: what
+    ``shingles_in`` reads."""
+    if WORDS_FROM == "sequences":
+        row = spark.read.text(f"{source}/params.json", wholetext=True).first()
+        if row and json.loads(row[0]).get("with_sequences"):
+            return spark.read.parquet(f"{source}/sequences").select("doc_id", "data")
+    return spark.read.parquet(f"{source}/texts").select("doc_id", "text")
+
+
+def shingles_in(batch: pa.RecordBatch, shape: Params, hasher: Any) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(doc_id, words, every shingle hash in document order) of each row of a ``words_frame``
+    batch: from its stored word sequence (``data``), or from its text as ingest shingles it."""
+    from auditor.text.shingle import WordSequence, text_shingles
+
+    ids = batch.column("doc_id").to_pylist()
+    if "data" in batch.schema.names:
+        for doc_id, data in zip(ids, batch.column("data").to_pylist(), strict=True):
+            seq = WordSequence.decode(data, offsets=False)
+            yield doc_id, len(seq), seq.shingles(shape.k)
+    else:
+        for doc_id, text in zip(ids, batch.column("text").to_pylist(), strict=True):
+            n, every = text_shingles(text, shape, hasher)
+            yield doc_id, n, every
+
+
 def _all_shingles(params: dict[str, int], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``(doc_id, text)`` -> one row per distinct shingle: ``(doc_id, hash, sampled)``."""
+    """``words_frame`` rows -> one row per distinct shingle: ``(doc_id, hash, sampled)``."""
     import pyarrow as pa
 
-    from auditor.text.shingle import WordHasher, distinct, text_shingles
+    from auditor.text.shingle import WordHasher, distinct
 
     shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
     hasher = WordHasher(shape.seed)
     for batch in batches:
         ids, hashes, flags = [], [], []
-        for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
-            unique = distinct(text_shingles(text, shape, hasher)[1])
+        for doc_id, _, every in shingles_in(batch, shape, hasher):
+            unique = distinct(every)
             ids.append(np.full(len(unique), doc_id, np.int64))
             hashes.append(unique.view(np.int64))
             flags.append(unique % np.uint64(shape.modulus) == 0)
@@ -155,20 +190,20 @@ def _all_shingles(params: dict[str, int], batches: Iterator[pa.RecordBatch]) -> 
 
 def _held_sets(params: dict[str, int], known: Any, batches: Iterator[pa.RecordBatch]
                ) -> Iterator[pa.RecordBatch]:
-    """``(doc_id, text)`` -> ``(doc_id, held)``: the distinct shingles of the text that are
+    """``words_frame`` rows -> ``(doc_id, held)``: the distinct shingles of the document that are
     short documents' shingles (``known``: a broadcast :class:`ShortSets`), sorted, one row per
     document holding any."""
     import pyarrow as pa
 
-    from auditor.text.shingle import HashSet, WordHasher, distinct, text_shingles
+    from auditor.text.shingle import HashSet, WordHasher, distinct
 
     shape = Params(k=params["k"], modulus=params["modulus"], seed=params["seed"])
     hasher = WordHasher(shape.seed)
     vocab = HashSet(known.value.vocab)
     for batch in batches:
         ids, held = [], []
-        for doc_id, text in zip(batch.column("doc_id").to_pylist(), batch.column("text").to_pylist(), strict=True):
-            unique = distinct(text_shingles(text, shape, hasher)[1])
+        for doc_id, _, every in shingles_in(batch, shape, hasher):
+            unique = distinct(every)
             mine = unique[vocab.contains(unique)] if len(vocab) else unique[:0]
             if len(mine):
                 ids.append(doc_id)
@@ -250,19 +285,22 @@ def _groups_of(nodes: pa.Table, edges: pa.Table) -> pa.Table:
 
 def _spans_of(params: dict[str, int], pairs: pa.Table, container: pa.Table) -> pa.Table:
     """Spans of each best pair of one container: ``verify.locate`` over the container's word
-    sequence (derived from its text as ingest derives it) and the contained document's set."""
+    sequence (its stored one, or derived from its text as ingest derives it) and the contained
+    document's set."""
     import pyarrow as pa
 
     from auditor.engine.verify import locate
-    from auditor.text.shingle import WordHasher, read_words
+    from auditor.text.shingle import WordHasher, WordSequence, read_words
 
     out: dict[str, list[Any]] = {"contained": [], "container": [], "spans": []}
     if not pairs.num_rows or not container.num_rows:
         return pa.table(out, schema=_spans_schema())
-    text = container.column("text")[0].as_py()
     pages = container.column("page_offsets")[0].as_py()
     page_offsets = json.loads(pages) if pages else None
-    words = read_words(text, WordHasher(params["seed"])).sequence
+    if "data" in container.column_names:
+        words = WordSequence.decode(container.column("data")[0].as_py(), offsets=True)
+    else:
+        words = read_words(container.column("text")[0].as_py(), WordHasher(params["seed"])).sequence
     seq = words.shingles(params["k"])
     assert words.starts is not None and words.ends is not None
     for a, b, s in zip(pairs.column("contained").to_pylist(), pairs.column("container").to_pylist(),
@@ -365,7 +403,7 @@ def finish_on_spark(
         clock[0] = now
 
     docs = spark.read.parquet(f"{source}/documents")
-    texts = spark.read.parquet(f"{source}/texts")
+    texts = words_frame(spark, source)
     reps = representatives.select("id").join(docs, "id")
     indexed = reps.where(F.col("n_sampled").isNotNull()).select(
         F.col("id").alias("doc_id"), "n_shingles").persist()
@@ -572,7 +610,7 @@ def _pair(r: Any) -> Pair:
 
 def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[str, int],
             best: list[tuple[int, int]]) -> dict[tuple[int, int], list[Span]]:
-    """Spans of the best pairs: grouped by container, next to its text."""
+    """Spans of the best pairs: grouped by container, next to its words (``words_frame``)."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 

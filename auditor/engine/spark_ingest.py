@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -33,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
+
+    from auditor.corpus.ingest import Found
 
 FILES_PER_PART = 64  # files per Spark task: a few MB to a few hundred of text
 
@@ -45,42 +48,226 @@ class SparkIngest:
     parts_done_before: int
     documents: int
     failures: int
+    missing: list[str]  # inputs that do not exist: named to the user, not recorded (as by ingest)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _part_key(files: list[str]) -> str:
-    return hashlib.sha256("\n".join(files).encode("utf-8", "surrogateescape")).hexdigest()
+def _part_key(spec: list[str | dict[str, Any]]) -> str:
+    """What a part is made of: its local paths, or its URIs' entries with their sizes and mtimes
+    (a file changed since a part was written is read again)."""
+    lines = [x if isinstance(x, str) else json.dumps(x, sort_keys=True) for x in spec]
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _ingest_parts(request: dict[str, Any], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """One part per row: its files ingested into a scratch store and written as an export."""
-    import pyarrow as pa
-
+def _write_part(request: dict[str, Any], n: int, spec: list[Any], walked: list[Found] | None) -> None:
+    """One part ingested into a scratch store and written as the export layout under
+    ``parts/N/``; its ``files.json`` last, so a part killed before it is done again."""
     from auditor.corpus.ingest import ingest
     from auditor.engine.export import export_parquet
     from auditor.extract import Limits
     from auditor.store.db import Store
 
-    limits = Limits(**request["limits"])
+    target = Path(request["out"]) / "parts" / f"{n:06d}"
+    if walked is None:
+        os.chdir(request["cwd"])  # local paths are recorded as given, relative ones too
+    with tempfile.TemporaryDirectory(prefix="auditor-spark-ingest-") as tmp, \
+            Store(Path(tmp) / "part.db") as store:
+        store.set_meta("index_params", json.dumps(request["params"], sort_keys=True))
+        ingest(store, spec if walked is None else [], batch=request["batch"], source=request["source"],
+               limits=Limits(**request["limits"]), workers=1, command=request["command"], walked=walked)
+        if target.exists():
+            shutil.rmtree(target)
+        export_parquet(store, target)
+    (target / "files.json").write_text(json.dumps(spec), encoding="utf-8")
+
+
+def _ingest_parts(request: dict[str, Any], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Parts of local paths, one per row: each ingested from its paths (walked again here)."""
+    import pyarrow as pa
+
     for batch in batches:
         done = []
         for n, files_json in zip(batch.column("part").to_pylist(), batch.column("files").to_pylist(), strict=True):
-            files = json.loads(files_json)
-            target = Path(request["out"]) / "parts" / f"{n:06d}"
-            os.chdir(request["cwd"])  # paths are recorded as given, relative ones too
-            with tempfile.TemporaryDirectory(prefix="auditor-spark-ingest-") as tmp, \
-                    Store(Path(tmp) / "part.db") as store:
-                store.set_meta("index_params", json.dumps(request["params"], sort_keys=True))
-                ingest(store, files, batch=request["batch"], source=request["source"], limits=limits,
-                       workers=1, command=request["command"])
-                if target.exists():
-                    shutil.rmtree(target)
-                export_parquet(store, target)
-            (target / "files.json").write_text(json.dumps(files), encoding="utf-8")
+            _write_part(request, n, json.loads(files_json), None)
             done.append(n)
         yield pa.RecordBatch.from_pydict({"part": pa.array(done, pa.int64())})
+
+
+UNREAD = ("cannot read: the executor could not read it through Hadoop's file system (it vanished, or "
+          "reading failed: the executor's log names the error)")
+
+
+def _found(entry: dict[str, Any], copy: tuple[str, bool] | None, max_bytes: int) -> Found:
+    """A URI part's entry as the ingest of its copy sees it: ``copy`` is (local copy, whether
+    its length is the one the executor listed), None when no bytes came."""
+    from auditor.corpus.ingest import Found
+
+    where = {"uri": entry.get("uri") or entry["path"], "mtime": entry.get("mtime", ""),
+             "size": entry.get("size", 0)}
+    if entry.get("status"):
+        return Found(entry["path"], "", entry["status"], entry["code"], entry["message"], **where)
+    if entry["size"] > max_bytes:  # as the local walk refuses it: by its size, unread
+        return Found(entry["path"], "", "failed", "too_large",
+                     f"{entry['size']} bytes is over the limit of {max_bytes}", **where)
+    if copy is None:
+        return Found(entry["path"], "", "failed", "unreadable", UNREAD, **where)
+    if not copy[1]:
+        return Found(entry["path"], "", "failed", "changed",
+                     "the bytes read are not as long as the file: it changed while it was being read", **where)
+    return Found(entry["path"], copy[0], uri=where["uri"], mtime=where["mtime"])
+
+
+def _ingest_uri_parts(request: dict[str, Any], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Parts of URIs: a manifest row per part (``idx`` -1) and a row per file read, with its
+    bytes. Each file is copied to local disk as it comes; once the task's rows are read, each
+    part is ingested from its copies."""
+    import pyarrow as pa
+
+    max_bytes = int(request["limits"]["max_file_bytes"])
+    with tempfile.TemporaryDirectory(prefix="auditor-spark-read-") as tmp:
+        specs: dict[int, list[dict[str, Any]]] = {}
+        copies: dict[tuple[int, int], tuple[str, bool]] = {}
+        for batch in batches:
+            part, idx = batch.column("part").to_pylist(), batch.column("idx").to_pylist()
+            manifest, content, length = batch.column("manifest"), batch.column("content"), batch.column("length")
+            for i, (n, j) in enumerate(zip(part, idx, strict=True)):
+                if j < 0:
+                    specs[n] = json.loads(manifest[i].as_py())
+                elif (n, j) not in copies:
+                    data = content[i].as_py()
+                    copy = Path(tmp) / f"{n}-{j}"
+                    copy.write_bytes(data)
+                    copies[n, j] = (str(copy), len(data) == length[i].as_py())
+        done = []
+        for n in sorted(specs):
+            walked = [_found(e, copies.get((n, j)), max_bytes) for j, e in enumerate(specs[n])]
+            _write_part(request, n, specs[n], walked)
+            for j in range(len(specs[n])):
+                if (n, j) in copies:
+                    os.unlink(copies[n, j][0])
+            done.append(n)
+        yield pa.RecordBatch.from_pydict({"part": pa.array(done, pa.int64())})
+
+
+PARTS_PER_JOB = 512
+"""URI parts read and ingested by one Spark job: their files' list is broadcast to the read (about
+5 MB for 512 parts of 64 files)."""
+
+
+def _glob_escaped(uri: str) -> str:
+    """``uri`` as Spark's reader takes it: a path with ``*?[]{}\\`` is a glob pattern there."""
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", uri)
+
+
+def _slot_keys(spark: SparkSession, n: int) -> list[int]:
+    """``n`` keys that ``repartition(n, key)`` sends to ``n`` different partitions: one part a
+    task. Hash partitioning by the part number itself leaves about a third of the tasks empty
+    and gives others two parts or more."""
+    from pyspark.sql import functions as F
+
+    slots: dict[int, int] = dict(spark.range(0, 64 * n + 64).select("id", F.expr(f"pmod(hash(id), {n})").alias("slot"))
+                 .groupBy("slot").agg(F.min("id").alias("id")).collect())
+    return [int(slots.get(i, i)) for i in range(n)]
+
+
+def _read_uri_parts(spark: SparkSession, todo: list[tuple[int, list[Any]]], request: dict[str, Any]) -> None:
+    """The URI parts in ``todo`` read on the executors and ingested there, ``PARTS_PER_JOB`` a job.
+
+    Spark's ``binaryFile`` source reads the bytes (on the executors, through Hadoop's file
+    systems), with hidden-file filtering off (names starting with ``.`` or ``_`` are files like
+    any other here). A file it cannot read is left out (``ignoreCorruptFiles``,
+    ``ignoreMissingFiles``) rather than failing the job; the part's manifest then records it as
+    unreadable. The rows are joined to their part and sent, one part a task, to the ingest."""
+    import functools
+
+    from pyspark.sql import functions as F
+
+    max_bytes = int(request["limits"]["max_file_bytes"])
+    conf = {"spark.sql.execution.arrow.maxRecordsPerBatch": "16",
+            "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 2**20)}
+    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in conf}
+    try:
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        for a in range(0, len(todo), PARTS_PER_JOB):
+            wave = todo[a : a + PARTS_PER_JOB]
+            keys = _slot_keys(spark, len(wave))
+            rows = spark.createDataFrame(
+                [(keys[w], n, -1, json.dumps(spec), None, None) for w, (n, spec) in enumerate(wave)],
+                "key long, part long, idx long, manifest string, content binary, length long")
+            wanted = [(keys[w], n, j, e["uri"]) for w, (n, spec) in enumerate(wave) for j, e in enumerate(spec)
+                      if e.get("uri") and not e.get("status") and e["size"] <= max_bytes]
+            content = _bytes_of(spark, sorted({w[3] for w in wanted}))
+            if content is not None:
+                listing = spark.createDataFrame(wanted, "key long, part long, idx long, path string")
+                rows = rows.unionByName(content.join(F.broadcast(listing), "path").select(
+                    "key", "part", "idx", F.lit(None).cast("string").alias("manifest"), "content", "length"))
+            (rows.repartition(len(wave), "key")
+             .mapInArrow(functools.partial(_ingest_uri_parts, request), "part long").collect())
+    finally:
+        for k, was in before.items():
+            if was is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, was)
+
+
+def _bytes_of(spark: SparkSession, uris: list[str]) -> Any:
+    """``(path, content, length)`` of each of ``uris`` that can be read, read on the executors
+    (None when none is left). The reader checks on the driver that each path exists as it is
+    set up: a file removed since the walk is dropped here, and recorded as unreadable."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import AnalysisException
+
+    def load(these: list[str]) -> Any:
+        return (spark.read.format("binaryFile").option("ignoredPathSegmentRegex", "")
+                .option("ignoreMissingFiles", "true").option("ignoreCorruptFiles", "true")
+                .load([_glob_escaped(u) for u in these]).select("path", "content", "length"))
+
+    if not uris:
+        return None
+    try:
+        return load(uris)
+    except AnalysisException as e:
+        if "PATH_NOT_FOUND" not in str(e):
+            raise
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    left = []
+    for u in uris:
+        path = jvm.org.apache.hadoop.fs.Path(u)  # type: ignore[union-attr]
+        try:
+            if path.getFileSystem(conf).exists(path):
+                left.append(u)
+        except Py4JJavaError:
+            pass  # cannot be asked: left out, recorded as unreadable
+    return load(left) if left else None
+
+
+def _complete(part: Path) -> bool:
+    """Whether ``part`` was written whole, in the export format of this auditor (a part of an
+    earlier format lacks tables the merge reads, such as ``sequences/``)."""
+    from auditor.engine.export import FORMAT
+
+    try:
+        return bool(json.loads((part / "params.json").read_text(encoding="utf-8")).get("format") == FORMAT)
+    except (OSError, ValueError):
+        return False
+
+
+def _cut(entries: list[tuple[str, Any]], files_per_part: int) -> list[list[Any]]:
+    """Parts of at most ``files_per_part`` entries in walk order, each of one kind (local paths
+    or URIs)."""
+    chunks: list[list[Any]] = []
+    kind = None
+    for k, spec in entries:
+        if not chunks or k != kind or len(chunks[-1]) >= files_per_part:
+            chunks.append([])
+            kind = k
+        chunks[-1].append(spec)
+    return chunks
 
 
 def spark_ingest(
@@ -88,37 +275,59 @@ def spark_ingest(
     batch: str | None = None, source: str | None = None, limits: Any = None, command: str = "",
     files_per_part: int = FILES_PER_PART,
 ) -> SparkIngest:
-    """Ingest ``inputs`` on Spark into the export layout at ``directory`` (see the module docstring)."""
-    from auditor.corpus.ingest import default_batch_name, walk
+    """Ingest ``inputs`` (local paths and URIs) on Spark into the export layout at ``directory``
+    (see the module docstring). An input that does not exist is named in ``missing``, not recorded."""
+    from auditor.corpus.ingest import default_batch_name, is_uri, walk
+    from auditor.engine.spark_walk import walk_uri
     from auditor.extract import Limits
     from auditor.text.shingle import Params
 
     out = Path(directory).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    found = [f.path for f in walk(inputs)]
-    chunks = [found[a : a + files_per_part] for a in range(0, len(found), files_per_part)]
-    todo, before = [], 0
-    for n, files in enumerate(chunks):
+    entries: list[tuple[str, Any]] = []
+    missing: list[str] = []
+    for given in (os.fsdecode(os.fspath(i)) for i in inputs):
+        if is_uri(given):
+            listed = walk_uri(spark, given)
+            if listed is None:
+                missing.append(given)
+            else:
+                entries += [("uri", e.as_dict()) for e in listed]
+        elif os.path.lexists(given):
+            entries += [("path", f.path) for f in walk([given])]
+        else:
+            missing.append(given)
+    chunks = _cut(entries, files_per_part)
+    local_todo, uri_todo, before = [], [], 0
+    for n, spec in enumerate(chunks):
         part = out / "parts" / f"{n:06d}"
-        listed = part / "files.json"
-        if (part / "params.json").is_file() and listed.is_file() and \
-                _part_key(json.loads(listed.read_text(encoding="utf-8"))) == _part_key(files):
+        listed_file = part / "files.json"
+        if _complete(part) and listed_file.is_file() and \
+                _part_key(json.loads(listed_file.read_text(encoding="utf-8"))) == _part_key(spec):
             before += 1  # written by an earlier run: resumed past
-            continue
-        todo.append((n, json.dumps(files)))
+        elif isinstance(spec[0], str):
+            local_todo.append((n, json.dumps(spec)))
+        else:
+            uri_todo.append((n, spec))
     for stale in sorted((out / "parts").glob("*")) if (out / "parts").is_dir() else []:
         if not stale.name.isdigit() or int(stale.name) >= len(chunks):
             shutil.rmtree(stale)  # a part of other inputs: not this corpus
+    present = [i for i in inputs if os.fsdecode(os.fspath(i)) not in missing]
     request: dict[str, Any] = {"out": str(out), "cwd": os.getcwd(), "params": Params().as_dict(),
-               "batch": batch or default_batch_name(inputs), "source": source,
+               "batch": batch or default_batch_name(present), "source": source,
                "limits": asdict(limits or Limits()), "command": command}
-    if todo:
+    if local_todo:
         import functools
 
-        parts = spark.createDataFrame(todo, "part long, files string").repartition(len(todo), "part")
-        parts.mapInArrow(functools.partial(_ingest_parts, request), "part long").collect()
+        keys = _slot_keys(spark, len(local_todo))
+        parts = spark.createDataFrame([(keys[w], n, files) for w, (n, files) in enumerate(local_todo)],
+                                      "key long, part long, files string")
+        parts.repartition(len(local_todo), "key").mapInArrow(
+            functools.partial(_ingest_parts, request), "part long").collect()
+    if uri_todo:
+        _read_uri_parts(spark, uri_todo, request)
     counts = _merge(spark, out, len(chunks), request["params"])
-    return SparkIngest(str(out), len(found), len(chunks), before, counts[0], counts[1])
+    return SparkIngest(str(out), sum(len(c) for c in chunks), len(chunks), before, counts[0], counts[1], missing)
 
 
 def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any]) -> tuple[int, int]:
@@ -179,6 +388,13 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
         .option("parquet.block.size", str(export.TEXT_ROW_GROUP_CHARS)) \
         .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8") \
         .parquet(f"{out.as_uri()}/texts")
+    # word sequences, as texts: the first copies' own, renumbered
+    sequences = read("sequences").join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"]) \
+        .select(F.col("gid").alias("doc_id"), "n_words", "sha256", "data")
+    sequences.orderBy("doc_id").write.mode("overwrite") \
+        .option("parquet.block.size", str(export.SEQUENCE_ROW_GROUP_BYTES)) \
+        .option("parquet.page.size.row.check.min", "1").option("parquet.page.size.row.check.max", "8") \
+        .parquet(f"{out.as_uri()}/sequences")
     postings = (read("postings/bucket=*/*.parquet")  # the files: their buckets are redone below
                 .join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"])
                 .select("hash", F.col("gid").alias("doc_id"))).persist()
@@ -201,12 +417,15 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
         n_indexed += r["n_sampled"] is not None
     n_failures = spark.read.parquet(f"{out.as_uri()}/failures").count()
     n_texts = spark.read.parquet(f"{out.as_uri()}/texts").count()
+    n_sequences = spark.read.parquet(f"{out.as_uri()}/sequences").count()
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": params, "with_texts": True,
+        "with_sequences": True,
         "hash_encoding": "uint64 viewed as int64 (two's complement)", "bucket": "uint64 hash % buckets",
         "corpus": {"documents": n_live, "digest": h.hexdigest()},
         "counts": {"documents": n_live, "indexed": n_indexed,
-                   "postings": n_postings, "buckets": buckets, "texts": n_texts, "text_chars": None},
+                   "postings": n_postings, "buckets": buckets, "texts": n_texts, "text_chars": None,
+                   "sequences": n_sequences},
         "source": f"spark ingest of {n_parts} parts", "exported": now(),
     }
     (out / "params.json").write_text(json.dumps(meta, sort_keys=True, indent=2) + "\n", encoding="utf-8")

@@ -82,8 +82,38 @@ def test_an_export_of_another_format_is_refused(exported, tmp_path):
     _, out = exported
     meta = read_params(out)
     (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/0"}))
-    with pytest.raises(UsageError, match="parquet/0"):
+    with pytest.raises(UsageError, match=r"parquet/0.*export the store again"):
         read_params(tmp_path)
+    # format 1, before sequences/: still read (its words come from texts/)
+    (tmp_path / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/1"}))
+    assert read_params(tmp_path)["format"] == "containment-auditor-parquet/1"
+
+
+def test_word_sequences_travel_with_the_export(exported, tmp_path):
+    """sequences/ holds the store's word sequences, byte for byte, with their word counts and
+    digests: one row per document with words. A document the store holds
+    no sequence for (indexed before sequences were stored) gets the one ingest would derive."""
+    from auditor.text.shingle import WordSequence
+
+    store, out = exported
+    want = [(int(d), int(n), h, bytes(data)) for d, n, h, data in store.conn.execute(
+        "SELECT doc_id, n_words, sha256, data FROM shingle_sequences ORDER BY doc_id")]
+    got = [(r["doc_id"], r["n_words"], r["sha256"], r["data"]) for r in pq.read_table(out / "sequences").to_pylist()]
+    assert got == want and len(got) == store.scalar("SELECT count(*) FROM documents WHERE n_words > 0")
+    assert read_params(out)["with_sequences"] and read_params(out)["counts"]["sequences"] == len(want)
+    first = want[0]
+    assert len(WordSequence.decode(first[3])) == first[1]
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "older.db") as copy:
+        store.conn.backup(copy)
+    with Store(tmp_path / "older.db") as older:
+        with older.write("test", {"drop": "one sequence"}):
+            older.conn.execute("DELETE FROM shingle_sequences WHERE doc_id = ?", (first[0],))
+        export_parquet(older, tmp_path / "parquet")
+    again = [(r["doc_id"], r["n_words"], r["sha256"], r["data"]) for r in
+             pq.read_table(tmp_path / "parquet" / "sequences").to_pylist()]
+    assert again == want
 
 
 def test_sampled_sets_are_read_when_asked_and_only_those(exported):

@@ -168,6 +168,29 @@ def test_export_round_trip_and_sampling_inside_spark(spark, store, sqlite_result
         export_parquet(store, out)
 
 
+def test_words_from_texts_and_an_export_without_sequences(spark, store, sqlite_result, tmp_path, monkeypatch):
+    """The job and the finish tokenise texts/ again by default; read from sequences/ the words
+    are the same, and so is the audit. An export of format 1 (before sequences/) is audited from
+    its texts, even when sequences are asked for."""
+    import shutil
+
+    import auditor.engine.spark_finish as finish
+
+    out = tmp_path / "export"
+    export_parquet(store, out)
+    got = run_audit_spark(out, 0.45, spark=spark)
+    want = run_audit(store, 0.45)
+    assert_same(want, got)
+    assert any(p.spans for c in want.contained for p in c.best)
+    monkeypatch.setattr(finish, "WORDS_FROM", "sequences")
+    assert_same(want, run_audit_spark(out, 0.45, spark=spark))
+    shutil.rmtree(out / "sequences")  # as an export of format 1 is
+    meta = json.loads((out / "params.json").read_text())
+    meta.pop("with_sequences")
+    (out / "params.json").write_text(json.dumps({**meta, "format": "containment-auditor-parquet/1"}))
+    assert_same(want, run_audit_spark(out, 0.45, spark=spark))
+
+
 def test_export_cli(store, tmp_path):
     from click.testing import CliRunner
 
@@ -323,6 +346,10 @@ def test_ingest_on_spark_gives_the_store_and_its_audit(spark, store, sqlite_resu
     for sql in _TABLES:
         assert src.rows(sql) == store.rows(sql), sql
     assert [src.text(i) for i in (1, 7, 20)] == [store.text(i) for i in (1, 7, 20)]
+    assert [(r["doc_id"], r["n_words"], r["sha256"], r["data"]) for r in
+            pq.read_table(tmp_path / "ingested" / "sequences").to_pylist()] == [
+        (d, n, h, bytes(b)) for d, n, h, b in store.conn.execute(
+            "SELECT doc_id, n_words, sha256, data FROM shingle_sequences ORDER BY doc_id")]
     assert_same(sqlite_result, run_audit_spark(src, 0.8, spark=spark))
 
 
