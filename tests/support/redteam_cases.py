@@ -989,12 +989,26 @@ BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
 }
 
 
-def all_cases(texts: Texts) -> list[Case]:
-    from tests.support.redteam_round3 import BUILDERS3
-    from tests.support.redteam_round4 import BUILDERS4
+#: The catalogue modules of the later rounds: the mark their case names carry, the module, and the
+#: name of its tuple of builders. One round may have several modules (round 5: web formats, paged).
+ROUND_MODULES: tuple[tuple[str, str, str], ...] = (
+    ("/r3-", "tests.support.redteam_round3", "BUILDERS3"),
+    ("/r4-", "tests.support.redteam_round4", "BUILDERS4"),
+    ("/r5-", "tests.support.redteam_round5_web", "BUILDERS5_WEB"),
+)
 
+
+def later_builders(mark: str | None = None) -> list[Callable[[Texts], list[Case]]]:
+    """The builders of the later rounds' modules (those whose case names carry ``mark``, or all)."""
+    import importlib
+
+    return [build for m, module, name in ROUND_MODULES if mark is None or m == mark
+            for build in getattr(importlib.import_module(module), name)]
+
+
+def all_cases(texts: Texts) -> list[Case]:
     out = [c for builders in BUILDERS.values() for build in builders for c in build(texts)]
-    out += [c for build in (*BUILDERS3, *BUILDERS4) for c in build(texts)]
+    out += [c for build in later_builders() for c in build(texts)]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     assert not set(ids) & set(DROPPED), "a dropped case is built"
@@ -1005,17 +1019,14 @@ def all_cases(texts: Texts) -> list[Case]:
 
 def build(case_ids: list[str], texts: Texts) -> dict[str, Case]:
     """The named cases only (each builder of their families runs once)."""
-    from tests.support.redteam_round3 import BUILDERS3
-    from tests.support.redteam_round4 import BUILDERS4
-
     out: dict[str, Case] = {}
-    later = {"/r3-": BUILDERS3, "/r4-": BUILDERS4}
-    for family in sorted({i.split("/")[0] for i in case_ids if not any(r in i for r in later)}):
+    marks = sorted({m for m, _, _ in ROUND_MODULES})
+    for family in sorted({i.split("/")[0] for i in case_ids if not any(r in i for r in marks)}):
         for builder in BUILDERS[family]:
             out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
-    for mark, builders in later.items():
+    for mark in marks:
         if any(mark in i for i in case_ids):
-            for builder in builders:
+            for builder in later_builders(mark):
                 out.update((c.id, c) for c in builder(texts) if c.id in case_ids)
     missing = sorted(set(case_ids) - set(out))
     if missing:
