@@ -2,8 +2,8 @@
 text elements read in source order, shapes that draw no word, and the parts a browser never draws.
 
 Text is modelled where its order on the page is its order in the source: each text chunk (a
-``<text>``, a ``<tspan>`` given its own ``x``/``y``, or a ``<textPath>`` at the start of its
-path) placed at one point, after the point of the chunk before it (a line lower, or further
+``<text>``, a ``<tspan>`` given its own ``x``/``y`` or moved to another line by ``dy``, or a
+``<textPath>`` at the start of its path) placed at one point, after the point of the chunk before it (a line lower, or further
 right on the same line), through transforms that only move and scale and nested ``<svg>``
 viewports (placed by their ``x`` and ``y``, scaled by their ``viewBox``). Text a nested viewport
 of no size holds, text under conditional processing (``systemLanguage``, ``requiredExtensions``,
@@ -156,6 +156,26 @@ def _path_start(node: Any, ids: dict[str, Any]) -> tuple[float, float] | None:
     return float(m.group(1)), float(m.group(2))
 
 
+def _host(node: Any) -> int:
+    """The ``<text>`` a ``<tspan>`` is part of (its node's id), or the tspan's own if none."""
+    n = node
+    while n is not None and (n.tag or "").lower() != "text":
+        n = n.parent
+    return int((n if n is not None else node).mem_id)
+
+
+_EM = 16.0  # user units per em, for dy given in em (lines are compared with lines set alike)
+
+
+def _lengths(v: str | None) -> list[float]:
+    """Lengths of an SVG attribute, in user units (``em`` and ``ex`` at a 16-unit font)."""
+    out = []
+    for m in re.finditer(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*(em|ex|px)?", v or "", re.I):
+        k = {"em": _EM, "ex": _EM / 2}.get((m.group(2) or "").lower(), 1.0)
+        out.append(float(m.group(1)) * k)
+    return out
+
+
 def _own_text(node: Any) -> str:
     """The text of a ``<text>`` outside its ``<textPath>`` children (those are chunks of their own)."""
     out: list[str] = []
@@ -211,6 +231,7 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
     """Name what an ``<svg>`` element (a selectolax node) holds outside the model. ``ids``: one
     dictionary for every drawing of a page, so that its ids are gathered once."""
     chunks: list[tuple[float, float]] = []
+    lines: dict[int, float] = {}  # a <text>'s current y (user units), by its node
     text_seen = False
     if ids is None:
         ids = {}
@@ -235,6 +256,7 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
             outside.add("svg", f"element <{tag}>")
         if tag == "text":
             has_text = bool((node.text(deep=True) or "").strip())
+            lines[int(node.mem_id)] = 0.0
         else:
             has_text = tag in HIDDEN | {"g", "a", "svg"} and _draws_text(node)
         if tag == "use":
@@ -279,15 +301,24 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
                 outside.add("svg", "glyphs placed one by one (several x or y values)")
             if [r for r in _nums(attrs.get("rotate")) if r % 360]:
                 outside.add("svg", "rotated glyphs (rotate)")
-            if any(abs(d) > 40 for d in _nums(attrs.get("dx")) + _nums(attrs.get("dy"))):
-                outside.add("svg", "text moved far by dx or dy")
+            if any(abs(d) > 40 for d in _nums(attrs.get("dx"))):
+                outside.add("svg", "text moved far by dx")
+            # the line a chunk stands on: its own y, else the text's current y moved by dy (the
+            # usual way to set lines: <tspan x="10" dy="1.2em">)
+            host = node if tag == "text" else _host(node)
+            at = ys[0] if ys else lines.get(host, 0.0)
+            dys = _lengths(attrs.get("dy"))
+            if len(dys) > 1:
+                outside.add("svg", "glyphs placed one by one (several dy values)")
+            at += dys[0] if dys else 0.0
+            lines[host] = at
             length = _nums(next((v for k, v in attrs.items() if k.lower() == "textlength"), None))
             chars = len((node.text(deep=True) or "").strip())
             if length and chars and length[0] < MIN_TEXT_LENGTH * chars:
                 outside.add("svg", "text squeezed by textLength")
             own = (node.text(deep=False) or "").strip() if tag == "tspan" else _own_text(node)
-            if (xs or ys or tag == "text") and own:
-                chunks.append((by + ay * (ys[0] if ys else 0.0), bx + ax * (xs[0] if xs else 0.0)))
+            if (xs or ys or dys or tag == "text") and own:
+                chunks.append((by + ay * at, bx + ax * (xs[0] if xs else 0.0)))
             text_seen = text_seen or bool(own) or bool((node.text(deep=True) or "").strip())
         elif not hidden and tag == "textpath" and (node.text(deep=True) or "").strip():
             start = _path_start(node, ids)
