@@ -234,6 +234,9 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
     """Images of what a reader shows, and the PDF it made (for pdftotext), if any."""
     if view.kind in ("markdown", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils", "feedparser"):
         view = View(view.label + ".html", "html", markup_html(view.kind, view.data))
+    scale = 2 if view.kind == "html-2x" else 1  # a screen of two device pixels per CSS pixel
+    if view.kind == "html-2x":
+        view = View(view.label, "html", view.data)
     if view.kind in ("html", "text"):
         suffix = Path(view.label).suffix.lower() if view.kind == "html" else ""
         src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml') else '.html'}"
@@ -245,8 +248,9 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
         shot = tmp / "screen.png"
         profile = tempfile.mkdtemp(prefix="redteam-chromium-")
         try:
-            _run([*CHROMIUM, f"--user-data-dir={profile}", f"--window-size={SCREEN[0]},{SCREEN[1]}",
-                  f"--screenshot={shot}", "--virtual-time-budget=3000", src.as_uri()])
+            _run([*CHROMIUM, f"--user-data-dir={profile}", f"--window-size={SCREEN[0]},{SCREEN[1] // scale}",
+                  f"--force-device-scale-factor={scale}", f"--screenshot={shot}", "--virtual-time-budget=3000",
+                  src.as_uri()])
         finally:
             shutil.rmtree(profile, ignore_errors=True)
         return (_slices(shot, tmp) if shot.is_file() else []), None
@@ -397,7 +401,7 @@ def read_view(view: View, contract: str, cache: Path, rendering: bool = True) ->
         seen = ocr(images)
         layer = _run(["pdftotext", "-layout", str(made), "-"]).stdout.decode("utf-8", "replace") if made else ""
     junk = sum(len(re.findall(rf"\b{w}\b", seen, re.I)) for w in JUNK)
-    result = {"reader": {"html": "chromium", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
+    result = {"reader": {"html": "chromium", "html-2x": "chromium (2x screen)", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
                          "markdown": "markdown-it + chromium", "rst": "docutils + chromium",
                          "rst-docutils": "docutils (defaults) + chromium", "notebook": "notebook + chromium",
                          "nbconvert": "nbconvert + chromium", "jupyter-streams": "nbconvert (streams as Jupyter) + chromium",

@@ -526,6 +526,61 @@ def in_containers(t: Texts) -> list[Case]:
     return out
 
 
+# -- what a reader's screen decides, and visual order the renderer's reading must follow -------------------
+
+def device5(t: Texts) -> list[Case]:
+    """Pages that show another text or picture by the reader's screen: its pixel density."""
+    out = []
+    c = t["BSD"]
+    body = b.html_junk(c, lambda j: f"<span class='j'>{j}</span>")
+    data = page(body, "<style>@media (min-resolution: 2dppx) { .j { display: none } }</style>")
+    out.append(_case("junk-hidden", "hidden-junk", "html-density-media-junk", "html", "BSD",
+                     "the BSD licence on a screen of two device pixels per CSS pixel (most laptops and phones); a junk "
+                     "word after every word is hidden by a (min-resolution: 2dppx) media query",
+                     {"exhibit.html": data}, views=[View("exhibit.html", "html-2x", data)]))
+    scan = b.data_url("image/png", _scan(c))
+    blank = b.data_url("image/png", _blank_png())
+    out.append(_case("shown-not-read", "visible-not-read", "html-srcset-density", "html", "BSD",
+                     "a page whose <img srcset> draws a scanned page of the BSD licence for screens of two device pixels "
+                     "per CSS pixel (and when printed), a blank picture at one; the page's text is a 72-word note",
+                     {"exhibit.html": page(f"<p>{esc(decoy('r5-srcset'))}</p><img srcset='{blank} 1x, {scan} 2x' "
+                                           f"src='{blank}' width='850' alt=''>")},
+                     views=[View("exhibit.html", "html-2x", page(f"<p>{esc(decoy('r5-srcset'))}</p><img srcset='{blank} "
+                                                                f"1x, {scan} 2x' src='{blank}' width='850' alt=''>"))]))
+    return out
+
+
+def visual_order5(t: Texts) -> list[Case]:
+    """Order a browser draws other than the source's, where paint order is source order."""
+    out = []
+    lines = _lines(t["BSD"], 6)
+    body = "".join("<div dir='rtl' style='text-align:left'>" + " ".join(
+        f"<span style='display:inline-block'>{esc(w)}</span>" for w in reversed(line.split(" "))) + "</div>" for line in lines)
+    out.append(_case("layout", "order", "html-rtl-inline-blocks", "html", "BSD",
+                     "the BSD licence six words a line; each word an inline-block in a right-to-left line, stored last "
+                     "to first (the bidi algorithm places atomic inlines right to left)", {"exhibit.html": page(body)}))
+    body = "".join(f"<fieldset style='border:0;margin:0;padding:0'><p style='margin:0'>{esc(' '.join(line.split(' ')[3:]))}"
+                   f"</p><legend style='padding:0'>{esc(' '.join(line.split(' ')[:3]))}</legend></fieldset>" for line in lines)
+    out.append(_case("layout", "order", "html-fieldset-late-legend", "html", "BSD",
+                     "the BSD licence three words a line; each pair of lines a <fieldset> whose <legend> (drawn first, "
+                     "whatever its place) is stored after its paragraph", {"exhibit.html": page(body)}))
+    order: list[int] = []
+    for i in range(0, len(lines), 2):
+        order += [i + 1, i] if i + 1 < len(lines) else [i]
+    y, spans = 10, []
+    for i in order:
+        spans.append(f"<tspan x='4' dy='{10 + i * 10 - y}'>{esc(lines[i])}</tspan>")
+        y = 10 + i * 10
+    h = (len(lines) + 2) * 22
+    data = _svg(f"<text x='4' y='10' font-family='serif' font-size='7'>{''.join(spans)}</text>", h,
+                extra=f" viewBox='0 0 {1000 / 2.2:.1f} {h / 2.2:.1f}'")
+    out.append(_case("layout", "order", "svg-tspan-dy-swaps", "svg", "BSD",
+                     "an SVG drawing the BSD licence six words a line, each line a <tspan> moved by dy from the one "
+                     "before; each pair of lines stored swapped, the drawing scaled up by its viewBox",
+                     {"exhibit.svg": data}, views=[View("exhibit.svg", "html", data)]))
+    return out
+
+
 # -- clean documents of these kinds --------------------------------------------------------------------
 
 def clean5(t: Texts) -> list[Case]:
@@ -583,4 +638,4 @@ def clean5(t: Texts) -> list[Case]:
 
 
 BUILDERS5_WEB = (shown_outlines, layout_svg5, junk_svg5, shown_xml, junk_xhtml, painted5, wide_pictures, notebooks5,
-                 rst5, mhtml5, mail5, in_containers, clean5)
+                 rst5, mhtml5, mail5, in_containers, device5, visual_order5, clean5)
