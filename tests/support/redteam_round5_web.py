@@ -367,8 +367,8 @@ def notebooks5(t: Texts) -> list[Case]:
 
 
 def rst5(t: Texts) -> list[Case]:
-    ent = "".join(f"&#{ord(ch)};" for ch in " ".join(b.paragraphs(t["BSD"])))
-    src = f"Exhibit 10.1\n============\n\n{decoy('r5-rst-raw')}\n\n.. raw:: html\n\n   <p>{ent}</p>\n"
+    ent = "\n   ".join("".join(f"&#{ord(ch)};" for ch in word) for word in " ".join(b.paragraphs(t["BSD"])).split(" "))
+    src = f"Exhibit 10.1\n============\n\n{decoy('r5-rst-raw')}\n\n.. raw:: html\n\n   <p>{ent}</p>\n"  # a word a line
     return [_case("shown-not-read", "visible-not-read", "rst-raw-html", "rst", "BSD",
                   "a reStructuredText file whose raw directive (.. raw:: html) is the BSD licence as HTML character "
                   "references, which docutils and Sphinx insert as HTML; the text is a 72-word note",
