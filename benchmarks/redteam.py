@@ -239,7 +239,7 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
         view = View(view.label, "html", view.data)
     if view.kind in ("html", "text"):
         suffix = Path(view.label).suffix.lower() if view.kind == "html" else ""
-        src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml') else '.html'}"
+        src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml', '.xml') else '.html'}"
         if view.kind == "text":
             src.write_text("<!DOCTYPE html><meta charset='utf-8'><pre style='white-space:pre-wrap;font:16px monospace'>"
                            + _escape(_decode(view.data)) + "</pre>", "utf-8")
