@@ -482,6 +482,7 @@ def _add_rules(sheets: Sheets, rules: list[Any], origin: int, depth: int, layer:
                 applies = media_applies(rule.prelude)
                 if applies is not None and rule.content and _by_density(rule.prelude) and _hides_text(rule.content):
                     applies = None  # a 2x screen (most laptops and phones) shows other text than this 1x model
+                if applies is None:
                     if rule.content and _block_relevant(rule.content):
                         sheets.unsure.append(f"@media {tinycss2.serialize(rule.prelude).strip()}")
                 elif applies and rule.content is not None:
