@@ -234,11 +234,14 @@ def _run(cmd: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
 
 def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
     """Images of what a reader shows, and the PDF it made (for pdftotext), if any."""
-    if view.kind in ("markdown", "rst", "notebook"):
+    if view.kind in ("markdown", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils", "feedparser"):
         view = View(view.label + ".html", "html", markup_html(view.kind, view.data))
+    scale = 2 if view.kind == "html-2x" else 1  # a screen of two device pixels per CSS pixel
+    if view.kind == "html-2x":
+        view = View(view.label, "html", view.data)
     if view.kind in ("html", "text"):
         suffix = Path(view.label).suffix.lower() if view.kind == "html" else ""
-        src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml') else '.html'}"
+        src = tmp / f"view{suffix if suffix in ('.svg', '.mhtml', '.mht', '.xhtml', '.xml') else '.html'}"
         if view.kind == "text":
             src.write_text("<!DOCTYPE html><meta charset='utf-8'><pre style='white-space:pre-wrap;font:16px monospace'>"
                            + _escape(_decode(view.data)) + "</pre>", "utf-8")
@@ -247,8 +250,9 @@ def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
         shot = tmp / "screen.png"
         profile = tempfile.mkdtemp(prefix="redteam-chromium-")
         try:
-            _run([*CHROMIUM, f"--user-data-dir={profile}", f"--window-size={SCREEN[0]},{SCREEN[1]}",
-                  f"--screenshot={shot}", "--virtual-time-budget=3000", src.as_uri()])
+            _run([*CHROMIUM, f"--user-data-dir={profile}", f"--window-size={SCREEN[0]},{SCREEN[1] // scale}",
+                  f"--force-device-scale-factor={scale}", f"--screenshot={shot}", "--virtual-time-budget=3000",
+                  src.as_uri()])
         finally:
             shutil.rmtree(profile, ignore_errors=True)
         return (_slices(shot, tmp) if shot.is_file() else []), None
@@ -285,6 +289,27 @@ def markup_html(kind: str, data: bytes) -> bytes:
         return publish_string(text, writer_name="html5", settings_overrides={"report_level": 5, "halt_level": 5,
                                                                              "file_insertion_enabled": False,
                                                                              "raw_enabled": False})
+    if kind == "rst-docutils":  # docutils as rst2html runs it: its defaults (raw HTML inserted), as Sphinx does
+        from docutils.core import publish_string
+
+        return publish_string(text, writer_name="html5", settings_overrides={"report_level": 5, "halt_level": 5,
+                                                                             "file_insertion_enabled": False})
+    if kind in ("nbconvert", "jupyter-streams"):  # Jupyter's own exporter (nbviewer, `jupyter nbconvert --to html`)
+        import nbformat
+        from nbconvert import HTMLExporter
+        from traitlets.config import Config
+
+        # jupyter-streams: a stream's carriage returns overwrite the line, as JupyterLab, the Notebook and
+        # VS Code show it (nbconvert's own CoalesceStreamsPreprocessor, off by default in its HTML export)
+        config = Config({"CoalesceStreamsPreprocessor": {"enabled": kind == "jupyter-streams"}})
+        body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nbformat.reads(text, as_version=4))
+        return body.encode()
+    if kind == "feedparser":  # a feed reader: feedparser's reading of each entry, drawn as HTML
+        import feedparser
+
+        feed = feedparser.parse(data)
+        items = "".join(f"<article><h2>{_escape(e.get('title', ''))}</h2>{e.get('summary', '')}</article>" for e in feed.entries)
+        return f"<!DOCTYPE html><meta charset='utf-8'><h1>{_escape(feed.feed.get('title', ''))}</h1>{items}".encode()
     cells = []
     for cell in json.loads(text).get("cells", []):
         src = "".join(cell.get("source", ""))
@@ -378,9 +403,11 @@ def read_view(view: View, contract: str, cache: Path, rendering: bool = True) ->
         seen = ocr(images)
         layer = _run(["pdftotext", "-layout", str(made), "-"]).stdout.decode("utf-8", "replace") if made else ""
     junk = sum(len(re.findall(rf"\b{w}\b", seen, re.I)) for w in JUNK)
-    result = {"reader": {"html": "chromium", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
+    result = {"reader": {"html": "chromium", "html-2x": "chromium (2x screen)", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
                          "markdown": "markdown-it + chromium", "rst": "docutils + chromium",
-                         "notebook": "notebook + chromium"}[view.kind],
+                         "rst-docutils": "docutils (defaults) + chromium", "notebook": "notebook + chromium",
+                         "nbconvert": "nbconvert + chromium", "jupyter-streams": "nbconvert (streams as Jupyter) + chromium",
+                         "feedparser": "feedparser + chromium"}[view.kind],
               "view": view.label, "ocr": containment(contract, seen) if contract else None,
               "text_layer": containment(contract, layer) if (contract and made) else None,
               "junk_seen": junk, "ocr_words": len(seen.split())}

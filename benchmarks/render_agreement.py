@@ -40,11 +40,14 @@ def main(argv: list[str] | None = None) -> int:
         for f in files:
             data = f.read_bytes()
             fmt = detect_format(data, f.name)
-            if renderer_for(fmt) is None:
+            if renderer_for(fmt) is None and fmt != "xml":  # an XML file may be an SVG drawing, which renders
                 continue
             read = read_files([f], store.params)[0]  # the file itself (an email's attachments follow it)
             if read.doc is None:
                 rows.append({"file": str(f), "format": fmt, "error": f"not read: {read.error}"})
+                continue
+            fmt = read.doc.get("format") or fmt  # the format the gate renders by (an SVG file is "svg")
+            if renderer_for(fmt) is None:
                 continue
             docs.append(RenderInput(fmt, data, f.name, read.doc.get("encoding")))
             reads.append((f, fmt, read.doc["text"]))

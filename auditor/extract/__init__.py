@@ -64,7 +64,7 @@ __all__ = [
 #: Formats whose readers store characters as the file holds them: their text is checked against
 #: the characters the readers model (:mod:`auditor.extract.model.text`). Office and PDF readers
 #: map what a font draws, so a private-use character there is the font's (a bullet).
-_CHARACTERS = frozenset({"text", "html", "markdown", "rst", "notebook", "email", "mhtml", "xml", "feed"})
+_CHARACTERS = frozenset({"text", "html", "markdown", "rst", "notebook", "email", "mhtml", "xml", "svg", "feed"})
 
 
 def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Extracted:
@@ -92,7 +92,13 @@ def _extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ex
     if fmt == "html":
         from auditor.extract.detect import says_html
         from auditor.extract.html import html_to_text
+        from auditor.extract.xml import says_xhtml, xhtml_as_html
 
+        if says_xhtml(name):  # a browser parses it as XML: read the page that parse makes
+            page, outside = xhtml_as_html(data)
+            ex = html_to_text(page, limits, main_content=True)
+            ex.unmodelled = model.merged(outside, ex.unmodelled)
+            return ex
         ex = html_to_text(data, limits, main_content=True)
         if not says_html(name):
             from auditor.extract.text import extract_text

@@ -480,6 +480,8 @@ def _add_rules(sheets: Sheets, rules: list[Any], origin: int, depth: int, layer:
             kw = rule.lower_at_keyword
             if kw == "media":
                 applies = media_applies(rule.prelude)
+                if applies is not None and rule.content and _by_density(rule.prelude) and _hides_text(rule.content):
+                    applies = None  # a 2x screen (most laptops and phones) shows other text than this 1x model
                 if applies is None:
                     if rule.content and _block_relevant(rule.content):
                         sheets.unsure.append(f"@media {tinycss2.serialize(rule.prelude).strip()}")
@@ -531,6 +533,27 @@ def _block_relevant(content: list[Any]) -> bool:
                                    "float", "grid", "filter", "gap", "fill", "stroke", "--"))
 
 
+_DENSITY = re.compile(r"resolution|device-pixel-ratio|dppx|\bdpi\b|dpcm", re.I)
+_HIDES = re.compile(r"display|visib|opacity|content|font|color|clip|filter|transform|position|indent|order", re.I)
+
+
+def _by_density(prelude: list[Any]) -> bool:
+    """Whether a media query turns on the screen's pixel density, which differs between readers."""
+    return bool(_DENSITY.search(tinycss2.serialize(prelude)))
+
+
+def _hides_text(content: list[Any]) -> bool:
+    """Whether a block sets a property that may hide, show, move or change words (not only sizes or
+    pictures, as a block for high-density screens usually does: ``background-image: url(logo@2x.png)``)."""
+    names = [d.lower_name for d in tinycss2.parse_blocks_contents(content, skip_comments=True, skip_whitespace=True)
+             if d.type == "declaration"]
+    rules = [r for r in tinycss2.parse_blocks_contents(content, skip_comments=True, skip_whitespace=True)
+             if r.type == "qualified-rule"]
+    for r in rules:
+        names += [d.lower_name for d in tinycss2.parse_declaration_list(r.content, True, True) if d.type == "declaration"]
+    return any(_HIDES.search(n) for n in names)
+
+
 def _url(prelude: list[Any]) -> str | None:
     for t in prelude:
         if t.type == "url":
@@ -545,7 +568,9 @@ def _url(prelude: list[Any]) -> str | None:
 
 def media_applies(prelude: list[Any]) -> bool | None:
     """Whether a media query list matches a desktop screen (1280 x 800, one device pixel per CSS
-    pixel, light scheme, a mouse); None when it turns on a feature this code does not know."""
+    pixel, light scheme, a mouse); None when it turns on a feature this code does not know. (A
+    block that turns on the pixel density and hides, shows or moves words is unsure too: readers'
+    screens are 1x and 2x alike; see :func:`_add_rules`.)"""
     text = tinycss2.serialize(prelude).strip().lower()
     if not text:
         return True

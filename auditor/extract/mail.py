@@ -13,8 +13,17 @@ readers prefer it), read as HTML by :mod:`auditor.extract.html`. The headers are
 source (``email:date``). Attachments, and attached messages, are the document's parts: each is
 read by the reader of its format and stored as a child document, as the documents of an EDGAR
 submission are; what no reader reads (an image) is recorded as a skipped part. An MHTML page
-is its root HTML part, with the archive's style sheets applied; its images and scripts are
-parts.
+is its root HTML part (the first part, as a browser takes it), drawn as a browser draws it.
+
+What a page refers to in its ``multipart/related`` (RFC 2557) is drawn where the page refers to
+it, as a mail reader or a browser draws it: a picture, a frame's page or a style sheet named by
+its Content-ID (``cid:``) or by its Content-Location (an absolute URL, or one relative to the
+page's own location). The page's reference becomes a ``data:`` URL of the part
+(:class:`_Related`): the HTML reader then applies the style sheet and reads the frame in place,
+and the gate's rendering draws the picture, which OCR reads. A part the page does not refer to
+is not drawn: an attachment. A ``text/plain`` body sent as ``format=flowed`` (RFC 3676) is read
+with its flowed lines joined, as a mail reader joins them (``delsp=yes`` deletes the space that
+ends a flowed line).
 
 Other readings, which a gate audits too: ``email:source`` (the bytes as a text editor shows
 them), ``email:headers`` (every header, decoded), ``email:alternative`` (the alternatives a
@@ -99,9 +108,10 @@ def _payload(part: Message, warnings: list[str]) -> bytes:
 
 
 class _Reader:
-    def __init__(self, limits: Limits, depth: int) -> None:
+    def __init__(self, limits: Limits, depth: int, archive: bool = False) -> None:
         self.limits = limits
         self.depth = depth
+        self.archive = archive  # an MHTML archive a browser opens (not a message a mail reader shows)
         self.body: list[str] = []
         self.pages: list[str] = []  # each shown body part as HTML, as a mail reader draws it (shown_html)
         self.pictures: dict[str, tuple[str, bytes, str]] = {}  # Content-ID -> a picture part (type, bytes, name)
@@ -114,9 +124,11 @@ class _Reader:
         self.formats: set[str] = set()
 
     def visit(self, part: Message, css: list[str]) -> None:
-        stack: list[tuple[Message, list[str]]] = [(part, css)]
+        stack: list[tuple[Message, list[str], _Related | None]] = [(part, css, None)]
         while stack:
-            p, sheets = stack.pop()
+            p, sheets, related = stack.pop()
+            if related is not None and id(p) in related.used:
+                continue  # drawn where the page refers to it
             ctype = p.get_content_type()
             if p.is_multipart() and not ctype.startswith("message/"):
                 children = [c for c in p.iter_parts()] if isinstance(p, EmailMessage) else list(p.get_payload())
@@ -130,19 +142,18 @@ class _Reader:
                     for c in children:
                         if c is not shown:
                             self.hidden.append(self._plain(c))
-                    stack.append((shown, sheets))
+                    stack.append((shown, sheets, related))
                 elif ctype == "multipart/related" and children:
-                    root = self._root(p, children)
-                    more = [_safe_text(c, self.warnings) for c in children
-                            if c is not root and c.get_content_type() == "text/css"]
+                    root = self._root(p, children, self.archive)
+                    mine = _Related(p, children, root, self.warnings)
                     for c in reversed(children):
-                        if c is not root and c.get_content_type() != "text/css":
-                            stack.append((c, []))
-                    stack.append((root, sheets + more))
+                        if c is not root:
+                            stack.append((c, [], mine))
+                    stack.append((root, sheets, mine))
                 else:
-                    stack.extend((c, sheets) for c in reversed(children))
+                    stack.extend((c, sheets, related) for c in reversed(children))
                 continue
-            self.leaf(p, sheets)
+            self.leaf(p, sheets, related)
 
     @staticmethod
     def _preferred(children: list[Message]) -> Message:
@@ -158,9 +169,12 @@ class _Reader:
         return shown[-1]
 
     @staticmethod
-    def _root(p: Message, children: list[Message]) -> Message:
+    def _root(p: Message, children: list[Message], archive: bool = False) -> Message:
+        """The part a reader shows of a ``multipart/related``: the one its ``start`` parameter names
+        (RFC 2387), else the first. A browser opening an MHTML archive shows the first part,
+        whatever ``start`` says (Chromium does)."""
         start = (p.get_param("start") or "")
-        if isinstance(start, str) and start:
+        if isinstance(start, str) and start and not archive:
             for c in children:
                 if (c.get("content-id") or "").strip() == start.strip():
                     return c
@@ -194,7 +208,7 @@ class _Reader:
             self.outside.extend(ex.unmodelled)
         return ex.text
 
-    def leaf(self, p: Message, sheets: list[str]) -> None:
+    def leaf(self, p: Message, sheets: list[str], related: _Related | None = None) -> None:
         ctype = p.get_content_type()
         disposition = p.get_content_disposition()
         filename = p.get_filename() or ""
@@ -209,6 +223,10 @@ class _Reader:
             self.outside.add("email", "body text/enriched (its formatting commands are stored as words)")
         if inline and ctype in ("text/plain", "text/html", "text/enriched"):
             text = _text_of(p, self.warnings)
+            if ctype == "text/html" and related is not None:
+                text = related.inline(text, p)
+            elif ctype == "text/plain" and str(p.get_param("format") or "").lower() == "flowed":
+                text = unflow(text, str(p.get_param("delsp") or "").lower() == "yes")
             self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
             self.pages.append("".join(f"<style>{s}</style>" for s in sheets) + text if ctype == "text/html" else
                               "<pre style='white-space:pre-wrap;font-family:monospace'>" + html.escape(text) + "</pre>")
@@ -231,6 +249,149 @@ class _Reader:
                 self.attachments.append((filename, ctype, raw, False))
         self.pictures = {}
         return out
+
+
+#: attributes whose URL a browser loads and draws in place (``href`` only on ``<link>``)
+_URL_ATTRS = re.compile(r"""(\b(?:src|data|background|poster|href)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+_SRCSET = re.compile(r"""(\b(?:srcset|imagesrcset)\s*=\s*)(?:"([^"]*)"|'([^']*)')""", re.I)
+_CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)""", re.I)
+_TAG = re.compile(r"<[a-zA-Z][^<>]*>")
+_MAX_INLINE_DEPTH = 4  # frames inside frames
+
+
+class _Related:
+    """The parts of one ``multipart/related`` by Content-ID and Content-Location, and which of
+    them a page referred to (``used``: drawn in place, not read again as parts)."""
+
+    def __init__(self, p: Message, children: list[Message], root: Message, warnings: list[str]) -> None:
+        import urllib.parse
+
+        self.warnings = warnings
+        self.used: set[int] = set()
+        self.by_cid: dict[str, Message] = {}
+        self.by_url: dict[str, Message] = {}
+        base = str(p.get("content-base") or p.get("content-location") or root.get("content-location") or "").strip()
+        self.base = base
+        for c in children:
+            cid = str(c.get("content-id") or "").strip().strip("<>")
+            if cid:
+                self.by_cid.setdefault(cid.lower(), c)
+            loc = str(c.get("content-location") or "").strip()
+            if loc:
+                own = str(c.get("content-base") or base)
+                self.by_url.setdefault(_url_key(urllib.parse.urljoin(own, loc)), c)
+
+    def _part(self, ref: str, base: str) -> Message | None:
+        import urllib.parse
+
+        ref = ref.strip()
+        if ref[:4].lower() == "cid:":
+            return self.by_cid.get(urllib.parse.unquote(ref[4:]).strip("<>").lower())
+        if not ref or ref[:5].lower() in ("data:", "javas") or ref.startswith("#"):
+            return None
+        return self.by_url.get(_url_key(urllib.parse.urljoin(base, ref)))
+
+    def inline(self, html: str, page: Message, depth: int = 0) -> str:
+        """The page's references to parts of the archive written as ``data:`` URLs of those parts."""
+        base = str(page.get("content-location") or self.base or "").strip()
+
+        def data_url(ref: str, css: bool = False) -> str | None:
+            import base64
+
+            part = self._part(ref, base)
+            if part is None or part is page or part.is_multipart():
+                return None
+            ctype = part.get_content_type()
+            if ctype == "text/html" and depth < _MAX_INLINE_DEPTH and not css:
+                self.used.add(id(part))
+                body = self.inline(_safe_text(part, self.warnings), part, depth + 1)
+                return "data:text/html;charset=utf-8;base64," + base64.b64encode(body.encode("utf-8", "surrogatepass")).decode()
+            if ctype == "text/css" and depth < _MAX_INLINE_DEPTH:
+                self.used.add(id(part))
+                sheet = self._css(_safe_text(part, self.warnings), part, depth + 1)
+                return "data:text/css;charset=utf-8;base64," + base64.b64encode(sheet.encode("utf-8", "surrogatepass")).decode()
+            if ctype in _PICTURES or ctype == "image/svg+xml":
+                self.used.add(id(part))
+                return f"data:{ctype};base64," + base64.b64encode(_payload(part, self.warnings)).decode()
+            return None
+
+        def attr(m: re.Match[str]) -> str:
+            name = m.group(1).split("=")[0].strip().lower()
+            tag = m.string[: m.start()].rsplit("<", 1)[-1].split(None, 1)[0].lower() if "<" in m.string[: m.start()] else ""
+            if name == "href" and tag != "link":
+                return m.group(0)  # a link a reader follows, not something drawn in place
+            ref = next(g for g in m.groups()[1:] if g is not None)
+            got = data_url(ref)
+            quote = "'" if m.group(3) is not None else '"'
+            return f"{m.group(1)}{quote}{got}{quote}" if got else m.group(0)
+
+        def srcset(m: re.Match[str]) -> str:
+            items = []
+            for item in (m.group(2) if m.group(2) is not None else m.group(3)).split(","):
+                url, _, size = item.strip().partition(" ")
+                got = data_url(url)
+                items.append(f"{got or url} {size}".strip())
+            return f'{m.group(1)}"{", ".join(items)}"'
+
+        def tag(m: re.Match[str]) -> str:
+            return _SRCSET.sub(srcset, _URL_ATTRS.sub(attr, m.group(0)))
+
+        out = _TAG.sub(tag, html)
+        return _CSS_URL.sub(lambda m: self._css_url(m, data_url), out)
+
+    def _css(self, sheet: str, part: Message, depth: int) -> str:
+        import urllib.parse
+
+        base = urllib.parse.urljoin(self.base, str(part.get("content-location") or ""))
+
+        def data_url(ref: str, css: bool = True) -> str | None:
+            import base64
+
+            got = self._part(ref, base)
+            if got is None or got.is_multipart() or got.get_content_type() not in (*_PICTURES, "image/svg+xml"):
+                return None
+            self.used.add(id(got))
+            return f"data:{got.get_content_type()};base64," + base64.b64encode(_payload(got, self.warnings)).decode()
+
+        return _CSS_URL.sub(lambda m: self._css_url(m, data_url), sheet)
+
+    @staticmethod
+    def _css_url(m: re.Match[str], data_url: Any) -> str:
+        ref = next((g for g in m.groups() if g is not None), "")
+        got = data_url(ref, True)
+        return f'url("{got}")' if got else m.group(0)
+
+
+def _url_key(url: str) -> str:
+    """A URL as parts are matched by it: without its fragment."""
+    return url.split("#", 1)[0]
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """A ``format=flowed`` body as a mail reader shows it (RFC 3676, 4.2): a line that ends in a
+    space is joined to the next line of the same quotation depth; with ``delsp=yes`` that space
+    is deleted (it was added to break a long word); a space opening a line is stuffing."""
+    out: list[str] = []
+    cur: str | None = None
+    depth = -1
+    for line in text.replace("\r\n", "\n").split("\n"):
+        quotes = len(line) - len(line.lstrip(">"))
+        body = line[quotes:]
+        if body.startswith(" "):
+            body = body[1:]
+        flowed = body.endswith(" ") and body != "-- "
+        if cur is not None and quotes != depth:
+            out.append(">" * depth + (" " if depth else "") + cur)
+            cur = None
+        piece = body[:-1] if flowed and delsp else body
+        cur = piece if cur is None else cur + piece
+        depth = quotes
+        if not flowed:
+            out.append(">" * quotes + (" " if quotes else "") + cur)
+            cur = None
+    if cur is not None:
+        out.append(">" * depth + (" " if depth else "") + cur)
+    return "\n".join(out)
 
 
 def _message_bytes(msg: Message, warnings: list[str]) -> bytes:
@@ -300,7 +461,12 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
     return out
 
 
-def shown_html(data: bytes, limits: Limits = Limits()) -> str:
+def is_archive(name: str) -> bool:
+    """Whether a file name says MHTML (``.mht``, ``.mhtml``): a browser opens it as an archive."""
+    return name.lower().endswith((".mht", ".mhtml"))
+
+
+def shown_html(data: bytes, limits: Limits = Limits(), name: str = "") -> str:
     """The body of a message (or an MHTML archive's page) as HTML, as a mail reader or a browser
     draws it: each part of the body the reader stores, in order (an HTML part with the archive's
     style sheets, a plain text part as preformatted text). Its rendering is the gate's check of
@@ -308,7 +474,7 @@ def shown_html(data: bytes, limits: Limits = Limits()) -> str:
     import base64
 
     msg = email.message_from_bytes(data, policy=email.policy.default)
-    r = _Reader(limits, 0)
+    r = _Reader(limits, 0, is_archive(name))
     r.visit(msg, [])
     pictures = r.drawn()
     pages = r.pages
@@ -337,7 +503,7 @@ def extract_email(data: bytes, limits: Limits = Limits(), name: str = "") -> Ext
 
 def _extract(data: bytes, limits: Limits, name: str, depth: int) -> Extracted:
     msg = email.message_from_bytes(data, policy=email.policy.default)
-    r = _Reader(limits, depth)
+    r = _Reader(limits, depth, is_archive(name))
     r.visit(msg, [])
     r.drawn()  # a picture the body draws is the body's (the rendering draws it, OCR reads it), not an attachment
     for d in msg.defects[:3]:

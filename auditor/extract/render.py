@@ -7,9 +7,15 @@ transforms, fonts that draw other letters. So the gate also asks the renderer it
 - HTML and SVG go to Chromium. It loads the bytes from a request it answers itself (every other
   request fails: no network, no local file), with scripts off and screen media emulated (a print
   style sheet cannot hide what a screen shows), and prints them to PDF.
-- Formats whose reader reads an HTML page it makes of them (an email's body, an MHTML archive's
-  page, Markdown, reStructuredText and notebooks rendered, a feed's items) go to Chromium as that
-  page (:func:`html_view`): the reader's model of HTML is checked there as it is for an .html file.
+- Formats whose reader reads an HTML page it makes of them (an email's body, Markdown,
+  reStructuredText and notebooks rendered, a feed's items) go to Chromium as that page
+  (:func:`html_view`): the reader's model of HTML is checked there as it is for an .html file.
+  An MHTML archive (``.mht``, ``.mhtml``) is opened by Chromium itself, from a file, as a browser
+  opens it: the reader's model of the archive (which part is the page, what its references
+  draw) is checked too.
+- An SVG file is drawn as ``image/svg+xml``, an XHTML file (``.xhtml``) as
+  ``application/xhtml+xml``: a browser parses both as XML (entities, CDATA sections, style sheet
+  processing instructions).
 - Office documents (.docx, .doc, .odt, .rtf, flat ODF, WordML) go to LibreOffice, which converts
   them to PDF.
 - A PDF is read by pdfium, another engine than the one that extracts it, from its own text layer
@@ -46,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal
+from auditor.extract.css import VIEW_H, VIEW_W
 
 refusal("render_missing", "install the renderer named (Debian: apt install chromium libreoffice-writer-nogui; "
                           "pip install pypdfium2) and gate again")
@@ -63,8 +70,15 @@ HTML_FORMATS = ("html", "svg", "xhtml")
 #: that page as HTML, so Chromium draws the same page (:func:`html_view`) to check the reading.
 HTML_VIEWS = ("email", "mhtml", "markdown", "rst", "notebook", "feed")
 MAX_PDF_BYTES = 64 << 20
-_PAGE = {"paperWidth": 8.5, "paperHeight": 11.0, "marginTop": 0.4, "marginBottom": 0.4,
-         "marginLeft": 0.4, "marginRight": 0.4}
+_MARGIN = 0.4  # inches
+#: Chromium prints on a page whose printable width is the screen the HTML reader models
+#: (:data:`auditor.extract.css.VIEW_W` CSS pixels, a desktop), as tall as a Letter page of that
+#: width (a page no taller than the screen cut pictures of a page in two): media queries on the
+#: width and ``<picture>`` sources then choose what a desktop screen shows. A Letter page (740 CSS
+#: pixels wide) drew the narrow layout, and a picture a desktop shows from a
+#: ``(min-width: 1000px)`` source was in no rendering.
+_PAGE = {"paperWidth": VIEW_W / 96 + 2 * _MARGIN, "paperHeight": VIEW_W / 96 * 11 / 8.5 + 2 * _MARGIN,
+         "marginTop": _MARGIN, "marginBottom": _MARGIN, "marginLeft": _MARGIN, "marginRight": _MARGIN}
 
 
 @dataclass(frozen=True)
@@ -116,13 +130,13 @@ class RenderInput:
     encoding: str | None = None
 
 
-def html_view(fmt: str, data: bytes) -> bytes:
+def html_view(fmt: str, data: bytes, name: str = "") -> bytes:
     """The HTML page a reader of ``fmt`` (one of :data:`HTML_VIEWS`) draws of ``data``, as the
     format's own reader builds it; the bytes themselves for HTML, SVG and XHTML."""
     if fmt in ("email", "mhtml"):
         from auditor.extract.mail import shown_html
 
-        page = shown_html(data)
+        page = shown_html(data, name=name)
     elif fmt in ("markdown", "rst", "notebook"):
         from auditor.extract.rendered import shown_html as rendered_html
 
@@ -137,6 +151,16 @@ def html_view(fmt: str, data: bytes) -> bytes:
     # to its end, which a page cut at its margin would not show
     wrap = "<style>pre{white-space:pre-wrap}</style>"
     return b"\xef\xbb\xbf" + (wrap + page).encode("utf-8", "surrogatepass")
+
+
+def _archive(d: RenderInput) -> bool:
+    """Whether Chromium opens the document itself as an MHTML archive (a ``.mht``/``.mhtml`` file):
+    then it draws the archive as a browser does (its first part, what it refers to by
+    Content-Location), not the page the reader made of it, so the reader's model of the archive
+    is checked too."""
+    from auditor.extract.mail import is_archive
+
+    return d.format == "mhtml" and is_archive(d.name)
 
 
 def embeds_fonts(fmt: str, data: bytes) -> bool:
@@ -196,7 +220,8 @@ def render_many(docs: list[RenderInput], *, timeout: float = 60.0) -> list[Rende
             for i in idx:
                 d = docs[i]
                 try:
-                    pages.append(RenderInput("html", html_view(d.format, d.data), d.name) if d.format in HTML_VIEWS else d)
+                    pages.append(RenderInput("html", html_view(d.format, d.data, d.name), d.name)
+                                 if d.format in HTML_VIEWS and not _archive(d) else d)
                 except ExtractionError as e:
                     out[i] = e
             idx = [i for i in idx if out[i] is None]
@@ -263,6 +288,8 @@ def visible_text(pdf: bytes) -> str:
     ``MIN_SIZE``, drawn in the colour of the last filled shape painted beneath it (found by the
     page's horizontal bands) or of the white page, covered whole by an opaque box painted after it
     (:func:`_cover`: a fill, or a stroke as wide as what it encloses), or drawn outside its clip.
+    A word is left out when its glyphs leave no ink on the page pdfium draws
+    (:func:`unseen_chars`).
     """
     import ctypes
 
@@ -304,7 +331,7 @@ def visible_text(pdf: bytes) -> str:
                 cover = _cover(raw, obj, bool(mode.value), bool(stroke.value))
                 if cover is not None:
                     for band in range(int(cover[1] // BAND), int(cover[3] // BAND) + 1):
-                        over.setdefault(band, []).append((n, cover, None))
+                        over.setdefault(band, []).append((n, cover[:4], cover[4]))
                 if not mode.value:
                     continue  # not filled
                 if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(x) for x in (c_r, c_g, c_b, c_a))):
@@ -319,9 +346,12 @@ def visible_text(pdf: bytes) -> str:
                     bands.setdefault(band, []).append((n, box, colour))
             for fills in bands.values():
                 fills.sort(key=lambda f: -f[0])  # the last painted first
+            # what is painted over a glyph, its size, alpha and clip decide here; whether its colour
+            # stands out from what lies beneath it, the drawn page decides (unseen_chars): a fill whose
+            # colour pdfium reports is not what a gradient or a picture beneath the glyph draws
             hidden = {key for key, n in order.items() if key in texts
                       and not _object_shown(raw, texts[key], n, bands, boxes, over,
-                                            lambda o, page=page: _opaque_image(raw, doc, page, o, opaque))}
+                                            lambda o, page=page: _opaque_image(raw, doc, page, o, opaque), colour=False)}
             textpage = page.get_textpage()
             tp = textpage.raw
             unseen = unseen_chars(page, textpage) if texts else set()
@@ -454,9 +484,10 @@ def seen_text(textpage: Any, unseen: set[int], dropped: set[int] = frozenset()) 
 
 
 def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxes: tuple[Any, ...],
-                  over: dict[int, list[Any]] | None = None, opaque: Any = None) -> bool:
+                  over: dict[int, list[Any]] | None = None, opaque: Any = None, colour: bool = True) -> bool:
     """Whether the glyphs of one text object are seen: large enough, not fully transparent, and
-    not the colour of the last filled shape painted beneath its centre (else of the page)."""
+    (``colour``) not the colour of the last filled shape painted beneath its centre (else of the
+    page)."""
     import ctypes
 
     size = ctypes.c_float()
@@ -474,14 +505,22 @@ def _object_shown(raw: Any, obj: Any, at: int, bands: dict[int, list[Any]], boxe
             return False
         glyph = (r.value / 255, g.value / 255, b.value / 255)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    left = 1.0  # how much of the glyphs' contrast the paint over them leaves
     for n, (fx0, fy0, fx1, fy1), picture in (over or {}).get(int(cy // BAND), ()):
         if n > at and fx0 <= x0 + COVER_SLACK and fy0 <= y0 + COVER_SLACK and fx1 >= x1 - COVER_SLACK \
-                and fy1 >= y1 - COVER_SLACK and (picture is None or (opaque is not None and opaque(picture))):
-            return False  # an opaque shape or picture painted over all of it later: an outline drawn inwards
+                and fy1 >= y1 - COVER_SLACK:
+            if isinstance(picture, float):  # a shape painted over all of it later (an outline drawn inwards)
+                left *= 1.0 - picture
+            elif opaque is not None and opaque(picture):
+                return False  # an opaque picture painted over all of it later
+            if left < MIN_CONTRAST:
+                return False  # what shows through is fainter than a glyph a reader sees
     clip = _clip_box(raw, obj)
     if clip is not None and not (clip[0] <= cx <= clip[2] and clip[1] <= cy <= clip[3]):
         return False  # drawn outside its clip: a table row of exact height cuts off what its cell holds beyond it
-    beneath = next((colour for n, (fx0, fy0, fx1, fy1), colour in bands.get(int(cy // BAND), ())
+    if not colour:
+        return True
+    beneath = next((fill for n, (fx0, fy0, fx1, fy1), fill in bands.get(int(cy // BAND), ())
                     if n < at and fx0 <= cx <= fx1 and fy0 <= cy <= fy1), _WHITE)
     return _shown(glyph, beneath)
 
@@ -507,8 +546,8 @@ def _opaque_image(raw: Any, doc: Any, page: Any, obj: Any, seen: dict[int, bool]
     return seen[key]
 
 
-def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, float, float, float] | None:
-    """The box an opaque path covers whole (page space), or None: a filled path of straight
+def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, float, float, float, float] | None:
+    """The box a path covers whole (page space) and its opacity (0 to 1), or None: a filled path of straight
     lines along the axes, its corners rounded or not (a box), or a stroke of such a path as wide
     as what it encloses (an outline drawn inwards over its box, a thick rule): what is painted
     before it there is hidden."""
@@ -533,19 +572,21 @@ def _cover(raw: Any, obj: Any, filled: bool, stroked: bool) -> tuple[float, floa
         return None
     r, g, b_, a = (ctypes.c_uint() for _ in range(4))
     colour = raw.FPDFPageObj_GetFillColor if filled else raw.FPDFPageObj_GetStrokeColor
-    if not (filled or stroked) or not colour(obj, *(ctypes.byref(v) for v in (r, g, b_, a))) or a.value < 250:
-        return None
+    if not (filled or stroked) or not colour(obj, *(ctypes.byref(v) for v in (r, g, b_, a))) \
+            or a.value < (1 - MIN_CONTRAST) * 255:
+        return None  # what it covers shows through it
+    alpha = a.value / 255
     x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
     y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
     if filled:
-        return (x0, y0, x1, y1) if x1 - x0 >= 2 and y1 - y0 >= 2 else None
+        return (x0, y0, x1, y1, alpha) if x1 - x0 >= 2 and y1 - y0 >= 2 else None
     width = ctypes.c_float()
     if not raw.FPDFPageObj_GetStrokeWidth(obj, ctypes.byref(width)):
         return None
     half = width.value * math.sqrt(abs(m.a * m.d)) / 2
     if min(x1 - x0, y1 - y0) > 2 * (half + COVER_SLACK):
         return None  # a frame: what it encloses is seen
-    return (x0 - half, y0 - half, x1 + half, y1 + half)
+    return (x0 - half, y0 - half, x1 + half, y1 + half, alpha)
 
 
 def _clip_box(raw: Any, obj: Any) -> tuple[float, float, float, float] | None:
@@ -640,7 +681,8 @@ def ocr_pages(pdf: bytes, *, limit: int = MAX_OCR_PAGES, timeout: float = 60.0, 
 
 def ocr_pictures(pdf: bytes, *, timeout: float = 60.0, memory: int = 2 << 30) -> Seen:
     """The pictures a renderer's PDF draws, each large enough to hold a line of words
-    (:func:`auditor.extract.pdf.ocr.legible`), read by OCR in page order.
+    (:func:`auditor.extract.pdf.ocr.legible`), read by OCR in page order; and the pages that draw
+    words as vector outlines (:func:`outlined`), read whole.
 
     A page that draws more than ``PAGE_PICTURES`` of them is read whole instead (Chromium
     rasterises what a CSS filter touches, one picture per word): one page costs what a few
@@ -663,8 +705,9 @@ def ocr_pictures(pdf: bytes, *, timeout: float = 60.0, memory: int = 2 << 30) ->
                 if px:
                     here.append(n)
                     size += px[0] * px[1]
+            drawn = outlined(page)
             page.close()
-            if len(here) > PAGE_PICTURES:
+            if len(here) > PAGE_PICTURES or drawn:
                 whole += 1
                 wanted.append((i, []))
             elif here:
@@ -687,6 +730,71 @@ def ocr_pictures(pdf: bytes, *, timeout: float = 60.0, memory: int = 2 << 30) ->
             out.engine, out.cached = _engine(one.engine), out.cached + one.cached
     out.seconds = round(time.monotonic() - start, 2)
     return out
+
+
+#: a page whose glyph-sized outlines have at least this many segments, and more segments than the
+#: page has characters of text, draws words as shapes (the PDF reader's rule, pdf/checks.py)
+MIN_OUTLINE_SEGMENTS = 200
+#: points: an outline no larger than this either way is glyph-sized (a letter of 60 pt is)
+GLYPH_SIZE = 72.0
+
+
+def outlined(page: Any) -> bool:
+    """Whether a page of a renderer's PDF draws words as vector outlines: an SVG of a page whose
+    text was "converted to outlines", an icon font drawn as paths. Such words are no text the
+    renderer's reading holds, nor a picture; OCR reads them. Counted: the segments of each
+    glyph-sized subpath of the page's paths (in forms too), against the page's characters."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    x, y = ctypes.c_float(), ctypes.c_float()
+    m = raw.FS_MATRIX()
+    segments = 0
+
+    def path(obj: Any) -> int:
+        if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+            return 0
+        sx, sy = max(abs(m.a), abs(m.b)), max(abs(m.c), abs(m.d))
+        got, n, box = 0, 0, None
+        for k in range(raw.FPDFPath_CountSegments(obj)):
+            seg = raw.FPDFPath_GetPathSegment(obj, k)
+            if not seg or not raw.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+                continue
+            if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_MOVETO:
+                if box is not None and (box[2] - box[0]) * sx <= GLYPH_SIZE and (box[3] - box[1]) * sy <= GLYPH_SIZE:
+                    got += n
+                n, box = 0, [x.value, y.value, x.value, y.value]
+                continue
+            n += 1
+            if box is None:
+                box = [x.value, y.value, x.value, y.value]
+            box = [min(box[0], x.value), min(box[1], y.value), max(box[2], x.value), max(box[3], y.value)]
+        if box is not None and (box[2] - box[0]) * sx <= GLYPH_SIZE and (box[3] - box[1]) * sy <= GLYPH_SIZE:
+            got += n
+        return got
+
+    def walk(parent: Any, form: bool, level: int) -> None:
+        nonlocal segments
+        count, get = (raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject) if form else \
+            (raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject)
+        for i in range(max(0, count(parent))):
+            obj = get(parent, i)
+            kind = raw.FPDFPageObj_GetType(obj) if obj else None
+            if kind == raw.FPDF_PAGEOBJ_PATH:
+                segments += path(obj)
+            elif kind == raw.FPDF_PAGEOBJ_FORM and level < 14:
+                walk(obj, True, level + 1)
+
+    walk(page.raw, False, 0)
+    if segments < MIN_OUTLINE_SEGMENTS:
+        return False
+    textpage = page.get_textpage()
+    try:
+        chars = raw.FPDFText_CountChars(textpage.raw)
+    finally:
+        textpage.close()
+    return segments > chars
 
 
 def _which(names: tuple[str, ...]) -> str | None:
@@ -767,7 +875,8 @@ def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes 
     assert exe is not None
     out: list[bytes | ExtractionError] = []
     version = "Chromium"
-    with tempfile.TemporaryDirectory(prefix="auditor-render-") as profile:
+    with tempfile.TemporaryDirectory(prefix="auditor-render-") as profile, \
+            tempfile.TemporaryDirectory(prefix="auditor-render-files-") as files:
         a_read, a_write = os.pipe()  # to the browser
         b_read, b_write = os.pipe()  # from the browser
 
@@ -793,7 +902,13 @@ def _chromium_pdfs(docs: list[RenderInput], timeout: float) -> tuple[list[bytes 
                     continue
                 pipe.deadline = time.monotonic() + timeout
                 try:
-                    out.append(_print(pipe, d.data, _content_type(d)))
+                    if _archive(d):  # Chromium opens an archive only from a file
+                        path = Path(files) / f"archive-{len(out):04d}.mhtml"
+                        path.write_bytes(d.data)
+                        out.append(_print(pipe, d.data, "multipart/related", path))
+                        path.unlink()
+                    else:
+                        out.append(_print(pipe, d.data, _content_type(d)))
                 except ExtractionError as e:
                     out.append(e)
             with contextlib.suppress(ExtractionError, OSError):
@@ -833,6 +948,8 @@ def _content_type(d: RenderInput) -> str:
     served without it, so a reader that decodes it otherwise than a browser is caught."""
     if d.format == "svg":
         return "image/svg+xml"
+    if d.format == "html" and d.name.lower().endswith((".xhtml", ".xht")):
+        return "application/xhtml+xml"  # a browser parses it as XML (extract/xml.py xhtml_as_html)
     if d.encoding and not _DECLARED.search(d.data[:1024]):
         try:
             label = codecs.lookup(d.encoding).name.replace("_", "-")
@@ -842,17 +959,21 @@ def _content_type(d: RenderInput) -> str:
     return "text/html"
 
 
-def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
-    """One document in a new tab: served from memory, scripts off, screen media, printed."""
+def _print(pipe: _Pipe, data: bytes, mime: str, path: Path | None = None) -> bytes:
+    """One document in a new tab: served from memory (or opened from ``path``, an MHTML archive),
+    scripts off, screen media, printed."""
     target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    url = path.as_uri() if path is not None else DOCUMENT_URL
 
     def answer(msg: dict[str, Any]) -> None:
         """Serve the document; fail every other request (no network, no local file)."""
         if msg.get("method") != "Fetch.requestPaused" or msg.get("sessionId") != session:
             return
         p = msg["params"]
-        if p["request"]["url"] == DOCUMENT_URL:
+        if path is not None and p["request"]["url"] == url:
+            pipe.send("Fetch.continueRequest", {"requestId": p["requestId"]}, session)
+        elif path is None and p["request"]["url"] == DOCUMENT_URL:
             pipe.send("Fetch.fulfillRequest", {
                 "requestId": p["requestId"], "responseCode": 200,
                 "responseHeaders": [{"name": "Content-Type", "value": mime},
@@ -866,7 +987,11 @@ def _print(pipe: _Pipe, data: bytes, mime: str) -> bytes:
         pipe.call("Page.enable", {}, session)
         pipe.call("Emulation.setScriptExecutionDisabled", {"value": True}, session)
         pipe.call("Emulation.setEmulatedMedia", {"media": "screen"}, session)
-        pipe.call("Page.navigate", {"url": DOCUMENT_URL}, session, on_event=answer)
+        # the window the page loads in is the desktop screen the HTML reader models: a <picture>
+        # chooses its source, and srcset its candidate, as the page loads, not as it prints
+        pipe.call("Emulation.setDeviceMetricsOverride", {"width": int(VIEW_W), "height": int(VIEW_H),
+                                                          "deviceScaleFactor": 1, "mobile": False}, session)
+        pipe.call("Page.navigate", {"url": url}, session, on_event=answer)
         pipe.wait("Page.loadEventFired", answer)
         _hide_noscript(pipe, session, answer)
         _clip_alts(pipe, session, answer)
@@ -923,7 +1048,10 @@ def _hide_noscript(pipe: _Pipe, session: str, answer: Any) -> None:
     frame = pipe.call("Page.getFrameTree", {}, session, on_event=answer)["frameTree"]["frame"]["id"]
     pipe.call("DOM.enable", {}, session, on_event=answer)
     pipe.call("CSS.enable", {}, session, on_event=answer)
-    sheet = pipe.call("CSS.createStyleSheet", {"frameId": frame}, session, on_event=answer)["styleSheetId"]
+    try:
+        sheet = pipe.call("CSS.createStyleSheet", {"frameId": frame}, session, on_event=answer)["styleSheetId"]
+    except ExtractionError:
+        return  # a page parsed as XML (XHTML) takes no sheet here; there noscript is an ordinary element
     pipe.call("CSS.setStyleSheetText", {"styleSheetId": sheet, "text": "noscript { display: none !important }"},
               session, on_event=answer)
 

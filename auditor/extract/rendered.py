@@ -7,8 +7,12 @@ source hides from a reader (an HTML comment in Markdown, a ``display:none`` bloc
 comment) is not stored as words, and the visible reading's own other readings come along. The
 source as a text editor shows it is the reading ``<format>:source``, which a gate audits too.
 
-docutils runs with file insertion, raw output and configuration files off, and reports no
-messages into the page: the rendering depends on the source alone.
+docutils runs with file insertion and configuration files off, and reports no messages into the
+page: the rendering depends on the source alone. Raw HTML (``.. raw:: html``) is inserted, as
+docutils' defaults and Sphinx insert it. A notebook's printed output is shown as Jupyter shows
+it: a carriage return starts the line again (:func:`terminal`); nbconvert's HTML export, which
+keeps the whole stream, is the reading ``notebook:streams``. A Markdown cell draws its
+attachments (``attachment:scan.png``) as Jupyter does.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import contextvars
 import io
 import json
 import re
+import urllib.parse
 import warnings as _warnings
 from typing import Any
 
@@ -49,7 +54,9 @@ def _rst_html(source: str) -> str:
     from docutils.writers.html5_polyglot import Writer
 
     overrides = {
-        "file_insertion_enabled": False, "raw_enabled": False, "_disable_config": True,
+        # raw HTML is inserted, as docutils' own defaults and Sphinx insert it (a site that leaves it
+        # out shows less); file insertion stays off (raw's :file: and :url: options with it)
+        "file_insertion_enabled": False, "raw_enabled": True, "_disable_config": True,
         "report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(), "embed_stylesheet": False,
         "stylesheet_path": "", "input_encoding": "unicode", "traceback": True,
     }
@@ -82,9 +89,13 @@ def _notebook_html(source: str) -> str:
         kind = cell.get("cell_type")
         text = _text_of(cell.get("source"))
         if kind == "markdown":
-            out.append(_markdown_html(text))
+            out.append(_attached(_markdown_html(text), cell.get("attachments")))
         elif kind == "raw":
-            out.append(f"<pre>{html.escape(text)}</pre>")
+            meta = cell.get("metadata") or {}
+            if str(meta.get("raw_mimetype") or meta.get("format") or "").lower() in ("text/html", "html"):
+                out.append(f"<div>{text}</div>")  # nbconvert's HTML export inserts it as HTML (the source holds it as text)
+            else:
+                out.append(f"<pre>{html.escape(text)}</pre>")
         elif kind == "code":
             out.append(f"<pre>{html.escape(text)}</pre>")
             for o in cell.get("outputs", []):
@@ -93,7 +104,11 @@ def _notebook_html(source: str) -> str:
                     if mime not in _OUTPUT_TYPES and not mime.startswith(("image/png", "image/jpeg", "image/gif")):
                         _OUTPUTS.get().add("notebook", f"output of type {mime}")
                 if o.get("output_type") == "stream":
-                    out.append(f"<pre>{html.escape(_text_of(o.get('text')))}</pre>")
+                    raw = _text_of(o.get("text"))
+                    shown = terminal(raw)
+                    if shown != raw:  # nbconvert's HTML with its defaults shows the stream as it is
+                        _STREAMS.get().append(raw)
+                    out.append(f"<pre>{html.escape(shown)}</pre>")
                 elif o.get("output_type") == "error":
                     out.append(f"<pre>{html.escape(chr(10).join(o.get('traceback') or []))}</pre>")
                 elif "text/html" in data:
@@ -109,6 +124,55 @@ def _notebook_html(source: str) -> str:
     return "<html><body>" + "\n".join(out) + "</body></html>"
 
 
+#: streams as nbconvert's HTML export shows them (carriage returns and escapes kept), when a
+#: terminal shows them otherwise (:func:`terminal`)
+_STREAMS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("notebook_streams")
+_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")
+
+
+def terminal(text: str) -> str:
+    """A notebook stream as Jupyter shows it (JupyterLab, the Notebook, VS Code; nbconvert's
+    ``coalesce_streams``): a carriage return starts its line again, so what came before it on
+    the line is not shown (a progress bar redraws itself so); a backspace takes back the
+    character before it; terminal escape sequences (colours) draw no character."""
+    text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
+    text = _OVERWRITTEN.sub("", text)
+    if "\b" in text:
+        out: list[str] = []
+        for ch in text:
+            if ch == "\b":
+                if out and out[-1] != "\n":
+                    out.pop()
+            else:
+                out.append(ch)
+        text = "".join(out)
+    return text.replace("\r", "")
+
+
+def _attached(page: str, attachments: Any) -> str:
+    """A Markdown cell's page with its attachments in place: Jupyter draws ``attachment:NAME``
+    from the cell's own ``attachments``; a picture becomes a ``data:`` URL, which the gate's
+    rendering draws (and OCR reads), as Jupyter draws it."""
+    if not isinstance(attachments, dict) or "attachment:" not in page:
+        return page
+
+    def url(m: re.Match[str]) -> str:
+        bundle = attachments.get(urllib.parse.unquote(m.group(2)))
+        if not isinstance(bundle, dict):
+            return m.group(0)
+        mime = next((k for k in (*_PICTURES, "image/svg+xml") if k in bundle), None)
+        if mime is None:
+            return m.group(0)
+        if mime == "image/svg+xml":
+            _OUTPUTS.get().add("notebook", "attachment of type image/svg+xml")
+            return m.group(0)
+        b64 = re.sub(r"[^A-Za-z0-9+/=]", "", _text_of(bundle[mime]))
+        return f"{m.group(1)}data:{mime};base64,{b64}"
+
+    return re.sub(r"""((?:src|href)=["'])attachment:([^"'\s]+)""", url, page)
+
+
 _RENDER = {"markdown": (_markdown_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
            "notebook": (_notebook_html, "nbformat")}
 
@@ -118,6 +182,7 @@ def shown_html(fmt: str, data: bytes) -> str:
     :func:`extract_rendered` reads, for a browser to draw (:mod:`auditor.gating.render`)."""
     source, _ = decode_text(data)
     _OUTPUTS.set(model.Outside())
+    _STREAMS.set([])
     return _RENDER[fmt][0](source.lstrip("\ufeff"))
 
 
@@ -127,6 +192,7 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
 
     source, enc = decode_text(data)
     _OUTPUTS.set(model.Outside())
+    _STREAMS.set([])
     render, dist = _RENDER[fmt]
     page = render(source.lstrip("\ufeff"))
     try:
@@ -137,6 +203,11 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
         raise
     ex.readings.append(Reading(f"{fmt}:source", storable(source, []),
                                "the source as a text editor shows it, markup and hidden parts included"))
+    streams = _STREAMS.get()
+    if streams:
+        ex.readings.append(Reading("notebook:streams", storable("\n".join(streams), []),
+                                   "the printed output as nbconvert's HTML export shows it, carriage returns kept as "
+                                   "line breaks (Jupyter's own views overwrite the line at each)"))
     version = version_of(dist) if fmt != "notebook" else f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}"
     outside = model.merged(ex.unmodelled, _OUTPUTS.get().names() if fmt == "notebook" else [])
     return Extracted(fmt, ex.text, dist, version, encoding=enc, warnings=ex.warnings, unreadable=ex.unreadable,

@@ -4,9 +4,10 @@ escaped HTML in a text node read as HTML. Never the markup itself. XML that is m
 
 What XML holds besides its text nodes is kept as other readings, which a gate audits too:
 ``xml:comments`` (the text of its comments) and ``xml:attributes`` (its attribute values).
-An SVG drawing is read as a browser draws it: text hidden by ``display``, ``visibility``,
-``opacity``, ``fill`` and ``stroke`` is left out, as the renderer leaves it out, and every text
-node is the reading ``xml:text-nodes``.
+An SVG drawing (format ``svg``) is read as a browser draws it: text hidden by ``display``,
+``visibility``, ``opacity``, ``fill`` and ``stroke`` is left out, as the renderer leaves it out,
+and every text node is the reading ``xml:text-nodes``. A gate renders it with Chromium, as it
+renders HTML. Entities of the internal DTD subset are expanded, as a browser expands them.
 
 Feeds (RSS 0.9x/2.0, RSS 1.0, Atom) are read as a feed reader shows them: the feed's title and
 description, then each item's title and its description, summary or content (HTML read as
@@ -30,6 +31,11 @@ from auditor.text import dates
 refusal("xml_error", "repair the XML (xmllint --recover in.xml > out.xml), or ingest the document in another format")
 
 _HTML_IN_TEXT = re.compile(r"<\s*/?\s*[a-zA-Z][\w:-]*[^<>]*>")
+#: Entities an XML document declares in its internal DTD subset are expanded, as a browser's or a
+#: feed reader's XML parser expands them (``<!ENTITY l0 "Redistribution and use">`` ... ``&l0;``):
+#: left unexpanded, what they say is in no reading. External entities are never loaded, and
+#: libxml2 bounds how far entities may amplify a document.
+INTERNAL = "internal"
 
 
 def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
@@ -38,7 +44,7 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     from lxml import etree
 
     warnings: list[str] = []
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+    parser = etree.XMLParser(resolve_entities=INTERNAL, no_network=True, huge_tree=False, load_dtd=False,
                              remove_pis=True, remove_comments=False, recover=True)
     try:
         root = etree.fromstring(data, parser)
@@ -86,8 +92,9 @@ def xml_to_text(data: bytes, limits: Limits = Limits()) -> Extracted:
     if attributes:
         readings.append(Reading("xml:attributes", storable("\n".join(attributes), warnings),
                                 "the values of the document's attributes, which a reader of the source sees"))
-    return Extracted("xml", text, "lxml", version_of("lxml"), encoding="utf-8", warnings=warnings,
-                     unreadable=unreadable, readings=readings,
+    # an SVG drawing is its own format: a browser draws it, so a gate renders it (gating/render.py)
+    return Extracted("svg" if drawn is not None else "xml", text, "lxml", version_of("lxml"), encoding="utf-8",
+                     warnings=warnings, unreadable=unreadable, readings=readings,
                      unmodelled=model.merged(_unmodelled(data, root), drawn[1] if drawn else []))
 
 
@@ -213,7 +220,7 @@ def _feed(data: bytes) -> tuple[Any, list[Any], bool] | None:
     None when it is not a feed."""
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+    parser = etree.XMLParser(resolve_entities=INTERNAL, no_network=True, huge_tree=False, load_dtd=False,
                              remove_pis=True, remove_comments=True, recover=True)
     try:
         root = etree.fromstring(data, parser)
@@ -289,3 +296,71 @@ def read_feed(data: bytes, limits: Limits = Limits()) -> Extracted | None:
                      readings=[Reading("xml:text-nodes", plain.text, "every text node of the feed, as a generic XML reader reads it"),
                                *plain.readings],
                      meta={"feed": feed_meta, **dates.recorded(found)})
+
+
+# -- XHTML: parsed as a browser parses it --------------------------------------------------------
+
+XHTML_EXT = (".xhtml", ".xht")
+_PI_ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+refusal("xhtml_error", "open the file in a browser: it shows an XML error where the file is not well-formed; repair "
+                       "the XML (xmllint --recover), or save the page as HTML, and ingest that")
+
+
+def says_xhtml(name: str) -> bool:
+    """Whether a file name says XHTML (``.xhtml``, ``.xht``): a browser parses such a file as XML."""
+    return name.lower().endswith(XHTML_EXT)
+
+
+def xhtml_as_html(data: bytes) -> tuple[bytes, list[str]]:
+    """An XHTML file as the HTML page a browser draws of it, for the HTML reader; and the constructs
+    outside the model.
+
+    A browser parses an ``.xhtml`` file as XML, not as HTML: the entities of its internal DTD
+    subset are expanded, a CDATA section is text (an HTML parser takes it for a comment), and a
+    ``<?xml-stylesheet?>`` processing instruction applies a style sheet (an HTML parser ignores
+    it). So the file is parsed as XML here (entities expanded, CDATA as text), written out again
+    as HTML, and its CSS processing instructions become ``<link rel="stylesheet">`` elements that
+    the HTML reader applies (a ``data:`` sheet) or names as external. An XSLT style sheet
+    (it transforms the page) is outside the model. A file that is not well-formed is refused: a
+    browser shows an XML error there, and what precedes it."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=INTERNAL, no_network=True, huge_tree=False, load_dtd=False,
+                             remove_comments=True, recover=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except (etree.XMLSyntaxError, ValueError) as e:
+        raise ExtractionError("xhtml_error", f"not well-formed XML, which a browser shows as an error: {e}") from e
+    outside = model.Outside()
+    links: list[str] = []
+    node = root.getprevious()
+    pis = []
+    while node is not None:
+        if isinstance(node, etree._ProcessingInstruction):
+            pis.append(node)
+        node = node.getprevious()
+    for pi in reversed(pis):
+        if pi.target != "xml-stylesheet":
+            continue
+        attrs = {m.group(1).lower(): m.group(2) if m.group(2) is not None else m.group(3)
+                 for m in _PI_ATTR.finditer(pi.text or "")}
+        kind = (attrs.get("type") or "text/css").strip().lower()
+        if kind != "text/css":
+            outside.add("xhtml", f"processing instruction xml-stylesheet of type {kind} (it transforms the page)")
+            continue
+        if attrs.get("alternate", "no").strip().lower() == "yes":
+            continue
+        import html as _html
+
+        media = f" media='{_html.escape(attrs['media'])}'" if attrs.get("media") else ""
+        links.append(f"<link rel='stylesheet' href='{_html.escape(attrs.get('href') or '')}'{media}>")
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.tag.startswith(f"{{{_XHTML_NS}}}"):
+            el.tag = el.tag[len(_XHTML_NS) + 2:]
+    etree.cleanup_namespaces(root)
+    page = etree.tostring(root, method="html", encoding="unicode")
+    if links:
+        head = re.search(r"<head\b[^>]*>", page, re.I)
+        at = head.end() if head else 0
+        page = page[:at] + "".join(links) + page[at:]
+    return b"\xef\xbb\xbf<!DOCTYPE html>" + page.encode("utf-8", "surrogatepass"), outside.names()

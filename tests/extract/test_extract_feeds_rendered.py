@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from html import escape
 
+import pytest
+
+from auditor.errors import ExtractionError
 from auditor.extract import extract_bytes
 from auditor.extract.detect import detect_format
 from auditor.text.normalize import words
@@ -102,3 +105,69 @@ def test_a_notebook_is_read_as_jupyter_shows_it():
     assert ex.format == "notebook"
     assert words(ex.text) == words(f"Terms {ps[0]} print('done') {ps[1]} Result")
     assert '"cell_type"' in reading(ex, "notebook:source")
+
+
+def test_internal_entities_are_expanded_as_a_browser_expands_them_and_external_ones_never_loaded(tmp_path):
+    ps = paras(8, 2)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("zebra quartz mango")
+    xml = (f'<?xml version="1.0"?>\n<!DOCTYPE note [<!ENTITY a "{escape(ps[0])}"><!ENTITY b "{escape(ps[1])}">'
+           f'<!ENTITY s SYSTEM "file://{secret}">]>\n<note><p>&a;</p><p>&b;</p><p>&s;</p></note>\n').encode()
+    ex = extract_bytes(xml, "note.xml")
+    assert ex.format == "xml" and words(ex.text) == words(f"{ps[0]} {ps[1]}")
+    svg = (f'<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY a "{escape(ps[0][:80])}">]>\n'
+           '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="60"><text x="5" y="20">&a;</text></svg>').encode()
+    ex = extract_bytes(svg, "drawing.svg")
+    assert ex.format == "svg" and words(ex.text) == words(ps[0][:80])  # a gate renders it (format svg)
+
+
+def test_an_xhtml_file_is_parsed_as_a_browser_parses_it():
+    ps = paras(9, 3)
+    doc = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+           '<?xml-stylesheet type="text/css" href="data:text/css,.aside%7Bdisplay:none%7D"?>\n'
+           f'<!DOCTYPE html [<!ENTITY first "{escape(ps[0])}">]>\n'
+           '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Licence</title></head><body>'
+           f'<p>&first;</p><p><![CDATA[{ps[1]}]]></p><p class="aside">zebra quartz mango</p>'
+           f'<p>{escape(ps[2])}</p></body></html>\n').encode()
+    ex = extract_bytes(doc, "licence.xhtml")
+    assert words(ex.text) == words(" ".join(ps))  # entities and CDATA are text; the sheet hides the aside
+    as_html = extract_bytes(doc, "licence.html")  # an .html file is parsed as HTML, as a browser parses it
+    assert words(ps[1])[0] not in words(as_html.text) and "zebra" in words(as_html.text)
+    with pytest.raises(ExtractionError) as e:
+        extract_bytes(doc.replace(b"</body>", b"<br></body>"), "broken.xhtml")
+    assert e.value.code == "xhtml_error"
+
+
+def test_a_notebook_stream_is_read_as_jupyter_shows_it_and_as_nbconvert_shows_it():
+    ps = paras(10, 2)
+    bar = "".join(f"\r{p:3d}%|{'#' * (p // 10):<10}|" for p in range(0, 101, 20))
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": 1, "source": ["run()"],
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": f"zebra quartz\r{ps[0]}\n{bar}\n\x1b[1m{ps[1]}\x1b[0m\n"}]}]}
+    ex = extract_bytes(json.dumps(nb).encode(), "run.ipynb")
+    assert words(ex.text) == words(f"run() {ps[0]} 100%|##########| {ps[1]}")
+    assert "zebra" in words(reading(ex, "notebook:streams"))
+
+
+def test_a_markdown_cell_draws_its_attachments_and_a_raw_html_cell_is_html():
+    from auditor.extract.rendered import shown_html
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg=="
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "Scan:\n\n![page](attachment:page.png)",
+         "attachments": {"page.png": {"image/png": png}}},
+        {"cell_type": "raw", "id": "r", "metadata": {"raw_mimetype": "text/html"}, "source": "<p>&#72;&#105; there</p>"}]}
+    data = json.dumps(nb).encode()
+    page = shown_html("notebook", data)
+    assert f"data:image/png;base64,{png}" in page and "attachment:" not in page
+    assert words(extract_bytes(data, "scan.ipynb").text) == words("Scan: Hi there")
+
+
+def test_restructuredtext_raw_html_is_inserted_as_docutils_inserts_it(tmp_path):
+    ps = paras(11, 2)
+    secret = tmp_path / "secret.html"
+    secret.write_text("<p>zebra quartz mango</p>")
+    rst = (f"Licence\n=======\n\n{ps[0]}\n\n.. raw:: html\n\n   <p>{escape(ps[1])}</p>\n\n"
+           f".. raw:: html\n   :file: {secret}\n")
+    ex = extract_bytes(rst.encode(), "LICENSE.rst")
+    assert words(ex.text) == words(f"Licence {ps[0]} {ps[1]}")  # file insertion stays off

@@ -206,3 +206,60 @@ def test_any_message_shape_gives_storable_text_or_a_coded_error(pieces, tail):
     for text in [ex.text, *(p.extracted.text for p in ex.parts if p.extracted)]:
         text.encode("utf-8")
         assert "\x00" not in text and "\r" not in text
+
+
+def _archive(parts: list[tuple[str, str, bytes]], start: str | None = None) -> bytes:
+    """An MHTML archive as a browser saves one: parts named by Content-Location."""
+    param = f'; start="{start}"' if start else ""
+    head = ("From: <Saved by Blink>\nSnapshot-Content-Location: https://court.example.gov/opinions\n"
+            f"Subject: Opinions\nDate: {DATE}\nMIME-Version: 1.0\n"
+            f'Content-Type: multipart/related; type="text/html"; boundary="----B"{param}\n\n')
+    body = "".join(f"------B\nContent-Type: {ctype}\nContent-Transfer-Encoding: base64\nContent-Location: {loc}\n"
+                   + (f"Content-ID: {start}\n" if start and loc.endswith("cover.html") else "")
+                   + "\n" + base64.b64encode(data).decode() + "\n" for loc, ctype, data in parts)
+    return (head + body + "------B--\n").encode()
+
+
+def test_mhtml_frames_and_pictures_are_drawn_where_the_page_refers_to_them():
+    paras = text_of(9, 4).split("\n\n")
+    frames = "".join(f"<iframe src='frames/f{i}.html'></iframe>" for i in range(len(paras)))
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    raw = _archive([("https://court.example.gov/opinions", "text/html", f"<html><body>{frames}<img src='seal.png'>"
+                     "</body></html>".encode())]
+                   + [(f"https://court.example.gov/frames/f{i}.html", "text/html", f"<p>{escape(paras[i])}</p>".encode())
+                      for i in reversed(range(len(paras)))]
+                   + [("https://court.example.gov/seal.png", "image/png", png)])
+    ex = extract_bytes(raw, "opinions.mhtml")
+    assert words(ex.text) == words(" ".join(paras))  # in the page's order, not the parts' stored (reversed) one
+    assert ex.parts == []  # the picture is the page's: drawn on the gate's rendering, where OCR reads it
+    from auditor.extract.mail import shown_html
+
+    assert "data:image/png;base64," in shown_html(raw, name="opinions.mhtml")
+    unused = _archive([("https://court.example.gov/opinions", "text/html", f"<p>{escape(paras[0])}</p>".encode()),
+                       ("https://court.example.gov/seal.png", "image/png", png)])
+    assert [(p.status, p.code) for p in extract_bytes(unused, "o.mhtml").parts] == [("skipped", "binary:png")]
+
+
+def test_an_mhtml_archive_shows_its_first_part_and_an_email_the_part_start_names():
+    first, cover = text_of(10, 2), text_of(11, 2)
+    parts = [("https://court.example.gov/opinions", "text/html", f"<p>{escape(first)}</p>".encode()),
+             ("https://court.example.gov/cover.html", "text/html", f"<p>{escape(cover)}</p>".encode())]
+    raw = _archive(parts, start="<cover@example>")
+    assert words(extract_bytes(raw, "o.mhtml").text)[: len(words(first))] == words(first)
+    assert words(extract_bytes(raw, "o.eml").text)[: len(words(cover))] == words(cover)
+
+
+def test_a_flowed_body_is_read_with_its_lines_joined():
+    body = text_of(12, 2)
+    cut = []
+    for w in body.split(" "):
+        cut += [w[i: i + 4] + " " for i in range(0, len(w), 4)]
+        cut[-1] += " "  # the word's own space, kept when delsp=yes deletes the flowed one
+    flowed = "\n".join(cut).rstrip() + "\n"
+    for delsp, text in ((True, flowed), (False, "\n".join(w + " " for w in body.split(" ")).rstrip() + "\n")):
+        m = message()
+        m.set_content(text, params={"format": "flowed", **({"delsp": "yes"} if delsp else {})})
+        assert words(extract_bytes(m.as_bytes(), "x.eml").text) == words(body)
+    fixed = message()
+    fixed.set_content(flowed)  # not flowed: its lines are what a reader shows
+    assert words(extract_bytes(fixed.as_bytes(), "y.eml").text) != words(body)

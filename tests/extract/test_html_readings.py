@@ -466,6 +466,17 @@ def test_css_that_cannot_be_evaluated_fails_closed(code):
     assert (ex.unreadable or "").startswith(code + ":"), ex.unreadable
 
 
+def test_a_pixel_density_query_fails_closed_only_where_it_hides_words():
+    """Readers' screens are 1x and 2x alike: a density query that hides words cannot be read as
+    one of them; one that swaps a logo for its 2x picture hides no word."""
+    body = f"<p>{interleave(CONTRACT, '<span class=j>{}</span>')}</p>"
+    for query in ("(min-resolution: 2dppx)", "(-webkit-min-device-pixel-ratio: 2)", "(max-resolution: 96dpi)"):
+        ex = extract_bytes(page(body, f"<style>@media {query} {{ .j {{ display: none }} }}</style>"), "x.html")
+        assert (ex.unreadable or "").startswith("css-media:"), (query, ex.unreadable)
+    retina = "<style>@media (min-resolution: 2dppx) { .logo { background-image: url(logo@2x.png); width: 120px } }</style>"
+    assert extract_bytes(page(f"<div class='logo'></div><p>{CONTRACT}</p>", retina), "y.html").unreadable is None
+
+
 def test_an_external_style_sheet_fails_closed_only_where_it_could_hide_interleaved_words():
     link = "<link rel='stylesheet' href='https://example.invalid/s.css'>"
     ex = extract_bytes(page(f"<p>{interleave(CONTRACT, '<span class=j>{}</span>')}</p>", link), "x.html")

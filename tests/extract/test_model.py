@@ -499,3 +499,50 @@ def test_the_alt_of_a_broken_image_is_read_as_its_box_shows_it(doctype, size, sh
     page = f"{doctype}<html><body><p>Filed <img src='/g/ball.gif' {size} alt='Docket Text'> Complaint</p></body></html>"
     got = extract_bytes(page.encode(), "x.html")
     assert ("Docket Text" in got.text) is shown and got.unmodelled == []
+
+
+# -- SVG placement the model follows (issue #40, round 5) ----------------------------------------
+
+def _svg_doc(body: str) -> bytes:
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="400">{body}</svg>'.encode()
+
+
+def test_svg_lines_set_by_dy_are_in_order_and_lines_moved_back_are_named():
+    lines = [" ".join(WORDS.split()[i: i + 8]) for i in range(0, 40, 8)]
+    usual = "<text x='10' y='20'>" + "".join(f"<tspan x='10' dy='1.2em'>{w}</tspan>" for w in lines) + "</text>"
+    assert named(_svg_doc(usual), "lines.svg") == []
+    swapped = ("<text x='10' y='20'>" + f"<tspan x='10' dy='20'>{lines[1]}</tspan><tspan x='10' dy='-20'>{lines[0]}</tspan>"
+               + "</text>")
+    assert named(_svg_doc(swapped), "swapped.svg") == ["svg: text placed out of source order by its coordinates"]
+
+
+def test_svg_nested_viewports_place_what_they_hold():
+    lines = [" ".join(WORDS.split()[i: i + 8]) for i in range(0, 32, 8)]
+
+    def port(i: int, y: int) -> str:
+        return f"<svg x='10' y='{y}' width='800' height='30' overflow='visible'><text y='16'>{lines[i]}</text></svg>"
+
+    assert named(_svg_doc("".join(port(i, 30 * i) for i in range(4))), "ports.svg") == []
+    assert named(_svg_doc("".join(port(i, 30 * (3 - i)) for i in range(4))), "back.svg") == [
+        "svg: text placed out of source order by its coordinates"]
+    empty = f"<text x='10' y='20'>{lines[0]}</text><svg width='0' height='0'><text y='40'>{lines[1]}</text></svg>"
+    assert named(_svg_doc(empty), "empty.svg") == ["svg: text in a nested <svg> of no size (it draws nothing it holds)"]
+
+
+def test_svg_text_along_paths_is_placed_at_the_paths_start():
+    lines = [" ".join(WORDS.split()[i: i + 8]) for i in range(0, 24, 8)]
+    defs = "<defs>" + "".join(f"<path id='p{i}' d='M10 {30 + 30 * i} H890'/>" for i in range(3)) + "</defs>"
+
+    def along(order: list[int]) -> bytes:
+        return _svg_doc(defs + "".join(f"<text><textPath href='#p{i}'>{lines[i]}</textPath></text>" for i in order))
+
+    assert named(along([0, 1, 2]), "paths.svg") == []
+    assert named(along([2, 0, 1]), "shuffled.svg") == ["svg: text placed out of source order by its coordinates"]
+
+
+@pytest.mark.parametrize("attr", ["systemLanguage='x-none'", "requiredExtensions='urn:example:none'"])
+def test_svg_conditional_processing_on_text_is_named_and_on_a_shape_is_not(attr):
+    text = _svg_doc(f"<text x='10' y='20'>{WORDS[:200]} <tspan {attr}>quartz</tspan></text>")
+    assert named(text, "cond.svg") == [f"svg: conditional processing ({attr.split('=')[0]}) on text"]
+    shape = _svg_doc(f"<rect {attr} width='10' height='10'/><text x='10' y='40'>{WORDS[:200]}</text>")
+    assert named(shape, "shape.svg") == []

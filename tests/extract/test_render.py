@@ -155,3 +155,63 @@ def test_pdfium_reads_only_the_words_whose_glyphs_change_the_page(name):
         [w for w in seen if w.isalpha()])] and len(seen) > 0.9 * len(text.split())
     drawn = b.pdf(b.pdf_junk_ops(text, lambda x, y, j: b.at(x, y, j), gap=7))
     assert set(words(_pdfium_text(drawn).lower())) >= set(b.JUNK[:4])
+
+
+def test_visible_text_leaves_out_glyphs_under_paint_that_leaves_them_no_contrast():
+    """Paint over a glyph that is not quite opaque leaves (1 - alpha) of its contrast: a white box
+    at 97% hides it, one at 50% does not. Told by the page pdfium draws, so a background that is a
+    gradient (a shading, whose colour pdfium does not report as a fill) counts as well."""
+    pdf = _pdf("0 0 0 rg BT /F1 12 Tf 72 700 Td (seen) Tj ET "
+               "0 0 0 rg BT /F1 12 Tf 72 680 Td (veiled) Tj ET "
+               "/G1 gs 1 1 1 rg 70 676 80 18 re f "
+               "0 0 0 rg BT /F1 12 Tf 72 650 Td (dimmed) Tj ET "
+               "/G2 gs 1 1 1 rg 70 646 80 18 re f")
+    pdf = pdf.replace(b"/Font << /F1 5 0 R >>", b"/Font << /F1 5 0 R >> /ExtGState << /G1 << /ca 0.97 >> "
+                                                b"/G2 << /ca 0.5 >> >>")
+    pdf = _fix_xref(pdf)
+    assert words(visible_text(pdf)) == ["seen", "dimmed"]
+
+
+def _fix_xref(pdf: bytes) -> bytes:
+    """The PDF written again with its cross-reference table recomputed (after an edit)."""
+    import re
+
+    body = pdf[: pdf.index(b"xref\n")]
+    offsets = [m.start() for m in re.finditer(rb"(?m)^\d+ 0 obj\n", body)]
+    out = body + b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(offsets) + 1, len(body))
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_chromium_shows_what_a_desktop_shows_and_what_leaves_no_ink_is_left_out():
+    """The page is laid out at the 1280 CSS pixels the HTML reader models (a (min-width: 1000px)
+    rule applies, as on a desktop); words in the colour of a gradient background leave no ink."""
+    html = b"""<!DOCTYPE html><html><head><style>@media (min-width: 1000px) { .narrow { display: none } }
+    body { background: linear-gradient(#dfe6ee, #dfe6ee) } .bg { color: #dfe6ee }</style></head><body>
+    <p>shown on a desktop <span class="narrow">only on phones</span> and <span class="bg">unseen</span> here</p>
+    <h1 style="background:linear-gradient(90deg,#1f3864,#2e75b6);color:#fff">white on a banner</h1></body></html>"""
+    r = render("html", html, "page.html")
+    assert words(r.text) == ["shown", "on", "a", "desktop", "and", "here", "white", "on", "a", "banner"]
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_words_drawn_as_outlines_are_read_by_ocr_and_a_logo_is_not_a_page_of_them():
+    import pypdfium2 as pdfium
+
+    from auditor.extract.render import ocr_pictures, outlined
+    from tests.support import synth
+    from tests.support.redteam_round5_web import outline_paths
+
+    lines = [" ".join(synth.contract(8301, 2_000, kind="lease").split()[i: i + 12]) for i in range(0, 240, 12)]
+    shapes = f"<svg xmlns='http://www.w3.org/2000/svg' width='1000' height='500'>{outline_paths(lines)}</svg>"
+    logo = f"<svg xmlns='http://www.w3.org/2000/svg' width='300' height='40'>{outline_paths(['NORTHWIND'], 22)}</svg>"
+    text = "<p>" + " ".join(synth.contract(8302, 3_000, kind="lease").split()[:300]) + "</p>"
+    drawn = render("html", f"<!DOCTYPE html><p>Exhibit 10.1</p>{shapes}".encode(), "a.html")
+    plain = render("html", f"<!DOCTYPE html>{logo}{text}".encode(), "b.html")
+    assert [outlined(p) for p in pdfium.PdfDocument(drawn.pdf)] == [True]
+    assert [outlined(p) for p in pdfium.PdfDocument(plain.pdf)] == [False]
+    seen = ocr_pictures(drawn.pdf)
+    assert seen.code is None and len(set(words(seen.text.lower())) & set(words(" ".join(lines).lower()))) > 100

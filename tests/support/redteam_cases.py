@@ -998,21 +998,21 @@ BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
 }
 
 
-#: The catalogues of the later rounds (issue #40): the mark their case names carry, the module
-#: and its tuple of builders. A round may have several modules (round 5: paged and office formats,
-#: web formats); each builds only its own cases.
-LATER_ROUNDS: list[tuple[str, str, str]] = [
+#: The catalogue modules of the later rounds: the mark their case names carry, the module, and the
+#: name of its tuple of builders. One round may have several modules (round 5: web formats, paged).
+ROUND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("/r3-", "tests.support.redteam_round3", "BUILDERS3"),
     ("/r4-", "tests.support.redteam_round4", "BUILDERS4"),
+    ("/r5-", "tests.support.redteam_round5_web", "BUILDERS5_WEB"),
     ("/r5-", "tests.support.redteam_round5_paged", "BUILDERS5"),
-]
+)
 
 
-def later_builders(mark: str | None = None) -> list:
-    """The builders of the later rounds' modules (those of ``mark`` only, when given)."""
+def later_builders(mark: str | None = None) -> list[Callable[[Texts], list[Case]]]:
+    """The builders of the later rounds' modules (those whose case names carry ``mark``, or all)."""
     import importlib
 
-    return [build for m, module, name in LATER_ROUNDS if mark in (None, m)
+    return [build for m, module, name in ROUND_MODULES if mark is None or m == mark
             for build in getattr(importlib.import_module(module), name)]
 
 
@@ -1030,7 +1030,7 @@ def all_cases(texts: Texts) -> list[Case]:
 def build(case_ids: list[str], texts: Texts) -> dict[str, Case]:
     """The named cases only (each builder of their families runs once)."""
     out: dict[str, Case] = {}
-    marks = sorted({m for m, _, _ in LATER_ROUNDS})
+    marks = sorted({m for m, _, _ in ROUND_MODULES})
     for family in sorted({i.split("/")[0] for i in case_ids if not any(r in i for r in marks)}):
         for builder in BUILDERS[family]:
             out.update((c.id, c) for c in builder(texts) if c.id in case_ids)

@@ -2,9 +2,13 @@
 text elements read in source order, shapes that draw no word, and the parts a browser never draws.
 
 Text is modelled where its order on the page is its order in the source: each text chunk (a
-``<text>``, or a ``<tspan>`` given its own ``x``/``y``) placed at one point, after the point of
-the chunk before it (a line lower, or further right on the same line), through transforms that
-only move and scale. Per-glyph positions (several ``x`` values), rotated glyphs, transforms that
+``<text>``, a ``<tspan>`` given its own ``x``/``y`` or moved to another line by ``dy``, or a
+``<textPath>`` at the start of its path) placed at one point, after the point of the chunk before it (a line lower, or further
+right on the same line), through transforms that only move and scale and nested ``<svg>``
+viewports (placed by their ``x`` and ``y``, scaled by their ``viewBox``). Text a nested viewport
+of no size holds, text under conditional processing (``systemLanguage``, ``requiredExtensions``,
+``requiredFeatures``: drawn or not by the reader's language and browser) and a ``<textPath>``
+whose path does not start with a plain move are outside the model. Per-glyph positions (several ``x`` values), rotated glyphs, transforms that
 rotate, skew or mirror, text filled with a pattern or gradient, clipped, masked or filtered, and
 filled shapes drawn after text (which may cover it) are outside the model, as is every element
 and attribute not listed here. What hides text (``display``, ``visibility``, ``opacity``,
@@ -57,10 +61,13 @@ flood-color flood-opacity lighting-color surfacescale diffuseconstant specularco
 specularexponent kernelunitlength tablevalues slope intercept amplitude exponent basefrequency
 numoctaves seed stitchtiles scale xchannelselector ychannelselector radius order kernelmatrix
 divisor bias targetx targety edgemode preservealpha azimuth elevation z pointsatx pointsaty
-pointsatz limitingconeangle target decoding crossorigin requiredextensions systemlanguage
+pointsatz limitingconeangle target decoding crossorigin requiredextensions systemlanguage requiredfeatures
 """.split())  # noqa: SIM905
 #: Attributes modelled only with one of these values (``none``: nothing clipped, masked, filtered).
 NONE_ONLY = frozenset({"clip-path", "mask", "filter"})
+#: Conditional processing: an element is drawn only where these hold for the reader's language and
+#: browser (``systemLanguage="x-none"`` is never drawn). Modelled on elements that hold no text.
+CONDITIONS = frozenset({"systemlanguage", "requiredextensions", "requiredfeatures"})
 #: Presentation attributes that are the CSS properties of the same name, whose values the CSS model
 #: judges (:func:`auditor.extract.model.css.outside`): a bare number is a length in user units (px).
 AS_CSS = frozenset({"letter-spacing", "word-spacing", "baseline-shift", "display"})
@@ -131,6 +138,79 @@ def _ids(svg: Any) -> dict[str, Any]:
     return out
 
 
+_MOVE = re.compile(r"^\s*[Mm]\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)[\s,]*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)", re.I)
+
+
+def _path_start(node: Any, ids: dict[str, Any]) -> tuple[float, float] | None:
+    """Where a ``<textPath>``'s path starts (its first move), in the path's user units; None when
+    the path is not found or does not start with a plain move."""
+    ref = next((v for k, v in node.attributes.items() if k.lower() in ("href", "xlink:href")), None) or ""
+    if not ids:
+        ids.update(_ids(node) or {"": None})
+    target = ids.get(ref[1:]) if ref.startswith("#") else None
+    d = (target.attributes.get("d") if target is not None and (target.tag or "").lower() == "path" else None) \
+        or node.attributes.get("path")
+    m = _MOVE.match(d or "")
+    if m is None or (target is not None and (target.attributes.get("transform") or "").strip()):
+        return None
+    return float(m.group(1)), float(m.group(2))
+
+
+def _host(node: Any) -> int:
+    """The ``<text>`` a ``<tspan>`` is part of (its node's id), or the tspan's own if none."""
+    n = node
+    while n is not None and (n.tag or "").lower() != "text":
+        n = n.parent
+    return int((n if n is not None else node).mem_id)
+
+
+_EM = 16.0  # user units per em, for dy given in em (lines are compared with lines set alike)
+
+
+def _lengths(v: str | None) -> list[float]:
+    """Lengths of an SVG attribute, in user units (``em`` and ``ex`` at a 16-unit font)."""
+    out = []
+    for m in re.finditer(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*(em|ex|px)?", v or "", re.I):
+        k = {"em": _EM, "ex": _EM / 2}.get((m.group(2) or "").lower(), 1.0)
+        out.append(float(m.group(1)) * k)
+    return out
+
+
+def _own_text(node: Any) -> str:
+    """The text of a ``<text>`` outside its ``<textPath>`` children (those are chunks of their own)."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for c in reversed(list(n.iter(include_text=True))):
+            tag = (c.tag or "").lower()
+            if tag == "-text":
+                out.append(c.text(deep=False) or "")
+            elif tag != "textpath" and tag[:1] != "-":
+                stack.append(c)
+    return "".join(out).strip()
+
+
+def _viewport(attrs: Any) -> tuple[tuple[float, float, float, float], bool] | None:
+    """A nested ``<svg>``'s placement as (scale x, scale y, move x, move y), and whether it has no
+    size (it draws nothing of what it holds); None when its ``viewBox`` cannot be read."""
+    def num(name: str) -> float | None:
+        got = _nums(attrs.get(name))
+        return got[0] if got else None
+
+    x, y, w, h = num("x") or 0.0, num("y") or 0.0, num("width"), num("height")
+    empty = (w is not None and w <= 0) or (h is not None and h <= 0)
+    box = _nums(next((v for k, v in attrs.items() if k.lower() == "viewbox"), None))
+    if not box:
+        return (1.0, 1.0, x, y), empty
+    if len(box) != 4 or box[2] <= 0 or box[3] <= 0:
+        return None
+    sx = (w / box[2]) if w else 1.0
+    sy = (h / box[3]) if h else sx
+    k = min(sx, sy)  # preserveAspectRatio's default: meet
+    return (k, k, x - box[0] * k, y - box[1] * k), empty
+
+
 def _use(node: Any, ids: dict[str, Any], outside: Outside) -> None:
     """A ``<use>`` draws a copy of what it points to, where the reader reads nothing: modelled when
     that is an element of the same document that draws no text (an icon of a sprite sheet).
@@ -151,6 +231,7 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
     """Name what an ``<svg>`` element (a selectolax node) holds outside the model. ``ids``: one
     dictionary for every drawing of a page, so that its ids are gathered once."""
     chunks: list[tuple[float, float]] = []
+    lines: dict[int, float] = {}  # a <text>'s current y (user units), by its node
     text_seen = False
     if ids is None:
         ids = {}
@@ -161,10 +242,21 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
         tag = (node.tag or "").lower()
         if not tag or tag[0] == "-":
             continue
+        if tag == "svg" and node is not svg:  # a nested viewport: it places, scales and clips what it holds
+            port = _viewport(node.attributes)
+            if port is None:
+                if _draws_text(node):
+                    outside.add("svg", "text in a nested <svg> whose viewBox cannot be read")
+                port = ((1.0, 1.0, 0.0, 0.0), False)
+            (vx, vy, mx, my), empty = port
+            if empty and _draws_text(node):
+                outside.add("svg", "text in a nested <svg> of no size (it draws nothing it holds)")
+            tx, ty, sx, sy = tx + sx * mx, ty + sy * my, sx * vx, sy * vy
         if tag not in ELEMENTS and tag != "pattern":
             outside.add("svg", f"element <{tag}>")
         if tag == "text":
             has_text = bool((node.text(deep=True) or "").strip())
+            lines[int(node.mem_id)] = 0.0
         else:
             has_text = tag in HIDDEN | {"g", "a", "svg"} and _draws_text(node)
         if tag == "use":
@@ -178,6 +270,9 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
         for name, value in attrs.items():
             low = name.lower()
             if ":" in low or low.startswith(("data-", "aria-", "on")):
+                continue
+            if low in CONDITIONS and (has_text or tag in DRAWS_TEXT):
+                outside.add("svg", f"conditional processing ({name}) on text")
                 continue
             if low in NONE_ONLY:
                 if (value or "").strip().lower() not in ("", "none") and (has_text or tag in ("text", "tspan")):
@@ -206,16 +301,31 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
                 outside.add("svg", "glyphs placed one by one (several x or y values)")
             if [r for r in _nums(attrs.get("rotate")) if r % 360]:
                 outside.add("svg", "rotated glyphs (rotate)")
-            if any(abs(d) > 40 for d in _nums(attrs.get("dx")) + _nums(attrs.get("dy"))):
-                outside.add("svg", "text moved far by dx or dy")
+            if any(abs(d) > 40 for d in _nums(attrs.get("dx"))):
+                outside.add("svg", "text moved far by dx")
+            # the line a chunk stands on: its own y, else the text's current y moved by dy (the
+            # usual way to set lines: <tspan x="10" dy="1.2em">)
+            host = node if tag == "text" else _host(node)
+            at = ys[0] if ys else lines.get(host, 0.0)
+            dys = _lengths(attrs.get("dy"))
+            if len(dys) > 1:
+                outside.add("svg", "glyphs placed one by one (several dy values)")
+            at += dys[0] if dys else 0.0
+            lines[host] = at
             length = _nums(next((v for k, v in attrs.items() if k.lower() == "textlength"), None))
             chars = len((node.text(deep=True) or "").strip())
             if length and chars and length[0] < MIN_TEXT_LENGTH * chars:
                 outside.add("svg", "text squeezed by textLength")
-            own = (node.text(deep=False) or "").strip() if tag == "tspan" else (node.text(deep=True) or "").strip()
-            if (xs or ys or tag == "text") and own:
-                chunks.append((by + ay * (ys[0] if ys else 0.0), bx + ax * (xs[0] if xs else 0.0)))
-            text_seen = text_seen or bool(own)
+            own = (node.text(deep=False) or "").strip() if tag == "tspan" else _own_text(node)
+            if (xs or ys or dys or tag == "text") and own:
+                chunks.append((by + ay * at, bx + ax * (xs[0] if xs else 0.0)))
+            text_seen = text_seen or bool(own) or bool((node.text(deep=True) or "").strip())
+        elif not hidden and tag == "textpath" and (node.text(deep=True) or "").strip():
+            start = _path_start(node, ids)
+            if start is None:
+                outside.add("svg", "text along a path whose start is not a plain move")
+            else:
+                chunks.append((by + ay * start[1], bx + ax * start[0]))
         elif not hidden and tag in SHAPES and text_seen and fill not in ("none", "transparent"):
             outside.add("svg", f"filled <{tag}> drawn after text (it may cover it)")
         kids = [c for c in node.iter() if c.tag and c.tag[0] != "-"]
