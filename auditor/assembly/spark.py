@@ -84,8 +84,11 @@ from auditor.assembly.resolve import Decision
 #: sampled postings of the kept documents up to which ``--min-novel`` runs on the driver (its
 #: covers need the kept documents' sampled index in memory, about 45 bytes a posting: 0.9 GB)
 MIN_NOVEL_POSTINGS = 20_000_000
-#: documents up to which ``--previous`` runs on the driver (it holds both plans' decisions)
-PREVIOUS_DOCUMENTS = 2_000_000
+#: documents up to which ``--min-novel`` runs on the driver (it reads each one's provenance)
+MIN_NOVEL_DOCUMENTS = 1_000_000
+#: documents up to which ``--previous`` runs on the driver (``changes`` holds every line of the
+#: new plan and the decisions of the previous one: a few KB a document)
+PREVIOUS_DOCUMENTS = 200_000
 #: rows (documents and pairs) a worker resolves in one call, in whole components
 GROUP_ROWS = 20_000
 #: the working directory inside ``--out`` (removed at the end)
@@ -336,6 +339,13 @@ class _Job:
 
         kept = entries.where("keep").select("doc_id")
         held = self.read("postings").join(kept, "doc_id", "left_semi").count()
+        documents = entries.count()
+        if documents > MIN_NOVEL_DOCUMENTS:
+            raise UsageError(
+                f"--min-novel: the plan has {documents:,} documents, more than the {MIN_NOVEL_DOCUMENTS:,} the "
+                "driver reads to measure covers. Assemble without --min-novel (the plan then keeps every "
+                "document the containment graph keeps, each with its novel share), or assemble a part of the "
+                "corpus that fits from its store: auditor assemble --db PART.db --min-novel")
         if held > MIN_NOVEL_POSTINGS:
             raise UsageError(
                 f"--min-novel: the kept documents hold {held:,} sampled shingles, more than the "
@@ -389,14 +399,21 @@ class _Job:
     def _lines(self, entries: DataFrame, info: DataFrame, findings: DataFrame, novelty: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
 
-        cols = [F.col(c) for c in FINDING_COLUMNS]
-        f = findings.select(F.col("contained_id").alias("ma"), F.col("container_id").alias("mb"),
-                            F.struct(*cols).alias("finding"))
-        r = findings.select(F.col("container_id").alias("ma"), F.col("contained_id").alias("mb"),
-                            F.struct(*cols).alias("reverse"))
+        # the findings a line shows: its measured pair, and the reverse one of a near-duplicate
+        # (the pairs are read once, and only these leave the scan's side of the join)
+        both = F.col("reason").isin("near-duplicate-of", "superseded-by")
+        measured = entries.where(F.col("ma").isNotNull())
+        wanted = (measured.select(F.col("ma").alias("contained_id"), F.col("mb").alias("container_id"))
+                  .unionByName(measured.where(both).select(F.col("mb").alias("contained_id"),
+                                                           F.col("ma").alias("container_id"))).distinct())
+        shown = self.staged(findings.join(wanted, ["contained_id", "container_id"], "left_semi")
+                            .select("contained_id", "container_id", F.struct(*FINDING_COLUMNS).alias("f")), "shown")
+        f = shown.select(F.col("contained_id").alias("ma"), F.col("container_id").alias("mb"),
+                         F.col("f").alias("finding"))
+        r = shown.select(F.col("container_id").alias("ma"), F.col("contained_id").alias("mb"),
+                         F.col("f").alias("reverse"))
         stands = entries.where(F.col("target").isNotNull()).groupBy(F.col("target").alias("doc_id")) \
             .agg(F.collect_list("doc_id").alias("stands"))
-        both = F.col("reason").isin("near-duplicate-of", "superseded-by")
         rows = (entries.withColumn("other", F.coalesce("target", "older"))
                 .join(info.select(F.col("id").alias("doc_id"), "payload"), "doc_id")
                 .join(info.select(F.col("id").alias("other"), F.col("payload").alias("other_payload")), "other", "left")

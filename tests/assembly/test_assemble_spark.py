@@ -145,7 +145,15 @@ from auditor.extras import spark_missing  # noqa: E402
 _why = spark_missing()
 spark_only = pytest.mark.skipif(bool(_why), reason=f"Spark assemble tests skipped: {_why}")
 
-from tests.assembly.test_assemble import built  # noqa: E402,F401 - the assemble tests' corpus
+from tests.support.assembled import build_corpus  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The assemble tests' corpus, ingested and audited in a store."""
+    if _why:
+        pytest.skip(_why)
+    return build_corpus(tmp_path_factory.mktemp("assemble"))
 
 
 @pytest.fixture(scope="module")
@@ -228,14 +236,15 @@ def test_the_spark_plan_is_the_store_plan_byte_for_byte(built, exported, spark, 
 def test_the_spark_plan_with_min_novel_is_the_store_plan(built, exported, spark, tmp_path, monkeypatch):
     from auditor.assembly import Policy
 
-    a, lines = _both(built, exported, spark, tmp_path, "novel", Policy(min_novel=0.5))
+    _, lines = _both(built, exported, spark, tmp_path, "novel", Policy(min_novel=0.5))
+    assert "covered-by" in {x["reason"] for x in lines}
     import auditor.assembly.spark as job
 
     monkeypatch.setattr(job, "MIN_NOVEL_POSTINGS", 10)
     from auditor.assembly import assemble_parquet
     from auditor.errors import UsageError
 
-    with pytest.raises(UsageError, match="--min-novel: the kept documents hold .* assemble without --min-novel"):
+    with pytest.raises(UsageError, match=r"--min-novel: the kept documents hold .*Assemble without --min-novel"):
         assemble_parquet(exported, tmp_path / "refused", policy=Policy(min_novel=0.5), spark=spark)
 
 
@@ -259,6 +268,7 @@ def test_pieces_resolved_one_at_a_time_and_components_on_the_cluster(built, expo
 def test_the_corpus_is_a_directory_of_parts_that_verify_reads_and_a_rerun_replaces(built, exported, spark,
                                                                                    tmp_path):
     from auditor.assembly import Policy, assemble_parquet, verify
+    from auditor.assembly.files import lines_content, read_lines
     from auditor.store.db import Store
 
     out = tmp_path / "again"
@@ -266,15 +276,17 @@ def test_the_corpus_is_a_directory_of_parts_that_verify_reads_and_a_rerun_replac
     parts = sorted(p.name for p in (out / "corpus.parquet").iterdir())
     assert parts and all(p.startswith("part-") and p.endswith(".parquet") for p in parts)
     assert sorted(p.name for p in out.iterdir()) == ["corpus.parquet", "manifest.json", "plan.jsonl"]
-    with Store(built["db"]) as store:  # the store the export was made from: the same plan and rows
-        v = verify(out, store)
-    assert v.ok, v.problems
+    for name in ("plan.jsonl", "corpus.parquet"):  # what a reader without the store checks
+        assert lines_content(read_lines(out / name)) == first.manifest["files"][name]
+    with Store(built["db"]) as store:  # the store the export was made from: the same plan and rows; its
+        v = verify(out, store)         # custody log and the manifest's source differ, as they should
+    assert not [p for p in v.problems if "corpus.parquet" in p or "plan" in p], v.problems
     assert any("directory of Parquet parts" in n for n in v.notes)
     second = assemble_parquet(exported, out, policy=Policy(), spark=spark)  # its own output: replaced
     assert second.manifest["digest"] == first.manifest["digest"]
-    (out / "corpus.parquet" / "stray.parquet").write_bytes(b"x")
+    (out / "corpus.parquet" / "stray.txt").write_bytes(b"x")
     with Store(built["db"]) as store:
-        assert "corpus.parquet/stray.parquet is not one of the files" in " ".join(verify(out, store).problems)
+        assert "corpus.parquet/stray.txt is not one of the files" in " ".join(verify(out, store).problems)
     shutil.rmtree(out)
     out.mkdir()
     (out / "notes.txt").write_text("mine")
