@@ -46,6 +46,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from auditor.errors import UsageError
 from auditor.report.outdir import claim
 
@@ -516,44 +518,47 @@ def _resolve_groups(policy_dict: dict[str, Any], budget: int, batches: Iterator[
                     ) -> Iterator[pa.RecordBatch]:
     """Rows sorted by label -> the entries of their kind-0 documents. Whole labels are gathered
     until ``budget`` rows, then resolved in one call of ``plan.decide_units``: disjoint
-    problems, resolved together as each alone."""
+    problems, resolved together as each alone. The rows stay Arrow batches until then (about
+    60 bytes a pair, not a Python tuple's 150)."""
     policy = Policy.from_dict(policy_dict)
-    pending: list[tuple[Any, ...]] = []
-    current: list[tuple[Any, ...]] = []
-    label = None
+    pending: list[pa.RecordBatch] = []  # whole labels
+    tail: list[pa.RecordBatch] = []  # the last label seen, which the next batch may continue
+    tail_label = None
     for batch in batches:
-        cols = [batch.column(c).to_pylist() for c in ("label", "kind", "unit", "doc_id", "exempt", "payload",
-                                                      "a", "b", "x")]
-        for row in zip(*cols, strict=True):
-            if row[0] != label:
-                pending += current
-                current = []
-                label = row[0]
-                if len(pending) >= budget:
-                    yield _decided(pending, policy)
-                    pending = []
-            current.append(row[1:])
-    pending += current
-    if pending:
+        if not batch.num_rows:
+            continue
+        labels = batch.column("label").to_numpy()
+        last = labels[-1]
+        cut = int(np.searchsorted(labels, last))  # where the batch's last label starts
+        if cut or tail_label != last:  # the tail's label ended before this batch's last one
+            pending += [*tail, batch.slice(0, cut)]
+            tail = []
+        tail.append(batch.slice(cut))
+        tail_label = last
+        if sum(b.num_rows for b in pending) >= budget:
+            yield _decided(pending, policy)
+            pending = []
+    pending += tail
+    if any(b.num_rows for b in pending):
         yield _decided(pending, policy)
 
 
-def _decided(rows: list[tuple[Any, ...]], policy: Policy) -> pa.RecordBatch:
+def _decided(batches: list[pa.RecordBatch], policy: Policy) -> pa.RecordBatch:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
+    t = pa.Table.from_batches([b for b in batches if b.num_rows])
+    pairs = pc.equal(t.column("kind"), 1)
+    edges = t.filter(pairs)
+    a, b, x = (edges.column(c).to_numpy() for c in ("a", "b", "x"))
+    del edges
     units: dict[int, list[int]] = {}
     docs: dict[int, Doc] = {}
     exempt: dict[int, str] = {}
     mine: list[int] = []
-    a: list[int] = []
-    b: list[int] = []
-    x: list[float] = []
-    for kind, unit, doc_id, why, payload, ea, eb, ex in rows:
-        if kind == 1:
-            a.append(ea)
-            b.append(eb)
-            x.append(ex)
-            continue
+    members = t.filter(pc.invert(pairs)).select(["kind", "unit", "doc_id", "exempt", "payload"])
+    del t
+    for kind, unit, doc_id, why, payload in zip(*(c.to_pylist() for c in members.columns), strict=True):
         if doc_id not in docs:  # a root's kept member may come with several components
             docs[doc_id] = Doc.from_payload(payload)
             units.setdefault(unit, []).append(doc_id)

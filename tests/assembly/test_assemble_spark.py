@@ -138,6 +138,49 @@ def test_a_root_held_by_two_components_is_resolved_with_each():
     assert _run(wrong, edges, rank, {}, False)[4].target == 2
 
 
+def test_the_worker_resolves_whole_components_however_its_batches_are_cut():
+    """``_resolve_groups`` gets a partition's rows sorted by label, in Arrow batches cut
+    anywhere. Whatever the cuts and the budget, it gives the entries ``decide_units`` gives
+    over everything: no component is split between two calls."""
+    pa = pytest.importorskip("pyarrow")
+    from auditor.assembly import Policy
+    from auditor.assembly.documents import Doc
+    from auditor.assembly.plan import decide_units
+    from auditor.assembly.spark import _resolve_groups
+
+    rnd = random.Random(5)
+    rows, units, edges, docs = [], {}, [], {}
+    for label in range(12):  # twelve components: a chain, a family, duplicates
+        base = 100 * label
+        for u in range(base, base + rnd.randint(1, 5)):
+            units[u] = [u * 10 + i for i in range(rnd.randint(1, 3))]
+            for d in units[u]:
+                docs[d] = Doc(d, "s", f"p{d}", "txt", 10, 10, rnd.randint(5, 50), "b", "2024-01-01", "n", None, {}, None)
+                rows.append((label, 0, u, d, None, docs[d].payload(), None, None, None))
+        ids = [u for u in units if base <= u < base + 100]
+        for a in ids:
+            for b in ids:
+                if a != b and rnd.random() < 0.5:
+                    x = rnd.choice([0.8, 0.9, 1.0])
+                    edges.append((a, b, x))
+                    rows.append((label, 1, None, None, None, None, a, b, x))
+    names = ("label", "kind", "unit", "doc_id", "exempt", "payload", "a", "b", "x")
+    types = (pa.int64(), pa.int32(), pa.int64(), pa.int64(), pa.string(), pa.string(), pa.int64(), pa.int64(),
+             pa.float64())
+    a, b, x = zip(*edges, strict=True)
+    want = decide_units(units, (a, b, x), docs, {}, Policy())
+    for budget in (1, 7, 10_000):
+        cuts = sorted(rnd.sample(range(1, len(rows)), 25))
+        pieces = [rows[i:j] for i, j in zip([0, *cuts], [*cuts, len(rows)], strict=True)]
+        batches = [pa.RecordBatch.from_arrays([pa.array([r[k] for r in p], t) for k, t in enumerate(types)],
+                                              names=list(names)) for p in pieces]
+        out = [r for batch in _resolve_groups(Policy().as_dict(), budget, iter(batches)) for r in batch.to_pylist()]
+        assert sorted(r["doc_id"] for r in out) == sorted(docs)
+        for r in out:
+            e = want[r["doc_id"]]
+            assert (r["keep"], r["reason"], r["target"]) == (e.decision.keep, e.decision.reason, e.decision.target)
+
+
 # -- the job, in a real Spark session ------------------------------------------------------------
 
 from auditor.extras import spark_missing  # noqa: E402
