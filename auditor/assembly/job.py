@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.corpus.check import require_intact, require_run_intact
 from auditor.errors import UsageError
-from auditor.report.build import canonical, pretty, write_text_atomic
 from auditor.report.outdir import claim
 from auditor.store import custody, dating
 from auditor.store.db import Store
@@ -20,29 +18,19 @@ from auditor.store.db import Store
 if TYPE_CHECKING:
     pass
 
-from auditor.assembly.changes import changes, read_previous
+from auditor.assembly.changes import read_previous
 from auditor.assembly.files import (
-    CHANGES,
     CORPUS,
     FORMAT,
     MANIFEST,
     PLAN,
-    digest,
-    read_lines,
     require_parquet,
     write_lines,
     write_parquet,
 )
+from auditor.assembly.output import Assembled, seal, written
 from auditor.assembly.plan import plan
 from auditor.assembly.policy import Policy
-
-
-@dataclass
-class Assembled:
-    manifest: dict[str, Any]
-    directory: Path
-    files: list[Path]
-    dates: dating.Applied | None = None  # what ``dates`` did
 
 
 def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, policy: Policy = Policy(),
@@ -56,7 +44,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
-    claim(Path(out), _written(Path(out)))
+    claim(Path(out), written(Path(out)))
     applied = dating.apply_dates(store, dates) if dates is not None else None
     verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
@@ -89,25 +77,6 @@ def _write(a: Any, directory: Path, prev: Any, extra: dict[str, Any]) -> tuple[d
     return files, seal(directory, a.manifest_core(), files, prev, a.run["run_id"], a.policy, extra)
 
 
-def seal(directory: Path, manifest: dict[str, Any], files: dict[str, Any], prev: Any, run_id: str,
-         policy: Policy, extra: dict[str, Any]) -> dict[str, Any]:
-    """changes.jsonl (with ``prev``: what changed since the previous plan, read from the
-    ``PLAN`` just written) and manifest.json: ``manifest`` (its core) with ``files``, ``extra``
-    and the digest over everything. Adds changes.jsonl to ``files``."""
-    if prev is not None:
-        listed, counts = changes(read_lines(directory / PLAN), prev)
-        files[CHANGES] = write_lines(directory / CHANGES, (canonical(c).encode() + b"\n" for c in listed),
-                                     compress=False)
-        manifest["changes"] = {"previous": prev.info, "counts": counts,
-                               "run_changed": prev.info.get("run_id") not in (None, run_id),
-                               "policy_changed": prev.info.get("policy") not in (None, policy.as_dict())}
-    manifest["files"] = files
-    manifest |= extra
-    manifest["digest"] = digest(manifest)
-    write_text_atomic(directory / MANIFEST, pretty(manifest))
-    return manifest
-
-
 def assemble_parquet(directory: str | os.PathLike, out: str | os.PathLike, *, run: str | None = None,
                      policy: Policy = Policy(), previous: str | os.PathLike | None = None,
                      master: str = "local[*]", spark: Any = None) -> Assembled:
@@ -122,25 +91,6 @@ def assemble_parquet(directory: str | os.PathLike, out: str | os.PathLike, *, ru
 
     return assemble_on_spark(directory, out, run=run, policy=policy, previous=previous, master=master,
                              spark=spark)
-
-
-def _written(directory: Path) -> set[str]:
-    """What an earlier ``assemble`` wrote into ``directory``, as its manifest lists it (and the
-    files inside a listed directory: a corpus the Spark assemble wrote as Parquet parts)."""
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        return listed_files(directory, {MANIFEST, *(str(n) for n in manifest.get("files") or {})})
-    except (OSError, ValueError, AttributeError):
-        return set()
-
-
-def listed_files(directory: Path, names: set[str]) -> set[str]:
-    """``names`` and every file under those of them that are directories."""
-    out = set(names)
-    for n in names:
-        if (directory / n).is_dir() and not (directory / n).is_symlink():
-            out |= {p.relative_to(directory).as_posix() for p in (directory / n).rglob("*")}
-    return out
 
 
 def is_assembly(directory: str | os.PathLike) -> bool:

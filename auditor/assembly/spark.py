@@ -65,7 +65,7 @@ from auditor.assembly.files import (
     lines_content,
     read_parquet_lines,
 )
-from auditor.assembly.job import Assembled, listed_files, seal
+from auditor.assembly.output import Assembled, listed_files, seal, written
 from auditor.assembly.plan import (
     FAILURE_COLUMNS,
     FINDING_COLUMNS,
@@ -126,9 +126,7 @@ def assemble_on_spark(directory: str | os.PathLike, out: str | os.PathLike, *, r
                          f"`auditor audit --engine spark --parquet {directory}` first, then assemble")
     r = run_row(_Runs(source, runs), run)  # type: ignore[arg-type]
     run_dir = next(d for row, d in runs if row["run_id"] == r["run_id"])
-    from auditor.assembly.job import _written
-
-    claim(target, _written(target) | listed_files(target, {WORK}))
+    claim(target, written(target) | listed_files(target, {WORK}))
     if prev is not None and len(prev.lines) > PREVIOUS_DOCUMENTS:
         raise UsageError(f"--previous: the previous plan has {len(prev.lines):,} lines, more than the "
                          f"{PREVIOUS_DOCUMENTS:,} whose changes the driver compares; assemble without "
