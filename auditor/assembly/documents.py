@@ -71,10 +71,23 @@ class Doc:
     seen: int = 0  # sightings
     parts: list[int] = field(default_factory=list)  # an EDGAR submission's documents
     dated: list[Dated] = field(default_factory=list)  # its best date of each kind, most trusted first
+    head: dict[str, Any] | None = None  # its submission's meta, when the submission is stored
 
     @property
     def exhibit(self) -> bool:
         return self.parent_id is not None and str(self.meta.get("type") or "").upper().startswith("EX-")
+
+    def payload(self) -> str:
+        """The document as JSON, for a Python worker of the Spark assemble (``from_payload``)."""
+        fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        fields["dated"] = [x.as_dict() for x in self.dated]
+        return json.dumps(fields, ensure_ascii=False)
+
+    @classmethod
+    def from_payload(cls, raw: str) -> Doc:
+        fields = json.loads(raw)
+        fields["dated"] = [Dated(**x) for x in fields["dated"]]
+        return cls(**fields)
 
 
 _SUBMISSION = ("accession_number", "form_type", "filing_date", "company_name", "cik")
@@ -86,10 +99,10 @@ _PART = ("type", "sequence", "filename", "description")
 EDGAR_FIELDS = ("submission_id", *_SUBMISSION, *_PART)
 
 
-def edgar_fields_of(doc: Doc, docs: Mapping[int, Doc]) -> dict[str, Any] | None:
+def edgar_fields_of(doc: Doc) -> dict[str, Any] | None:
     """EDGAR metadata, flat: the submission's header fields and the part's, as strings."""
-    if doc.parent_id is not None and doc.parent_id in docs:
-        head, part = docs[doc.parent_id].meta, doc.meta
+    if doc.parent_id is not None and doc.head is not None:
+        head, part = doc.head, doc.meta
     elif doc.meta.get("accession_number"):
         head, part = doc.meta, {}
     else:
@@ -124,16 +137,17 @@ def documents_of(store: Store) -> dict[int, Doc]:
         d.sources.sort()
         if d.parent_id is not None and d.parent_id in docs:
             docs[d.parent_id].parts.append(d.id)
+            d.head = docs[d.parent_id].meta
     for doc_id, dated in dating.evidence(store.conn, sorted(docs)).items():
         docs[doc_id].dated = dated
     return docs
 
 
-def richness(doc: Doc, docs: Mapping[int, Doc], dated: Sequence[Dated]) -> tuple[int, int, int, int]:
+def richness(doc: Doc, dated: Sequence[Dated]) -> tuple[int, int, int, int]:
     """How much is known of where a document comes from, higher is richer: the EDGAR header
     fields it carries (accession number, form type, filing date), the trust of its best date
     (supplied 5, metadata 4, mtime 3, text 2, copied 1, none 0), its sources, its sightings."""
-    e = edgar_fields_of(doc, docs) or {}
+    e = edgar_fields_of(doc) or {}
     edgar = sum(1 for k in ("accession_number", "form_type", "filing_date") if e.get(k))
     trust = len(KINDS) - KINDS.index(dated[0].kind) if dated else 0
     return edgar, trust, len(doc.sources), doc.seen
@@ -153,7 +167,7 @@ def survivor_key(policy: Policy, docs: Mapping[int, Doc], dated: Mapping[int, Se
         "newest": lambda d: newest_key(dated.get(d, ())),
         "source": lambda d: (min((order.get(s, worst) for s in docs[d].sources), default=worst),),
         "largest": lambda d: (-docs[d].n_words,),
-        "provenance": lambda d: tuple(-x for x in richness(docs[d], docs, dated.get(d, ()))),
+        "provenance": lambda d: tuple(-x for x in richness(docs[d], dated.get(d, ()))),
         "ingest order": (lambda d: (-d,)) if policy.newest_first else (lambda d: (d,)),
     }
     names = (*policy.criteria, "provenance", "ingest order")

@@ -98,16 +98,28 @@ def write_parquet(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, An
     return {"sha256": h.hexdigest(), "lines": n}
 
 
+def parquet_parts(path: Path) -> list[Path]:
+    """The files of a Parquet corpus in their order: the file itself, or the parts of a
+    directory (as the Spark assemble writes it) by name, without Spark's marker and checksum
+    files."""
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(".parquet")
+                  and not p.name.startswith((".", "_")))
+
+
 def read_parquet_lines(path: Path) -> Iterator[bytes]:
-    """A Parquet corpus's rows as the canonical JSON lines they were hashed as."""
+    """A Parquet corpus's rows as the canonical JSON lines they were hashed as, a row group at
+    a time."""
     require_parquet()
     import pyarrow.parquet as pq
 
     try:
-        f = pq.ParquetFile(path)
-        for i in range(f.num_row_groups):
-            for rec in f.read_row_group(i).to_pylist():
-                yield record_line(rec)
+        for part in parquet_parts(path):
+            f = pq.ParquetFile(part)
+            for i in range(f.num_row_groups):
+                for rec in f.read_row_group(i).to_pylist():
+                    yield record_line(rec)
     except (OSError, ValueError) as e:  # pyarrow's errors derive from these
         raise ReportError(f"cannot read {path}: {e}") from e
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from auditor.corpus.check import require_intact, require_run_intact
 from auditor.errors import UsageError
-from auditor.report.build import canonical, pretty, write_text_atomic
 from auditor.report.outdir import claim
 from auditor.store import custody, dating
 from auditor.store.db import Store
@@ -20,29 +18,19 @@ from auditor.store.db import Store
 if TYPE_CHECKING:
     pass
 
-from auditor.assembly.changes import changes, read_previous
+from auditor.assembly.changes import read_previous
 from auditor.assembly.files import (
-    CHANGES,
     CORPUS,
     FORMAT,
     MANIFEST,
     PLAN,
-    digest,
-    read_lines,
     require_parquet,
     write_lines,
     write_parquet,
 )
+from auditor.assembly.output import Assembled, seal, written
 from auditor.assembly.plan import plan
 from auditor.assembly.policy import Policy
-
-
-@dataclass
-class Assembled:
-    manifest: dict[str, Any]
-    directory: Path
-    files: list[Path]
-    dates: dating.Applied | None = None  # what ``dates`` did
 
 
 def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, policy: Policy = Policy(),
@@ -56,7 +44,7 @@ def assemble(store: Store, out: str | os.PathLike, *, run: str | None = None, po
     if (Path(out) / "report.json").exists():
         raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
     prev = read_previous(previous) if previous is not None else None  # before out/plan.jsonl is replaced
-    claim(Path(out), _written(Path(out)))
+    claim(Path(out), written(Path(out)))
     applied = dating.apply_dates(store, dates) if dates is not None else None
     verified = require_intact(store)  # a store altered behind its back would be shipped: StoreDamaged
     store.conn.execute("BEGIN")  # one read snapshot
@@ -86,61 +74,23 @@ def _write(a: Any, directory: Path, prev: Any, extra: dict[str, Any]) -> tuple[d
         files[corpus] = write_parquet(directory / corpus, a.corpus_records())
     else:
         files[corpus] = write_lines(directory / corpus, a.corpus_lines(), compress=True)
-    manifest = a.manifest_core()
-    if prev is not None:
-        listed, counts = changes(read_lines(directory / PLAN), prev)
-        files[CHANGES] = write_lines(directory / CHANGES, (canonical(c).encode() + b"\n" for c in listed),
-                                     compress=False)
-        manifest["changes"] = {"previous": prev.info, "counts": counts,
-                               "run_changed": prev.info.get("run_id") not in (None, a.run["run_id"]),
-                               "policy_changed": prev.info.get("policy") not in (None, a.policy.as_dict())}
-    manifest["files"] = files
-    manifest |= extra
-    manifest["digest"] = digest(manifest)
-    write_text_atomic(directory / MANIFEST, pretty(manifest))
-    return files, manifest
+    return files, seal(directory, a.manifest_core(), files, prev, a.run["run_id"], a.policy, extra)
 
 
 def assemble_parquet(directory: str | os.PathLike, out: str | os.PathLike, *, run: str | None = None,
-                     policy: Policy = Policy(), previous: str | os.PathLike | None = None) -> Assembled:
+                     policy: Policy = Policy(), previous: str | os.PathLike | None = None,
+                     master: str = "local[*]", spark: Any = None) -> Assembled:
     """``assemble`` from a Parquet export (``auditor export``, or a Spark ingest) and an audit
     run recorded in it (``auditor audit --engine spark --parquet DIR`` writes ``DIR/runs/``),
-    without a store. The plan is the store's plan: the same function over the export read as a
-    store (``ExportStore``). The corpus is written as Parquet.
-
-    What runs where: the plan is resolved on this machine, from the run's containing pairs
-    (about 100 bytes each while they are read) and every document's provenance; the novel
-    shares in the plan are counted here from the sampled sets (8 bytes per sampled shingle);
-    the texts are read from ``texts/`` in chunks. Not supported here: ``--dates`` (supplied
-    dates are recorded in a store) and withdrawn documents (an export holds none).
+    without a store, on Spark (:mod:`auditor.assembly.spark`). The plan is the store's plan,
+    byte for byte; the corpus is written as Parquet by the executors. Not supported here:
+    ``--dates`` (supplied dates are recorded in a store) and withdrawn documents (an export
+    holds none).
     """
-    from auditor.engine.export_store import ExportStore
+    from auditor.assembly.spark import assemble_on_spark
 
-    require_parquet()
-    if (Path(out) / "report.json").exists():
-        raise UsageError(f"{out} holds an audit report; write the assembled corpus to another directory")
-    prev = read_previous(previous) if previous is not None else None
-    claim(Path(out), _written(Path(out)))
-    source = ExportStore(Path(directory))
-    if not source.load_runs():
-        raise UsageError(f"{directory} records no audit run (runs/ is empty): run "
-                         f"`auditor audit --engine spark --parquet {directory}` first, then assemble")
-    a = plan(cast(Store, source), run=run, policy=policy, format="parquet")
-    target = Path(out)
-    files, manifest = _write(a, target, prev, {"source": {
-        "parquet": str(Path(directory).resolve()), "corpus": source.meta.get("corpus"),
-        "note": "assembled from a Parquet export and the audit run recorded in it; no store, so no "
-                "custody entry records it"}})
-    return Assembled(manifest, target, [target / n for n in (*files, MANIFEST)], None)
-
-
-def _written(directory: Path) -> set[str]:
-    """What an earlier ``assemble`` wrote into ``directory``, as its manifest lists it."""
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        return {MANIFEST, *(str(n) for n in manifest.get("files") or {})}
-    except (OSError, ValueError, AttributeError):
-        return set()
+    return assemble_on_spark(directory, out, run=run, policy=policy, previous=previous, master=master,
+                             spark=spark)
 
 
 def is_assembly(directory: str | os.PathLike) -> bool:

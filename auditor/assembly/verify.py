@@ -29,6 +29,7 @@ from auditor.assembly.files import (
     PLAN,
     digest,
     lines_content,
+    parquet_parts,
     read_lines,
     write_parquet,
 )
@@ -61,10 +62,11 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         problems.append(f"{MANIFEST} is not in its canonical form (edited by hand?)")
     on_disk: dict[str, dict[str, Any]] = {}
     listed = manifest.get("files") or {}
-    for name in unlisted(directory, {*listed, MANIFEST}):
+    parts = {n for n in listed if n.endswith(".parquet") and (directory / n).is_dir()}  # written by Spark
+    for name in unlisted(directory, {*listed, MANIFEST, *(n for p in parquet_parts_of(directory, parts) for n in p)}):
         problems.append(f"{name} is not one of the files {MANIFEST} lists (added or renamed?)")
     for name, want in sorted(listed.items()):
-        if "/" in name or name.startswith(".") or not (directory / name).is_file():
+        if "/" in name or name.startswith(".") or not ((directory / name).is_file() or name in parts):
             problems.append(f"{name} is missing")
             continue
         have = on_disk[name] = lines_content(read_lines(directory / name))
@@ -89,7 +91,10 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
         require_run_intact(store, a.run["id"])
         again = a.manifest_core()
         files = {PLAN: lines_content(a.plan_lines()), CORPUS[fmt]: lines_content(a.corpus_lines())}
-        if fmt == "parquet" and on_disk.get(CORPUS[fmt]) == files[CORPUS[fmt]]:
+        if fmt == "parquet" and CORPUS[fmt] in parts:
+            notes = [*notes, f"{CORPUS[fmt]} is a directory of Parquet parts (the Spark assemble's): its rows "
+                             "are checked, not its bytes"]
+        elif fmt == "parquet" and on_disk.get(CORPUS[fmt]) == files[CORPUS[fmt]]:
             why = _parquet_bytes_problem(directory / CORPUS[fmt], a)
             if why:
                 problems.append(f"{CORPUS[fmt]} is not byte for byte the file the auditor wrote: {why}")
@@ -113,6 +118,11 @@ def verify(directory: str | os.PathLike, store: Store) -> Verification:
     if again["digest"] != manifest.get("digest") and not problems:
         problems.append("recomputed digest differs")
     return Verification(not problems, str(manifest.get("digest")), content, again["digest"], problems, notes)
+
+
+def parquet_parts_of(directory: Path, names: Iterable[str]) -> list[list[str]]:
+    """The part files of each Parquet directory of ``names``, relative to ``directory``."""
+    return [[p.relative_to(directory).as_posix() for p in parquet_parts(directory / n)] for n in sorted(names)]
 
 
 def _parquet_bytes_problem(path: Path, a: Assembly) -> str | None:

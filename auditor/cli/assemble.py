@@ -25,7 +25,11 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
               help="Assemble from a Parquet export and the audit run recorded in it (`auditor audit "
                    "--engine spark --parquet DIR`), without a store (--engine spark). The corpus is Parquet.")
 @click.option("--engine", type=click.Choice(["sqlite", "spark"]), default="sqlite", show_default=True,
-              help="spark: with --parquet, from an export.")
+              help="spark: with --parquet, from an export, on Spark (the plan and the corpus are made on the "
+                   "executors).")
+@click.option("--master", default="local[*]", show_default=True,
+              help="Spark master URL, with --engine spark (local[*]: every core here). --out must then be a "
+                   "directory every executor sees at the same path: they write the corpus there.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory for plan.jsonl, the corpus, changes.jsonl and manifest.json.")
 @click.option("--run", "run_id", help="Audit run id (default: the latest audit run).")
@@ -55,7 +59,7 @@ def _sources(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--previous", type=click.Path(exists=True, path_type=Path),
               help="A previous plan (plan.jsonl or its directory): write what changed to changes.jsonl.")
 @click.option("--json", "as_json", is_flag=True, help="Print manifest.json.")
-def assemble(db: Path | None, parquet: Path | None, engine: str, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
+def assemble(db: Path | None, parquet: Path | None, engine: str, master: str, out: Path, run_id: str | None, survivor: str | None, prefer_source: tuple[str, ...],
              contained: str, boilerplate: str, exhibits: str, min_novel: float | None, dates_file: Path | None,
              fmt: str,
              previous: Path | None, as_json: bool) -> None:
@@ -87,7 +91,7 @@ def assemble(db: Path | None, parquet: Path | None, engine: str, out: Path, run_
                              "the store, export it again, then assemble")
         from auditor.assembly import assemble_parquet
 
-        a = assemble_parquet(parquet, out, run=run_id, policy=policy, previous=previous)
+        a = assemble_parquet(parquet, out, run=run_id, policy=policy, previous=previous, master=master)
     elif db is None:
         raise UsageError("give --db (the store), or --engine spark --parquet DIR (an export)")
     else:

@@ -78,6 +78,18 @@ def _rows(table: Any, names: tuple[str, ...]) -> list[dict[str, Any]]:
     return rows
 
 
+def recorded_runs(directory: Path) -> list[tuple[dict[str, Any], Path]]:
+    """The audit runs recorded under ``directory/runs/``: each ``run.json`` (the row a store keeps
+    in ``runs``) with its directory, oldest first (their row ids are their places here, from 1)."""
+    listed = []
+    for d in sorted((directory / "runs").glob("*")) if (directory / "runs").is_dir() else []:
+        if d.name.startswith(".") or not (d / "run.json").is_file():
+            continue  # a run being written, or not a run
+        listed.append((json.loads((d / "run.json").read_text(encoding="utf-8")), d))
+    listed.sort(key=lambda x: (x[0]["started"], x[0]["run_id"]))
+    return listed
+
+
 class ExportStore:
     """The read side of a Store, served from a Parquet export (see the module docstring)."""
 
@@ -157,12 +169,7 @@ class ExportStore:
         Returns how many. Their pairs are read here: 24 bytes and more per pair on the driver."""
         import pyarrow.parquet as pq
 
-        listed = []
-        for d in sorted((self.directory / "runs").glob("*")) if (self.directory / "runs").is_dir() else []:
-            if d.name.startswith(".") or not (d / "run.json").is_file():
-                continue  # a run being written, or not a run
-            listed.append((json.loads((d / "run.json").read_text(encoding="utf-8")), d))
-        listed.sort(key=lambda x: (x[0]["started"], x[0]["run_id"]))
+        listed = recorded_runs(self.directory)
         for i, (row, d) in enumerate(listed, start=1):
             self.conn.execute(f"INSERT INTO runs (id, {', '.join(row)}) VALUES (?, {','.join('?' * len(row))})",
                               (i, *row.values()))

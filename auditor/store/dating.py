@@ -78,13 +78,25 @@ def copies(conn: Any, doc_ids: Sequence[int]) -> dict[int, tuple[list[D.Dated], 
         for doc_id, mtime, seen, supplied, origin in conn.execute(
                 "SELECT doc_id, mtime, seen_at, supplied_date, supplied_from FROM sightings WHERE doc_id IN"
                 f" ({','.join('?' * len(part))}) ORDER BY doc_id, id", part):
-            sup, mt = out[doc_id]
-            if supplied:
-                sup.append(D.Dated(supplied, f"supplied:{origin or 'dates file'}", supplied))
-            m = D.mtime(mtime, seen)
-            if m is not None:
-                mt.append(m)
+            copy_dates(out[doc_id], mtime, seen, supplied, origin)
     return out
+
+
+def copy_dates(into: tuple[list[D.Dated], list[D.Dated]], mtime: str | None, seen: str | None,
+               supplied: str | None, origin: str | None) -> None:
+    """Add one sighting's dates to (supplied dates, modification times)."""
+    sup, mt = into
+    if supplied:
+        sup.append(D.Dated(supplied, f"supplied:{origin or 'dates file'}", supplied))
+    m = D.mtime(mtime, seen)
+    if m is not None:
+        mt.append(m)
+
+
+def dated(own: str | None, created: str | None, seen: tuple[list[D.Dated], list[D.Dated]]) -> list[D.Dated]:
+    """One document's best date of each kind, most trusted first, from its own dates (the
+    ``documents.dates`` JSON), its ingest time and its copies' dates (``copy_dates``)."""
+    return D.evidence([D.Dated(**x) for x in json.loads(own or "[]")], *seen, ingested=created)
 
 
 def evidence(conn: Any, doc_ids: Sequence[int]) -> dict[int, list[D.Dated]]:
@@ -97,12 +109,7 @@ def evidence(conn: Any, doc_ids: Sequence[int]) -> dict[int, list[D.Dated]]:
                 f"SELECT id, dates, created FROM documents WHERE id IN ({','.join('?' * len(part))})", part):
             rows[doc_id] = (own, created)
     seen = copies(conn, ids)
-    out = {}
-    for d in ids:
-        own_raw, created = rows.get(d, (None, None))
-        own = [D.Dated(**x) for x in json.loads(own_raw or "[]")]
-        out[d] = D.evidence(own, *seen[d], ingested=created)
-    return out
+    return {d: dated(*rows.get(d, (None, None)), seen[d]) for d in ids}
 
 
 def refresh(conn: Any, doc_ids: Iterable[int], *, text: str | None = None) -> None:

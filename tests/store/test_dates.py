@@ -333,7 +333,7 @@ def test_ingest_with_dates_records_them_and_a_bad_file_stops_before_ingesting(tm
 
 
 def test_an_edgar_submission_dates_itself_and_its_parts_by_its_filing_date(tmp_path):
-    from tests.assembly.test_assemble import submission
+    from tests.support.assembled import submission
 
     src = tmp_path / "edgar"
     src.mkdir()
