@@ -41,16 +41,20 @@ class QueryResult:
 
 
 def query_text(store: Store, text: str, threshold: float = 0.8, *, index: SampledIndex | None = None,
-               exclude: frozenset[int] = frozenset()) -> QueryResult:
+               exclude: frozenset[int] = frozenset(), ignore: np.ndarray | None = None) -> QueryResult:
     """Stored documents that contain ``text`` and stored documents that ``text`` contains,
     highest containment first, each with where the contained text lies in the container.
 
     ``index``: the sampled index of every stored document not withdrawn, loaded once for many
-    questions; ``exclude``: documents not to answer with (the text's own document).
+    questions; ``exclude``: documents not to answer with (the text's own document); ``ignore``:
+    sorted distinct shingle hashes the text is not asked about (what it repeats of documents
+    audited on their own: the words of its own submission), both ways.
     """
     params = store.params
     n_words, seq = text_shingles(text, params)
     all_q = distinct(seq)
+    if ignore is not None and len(ignore):
+        all_q = all_q[~member(all_q, ignore)]
     sampled = sample(all_q, params.modulus)
     n = len(sampled)
     if len(all_q) == 0:

@@ -294,8 +294,10 @@ _BINARY_WHY = {
     "odf": "an OpenDocument spreadsheet, drawing or presentation, not read",
 }
 _CODE_EXT = {"js": "code:js", "css": "code:css"}
-_MACHINE = "nothing to do: machine data, not prose, is not audited"
-refusal("xbrl", _MACHINE)
+_MACHINE = ("nothing to do: a submission's data part is not a document of the corpus; a gate reads it as data "
+            "and audits each of its readings")
+refusal("xbrl", "an XBRL file is a filing's machine data, not a document: in a submission a gate reads it as data; "
+                "a lone XBRL file is not read: gate the submission that holds it, or leave the file out")
 refusal("data", _MACHINE)
 refusal("code", _MACHINE)
 refusal("archive", "unpack it, and ingest the documents it holds that the auditor reads")

@@ -37,6 +37,7 @@ from auditor.errors import ExtractionError, refusal
 from auditor.extract import edgar
 from auditor.extract.archive import ARCHIVES, extract_archive
 from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
+from auditor.extract.data import readable
 from auditor.extract.detect import binary_kind, detect_format, extension, not_read
 from auditor.extract.html import html_to_text
 from auditor.extract.nested import extract_format
@@ -90,7 +91,8 @@ def _extract_part(doc: edgar.Document, limits: Limits, header: dict) -> Part:
         content = edgar.content(doc.raw)
         skip = _skip(meta, content)
         if skip is not None:
-            return Part(doc.raw, meta, "skipped", None, skip[0], skip[1])
+            return Part(doc.raw, meta, "skipped", None, skip[0], skip[1],
+                        data=content.payload if readable(content.payload) else None)
         name = content.name or meta.get("filename") or ""
         if content.kind in ("xbrl", "xml"):
             ex = xml_to_text(content.payload, limits)
