@@ -36,7 +36,7 @@ MAX_PIXELS = 64_000_000
 #: a picture at most this wide and high is read at twice its size: the pictures of a screen page
 #: (96 dpi charts and logos) hold letters too small for OCR, which reads them at twice the size
 #: with a mean confidence of 80-88 instead of 50-55 (benchmarks/RESULTS.md, 2026-12-03)
-UPSCALE_BELOW = 2000
+UPSCALE_BELOW = 1200
 #: a frame with this many words or more, OCR'd under MIN_CONFIDENCE, shows text not read reliably
 MANY_WORDS = 40
 MIN_CONFIDENCE = 60.0
@@ -134,6 +134,9 @@ def read_picture(data: bytes, kind: str, limits: Limits) -> Picture:
     """Every frame of a picture recognised, each in a child with its own deadline. Raises
     ``ocr_unavailable`` when no OCR engine is installed, and ``image_error`` or
     ``image_too_large`` when its first frame cannot be decoded: then nothing of it can be read."""
+    if limits.ocr == "never":
+        raise ExtractionError("image_unread", f"{kind} picture: OCR is off (--ocr never), and a picture is read by "
+                                              "OCR: run with --ocr auto")
     first, n, engine = _frame(data, 0, limits)
     if first.code in ("ocr_unavailable", "image_error", "image_too_large"):
         raise ExtractionError(first.code, f"{kind} picture: {first.message}")

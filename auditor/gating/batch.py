@@ -246,11 +246,13 @@ def corpus_provenance(store: Store, doc_id: int) -> dict[str, Any]:
 
 def data_provenance(store: Store, s: Sighting, entry: dict[str, Any]) -> dict[str, Any]:
     """A part read as data (``BatchView.data``) as a finding names it: the part's path, content
-    hash and code, within the submission ``s`` sighted."""
+    hash and code, within the submission (or message) ``s`` sighted."""
     parent = store.document(s.doc_id)
-    return {
+    out: dict[str, Any] = {
         "doc_id": None, "path": f"{s.path}#{entry['part']}", "part": entry["part"], "sha256": entry["sha256"],
         "format": "data", "code": entry["code"], "size": entry.get("size"), "batch": s.batch,
-        "edgar": {"submission": submission_fields(parent["meta"]), "submission_path": s.path,
-                  "part": {k: entry["meta"].get(k) for k in ("type", "sequence", "filename", "description")}},
     }
+    if parent["format"] == "edgar":
+        out["edgar"] = {"submission": submission_fields(parent["meta"]), "submission_path": s.path,
+                        "part": {k: entry["meta"].get(k) for k in ("type", "sequence", "filename", "description")}}
+    return out
