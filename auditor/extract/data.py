@@ -280,8 +280,16 @@ def _archive(payload: bytes, name: str, kind: str, limits: Limits, depth: int,
             if e.code == "too_large":
                 raise
             raise ExtractionError(e.code, f"{label}: {e}") from e
-        out += [Reading(f"{label}: {r.name}", r.text, r.why) for r in got]
+        joint = "/" if _is_archive(raw) else ": "  # a nested archive's members are named outer/inner
+        out += [Reading(f"{label}{joint}{r.name}", r.text, r.why) for r in got]
     return out
+
+
+def _is_archive(raw: bytes) -> bool:
+    from auditor.extract.archive import ARCHIVES
+
+    kind = binary_kind(raw)
+    return kind in ARCHIVES and (kind != "zip" or zip_kind(raw) not in ("xlsx", "docx", "odf", "pptx"))
 
 
 def _member(raw: bytes, label: str, limits: Limits, depth: int, budget: list[int]) -> list[Reading]:

@@ -215,3 +215,12 @@ def submission(seed: int, hide: dict[str, str] | None = None, accession: str = "
     return b.submission(docs, {"accession_number": accession, "form_type": "8-K", "company_name": company["name"],
                                "cik": company["cik"]})
 
+
+
+def part(submission_bytes: bytes, sequence: int) -> tuple[str, bytes]:
+    """The file name and content of part ``sequence`` of a submission (its <TEXT> unwrapped)."""
+    from auditor.extract import edgar
+
+    doc = edgar.parse(submission_bytes).documents[sequence - 1]
+    content = edgar.content(doc.raw)
+    return str(doc.meta.get("filename") or ""), content.payload
