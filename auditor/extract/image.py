@@ -49,6 +49,7 @@ refusal("image_error", f"the picture cannot be decoded (damaged or not a picture
 refusal("image_too_large", f"the picture is larger than the reader decodes ({MAX_PIXELS} pixels a frame): "
                            f"scale it down, or {_COPY}")
 refusal("image_unread", f"OCR cannot read what the picture shows: {_COPY}")
+refusal("image-text", f"OCR cannot read more than a quarter of the picture's frames: {_COPY}")
 
 
 @dataclass
