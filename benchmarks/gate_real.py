@@ -69,11 +69,11 @@ def main(argv: list[str] | None = None) -> int:
                                          out=t / f"out{i}", workers=1))
                 why = sorted({_code(x) for x in g.findings if x.level == "error"})
                 c = g.counts
-                rows.append({"file": f.name, "status": g.status, "why": why, "data_parts": c["data_parts"],
-                             "short": c["short_documents"], "documents": c["new_documents"], "seconds": g.seconds})
+                data, short = c.get("data_parts", 0), c.get("short_documents", 0)  # 0 before 2026-12-03
+                rows.append({"file": f.name, "status": g.status, "why": why, "data_parts": data, "short": short,
+                             "documents": c["new_documents"], "seconds": g.seconds})
                 print(f"[{i + 1}/{len(files)}] {f.name}: {g.status} ({c['new_documents']} documents, "
-                      f"{c['data_parts']} parts read as data, {c['short_documents']} short, {g.seconds:.1f} s) "
-                      f"{'; '.join(why)}", flush=True)
+                      f"{data} parts read as data, {short} short, {g.seconds:.1f} s) {'; '.join(why)}", flush=True)
         finally:
             pdf_worker.shutdown()
     by = collections.Counter(w for r in rows for w in r["why"])

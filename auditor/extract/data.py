@@ -31,6 +31,7 @@ a frame OCR cannot read) raises ExtractionError with its code: it stays not audi
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -60,6 +61,18 @@ refusal("data_unreadable", "the part's text cannot be read reliably (the reason 
                            "then baseline the finding (--update-baseline --reason)")
 refusal("data_error", "the part is damaged or nests too deeply to read: check the part yourself, then baseline the "
                       "finding (--update-baseline --reason)")
+
+
+_MARKUP = re.compile(rb"<[^<>]*>")
+
+
+def as_plain_text(raw: bytes) -> str:
+    """Bytes as a text editor shows them, markup blanked (what lies inside ``<...>``) and character
+    references decoded: every word a reader of the file sees, whatever a browser would hide."""
+    from auditor.extract.text import decode_text
+
+    text, _ = decode_text(_MARKUP.sub(b" ", raw))
+    return storable(html.unescape(text), [])
 
 
 def readable(payload: bytes) -> bool:
@@ -149,8 +162,6 @@ def _strings(value: Any) -> list[str]:
 def _page(payload: bytes, limits: Limits) -> list[Reading]:
     from auditor.extract import model
     from auditor.extract.html import html_to_text
-    from auditor.extract.submission import as_plain_text
-
     ex = html_to_text(payload, limits)
     if ex.unmodelled:
         raise ExtractionError("data_unmodelled", f"HTML page: {model.reason(ex.unmodelled)}")
