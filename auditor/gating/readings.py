@@ -23,9 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.query import query_text
+from auditor.engine.query import Question, query_texts
 from auditor.engine.short import SHORT_SHINGLES
-from auditor.gating.batch import BatchView, corpus_provenance, data_provenance, sighting_provenance
+from auditor.gating.batch import (
+    BatchView,
+    Sighting,
+    corpus_provenance,
+    data_provenance,
+    sighting_provenance,
+)
 from auditor.gating.classify import OTHERS_NAMED, Locator
 from auditor.gating.findings import Finding, classify_pair
 from auditor.index.sampled import SampledIndex, ShingleCache
@@ -35,12 +41,14 @@ from auditor.store.db import Store
 def reading_findings(store: Store, view: BatchView, threshold: float, loc: Locator,
                      have: list[Finding]) -> list[Finding]:
     """Findings under the other readings of each new document, where the visible one has none;
-    and under the readings of each part read as data, found as that part's own."""
+    and under the readings of each part read as data, found as that part's own. Every reading
+    of the batch is asked at once (:func:`auditor.engine.query.query_texts`: one pass over the
+    stored texts for the short ones)."""
     new = view.new_ids
     done = {(int(f.new.get("doc_id") or -1), f.kind, f.new_is_contained) for f in have}
     data = {(int(e["within_id"]), str(e["part"])): e for e in view.data}
-    index: SampledIndex | None = None
-    out: list[Finding] = []
+    asked: list[tuple[Sighting, dict[str, Any], str]] = []
+    questions: list[Question] = []
     seen: set[int] = set()
     for s in view.sightings:
         if s.doc_id in seen:
@@ -52,33 +60,39 @@ def reading_findings(store: Store, view: BatchView, threshold: float, loc: Locat
         parts = sorted({x.doc_id for x in view.sightings if x.within_id == s.doc_id} - {s.doc_id})
         exclude = frozenset(_own_group(store, s.doc_id)) | frozenset(view.withdrawn) | frozenset(parts)
         ignore = _shingles_of(store, parts) if parts else None
-        groups: dict[tuple[str, str, bool], list[tuple[float, int, int, dict[str, Any], str]]] = {}
         for r in readings:
-            if index is None and r["n_shingles"] > SHORT_SHINGLES:
-                index = SampledIndex.load(store, representatives_only=False)
-            subject = _data_part(r["name"], s.doc_id, data)
-            result = query_text(store, r["text"], threshold, index=index, exclude=exclude, ignore=ignore)
-            holders = {m.doc_id for m in result.matches if m.direction == "contains-query"}
-            for m in result.matches:
-                new_is_contained = m.direction == "contains-query"
-                if not new_is_contained and m.doc_id in holders:
-                    continue  # mutual: the reading's own containment says it
-                other_new = m.doc_id in new
-                kind = (classify_pair(True, other_new) if new_is_contained else classify_pair(other_new, True))
-                if kind is None or (not subject and (s.doc_id, kind, new_is_contained) in done):
-                    continue
-                size = int(store.scalar("SELECT n_shingles FROM index_docs WHERE doc_id = ?", (m.doc_id,)) or 0)
-                spans = [sp.as_dict() for sp in m.spans]
-                groups.setdefault((subject, kind, new_is_contained), []).append(
-                    (-m.exact, size, m.doc_id, {"spans": spans}, r["name"]))
+            asked.append((s, r, _data_part(r["name"], s.doc_id, data)))
+            questions.append(Question(r["text"], exclude, ignore))
+    index = (SampledIndex.load(store, representatives_only=False)
+             if any(r["n_shingles"] > SHORT_SHINGLES for _, r, _ in asked) else None)
+    results = query_texts(store, questions, threshold, index=index)
+    by_doc: dict[int, dict[tuple[str, str, bool], list[tuple[float, int, int, dict[str, Any], str]]]] = {}
+    for (s, r, subject), result in zip(asked, results, strict=True):
+        groups = by_doc.setdefault(s.doc_id, {})
+        holders = {m.doc_id for m in result.matches if m.direction == "contains-query"}
+        for m in result.matches:
+            new_is_contained = m.direction == "contains-query"
+            if not new_is_contained and m.doc_id in holders:
+                continue  # mutual: the reading's own containment says it
+            other_new = m.doc_id in new
+            kind = (classify_pair(True, other_new) if new_is_contained else classify_pair(other_new, True))
+            if kind is None or (not subject and (s.doc_id, kind, new_is_contained) in done):
+                continue
+            size = int(store.scalar("SELECT n_shingles FROM index_docs WHERE doc_id = ?", (m.doc_id,)) or 0)
+            spans = [sp.as_dict() for sp in m.spans]
+            groups.setdefault((subject, kind, new_is_contained), []).append(
+                (-m.exact, size, m.doc_id, {"spans": spans}, r["name"]))
+
+    def described(d: int) -> dict[str, Any]:
+        return sighting_provenance(store, view.first_sighting(d)) if d in new else corpus_provenance(store, d)
+
+    out: list[Finding] = []
+    for doc_id, groups in by_doc.items():
+        s = view.first_sighting(doc_id)
         for (subject, kind, new_is_contained), ranked in sorted(groups.items()):
             ranked.sort(key=lambda x: (x[0], x[1], x[2], x[4]))
             value, _, other, extra, name = ranked[0]
             others = sorted({o for _, _, o, _, _ in ranked[1:]} - {other})
-
-            def described(d: int) -> dict[str, Any]:
-                return sighting_provenance(store, view.first_sighting(d)) if d in new else corpus_provenance(store, d)
-
             where = s
             mine = sighting_provenance(store, s)
             if subject:  # a part read as data: the finding is the part's, shown at its <SEQUENCE>
