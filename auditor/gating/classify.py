@@ -161,7 +161,8 @@ def ingest_error_findings(view: BatchView, cwd: Path) -> list[Finding]:
 
 def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cwd: Path,
                            loc: Locator, vouched: dict[int, list[str]] | None = None) -> list[Finding]:
-    """New documents the audit could not speak for, and EDGAR parts the ingest skipped: they fail
+    """New documents the audit could not speak for, and EDGAR parts the ingest skipped that could not
+    be read even as data (``view.skipped``; a part read as data is in ``view.data``): they fail
     closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined.
     ``vouched`` names, by document, constructs outside the model that a check of the rendering
     vouched for (an embedded font whose letters OCR read as its text: gating.render).
