@@ -133,3 +133,36 @@ def test_a_scan_of_a_stored_contract_never_passes_silently(root):
     assert r.returncode == 1
     assert [f["kind"] for f in g["findings"]] == ["not-auditable"]
     assert "pdf-image-text" in g["findings"][0]["message"]
+
+
+def _mail_with_picture(body: str, picture: bytes) -> bytes:
+    from email.mime.image import MIMEImage
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    m = MIMEMultipart()
+    m["From"], m["To"], m["Subject"], m["Message-ID"] = "a@example.com", "b@example.com", "Signed copy", "<2@example.com>"
+    m.attach(MIMEText(body))
+    image = MIMEImage(picture, "png")
+    image.add_header("Content-Disposition", "attachment", filename="scan.png")
+    m.attach(image)
+    return m.as_bytes()
+
+
+@pytest.mark.slow
+def test_an_email_attachment_that_is_a_picture_is_read_as_data(root):
+    """A picture attached to a message is read by OCR as the message's data part: a page of the
+    stored contract is found, naming the attachment; a logo passes."""
+    body = synth.contract(8301, 1_500, kind="employment")
+    page = em.picture(licence("BSD"), width=1300, size=22, fmt="PNG")
+    logo = em.picture("ACME", width=200, size=36, fmt="PNG")
+    r, g = gate(root, _write(root, "mail", {"page.eml": _mail_with_picture(body, page),
+                                            "logo.eml": _mail_with_picture(synth.contract(8302, 1_500), logo)}))
+    assert r.returncode == 1, r.stdout + r.stderr
+    failing = [f for f in g["findings"] if f["level"] == "error"]
+    assert [f["location"]["file"].rsplit("/", 1)[-1] for f in failing] == ["page.eml"]
+    f = failing[0]
+    assert Path(f["other"]["path"]).name == "stored-contract.txt" and f["new"]["path"].endswith("page.eml#1")
+    assert f["reading"] == "part 1: ocr:picture" and "edgar" not in f["new"]
+    assert {d["path"].rsplit("/", 1)[-1]: d["status"] for d in g["data_parts"]} == {
+        "page.eml#1": "failed", "logo.eml#1": "read-as-data"}
