@@ -161,4 +161,5 @@ def _print(g: GateResult) -> None:
     c = g.counts
     echo(f"gate {g.status}: batch {g.batch}, new documents {c['new_documents']}, failing {c['failing']}, "
          f"warnings {c['warnings']}, baselined {c['baselined']}, ingest errors {c['ingest_errors']}, "
-         f"stale baseline entries {c['stale_baseline_entries']}")
+         f"stale baseline entries {c['stale_baseline_entries']}, short {c['short_documents']}, "
+         f"parts read as data {c['data_parts']}")

@@ -590,6 +590,7 @@ def _store_prepared(
         if task.retry:  # its parts' failures are recorded again below, from this attempt
             store.conn.execute("DELETE FROM failures WHERE resolved = ? AND within_id = ? AND part != ''",
                                (task.resolved, doc_id))
+        seen = {r["norm_sha256"] for r in d.get("readings", [])}  # a reading is audited once per submission
         for i, p in enumerate(d["parts"], 1):
             seq = db_text(str(p["meta"].get("sequence") or i))
             if p["doc"] is not None:
@@ -602,12 +603,37 @@ def _store_prepared(
                 if part_created and p["doc"].get("unmodelled"):
                     out.unmodelled.append((seq, p["doc"]["unmodelled"]))
             else:
+                meta = p["meta"]
+                if p.get("data") is not None:  # read as data by a gate: its readings are the submission's
+                    meta = {**meta, "read_as_data": _store_data_readings(store, doc_id, seq, p["data"], seen)
+                            if created else []}
                 _record_failure(store, batch_id=batch_id, status=p["status"], code=p["code"] or "",
                                 message=p["message"] or "", task=task, part=seq, within_id=doc_id,
-                                sha256=p["sha256"], size=p["size"], meta=p["meta"], source=source)
-                out.part_problems.append((seq, p["code"] or "", with_fix(p["code"], p["message"] or "")))
+                                sha256=p["sha256"], size=p["size"], meta=meta, source=source)
+                if p.get("data") is None:
+                    out.part_problems.append((seq, p["code"] or "", with_fix(p["code"], p["message"] or "")))
         detail.update(outcome=out.status, doc_id=doc_id)
     return out
+
+
+def data_reading_name(part: str, name: str) -> str:
+    """The name under which a submission keeps a reading of its data part ``part``."""
+    return f"part {part}: {name}"
+
+
+def _store_data_readings(store: Store, doc_id: int, part: str, data: dict[str, Any], seen: set[str]) -> list[str]:
+    """The readings of a part read as data (``extract.data``), kept as readings of its submission
+    (``doc_id``), each named after the part; a text another part gave already is audited once.
+    The names of those kept, for the part's record."""
+    kept = []
+    for r in data["readings"]:
+        if r["norm_sha256"] in seen:
+            continue
+        seen.add(r["norm_sha256"])
+        name = data_reading_name(part, r["name"])
+        store.insert_reading(doc_id, {**r, "name": name})
+        kept.append(name)
+    return kept
 
 
 def _store_failure(store: Store, task: _Task, status: str, code: str, message: str, batch_id: int,

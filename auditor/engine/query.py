@@ -41,27 +41,77 @@ class QueryResult:
 
 
 def query_text(store: Store, text: str, threshold: float = 0.8, *, index: SampledIndex | None = None,
-               exclude: frozenset[int] = frozenset()) -> QueryResult:
+               exclude: frozenset[int] = frozenset(), ignore: np.ndarray | None = None) -> QueryResult:
     """Stored documents that contain ``text`` and stored documents that ``text`` contains,
     highest containment first, each with where the contained text lies in the container.
 
     ``index``: the sampled index of every stored document not withdrawn, loaded once for many
-    questions; ``exclude``: documents not to answer with (the text's own document).
+    questions; ``exclude``: documents not to answer with (the text's own document); ``ignore``:
+    sorted distinct shingle hashes the text is not asked about (what it repeats of documents
+    audited on their own: the words of its own submission), both ways.
     """
+    return query_texts(store, [Question(text, exclude, ignore)], threshold, index=index)[0]
+
+
+@dataclass
+class Question:
+    """One text to search for (:func:`query_texts`), with the documents not to answer with and
+    the shingles not to ask about (see :func:`query_text`)."""
+
+    text: str
+    exclude: frozenset[int] = frozenset()
+    ignore: np.ndarray | None = None
+
+
+@dataclass
+class _Asked:
+    text: str
+    exclude: frozenset[int]
+    n_words: int
+    seq: np.ndarray
+    all_q: np.ndarray
+    sampled: np.ndarray
+
+
+def query_texts(store: Store, questions: Sequence[Question], threshold: float = 0.8, *,
+                index: SampledIndex | None = None) -> list[QueryResult]:
+    """:func:`query_text` for many texts, in order: a long text through the sampled index (loaded
+    once, unless given), the short ones searched exactly in one pass over the stored texts for
+    them all, not one pass each (a gate asks about dozens of short readings: an EDGAR filing's
+    data parts)."""
     params = store.params
-    n_words, seq = text_shingles(text, params)
-    all_q = distinct(seq)
-    sampled = sample(all_q, params.modulus)
-    n = len(sampled)
-    if len(all_q) == 0:
-        return QueryResult(n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
-    if len(all_q) <= SHORT_SHINGLES:
-        return _query_short(store, text, seq, all_q, sampled, threshold, n_words, exclude)
-    if index is None:
-        index = SampledIndex.load(store, representatives_only=False)
-    counts = index.hits_of(sampled)
+    asked = []
+    for q in questions:
+        n_words, seq = text_shingles(q.text, params)
+        all_q = distinct(seq)
+        if q.ignore is not None and len(q.ignore):
+            all_q = all_q[~member(all_q, q.ignore)]
+        asked.append(_Asked(q.text, q.exclude, n_words, seq, all_q, sample(all_q, params.modulus)))
+    out: list[QueryResult | None] = [None] * len(asked)
+    short = []
+    for i, a in enumerate(asked):
+        if len(a.all_q) == 0:
+            out[i] = QueryResult(a.n_words, 0, 0, [], note=f"fewer than k={params.k} words: no shingle to query")
+        elif len(a.all_q) <= SHORT_SHINGLES:
+            short.append(i)
+        else:
+            if index is None:
+                index = SampledIndex.load(store, representatives_only=False)
+            out[i] = _query_long(store, a, threshold, index)
+    for i, result in zip(short, _query_short([asked[i] for i in short], store, threshold), strict=True):
+        out[i] = result
+    assert all(r is not None for r in out)
+    return [r for r in out if r is not None]
+
+
+def _query_long(store: Store, a: _Asked, threshold: float, index: SampledIndex) -> QueryResult:
+    """A text of more than ``SHORT_SHINGLES`` shingles: candidates by the sampled index, then
+    exact containment both ways."""
+    params = store.params
+    all_q, n = a.all_q, len(a.sampled)
+    counts = index.hits_of(a.sampled)
     hits = {int(index.doc_ids[i]): int(counts[i]) for i in np.flatnonzero(counts)
-            if int(index.doc_ids[i]) not in exclude}
+            if int(index.doc_ids[i]) not in a.exclude}
     sizes = {int(index.doc_ids[i]): int(index.n[i]) for i in np.flatnonzero(counts)}
     cache = ShingleCache(store, params)
     matches = []
@@ -80,11 +130,11 @@ def query_text(store: Store, text: str, threshold: float = 0.8, *, index: Sample
                                offsets=cache.offsets(doc_id)) if exact >= threshold else []
             else:
                 exact = containment(all_d, all_q)
-                spans = locate(seq, all_d, text, params.k) if exact >= threshold else []
+                spans = locate(a.seq, all_d, a.text, params.k) if exact >= threshold else []
             if exact >= threshold:
                 matches.append(Match(doc_id, direction, est, exact, spans))
     matches.sort(key=lambda m: (-m.exact, m.doc_id, m.direction))
-    return QueryResult(n_words, len(all_q), n, matches)
+    return QueryResult(a.n_words, len(all_q), n, matches)
 
 
 @dataclass
@@ -179,41 +229,53 @@ def _read_stream(stream: BinaryIO, params: Params, limits: Limits) -> list[FileT
     return found
 
 
-def _query_short(store: Store, text: str, seq: np.ndarray, all_q: np.ndarray, sampled: np.ndarray,
-                 threshold: float, n_words: int, exclude: frozenset[int] = frozenset()) -> QueryResult:
-    """A text of at most ``SHORT_SHINGLES`` shingles, searched exactly in every stored text, as
-    the audit searches its short documents: its two or three sampled shingles cannot speak for
-    it (a clause with 85% of them kept is missed about as often as found). The cost is a pass
-    over the stored texts; the estimates are still given, from the sampled shingles."""
+def _query_short(asked: list[_Asked], store: Store, threshold: float) -> list[QueryResult]:
+    """Texts of at most ``SHORT_SHINGLES`` shingles each, searched exactly in every stored text, as
+    the audit searches its short documents: their two or three sampled shingles cannot speak for
+    them (a clause with 85% of them kept is missed about as often as found). The cost is one
+    pass over the stored texts for all of them (their shingles together, then each text's share);
+    the estimates are still given, from the sampled shingles."""
+    if not asked:
+        return []
     params = store.params
+    skip = frozenset.intersection(*(a.exclude for a in asked))
     rows = store.conn.execute(
         "SELECT i.doc_id, i.n_shingles, i.n_sampled FROM index_docs i JOIN documents d ON d.id = i.doc_id"
         " WHERE d.withdrawn_at IS NULL ORDER BY i.doc_id").fetchall()
-    rows = [r for r in rows if r[0] not in exclude]
+    rows = [r for r in rows if r[0] not in skip]
     sizes = {r[0]: (r[1], r[2]) for r in rows}
     none = np.empty(0, np.int64)
-    _, _, owner, number = one_pass(store, params, [r[0] for r in rows], all_q, none, none)
-    is_sampled = member(all_q, sampled)
-    docs, shared = np.unique(owner, return_counts=True)
-    hits = np.bincount(np.searchsorted(docs, owner), weights=is_sampled[number], minlength=len(docs))
+    vocab = np.unique(np.concatenate([a.all_q for a in asked]))
+    _, _, owner, number = one_pass(store, params, [r[0] for r in rows], vocab, none, none)
+    held = vocab[number]  # each shingle of the texts a stored text holds, by owner
     cache = ShingleCache(store, params)
-    matches = []
-    for doc_id, h, x in zip(docs.tolist(), hits.astype(np.int64).tolist(), shared.tolist(), strict=True):
-        n_d, sampled_d = sizes[doc_id]
-        for direction, exact, est in (("contains-query", x / len(all_q), Estimate.of(h, len(sampled))),
-                                      ("in-query", x / n_d if n_d else 0.0, Estimate.of(h, sampled_d))):
-            if exact < threshold:
-                continue
-            if direction == "contains-query":
-                seq_d, _ = cache.get(doc_id)
-                spans = locate(seq_d, all_q, "", params.k, store.document(doc_id)["page_offsets"],
-                               offsets=cache.offsets(doc_id))
-            else:
-                spans = locate(seq, cache.get(doc_id)[1], text, params.k)
-            matches.append(Match(doc_id, direction, est, exact, spans))
-    matches.sort(key=lambda m: (-m.exact, m.doc_id, m.direction))
-    return QueryResult(n_words, len(all_q), len(sampled), matches,
-                       note=f"short text ({len(all_q)} shingles): searched exactly in every stored text")
+    out = []
+    for a in asked:
+        mine = member(held, a.all_q)
+        if a.exclude:
+            mine &= ~np.isin(owner, np.fromiter(a.exclude, np.int64, len(a.exclude)))
+        own, pos = owner[mine], np.searchsorted(a.all_q, held[mine])
+        is_sampled = member(a.all_q, a.sampled)
+        docs, shared = np.unique(own, return_counts=True)
+        hits = np.bincount(np.searchsorted(docs, own), weights=is_sampled[pos], minlength=len(docs))
+        matches = []
+        for doc_id, h, x in zip(docs.tolist(), hits.astype(np.int64).tolist(), shared.tolist(), strict=True):
+            n_d, sampled_d = sizes[doc_id]
+            for direction, exact, est in (("contains-query", x / len(a.all_q), Estimate.of(h, len(a.sampled))),
+                                          ("in-query", x / n_d if n_d else 0.0, Estimate.of(h, sampled_d))):
+                if exact < threshold:
+                    continue
+                if direction == "contains-query":
+                    seq_d, _ = cache.get(doc_id)
+                    spans = locate(seq_d, a.all_q, "", params.k, store.document(doc_id)["page_offsets"],
+                                   offsets=cache.offsets(doc_id))
+                else:
+                    spans = locate(a.seq, cache.get(doc_id)[1], a.text, params.k)
+                matches.append(Match(doc_id, direction, est, exact, spans))
+        matches.sort(key=lambda m: (-m.exact, m.doc_id, m.direction))
+        out.append(QueryResult(a.n_words, len(a.all_q), len(a.sampled), matches,
+                               note=f"short text ({len(a.all_q)} shingles): searched exactly in every stored text"))
+    return out
 
 
 EXCERPT_HUNKS = 3  # differing regions in compare's aligned excerpt

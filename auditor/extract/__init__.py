@@ -6,7 +6,8 @@ encoding), :mod:`.html`, :mod:`.pdf`, :mod:`.docx`, :mod:`.odf` (OpenDocument te
 zipped), :mod:`.wordml` (Word 2003 XML), :mod:`.legacy` (Word 97-2003 .doc, WordPerfect, RTF,
 through :mod:`.convert` for external converters), :mod:`.mail` (email and MHTML),
 :mod:`.rendered` (Markdown, reStructuredText, notebooks), :mod:`.xml` (XML, RSS and Atom
-feeds), :mod:`.archive` and :mod:`.submission` (the parts of an EDGAR submission);
+feeds), :mod:`.image` (pictures, by OCR), :mod:`.archive` and :mod:`.submission` (the parts of
+an EDGAR submission; :mod:`.data` reads those that are data, for a gate);
 :mod:`.common` holds what they return. :mod:`.layout` reads plain text laid out for paper
 (pleading-paper margins, two columns) in a reader's order; :mod:`.scripts` tells a page built
 by its scripts.
@@ -169,6 +170,10 @@ def _extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ex
         from auditor.extract.rendered import extract_rendered
 
         return extract_rendered(fmt, data, limits)
+    if fmt == "image":
+        from auditor.extract.image import extract_image
+
+        return extract_image(data, limits, name)
     if fmt == "binary":
         from auditor.extract.detect import binary_kind
 

@@ -91,6 +91,9 @@ class Part:
     extracted: Extracted | None
     code: str | None = None
     message: str | None = None
+    data: bytes | None = None
+    """A part skipped as data, not prose (XBRL, JSON, a picture...), that a reader of data can read
+    (:mod:`auditor.extract.data`): its content, which a gate reads (:mod:`auditor.extract.prepare`)."""
 
 
 @functools.cache

@@ -40,6 +40,7 @@ _MAGIC: list[tuple[bytes, str]] = [
     (b"\xffWPC", "wpd"),
 ]
 _BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
+_BMP_HEADERS = (12, 40, 52, 56, 64, 108, 124)  # the sizes of a Windows or OS/2 bitmap's DIB header
 _RIFF = re.compile(rb"RIFF....(WAVE|AVI |WEBP)", re.S)
 _STRONG_HTML = re.compile(rb"<(?:!doctype\s+html|html|head|body)\b", re.I)
 _WEAK_HTML = re.compile(
@@ -50,8 +51,10 @@ TEXT_EXT = (".txt", ".text", ".asc", ".log", ".csv", ".tsv")
 #: Formats with a rendering of their own, by name: what a reader sees is the rendered document.
 RENDERED_EXT = {".md": "markdown", ".markdown": "markdown", ".mdown": "markdown", ".rst": "rst",
                 ".rest": "rst", ".ipynb": "notebook"}
-#: Binary kinds a reader reads (an OLE2 file may be a Word document: the dispatcher tells).
-READ_BINARY = {"ole": "ole", "wpd": "wpd", "rtf": "rtf"}
+#: Binary kinds a reader reads (an OLE2 file may be a Word document: the dispatcher tells); a
+#: picture is read by OCR (:mod:`auditor.extract.image`).
+READ_BINARY = {"ole": "ole", "wpd": "wpd", "rtf": "rtf", "png": "image", "jpg": "image", "gif": "image",
+               "tiff": "image", "bmp": "image", "webp": "image"}
 
 
 def binary_kind(data: bytes) -> str | None:
@@ -66,6 +69,8 @@ def binary_kind(data: bytes) -> str | None:
         return m.group(1).decode().strip().lower()
     if data.startswith(b"MZ") and b"\x00" in data[:64]:
         return "exe"
+    if data.startswith(b"BM") and len(data) >= 18 and int.from_bytes(data[14:18], "little") in _BMP_HEADERS:
+        return "bmp"  # "BM", then a DIB header of a known size: a text starting "BM" is not a bitmap
     if data[257:262] == b"ustar":  # a tar archive (POSIX and GNU): its headers are no text to read
         return "tar"
     return None
@@ -139,8 +144,8 @@ def machine_xml(data: bytes) -> str | None:
 
 def detect_format(data: bytes, name: str = "") -> str:
     """"text", "html", "xml", "pdf", "docx", "odt", "ole" (a Word 97-2003 .doc, or another OLE2
-    file the dispatcher names), "wpd", "rtf", "email", "markdown", "rst", "notebook", "edgar"
-    or "binary" (a known format no reader reads).
+    file the dispatcher names), "wpd", "rtf", "email", "markdown", "rst", "notebook", "edgar",
+    "image" (a picture, read by OCR) or "binary" (a known format no reader reads).
 
     Content decides: ``%PDF-`` in the first KiB, magic bytes (a zip holding
     ``word/document.xml`` or an OpenDocument text, OLE2, WordPerfect, RTF), an EDGAR envelope,
@@ -294,8 +299,10 @@ _BINARY_WHY = {
     "odf": "an OpenDocument spreadsheet, drawing or presentation, not read",
 }
 _CODE_EXT = {"js": "code:js", "css": "code:css"}
-_MACHINE = "nothing to do: machine data, not prose, is not audited"
-refusal("xbrl", _MACHINE)
+_MACHINE = ("nothing to do: a submission's data part is not a document of the corpus; a gate reads it as data "
+            "and audits each of its readings")
+refusal("xbrl", "an XBRL file is a filing's machine data, not a document: in a submission a gate reads it as data; "
+                "a lone XBRL file is not read: gate the submission that holds it, or leave the file out")
 refusal("data", _MACHINE)
 refusal("code", _MACHINE)
 refusal("archive", "unpack it, and ingest the documents it holds that the auditor reads")

@@ -423,6 +423,7 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
           context: dict[str, Any]) -> list[Part]:
     """An attachment as a part (its own attachments after it, numbered under it)."""
     from auditor.extract.archive import ARCHIVES
+    from auditor.extract.data import readable
     from auditor.extract.detect import binary_kind, detect_format, extension, not_read
     from auditor.extract.nested import extract_format
 
@@ -436,8 +437,8 @@ def _part(name: str, ctype: str, raw: bytes, attached_message: bool, seq: str, l
             ex = extract_email(raw, limits, name)
         else:
             skip = not_read(raw, name)
-            if skip is not None:
-                return [Part(raw, meta, "skipped", None, skip[0], skip[1])]
+            if skip is not None:  # data (a picture, JSON...): a gate reads it as data (extract.data)
+                return [Part(raw, meta, "skipped", None, skip[0], skip[1], data=raw if readable(raw) else None)]
             fmt = detect_format(raw, name)
             if fmt == "binary" and binary_kind(raw) in ARCHIVES:  # a zip of filings: member by member
                 from auditor.extract.archive import extract_archive

@@ -13,7 +13,7 @@ import hashlib
 from typing import Any
 
 from auditor.errors import ExtractionError, refusal, with_fix, with_reason_fixes
-from auditor.extract.common import Extracted, Limits, storable
+from auditor.extract.common import Extracted, Limits, Part, Reading, storable
 from auditor.sandbox import pool as sandbox
 from auditor.text.entry import prepare_text
 from auditor.text.shingle import Params, WordHasher, WordSequence
@@ -22,10 +22,16 @@ refusal("recursion", "it nests too deeply to read (damaged or hostile): save a c
                      "that made it, and ingest that")
 
 
+#: what to do about a part skipped as data (XBRL, JSON, a picture...) by an ingest that is not a gate
+DATA_FIX = ("nothing to do: a submission's data part is not a document of the corpus; a gate reads it as "
+            "data and audits each of its readings")
+
+
 def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
-                 readings: bool = False) -> dict[str, Any]:
+                 readings: bool = False, limits: Limits | None = None) -> dict[str, Any]:
     """One extracted input, normalised, shingled and sampled; with ``readings``, its other
-    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them)."""
+    readings too (a gate audits them; a plain ingest of the corpus neither needs nor keeps them),
+    and the readings of each part skipped as data (:func:`data_part`)."""
     doc: dict[str, Any] = {
         "sha256": hashlib.sha256(raw).hexdigest(),
         "size": len(raw),
@@ -52,22 +58,46 @@ def prepared_doc(ex: Extracted, raw: bytes, params: Params, hasher: WordHasher,
             "meta": part.meta,
             "status": part.status,
             "code": part.code,
-            "message": with_fix(part.code, part.message) if part.message is not None else None,
+            "message": (with_fix(part.code, part.message, DATA_FIX if part.data is not None else None)
+                        if part.message is not None else None),
             "doc": None,
         }
         if part.status == "ok" and part.extracted is not None:
-            p["doc"] = prepared_doc(part.extracted, part.raw, params, hasher, readings)
+            p["doc"] = prepared_doc(part.extracted, part.raw, params, hasher, readings, limits)
+        elif readings and part.data is not None:
+            data_part(p, part, params, hasher, limits or Limits())
         doc["parts"].append(p)
     return doc
+
+
+def data_part(p: dict[str, Any], part: Part, params: Params, hasher: WordHasher, limits: Limits) -> None:
+    """A part skipped as data, read as data (:mod:`auditor.extract.data`) for a gate: ``p["data"]``
+    holds its kind and readings (it stays out of the corpus as a document). A part that cannot
+    be read stays skipped, with the code and fix of what stopped it."""
+    from auditor.extract.data import read_data
+
+    assert part.data is not None
+    try:
+        got = read_data(part.data, str(part.meta.get("filename") or ""), limits)
+    except ExtractionError as e:
+        p["code"] = e.code
+        p["message"] = with_fix(e.code, f"{part.message} ({part.code}), which could not be read as data: {e}")
+        return
+    p["message"] = part.message
+    p["data"] = {"kind": part.code, "readings": _prepared(got, set(), params, hasher)}
 
 
 def prepared_readings(ex: Extracted, norm_sha256: str | None, params: Params,
                       hasher: WordHasher) -> list[dict[str, Any]]:
     """The document's other readings that a reader could tell from its text: at least one
     shingle, and normalised words other than the document's (the first of a name wins)."""
+    return _prepared(ex.readings, {norm_sha256}, params, hasher)
+
+
+def _prepared(readings: list[Reading], seen: set[str | None], params: Params,
+              hasher: WordHasher) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    seen = {norm_sha256}
-    for r in ex.readings:
+    for r in readings:
         text = storable(r.text, [])
         p = prepare_text(text, params, hasher)
         if not p["n_shingles"] or p["norm_sha256"] in seen or any(x["name"] == r.name for x in out):
@@ -92,7 +122,16 @@ def pack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
         out["readings"].append({**r, "text": len(blobs) - 1})
     out["parts"] = [{**p, "doc": pack(p["doc"], blobs) if p["doc"] is not None else None}
                     for p in doc["parts"]]
+    for p in out["parts"]:
+        if p.get("data"):
+            p["data"] = {**p["data"], "readings": [{**r, "text": _blob(r["text"], blobs)}
+                                                   for r in p["data"]["readings"]]}
     return out
+
+
+def _blob(text: str, blobs: list[bytes]) -> int:
+    blobs.append(text.encode("utf-8", "surrogatepass"))
+    return len(blobs) - 1
 
 
 def unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
@@ -108,6 +147,8 @@ def unpack(doc: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     for p in doc["parts"]:
         if p["doc"] is not None:
             unpack(p["doc"], blobs)
+        for r in (p.get("data") or {}).get("readings", []):
+            r["text"] = blobs[r["text"]].decode("utf-8", "surrogatepass")
     return doc
 
 
@@ -126,7 +167,7 @@ def handle(request: dict, data: bytes) -> tuple[dict, list[bytes]]:
 
     ex = extract_bytes(data, request["name"], limits)
     blobs: list[bytes] = []
-    return {"doc": pack(prepared_doc(ex, data, params, _HASHER, bool(request.get("readings"))), blobs)}, blobs
+    return {"doc": pack(prepared_doc(ex, data, params, _HASHER, bool(request.get("readings")), limits), blobs)}, blobs
 
 
 def classify(e: BaseException) -> tuple[str, str]:

@@ -17,6 +17,11 @@ A part is decided in this order (the first rule that applies wins):
 5. what is left is read by its reader: a PDF, a .docx, a zip or gzip of documents member by
    member, XML as its text nodes, text with the SGML layout tags of old filings removed.
 
+A part skipped by rules 2 to 4 is not a document of the corpus. When a reader of data can read
+it (:func:`auditor.extract.data.readable`: text-like data, a picture, a spreadsheet, a zip), the
+part carries its content (``Part.data``), and a gate reads it as data
+(:mod:`auditor.extract.prepare`): its readings are audited as the submission's.
+
 Every part's ``meta`` carries its submission's header (``submission``), so each sighting of a
 part says which filing it was seen in, whichever copy of the filing was read first.
 
@@ -30,17 +35,17 @@ comment).
 
 from __future__ import annotations
 
-import html
 import re
 
 from auditor.errors import ExtractionError, refusal
 from auditor.extract import edgar
 from auditor.extract.archive import ARCHIVES, extract_archive
-from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version, storable
+from auditor.extract.common import Extracted, Limits, Part, Reading, auditor_version
+from auditor.extract.data import as_plain_text, readable
 from auditor.extract.detect import binary_kind, detect_format, extension, not_read
 from auditor.extract.html import html_to_text
 from auditor.extract.nested import extract_format
-from auditor.extract.text import decode_text, extract_text
+from auditor.extract.text import extract_text
 from auditor.extract.xml import xml_to_text
 
 _SKIP_CODES = ("empty", "binary")
@@ -50,14 +55,6 @@ _XBRL_TYPE_CODE = {"SCH": "xbrl:schema", "INS": "xbrl:instance"}
 _VIEWER = "IDEA: XBRL DOCUMENT"
 _VIEWER_WHY = "made by the SEC's XBRL viewer from the filing's own XBRL (a rendering, not a filed document)"
 HEADER_FIELDS = (*edgar.SUBMISSION_FIELDS, "period", "acceptance_datetime", "ciks", "derived")
-_MARKUP = re.compile(rb"<[^<>]*>")
-
-
-def as_plain_text(raw: bytes) -> str:
-    """Bytes as a text editor shows them, markup blanked (what lies inside ``<...>``) and character
-    references decoded: every word a reader of the file sees, whatever a browser would hide."""
-    text, _ = decode_text(_MARKUP.sub(b" ", raw))
-    return storable(html.unescape(text), [])
 
 
 def _skipped(code: str) -> bool:
@@ -90,7 +87,8 @@ def _extract_part(doc: edgar.Document, limits: Limits, header: dict) -> Part:
         content = edgar.content(doc.raw)
         skip = _skip(meta, content)
         if skip is not None:
-            return Part(doc.raw, meta, "skipped", None, skip[0], skip[1])
+            return Part(doc.raw, meta, "skipped", None, skip[0], skip[1],
+                        data=content.payload if readable(content.payload) else None)
         name = content.name or meta.get("filename") or ""
         if content.kind in ("xbrl", "xml"):
             ex = xml_to_text(content.payload, limits)

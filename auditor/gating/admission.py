@@ -39,6 +39,7 @@ from auditor.gating.classify import (
     ingest_error_findings,
     not_auditable_findings,
     redaction_findings,
+    short_documents,
 )
 from auditor.gating.cover import covered_by_batch_findings
 from auditor.gating.findings import (
@@ -61,22 +62,42 @@ from auditor.store.db import Store
 
 
 def _document_rows(store: Store, view: BatchView, report: dict[str, Any] | None, audit: AuditResult | None,
-                   findings: list[Finding], cwd: Path) -> list[dict[str, Any]]:
+                   findings: list[Finding], cwd: Path, short: dict[int, str]) -> list[dict[str, Any]]:
+    """One row per new document: passed, short (passed: too short to hold a stored document),
+    failed, not-auditable or not-gated."""
     not_auditable = {int(x["doc_id"]): x["reason"] for x in (audit.not_auditable if audit else [])}
     rows = []
     for s in view.sightings:
         p = sighting_provenance(store, s)
         mine = [f for f in findings if f.new["path"] == s.display and f.kind != "ingest-error"]
+        reason = not_auditable.get(s.doc_id)
         if report is None or report.get("status") == "REFUSED":
             status = "not-gated"
         elif any(f.level == "error" for f in mine):
             status = "failed"
+        elif s.doc_id in short:
+            status, reason = "short", short[s.doc_id]
         elif s.doc_id in not_auditable:
             status = "not-auditable"
         else:
             status = "passed"
         rows.append({**p, "file": s.path, "part": s.part, "uri": artifact_uri(s.path, cwd), "status": status,
-                     "reason": not_auditable.get(s.doc_id)})
+                     "reason": reason})
+    return rows
+
+
+def _data_rows(view: BatchView, report: dict[str, Any] | None, findings: list[Finding],
+               cwd: Path) -> list[dict[str, Any]]:
+    """One row per EDGAR part read as data: its code and readings, and whether a finding names it."""
+    rows = []
+    for e in view.data:
+        shown = f"{e['path']}#{e['part']}"
+        mine = [f for f in findings if f.new["path"] == shown]
+        status = ("not-gated" if report is None or report.get("status") == "REFUSED"
+                  else "failed" if any(f.level == "error" for f in mine) else "read-as-data")
+        rows.append({"path": shown, "file": e["path"], "part": e["part"], "uri": artifact_uri(e["path"], cwd),
+                     "sha256": e["sha256"], "size": e.get("size"), "code": e["code"], "message": e["message"],
+                     "edgar_part": e["meta"], "readings": e["readings"], "status": status})
     return rows
 
 
@@ -161,7 +182,7 @@ def run_gate(opts: GateOptions) -> GateResult:
     view = d.view
     g = GateResult(
         status=d.status, batch=view.name if view else (opts.batch or ""), dry_run=opts.dry_run,
-        threshold=opts.threshold, fail_on=opts.fail_on, documents=d.documents, findings=d.findings,
+        threshold=opts.threshold, fail_on=opts.fail_on, documents=d.documents, data=d.data, findings=d.findings,
         skipped=view.skipped if view else [], known=view.known if view else [], withdrawn=d.withdrawn,
         controls=(d.report or {}).get("controls", []),
         refused_because=(d.report or {}).get("refused_because", []) if d.status == "REFUSED" else [],
@@ -198,6 +219,8 @@ class _Decision:
     admitted: bool = False
     interrupted: str | None = None
     renderers: dict[str, str] = field(default_factory=dict)
+    vouched: dict[int, list[str]] = field(default_factory=dict)
+    data: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _Decision) -> None:
@@ -238,6 +261,7 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
             findings += containment_findings(store, view, outcome.audit, loc)
             findings += covered_by_batch_findings(store, view, outcome.audit, loc)
             findings += reading_findings(store, view, opts.threshold, loc, findings)
+            d.vouched = rendered.vouched
             findings += not_auditable_findings(store, view, outcome.audit, cwd, loc, rendered.vouched)
             findings += redaction_findings(store, view, loc)
             findings += duplicate_findings(store, view, loc)
@@ -255,7 +279,10 @@ def _decide(store: Store, opts: GateOptions, cwd: Path, notes: list[str], d: _De
     d.stale = stale_entries(store, d.entries)
     if d.status == "PASSED" and any(f.level == "error" for f in findings):
         d.status = "FAILED"
-    d.documents = _document_rows(store, view, d.report, d.outcome.audit if d.outcome else None, findings, cwd)
+    audit = d.outcome.audit if d.outcome else None
+    short = short_documents(store, view, audit, d.vouched) if audit is not None else {}
+    d.documents = _document_rows(store, view, d.report, audit, findings, cwd, short)
+    d.data = _data_rows(view, d.report, findings, cwd)
     d.head = d.report.get("run", {}).get("custody") if d.report else custody.head(store.conn)
 
 

@@ -96,6 +96,9 @@ class BatchView:
     files: int  # input files walked
     withdrawn: set[int] = field(default_factory=set)  # corpus documents the change replaces or deletes
     gone: set[str] = field(default_factory=set)  # resolved paths whose earlier content is withdrawn
+    #: EDGAR parts read as data (XBRL, JSON, pictures...: extract.data), not documents: each with
+    #: its code, sha256, part meta and the names of its readings, which the gate audits
+    data: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def new_ids(self) -> set[int]:
@@ -139,6 +142,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
     sightings: list[Sighting] = []
     errors: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
+    data: list[dict[str, Any]] = []
     known: list[str] = []
     for o in result.outcomes:
         resolved = o.resolved or _resolved(o.path)
@@ -172,7 +176,7 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
         args = (resolved, o.doc_id, *((batch_id,) if only_this_run else ()))
         parts = [sighting(r) for r in store.conn.execute(
             f"SELECT {cols} FROM sightings WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)]
-        failed_parts = store.rows("SELECT path, part, status, code, message, sha256 FROM failures"
+        failed_parts = store.rows("SELECT path, part, status, code, message, sha256, size, meta FROM failures"
                                   f" WHERE resolved = ? AND within_id = ? AND part != ''{this_run}", args)
         if only_this_run:
             known.append(o.path)
@@ -184,10 +188,15 @@ def batch_view(store: Store, result: BatchResult) -> BatchView:
         for f in sorted(failed_parts, key=lambda f: seq_key(f["part"])):
             entry = {"path": o.path, "part": f["part"], "code": f["code"], "message": f["message"],
                      "sha256": f["sha256"] or ""}
+            meta = json.loads(f["meta"] or "{}")
+            if f["status"] == "skipped" and "read_as_data" in meta:
+                data.append({**entry, "size": f["size"], "within_id": o.doc_id, "readings": meta.pop("read_as_data"),
+                             "meta": {k: meta.get(k) for k in ("type", "sequence", "filename", "description")}})
+                continue
             (errors if f["status"] == "failed" else skipped).append(entry)
     errors += [{"path": p, "part": "", "code": "not_found", "message": f"no such file or directory: {p}",
                 "sha256": ""} for p in result.missing]  # not stored by ingest: this run's mistake
-    return BatchView(result.batch, batch_id, sightings, errors, skipped, known, len(result.outcomes))
+    return BatchView(result.batch, batch_id, sightings, errors, skipped, known, len(result.outcomes), data=data)
 
 
 def withdraw(store: Store, view: BatchView, deleted: Iterable[str]) -> None:
@@ -233,3 +242,17 @@ def corpus_provenance(store: Store, doc_id: int) -> dict[str, Any]:
     return {k: d[k] for k in keep if k in d}
 
 
+
+
+def data_provenance(store: Store, s: Sighting, entry: dict[str, Any]) -> dict[str, Any]:
+    """A part read as data (``BatchView.data``) as a finding names it: the part's path, content
+    hash and code, within the submission (or message) ``s`` sighted."""
+    parent = store.document(s.doc_id)
+    out: dict[str, Any] = {
+        "doc_id": None, "path": f"{s.path}#{entry['part']}", "part": entry["part"], "sha256": entry["sha256"],
+        "format": "data", "code": entry["code"], "size": entry.get("size"), "batch": s.batch,
+    }
+    if parent["format"] == "edgar":
+        out["edgar"] = {"submission": submission_fields(parent["meta"]), "submission_path": s.path,
+                        "part": {k: entry["meta"].get(k) for k in ("type", "sequence", "filename", "description")}}
+    return out

@@ -161,38 +161,77 @@ def ingest_error_findings(view: BatchView, cwd: Path) -> list[Finding]:
 
 def not_auditable_findings(store: Store, view: BatchView, audit: AuditResult, cwd: Path,
                            loc: Locator, vouched: dict[int, list[str]] | None = None) -> list[Finding]:
-    """New documents the audit could not speak for, and EDGAR parts the ingest skipped: they fail
+    """New documents the audit could not speak for, and EDGAR parts the ingest skipped that could not
+    be read even as data (``view.skipped``; a part read as data is in ``view.data``): they fail
     closed (``not-auditable``), unless the kind is left out of --fail-on or the input baselined.
     ``vouched`` names, by document, constructs outside the model that a check of the rendering
-    vouched for (an embedded font whose letters OCR read as its text: gating.render)."""
+    vouched for (an embedded font whose letters OCR read as its text: gating.render).
+
+    A document too short for one shingle whose reading is otherwise trusted (:func:`short_documents`)
+    is not among them: it cannot hold a stored document."""
+    out = []
+    for doc_id, why in sorted(_not_auditable(store, view, audit, vouched or {}).items()):
+        if why is None:
+            continue
+        s = view.first_sighting(doc_id)
+        new = {**sighting_provenance(store, s), "code": "not_auditable", "message": why}
+        f = Finding("not-auditable", new, None, True, None, "not auditable")
+        loc.locate(f, s)
+        out.append(f)
+    out += [_input_finding("not-auditable", e, "skipped", cwd) for e in view.skipped]
+    return out
+
+
+SHORT = "short: {n} words, fewer than k={k}, so no shingle: it cannot hold a stored document"
+
+
+def short_documents(store: Store, view: BatchView, audit: AuditResult,
+                    vouched: dict[int, list[str]] | None = None) -> dict[int, str]:
+    """New documents with words but fewer than one shingle's worth, whose reading is trusted: its
+    text readable, every construct modelled (or vouched for), no page left unread. A stored
+    document has at least one shingle, so such a text cannot hold one: the gate passes it and
+    lists it as short. (Its other readings are audited all the same, and a rendering that
+    disagrees with it is a finding of its own: gating.render.)"""
+    out = {}
+    k = store.params.k
+    for doc_id, why in _not_auditable(store, view, audit, vouched or {}).items():
+        if why is None:
+            n = int(store.scalar("SELECT n_words FROM documents WHERE id = ?", (doc_id,)) or 0)
+            if n:
+                out[doc_id] = SHORT.format(n=n, k=k)
+    return out
+
+
+def _not_auditable(store: Store, view: BatchView, audit: AuditResult,
+                   vouched: dict[int, list[str]]) -> dict[int, str | None]:
+    """Why each new document the gate cannot vouch for is not auditable; None for one whose only
+    fault is being too short for a shingle (:func:`short_documents`)."""
     reason = {int(x["doc_id"]): x["reason"] for x in audit.not_auditable}
+    too_short = {int(x["doc_id"]) for x in audit.not_auditable if x.get("n_words") and not x.get("n_shingles")}
     stands = view.stands_for(store)
     own = dict(store.select_in("SELECT id, unreadable FROM documents WHERE unreadable IS NOT NULL AND id IN ({})",
                                view.new_ids | set(stands)))
     unread = {doc_id: _unread_pages(meta) for doc_id, meta in _metas(store, view.new_ids).items()
               if meta.get("unread_pages")}
-    outside = _unmodelled(store, view.new_ids | set(stands), vouched or {})
-    out = []
+    outside = _unmodelled(store, view.new_ids | set(stands), vouched)
+    out: dict[int, str | None] = {}
     for rep, news in sorted(stands.items()):
         for doc_id in news:
             # what the file could not be read as is its own; a group shares only having no shingle
             # (the same normalised words), not the fault of another copy's bytes
             why = f"text not readable: {own[doc_id]}" if doc_id in own else \
                 reason[rep] if rep in reason and rep not in own else unread.get(doc_id)
+            if why and doc_id in unread and unread[doc_id] not in why:  # too short, and pages not read
+                why = f"{why}; {unread[doc_id]}"
             # constructs outside the reader's model: the one place they become CONTAIN006
             if doc_id in outside:
                 why = "; ".join(filter(None, [why, with_fix(model.CODE, outside[doc_id])]))
             if why is None:
                 continue
-            s = view.first_sighting(doc_id)
-            new = {**sighting_provenance(store, s), "code": "not_auditable", "message": why}
-            f = Finding("not-auditable", new, None, True, None, "not auditable")
-            loc.locate(f, s)
-            out.append(f)
-    out += [_input_finding("not-auditable", e, "skipped", cwd) for e in view.skipped]
+            short = rep in too_short and doc_id not in own and rep not in own and doc_id not in unread \
+                and doc_id not in outside
+            out[doc_id] = None if short else why
     return out
-
-
 
 
 def _unmodelled(store: Store, ids: set[int], vouched: dict[int, list[str]]) -> dict[int, str]:

@@ -298,6 +298,7 @@ class GateResult:
     threshold: float
     fail_on: frozenset[str]
     documents: list[dict[str, Any]]  # one per new document (sighting), in input order
+    data: list[dict[str, Any]]  # one per EDGAR part read as data (XBRL, JSON, pictures...), not a document
     findings: list[Finding]
     skipped: list[dict[str, Any]]
     known: list[str]
@@ -332,6 +333,8 @@ class GateResult:
     def counts(self) -> dict[str, int]:
         return {
             "new_documents": len(self.documents),
+            "short_documents": sum(1 for d in self.documents if d.get("status") == "short"),
+            "data_parts": len(self.data),
             "failing": len(self.by_level("error")),
             "warnings": len(self.by_level("warning")),
             "baselined": len(self.by_level("baselined")),
@@ -367,6 +370,8 @@ class GateResult:
                           "reading": f.reading, "message": f.sentence()} for f in self.findings],
             "documents": [{"path": d.get("path"), "status": d.get("status"), "reason": d.get("reason")}
                           for d in self.documents],
+            "data_parts": [{"path": d.get("path"), "code": d.get("code"), "status": d.get("status")}
+                           for d in self.data],
             "refused_because": self.refused_because, "notes": self.notes,
         }
 
@@ -376,7 +381,7 @@ class GateResult:
             "exit_code": self.exit_code, "batch": self.batch, "dry_run": self.dry_run,
             "admitted": self.admitted, "interrupted": self.interrupted, "renderers": self.renderers,
             "threshold": self.threshold, "fail_on": sorted(self.fail_on),
-            "counts": self.counts, "documents": self.documents,
+            "counts": self.counts, "documents": self.documents, "data_parts": self.data,
             "findings": [f.as_dict() for f in self.findings],
             "skipped_parts": self.skipped, "already_known": self.known, "withdrawn": self.withdrawn,
             "controls": self.controls, "refused_because": self.refused_because,

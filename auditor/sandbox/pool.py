@@ -8,8 +8,9 @@ kills the child when the wall-clock deadline passes. The child caps its own addr
 (``RLIMIT_AS``) before importing any parser: doing it there rather than in a ``preexec_fn``
 keeps ``Popen`` safe to call from several threads at once.
 
-Three jobs exist: ``pdf`` (:mod:`auditor.extract.pdf.job`: the text of each page), ``pdfocr``
-(:mod:`auditor.extract.pdf.ocr`: one page rendered and recognised) and ``prepare``
+Four jobs exist: ``pdf`` (:mod:`auditor.extract.pdf.job`: the text of each page), ``pdfocr``
+(:mod:`auditor.extract.pdf.ocr`: one page rendered and recognised), ``imageocr``
+(:mod:`auditor.extract.image`: one frame of a picture decoded and recognised) and ``prepare``
 (:mod:`auditor.extract.prepare`: extract, normalise, shingle and sample one input file, whatever its
 format). Starting Python and importing the parsers costs about 0.1-0.3 s, so an idle child is
 kept and reused (one child per concurrent caller; ``Pool.clear()`` stops them). A child is
@@ -73,7 +74,8 @@ _MEMORY_SIGNS = ("MemoryError", "failed to map segment", "Cannot allocate memory
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # the directory holding auditor/
 
 #: job name -> module whose ``handle(request, payload)`` serves it in the child
-JOBS = {"pdf": "auditor.extract.pdf.job", "pdfocr": "auditor.extract.pdf.ocr", "prepare": "auditor.extract.prepare"}
+JOBS = {"pdf": "auditor.extract.pdf.job", "pdfocr": "auditor.extract.pdf.ocr", "prepare": "auditor.extract.prepare",
+        "imageocr": "auditor.extract.image"}
 
 
 # -- dying with the parent ----------------------------------------------------------------------

@@ -210,3 +210,28 @@ def test_the_cli_names_a_stored_copy_once(tmp_path):
     assert r.exit_code == 0, r.output
     lines = [x for x in r.output.splitlines() if "stored.txt" in x]
     assert len(lines) == 1 and "contained in 1" in lines[0] and "a copy" in lines[0], r.output
+
+
+def test_many_texts_at_once_answer_as_each_alone_in_one_pass(stored, monkeypatch):
+    """``query_texts`` asks short texts in one pass over the stored texts, and answers each as
+    ``query_text`` would, its own documents excluded and its ignored shingles not asked."""
+    from auditor.engine import query as q_mod
+    from auditor.engine.query import Question, query_texts
+
+    db, contract, ids = stored
+    clause = _clause_without_sample(contract)
+    with Store(db) as store:
+        lease_shingles = distinct(combine(WordHasher(store.params.seed)(words_bytes(contract)), store.params.k))
+        questions = [Question(clause), Question(NOTICE), Question(clause, frozenset({ids["lease.txt"]})),
+                     Question(contract[:6000]), Question("three words only"),
+                     Question(clause + " " + NOTICE, ignore=lease_shingles)]
+        alone = [query_text(store, q.text, exclude=q.exclude, ignore=q.ignore) for q in questions]
+        passes = []
+        real = q_mod.one_pass
+        monkeypatch.setattr(q_mod, "one_pass", lambda *a, **k: passes.append(1) or real(*a, **k))
+        together = query_texts(store, questions)
+    assert len(passes) == 1  # four short texts, one pass
+    key = [[(m.doc_id, m.direction, round(m.exact, 6)) for m in r.matches] for r in alone]
+    assert [[(m.doc_id, m.direction, round(m.exact, 6)) for m in r.matches] for r in together] == key
+    assert {m.doc_id for m in together[0].matches} == {ids["lease.txt"]} and together[2].matches == []
+    assert {m.doc_id for m in together[5].matches} == {ids["notice.txt"]}  # the lease's words not asked

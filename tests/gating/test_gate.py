@@ -532,17 +532,21 @@ def test_a_crash_is_exit_2_never_1(root, docs):
 def test_what_cannot_be_audited_fails_closed_and_can_be_baselined(root, docs):
     clean_html = ("<html><body><noscript>Please enable JavaScript.</noscript><template><p>row</p></template>"
                   f"<p>{docs['E'][:4000]}</p></body></html>")
-    b = batch(root, "pr-unauditable", {"tiny.txt": "Exhibit 4.", "page.html": clean_html})
+    spaced = " ".join(" ".join(docs["H"].split()[:120]).replace(" ", ""))  # letter-spaced: its words not read
+    b = batch(root, "pr-unauditable", {"tiny.txt": "Exhibit 4.", "spaced.txt": spaced, "page.html": clean_html})
     r = gate(root, "--dry-run", "--out", "out-unaud", "--junit", "out-unaud/junit.xml",
              "--sarif", "out-unaud/g.sarif", b)
     assert r.returncode == 1, r.stdout + r.stderr
     g = gate_json(root / "out-unaud")
     (f,) = g["findings"]  # the ordinary page with noscript and template passes
-    assert (f["kind"], f["rule"], f["new"]["path"]) == ("not-auditable", "CONTAIN006", f"{b}/tiny.txt")
-    assert "too short" in f["message"] and g["counts"]["not_auditable"] == 1
-    assert {d["path"]: d["status"] for d in g["documents"]} == {f"{b}/page.html": "passed", f"{b}/tiny.txt": "failed"}
+    assert (f["kind"], f["rule"], f["new"]["path"]) == ("not-auditable", "CONTAIN006", f"{b}/spaced.txt")
+    assert "letter-spaced" in f["message"] and g["counts"]["not_auditable"] == 1
+    # two words cannot hold a stored document: it passes, listed as short
+    assert {d["path"]: d["status"] for d in g["documents"]} == {
+        f"{b}/page.html": "passed", f"{b}/tiny.txt": "short", f"{b}/spaced.txt": "failed"}
     cases = {c.get("name"): c for c in junit(root / "out-unaud" / "junit.xml").findall("testcase")}
-    assert cases[f"{b}/tiny.txt"].find("failure").get("type") == "CONTAIN006 not-auditable"
+    assert cases[f"{b}/spaced.txt"].find("failure").get("type") == "CONTAIN006 not-auditable"
+    assert cases[f"{b}/tiny.txt"].find("failure") is None
     assert [res["ruleId"] for res in check_sarif(root / "out-unaud" / "g.sarif")["results"]] == ["CONTAIN006"]
     # accepted with a reason, it passes; left out of --fail-on, it is a warning
     r = gate(root, "--dry-run", "--out", "out-unaud2", "--baseline", "unaud.json", "--update-baseline",

@@ -25,10 +25,6 @@ pytestmark = pytest.mark.slow
 POSITIVE, CLEAN = _catalogue(BUILDERS5)
 # Disguises refused as not auditable whatever they carry: their negative is a clean document.
 FAIL_CLOSED: set[str] = {
-    # an EDGAR part the ingest skips (JSON, XBRL by its TYPE, the XBRL viewer's pages) is not
-    # auditable (gating/classify.py): EDGAR's viewer shows it, the gate does not vouch for it
-    "edgar-part/r5-edgar-json-text-part", "edgar-part/r5-edgar-xbrl-type-text-part",
-    "edgar-part/r5-edgar-viewer-description-html",
     # every text of an RTF file whose paragraphs are \upr groups is in \ud destinations, which the
     # reader skips: it has no text, an ingest error (extract/legacy.py)
     "visible-not-read/r5-rtf-upr-ud",
@@ -50,6 +46,10 @@ FAIL_CLOSED: set[str] = {
     # (gating/render.py _archive)
     "edgar-part/r5-edgar-zip-of-pdf-blank-font",
 }
+# An EDGAR part the ingest skips as data (JSON, XBRL by its TYPE, the XBRL viewer's pages) is read
+# as data by the gate (extract/data.py): the contract is found, naming the part; not only refused.
+FOUND = ["edgar-part/r5-edgar-json-text-part", "edgar-part/r5-edgar-xbrl-type-text-part",
+         "edgar-part/r5-edgar-viewer-description-html"]
 # Clean documents the gate refuses, and the module that owns the fix.
 FALSE_ALARMS: dict[str, str] = {}
 
@@ -88,6 +88,13 @@ def test_a_round_5_disguise_of_a_stored_contract_fails_the_gate(positives, case_
                                      if c in FALSE_ALARMS else c for c in [c for c in POSITIVE if c not in FAIL_CLOSED] + CLEAN])
 def test_the_same_round_5_disguise_of_an_unrelated_agreement_passes(negatives, case_id):
     assert negatives[case_id] == [], [f.sentence() for f in negatives[case_id]]
+
+
+@pytest.mark.parametrize("case_id", FOUND)
+def test_a_round_5_contract_in_a_data_part_is_found_naming_the_part(positives, case_id):
+    found = [f for f in positives[case_id] if str((f.other or {}).get("path", "")).endswith("stored-contract.txt")]
+    assert found and all(f.new["format"] == "data" and f.reading.startswith("part ") for f in found), \
+        [f.sentence() for f in positives[case_id]]
 
 
 def test_the_catalogue_has_twenty_disguises_and_seven_clean_documents():

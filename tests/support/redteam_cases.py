@@ -17,7 +17,9 @@ Families:
   spaced apart;
 * ``sniffing``: a plain-text container whose content looks like markup;
 * ``edgar-outside``: an EDGAR submission carrying the contract outside its documents' <TEXT>;
-* ``edgar-part``: an EDGAR submission whose part carries one of the disguises above;
+* ``edgar-part``: an EDGAR submission whose part carries one of the disguises above, or whose
+  data part (XBRL, viewer page, JSON, script, style sheet, spreadsheet, XBRL zip, picture)
+  carries the contract as its words;
 * ``container``: a format the tool does not read (it must fail closed);
 * ``damaged-index``: the stored contract's index altered in the store, a 98% copy gated;
 * ``clean``: unrelated documents, ordinary pages and files by others, which must pass.
@@ -906,6 +908,43 @@ def edgar_parts(t: Texts) -> list[Case]:
     return out
 
 
+# -- EDGAR parts that are data, not prose ----------------------------------------------------------
+
+def edgar_data_parts(t: Texts) -> list[Case]:
+    """A modern 8-K (tests/support/edgar_modern.py) whose data part holds the stored contract where
+    such a part holds words: a gate reads the part as data (extract/data.py) and must find it."""
+    import base64
+
+    from tests.support import edgar_modern as em
+
+    out = []
+    how = {"label": "a documentation label of the XBRL label linkbase (EX-101.LAB)",
+           "text-block": "a text block of the XBRL instance, as escaped HTML",
+           "viewer": "a page of the SEC's XBRL viewer (R2.htm)", "json": "a string of MetaLinks.json",
+           "script": "string literals of the viewer's Show.js", "style": "a comment of the viewer's report.css",
+           "xlsx": "the cells of Financial_Report.xlsx, a paragraph a row",
+           "zip": "a label linkbase inside the XBRL zip", "picture": "a GRAPHIC: a picture of the contract's page"}
+    for i, (kind, seq) in enumerate(em.KINDS.items()):
+        acc = f"0000950170-24-0{57100 + i}"
+        sub = em.submission(40 + i, {kind: t["BSD"]}, accession=acc)
+        name, payload = em.part(sub, seq)
+        if kind == "picture":
+            view = View(name + ".html", "html", b"<html><body><img src='data:image/jpeg;base64,"
+                        + base64.b64encode(payload) + b"'></body></html>")
+        elif kind == "viewer":
+            view = View(name, "html", payload)
+        elif kind == "xlsx":
+            view = View(name, "office", payload)
+        elif kind == "zip":
+            view = View("acme-notes_lab.xml", "text", em._labels(t["BSD"]).encode())
+        else:
+            view = View(name, "text", payload)
+        out.append(Case("edgar-part", f"data-{kind}", "edgar", "BSD",
+                        f"a data part EDGAR shows holds the BSD licence: {how[kind]}", {f"{acc}.txt": sub},
+                        views=[view]))
+    return out
+
+
 # -- containers the tool does not read -------------------------------------------------------------
 
 def containers(t: Texts) -> list[Case]:
@@ -976,6 +1015,12 @@ def clean(t: Texts) -> list[Case]:
                        {"accession_number": "0000950170-24-099999"})
     out.append(Case("clean", "edgar-unrelated", "edgar", None, "an unrelated 8-K with a settlement agreement as EX-10.1",
                     {"0000950170-24-099999.txt": sub}))
+    from tests.support import edgar_modern
+
+    out.append(Case("clean", "edgar-modern-8k", "edgar", None,
+                    "an unrelated modern 8-K: inline XBRL, a logo, XBRL linkbases and instance, viewer pages, "
+                    "MetaLinks.json, Show.js, report.css, Financial_Report.xlsx, the XBRL zip",
+                    {"0000950170-24-099998.txt": edgar_modern.submission(8806, accession="0000950170-24-099998")}))
     for key in ("MPL-1.1", "GPL-2"):
         if key in t:
             out.append(Case("clean", f"others-{key}", "html", None,
@@ -991,7 +1036,7 @@ BUILDERS: dict[str, tuple[Callable[[Texts], list[Case]], ...]] = {
     "look-alike": (look_alike,),
     "sniffing": (sniffing,),
     "edgar-outside": (edgar_outside,),
-    "edgar-part": (edgar_parts,),
+    "edgar-part": (edgar_parts, edgar_data_parts),
     "container": (containers,),
     "damaged-index": (damaged,),
     "clean": (clean,),

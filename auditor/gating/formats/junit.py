@@ -57,7 +57,8 @@ def _details(f: Finding) -> str:
 
 
 def junit_xml(g: GateResult) -> bytes:
-    """One testsuite; a testcase per new document, per failed or skipped input, and per control."""
+    """One testsuite; a testcase per new document, per EDGAR part read as data, per failed or skipped
+    input, and per control."""
     suites = ET.Element("testsuites", name="containment-auditor gate")
     suite = ET.SubElement(suites, "testsuite", name=_xml_text(f"containment gate: {g.batch}"),
                           timestamp=g.started, time=f"{g.seconds:.3f}")
@@ -85,7 +86,7 @@ def junit_xml(g: GateResult) -> bytes:
     for f in g.findings:
         by_path.setdefault(f.new["path"], []).append(f)
     entries: list[tuple[str, str, str, str, Any]] = [
-        (d["file"], d["part"], d["path"], "document", d) for d in g.documents]
+        (d["file"], d["part"], d["path"], "document", d) for d in [*g.documents, *g.data]]
     entries += [(f.file, str(f.new.get("part") or ""), f.new["path"], "ingest-error", f)
                 for f in g.findings if f.kind == "ingest-error"]
     def shown(s: dict[str, Any]) -> str:

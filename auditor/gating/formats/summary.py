@@ -102,6 +102,17 @@ def summary_markdown(g: GateResult) -> str:
         lines += ["### Replaced or deleted by this change (not compared)", ""]
         lines += [f"- {_cell_code(d['path'])} (sha256 {_cell_code(str(d.get('sha256'))[:12])})" for d in g.withdrawn]
         lines.append("")
+    short = [d for d in g.documents if d["status"] == "short"]
+    if short:
+        lines += ["### Short (passed: too short to hold a stored document)", ""]
+        lines += [f"- {_cell_code(d['path'])}: {_md(d['reason'])}" for d in short]
+        lines.append("")
+    if g.data:
+        read = [d for d in g.data if d["status"] == "read-as-data"]
+        kinds = sorted({str(d["code"]) for d in read})
+        if read:
+            lines += [f"{len(read)} EDGAR part(s) read as data, not documents, each reading audited: "
+                      + ", ".join(_cell_code(k) for k in kinds), ""]
     not_auditable = [d for d in g.documents if d["status"] == "not-auditable"]
     if not_auditable or g.skipped:
         lines += ["### Not gated", ""]

@@ -444,8 +444,10 @@ def _gate_headline(g: dict[str, Any]) -> str:
     failing = _n(c.get("failing", 0), "failing finding") + (f" ({kinds})" if kinds else "")
     return (f"{GATE_STATUS.get(str(g.get('status')), 'unknown verdict')}: {failing}, "
             f"{_n(c.get('warnings', 0), 'warning')} and {_count(c.get('baselined', 0))} baselined, "
-            f"among {_n(c.get('new_documents', 0), 'new document')} of batch {_oneline(g.get('batch'))}"
-            + (" (dry run)" if g.get("dry_run") else ""))
+            f"among {_n(c.get('new_documents', 0), 'new document')}"
+            + (f" ({_count(c['short_documents'])} of them short)" if c.get("short_documents") else "")
+            + (f" and {_n(c['data_parts'], 'part')} read as data" if c.get("data_parts") else "")
+            + f" of batch {_oneline(g.get('batch'))}" + (" (dry run)" if g.get("dry_run") else ""))
 
 
 def _gate_rows(g: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
