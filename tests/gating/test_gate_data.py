@@ -129,10 +129,10 @@ def test_a_scan_of_a_stored_contract_never_passes_silently(root):
     r, g = gate(root, folder)
     assert r.returncode == 1
     assert any(Path(str((f["other"] or {}).get("path"))).name == "stored-contract.txt" for f in g["findings"])
-    r, g = gate(root, folder, "--ocr", "never", "--render", "never")
-    assert r.returncode == 1
-    assert [f["kind"] for f in g["findings"]] == ["not-auditable"]
-    assert "pdf-image-text" in g["findings"][0]["message"]
+    r, g = gate(root, folder, "--ocr", "never", "--render", "never")  # unread, so nothing was gated
+    assert r.returncode == 2 and "no input could be ingested" in r.stderr
+    assert [(f["kind"], f["rule"]) for f in g["findings"]] == [("ingest-error", "CONTAIN005")]
+    assert "OCR is off (--ocr never): run with --ocr auto" in g["findings"][0]["message"]
 
 
 def _mail_with_picture(body: str, picture: bytes) -> bytes:
