@@ -214,16 +214,20 @@ class ExportStore:
         yield  # an export does not change under a reader
 
     def texts_of(self, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
-        """(id, text) of each of ``ids``: one filtered read of ``texts/`` (written in id order)."""
-        import pyarrow.parquet as pq
+        """(id, text) of each of ``ids``, in id order (``texts/`` is written in id order). One
+        scan of ``texts/``, a batch at a time: row groups whose id range holds none of ``ids`` are
+        skipped, and the driver holds one batch, not every text asked for."""
+        import pyarrow.dataset as ds
 
-        wanted = sorted(set(ids))
+        wanted = sorted({int(i) for i in ids})
         if not wanted:
             return
-        t = pq.read_table(self.directory / "texts", columns=["doc_id", "text"],
-                          filters=[("doc_id", "in", wanted)])  # row groups skipped by their id ranges
-        for doc_id, text in zip(t.column(0).to_pylist(), t.column(1).to_pylist(), strict=True):
-            yield int(doc_id), str(text)
+        scan = ds.dataset(self.directory / "texts", format="parquet").to_batches(
+            columns=["doc_id", "text"], filter=ds.field("doc_id").isin(wanted),
+            batch_readahead=1, fragment_readahead=1)
+        for batch in scan:
+            for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+                yield int(doc_id), str(text)
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one export per audit; entries come by container
     def text(self, doc_id: int) -> str:

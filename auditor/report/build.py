@@ -27,7 +27,7 @@ from auditor import __version__
 from auditor.controls import ControlsResult, fixtures_digest
 from auditor.engine.audit import AuditResult
 from auditor.engine.universe import universe_digest
-from auditor.errors import DiskFull, ReportError, is_disk_full
+from auditor.errors import DiskFull, NoDocument, ReportError, is_disk_full
 from auditor.store import gzfile
 from auditor.store.db import Store
 from auditor.versions import shaping_versions
@@ -194,18 +194,28 @@ def _brief(d: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Texts:
-    """Container texts for excerpts, read once each (entries come grouped by container often)."""
+    """Container texts for excerpts and alignments.
+
+    Excerpts are asked for first and filled in at the end, in one pass over the texts in id
+    order (``fill``). A store that reads texts in bulk (a Parquet export, a compressed store)
+    then reads each text once, not once per finding: thousands of findings at scale."""
 
     def __init__(self, store: Store) -> None:
-        self.store, self._last = store, (-1, "")
+        self.store = store
+        self._wanted: dict[int, list[tuple[dict[str, Any], int, int]]] = {}
 
-    def _text(self, doc_id: int) -> str:
-        if self._last[0] != doc_id:
-            self._last = (doc_id, self.store.text(doc_id))
-        return self._last[1]
+    def excerpt(self, span: dict[str, Any], doc_id: int, start: int, end: int) -> None:
+        """Ask for ``span["excerpt"]``: its key is set now, so the report's key order does not
+        depend on when the text is read."""
+        span["excerpt"] = ""
+        self._wanted.setdefault(doc_id, []).append((span, start, end))
 
-    def excerpt(self, doc_id: int, start: int, end: int) -> str:
-        return _excerpt(self._text(doc_id), start, end)
+    def fill(self) -> None:
+        for doc_id, text in self.store.texts_of(sorted(self._wanted)):
+            for span, start, end in self._wanted.pop(doc_id, []):
+                span["excerpt"] = _excerpt(text, start, end)
+        if self._wanted:
+            raise NoDocument(f"document {min(self._wanted)} has no stored text for its excerpt")
 
     def alignment(self, contained: int, container: int, spans: list[Any]) -> dict[str, Any]:
         """The contained document aligned with every span of the container it lies in (spans far
@@ -213,7 +223,7 @@ class _Texts:
         from auditor.engine.align import align, span_ranges
 
         text = self.store.text(contained)
-        return align(text, self._text(container), span_ranges(spans, len(text))).as_dict()
+        return align(text, self.store.text(container), span_ranges(spans, len(text))).as_dict()
 
 
 SPANS_SHOWN = 5  # spans per container in report.json; the store's findings table has them all
@@ -233,8 +243,8 @@ def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]
     if aligned:
         out["alignment"] = texts.alignment(p.contained, p.container, p.spans)
     if not aligned or not out["alignment"]["hunks"]:  # text to look at when no difference shows it
-        spans[sorted(order, key=lambda s: s.start).index(main)]["excerpt"] = texts.excerpt(
-            p.container, main.start, main.end)
+        texts.excerpt(spans[sorted(order, key=lambda s: s.start).index(main)], p.container, main.start,
+                      main.end)
     return out
 
 
@@ -470,6 +480,7 @@ def build_report(
         detailed = [c for c in audit.contained if not c.boilerplate][:DETAIL_LIMIT]
         shown = {c.doc for c in detailed}
         entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
+        texts.fill()
         report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
         report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents),
                                   "container_groups": c.groups}

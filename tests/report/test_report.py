@@ -475,3 +475,33 @@ def test_verify_names_the_package_version_a_report_was_computed_with(audited):
     p.write_text(pretty(r))
     v = verify(tmp / "ver", store)
     assert not v.ok and any("computed with lxml 0.0.1" in x for x in v.problems), v.problems
+
+
+def test_excerpts_come_from_one_pass_over_the_texts(audited, monkeypatch):
+    """A report asks every excerpt first and reads each text once, in one pass. Read one
+    finding at a time, a Parquet export scanned texts/ per finding: 40 to 170 ms each at
+    2.2 GB, most of a 20-minute report."""
+    from auditor.errors import NoDocument
+    from auditor.report.build import _excerpt, _Texts
+
+    store, _ = audited
+    a, b = (r["id"] for r in store.rows("SELECT id FROM documents ORDER BY id LIMIT 2"))
+    expected = [_excerpt(store.text(a), 0, 40), _excerpt(store.text(b), 5, 900), _excerpt(store.text(a), 3, 9)]
+    scans = []
+    texts_of = type(store).texts_of
+    monkeypatch.setattr(type(store), "text", lambda self, i: pytest.fail(f"text({i}) read alone"))
+    monkeypatch.setattr(type(store), "texts_of", lambda self, ids, **kw: scans.append(list(ids))
+                        or texts_of(self, ids, **kw))
+    texts = _Texts(store)
+    spans = [{"start": 0}, {"start": 5}, {"start": 3}]
+    for span, (doc, start, end) in zip(spans, [(a, 0, 40), (b, 5, 900), (a, 3, 9)], strict=True):
+        texts.excerpt(span, doc, start, end)
+    assert [s["excerpt"] for s in spans] == ["", "", ""] and list(spans[0]) == ["start", "excerpt"]
+    texts.fill()
+    assert [s["excerpt"] for s in spans] == expected and expected[1] != expected[0]
+    assert scans == [sorted({a, b})]  # one pass, each text once
+
+    missing = _Texts(store)
+    missing.excerpt({}, 10**9, 0, 5)
+    with pytest.raises(NoDocument, match="no stored text"):
+        missing.fill()
