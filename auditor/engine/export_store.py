@@ -23,6 +23,7 @@ import functools
 import json
 import re
 import sqlite3
+import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,6 @@ def _scratch(owner: Any) -> sqlite3.Connection:
     memory (an in-memory database grows with the corpus, as every Python row did)."""
     import shutil
     import tempfile
-    import weakref
 
     scratch = tempfile.mkdtemp(prefix="auditor-export-")
     conn = sqlite3.connect(str(Path(scratch) / "export.db"))
@@ -158,7 +158,11 @@ class ExportStore:
         self._sets: dict[int, bytes] = {}
         self._all_sets = False
         self._groups: list[tuple[Path, int, int, int]] | None = None
-        self.conn.create_function("sampled_of", 1, self._sampled_of, deterministic=True)
+        # through a weak reference: the scratch file's finalizer holds the connection, which
+        # must not hold the store, or neither would ever be freed
+        method = weakref.WeakMethod(self._sampled_of)
+        self.conn.create_function("sampled_of", 1, lambda doc_id: method()(doc_id),  # type: ignore[misc]
+                                  deterministic=True)
         self.conn.executescript(_SCHEMA)
         batch_ids: dict[str, int] = {}
 
