@@ -362,6 +362,15 @@ class ParquetPairs:
             for batch in pq.ParquetFile(f).iter_batches(columns=list(_FIELDS), batch_size=at_once):
                 yield from zip(*(batch.column(c).to_pylist() for c in _FIELDS), strict=True)
 
+    def slices(self, at_once: int = 50_000) -> Iterator[Pairs]:
+        """The pairs in order, ``at_once`` at a time, read from disk (``Pairs.slices``): what a
+        caller that goes through every pair reads, without loading them all."""
+        import pyarrow.parquet as pq
+
+        for f in self.files():
+            for batch in pq.ParquetFile(f).iter_batches(columns=list(_FIELDS), batch_size=at_once):
+                yield Pairs(*(batch.column(c).to_numpy(zero_copy_only=False).astype(np.int64) for c in _FIELDS))
+
     def load(self) -> Pairs:
         if self._loaded is None:
             import pyarrow.parquet as pq

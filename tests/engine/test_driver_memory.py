@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 from auditor.corpus.ingest import ingest
 from auditor.engine import export
 from auditor.engine.export_store import ExportStore
-from auditor.engine.spark_finish import RowsOnDisk
+from auditor.engine.pairs import Pairs
+from auditor.engine.spark_finish import ParquetPairs, RowsOnDisk
 from auditor.errors import NoDocument
 from auditor.store.db import Store
 from tests.support import synth
@@ -112,3 +113,50 @@ def test_rows_on_disk_is_a_mapping_kept_in_a_file():
     gc.collect()
     assert not path.parent.exists()
     assert not RowsOnDisk(iter(())) and len(RowsOnDisk([])) == 0  # empty: falsy, as {} is
+
+
+def _parquet_pairs(directory: Path, pairs: Pairs, files: int = 3) -> ParquetPairs:
+    """``pairs`` written as ``containing/`` is: part files, sorted by (contained, container)."""
+    import numpy as np
+    import pyarrow as pa
+
+    directory.mkdir()
+    fields = ("contained", "container", "hits", "sampled", "shared", "shingles")
+    for i, part in enumerate(np.array_split(np.arange(len(pairs)), files)):
+        p = pairs.take(part)
+        pq.write_table(pa.table({f: getattr(p, f) for f in fields}), directory / f"part-{i:05d}.parquet",
+                       row_group_size=7)
+    return ParquetPairs(directory, len(pairs))
+
+
+def test_the_containing_pairs_are_read_a_slice_at_a_time(tmp_path):
+    """A report counts the pairs inside families, and the run's findings rows go through every
+    pair: from a Spark audit's ``containing/`` both read slices, never the whole table, and
+    count what the arrays in memory count."""
+    import numpy as np
+
+    from auditor.engine.families import pairs_inside
+    from auditor.engine.pairs import Family
+
+    rng = np.random.default_rng(3)
+    a = np.sort(rng.integers(1, 400, 500))
+    b = rng.integers(1, 400, 500)
+    shingles = rng.integers(300, 900, 500)
+    pairs = Pairs(a, b, rng.integers(10, 40, 500), np.full(500, 40), shingles - rng.integers(0, 50, 500), shingles)
+    fams = [Family(sorted({int(x) for x in a[:60]} | {int(x) for x in b[:60]})), Family([397, 398, 399])]
+    disk = _parquet_pairs(tmp_path / "containing", pairs)
+    want = pairs_inside(pairs, fams)
+    assert 0 < want < len(pairs)
+    assert pairs_inside(disk, fams) == want
+    sizes = [len(p) for p in disk.slices(at_once=50)]
+    assert sum(sizes) == 500 and max(sizes) <= 50
+    from types import SimpleNamespace
+
+    from auditor.report.pipeline import _finding_rows
+
+    rows = list(_finding_rows(1, SimpleNamespace(containing=disk, families=fams, located={})))
+    assert rows == list(_finding_rows(1, SimpleNamespace(containing=pairs, families=fams, located={})))
+    assert len(rows) == 500 and {r[11] for r in rows} == {None, 0}  # inside the first family or not
+    assert disk._loaded is None  # never loaded whole
+    assert disk.contained.tolist() == a.tolist() and disk._loaded is not None  # the arrays, asked for, are
+    assert pairs_inside(pairs, []) == 0 and pairs_inside(Pairs.empty(), fams) == 0
