@@ -206,7 +206,8 @@ STAGE_LOG: list[dict] = []
 
 
 def staged(name: str, fn):
-    """``fn`` with its wall and tree CPU logged in ``STAGE_LOG`` at each call."""
+    """``fn`` with its wall and tree CPU logged in ``STAGE_LOG`` at each call, and the driver's
+    peak resident memory so far (``peak_mb``): the stage that raised it is the driver's holder."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
         t0, c0 = time.perf_counter(), tree_cpu()
@@ -214,7 +215,7 @@ def staged(name: str, fn):
             return fn(*args, **kwargs)
         finally:
             STAGE_LOG.append({"stage": name, "start": t0, "wall": round(time.perf_counter() - t0, 2),
-                              "cpu": round(tree_cpu() - c0, 2)})
+                              "cpu": round(tree_cpu() - c0, 2), "peak_mb": round(_peak_mb(), 1)})
     return run
 
 
