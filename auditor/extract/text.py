@@ -12,7 +12,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
-from auditor.extract.layout import pleading_margin, two_columns
+from auditor.extract.layout import column_reading, pleading_margin, two_columns
 from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
 
@@ -264,6 +264,11 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
     if text is not stored:
         readings.append(Reading("text:as-stored", storable(stored, []),
                                 "the lines as stored, read across: margin numbers and columns as a text editor shows them"))
+    columns = column_reading(text if text.isascii() else text.translate(_BLANKS))
+    if columns is not None:
+        readings.append(Reading("text:columns", storable(columns, []),
+                                "the lines read column by column where a gutter splits them into sides too narrow "
+                                "to be told from a table"))
     text, joined, spaced = letter_spacing(text)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")

@@ -185,6 +185,51 @@ def test_a_table_of_figures_is_not_two_columns():
     assert ex.text == table and ex.readings == [] and ex.unreadable is None
 
 
+def narrow_columns(text: str, width: int = 18, gap: int = 6) -> str:
+    """Text wrapped to ``width`` characters and set in two columns: two or three words a line."""
+    col = textwrap.wrap(text, width, break_long_words=False)
+    half = (len(col) + 1) // 2
+    left, right = col[:half], col[half:] + [""] * (2 * half - len(col))
+    return "\n".join(f"{a:<{width}}{' ' * gap}{b}".rstrip() for a, b in zip(left, right, strict=True))
+
+
+def reading(ex, name: str) -> str | None:
+    return next((r.text for r in ex.readings if r.name == name), None)
+
+
+def test_narrow_columns_are_read_column_by_column_as_another_reading():
+    """Two or three words a line cannot be told from a table of labels and values: the rows
+    stay the text, and the columns are a reading a gate audits too (red team round 5)."""
+    text = " ".join(w for w in prose(3).split() if len(w) < 16)[:4000]
+    ex = extract_bytes(narrow_columns(text).encode(), "exhibit.txt")
+    columns = reading(ex, "text:columns")
+    assert columns is not None and ex.unreadable is None
+    assert words(columns) == words(text)  # down the left column, then the right
+    assert containment(text, columns) == 1.0 and containment(text, ex.text) < 0.1
+
+
+def test_a_table_of_labels_keeps_its_rows_and_gains_a_column_reading():
+    labels = ["Name of registrant", "State of incorporation", "Principal office", "Telephone number",
+              "Fiscal year end", "Transfer agent", "Exchange listed", "Auditor of record", "Legal counsel"]
+    values = ["Acme Holdings Corp", "Delaware", "One Main Street", "see the cover page", "December",
+              "Computershare Trust", "New York Stock Exchange", "Ernst and Young", "Wachtell Lipton"]
+    table = "\n".join(f"{a:<28}{b}" for a, b in zip(labels, values, strict=True))
+    ex = extract_bytes(table.encode(), "cover.txt")
+    assert ex.text == table and ex.unreadable is None  # the rows are what is stored and indexed
+    assert words(reading(ex, "text:columns") or "") == words(" ".join(labels + values))
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param(lambda: prose(3), id="running prose"),
+    pytest.param(lambda: "\n".join(f"{'Revenue of segment ' + str(i):<30}{1000 * i:>12,}   {2000 * i:>12,}"
+                                   for i in range(1, 30)), id="a table of figures"),
+    pytest.param(lambda: two_columns(prose(3)[:2500], prose(5)[:2500]), id="wide columns, read as columns"),
+])
+def test_no_column_reading_where_there_are_no_columns_of_words_left(text):
+    ex = extract_bytes(text().encode(), "x.txt")
+    assert reading(ex, "text:columns") is None
+
+
 def test_three_columns_fail_closed():
     a, b, c = (textwrap.wrap(prose(i)[:1500], 24, break_long_words=False) for i in (3, 5, 7))
     n = min(len(a), len(b), len(c))
@@ -257,9 +302,12 @@ def test_a_filing_without_site_chrome_is_not_read_twice():
 @given(st.lists(st.sampled_from(["1", " 2 ", "3  text of", "    ", "word word word    other words here",
                                  "1     The court held", "\f", "x" * 50 + "    " + "y" * 30, "12", " 9 |"]), max_size=80))
 def test_layout_reading_never_loses_or_invents_a_word_it_keeps(lines):
-    from auditor.extract.layout import pleading_margin, two_columns
+    from auditor.extract.layout import column_reading, pleading_margin, two_columns
 
     text = "\n".join(lines)
+    columns = column_reading(text)
+    if columns is not None:  # another reading: every word, in another order (a rule is no word)
+        assert sorted(columns.split()) == sorted(w for w in text.split() if w != "|")
     for read in (pleading_margin, two_columns):
         got = read(text)
         if got is not None and got.changed and read is two_columns:
