@@ -12,6 +12,7 @@ import pytest
 
 from auditor.extract import extract_bytes
 from auditor.extract.model import Outside, reason
+from auditor.text.normalize import words
 from tests.support import redteam_cases as rc
 from tests.support import synth
 from tests.support.realtext import licence
@@ -46,7 +47,12 @@ HTML_OUTSIDE = {
     "declarative shadow root": (f"<div><template shadowrootmode='open'><slot name='a'></slot></template>"
                                 f"<span slot='a'>{WORDS}</span><span>junk words</span></div>",
                                 "html: attribute shadowrootmode of <template>"),
-    "video fallback": (f"<video>{WORDS}</video>", "html: element <video>"),
+    "video captions shown by default": (f"<video controls><track default kind=captions src='data:text/vtt,"
+                                        f"WEBVTT'></video><p>{WORDS}</p>", "html: attribute default of <track>"),
+    "marquee stopped": (f"<marquee scrollamount=0>{WORDS}</marquee>", "html: attribute scrollamount of <marquee>"),
+    "marquee cut to a slit": (f"<marquee height=2>{WORDS}</marquee>", "html: attribute height of <marquee>"),
+    "an owner's attribute it does not model": (f"<select type=x><option>{WORDS}</option></select>",
+                                               "html: attribute type of <select>"),
     "canvas fallback": (f"<canvas>{WORDS}</canvas>", "html: element <canvas>"),
     "popover": (f"<p popover>{WORDS}</p>", "html: attribute popover of <p>"),
     "popover on an unknown element": (f"<x-note popover>{WORDS}</x-note>", "html: attribute popover of <x-note>"),
@@ -147,8 +153,8 @@ def test_a_stylesheet_rule_counts_only_where_it_matches():
 
 
 def test_text_read_as_html_carries_what_the_html_holds():
-    data = f"<html><body><video>{WORDS}</video></body></html>".encode()
-    assert "html: element <video>" in named(data, "notes.txt")
+    data = f"<html><body><canvas>{WORDS}</canvas></body></html>".encode()
+    assert "html: element <canvas>" in named(data, "notes.txt")
 
 
 # -- PDF ----------------------------------------------------------------------------------------
@@ -481,6 +487,55 @@ def test_what_an_audio_player_holds_is_not_read_as_shown():
     got = extract_bytes(html("<audio controls><source src='a.mp3'>Fallback words for old browsers.</audio>"
                              "<p>Shown words.</p>"), "x.html")
     assert "Fallback" not in got.text and "Shown words." in got.text and got.unmodelled == []
+
+
+# -- constructs of real court pages, widened (juriscraper's examples, benchmarks/allowlist.py) ----
+
+COURT_PAGE = (
+    # a cell's markup left inside a broken link tag gives the link a width; HTML 3's table columns;
+    # a label typed as a form field; icon links sized as Apple asks (size, not sizes)
+    "<link rel='apple-touch-icon-precomposed' href='/i/icon-114.png' size='114x114'>"
+    "<table width=1024 border=0 cols=3 align=center><tr><td><A HREF=/opinions/coa/2015/<TD WIDTH='14%'>"
+    "Opinion 12-345</A></td><td><label type='textfield' for='q'>Search opinions</label> <input id=q></td>"
+    "</tr></table>"
+    # Google's search box, which its script fills in; a video of an argument with its captions
+    "<gcse:searchbox-only resultsUrl='/search'></gcse:searchbox-only>"
+    "<video width='100%' height='100%' controls crossorigin=anonymous><source src='/argument.mp4' type='video/mp4'>"
+    "<track label=English kind=subtitles srclang=en src='/argument.vtt'>Your browser does not play video.</video>"
+    # a news ticker that stops under the mouse
+    "<marquee class=news-content onmouseover='this.stop();' onmouseout='this.start();'>Court closed on Monday."
+    "</marquee>"
+    # control characters a browser draws as boxes: a character reference left without its
+    # semicolon, a Windows-1252 apostrophe saved as UTF-8
+    "<p>Culp v. FSC Franchise Co., LLC d/b/a Beef O&#039;Brady&#03</p><p>DEFENDANTS\u0092 MOTION TO DISMISS</p>"
+    "<p>{w}</p>"
+)
+
+
+def test_court_page_constructs_are_modelled_and_read_as_a_browser_shows_them():
+    """Each construct draws nothing, or draws what the reader stores: the link's width, the
+    table's columns, the label's type and the icon's size are ignored by a browser; Google's
+    element has no shadow tree; a player draws none of its fallback; a marquee scrolls every
+    word of its text through its box; a control character is a visible box between words."""
+    page = html(COURT_PAGE.format(w=WORDS), head="<script src='https://cse.google.com/cse.js'></script>")
+    got = extract_bytes(page, "x.html")
+    assert got.unmodelled == []
+    order = ["Opinion 12-345", "Search opinions", "Court closed on Monday.", "Beef O'Brady\x03",
+             "DEFENDANTS\u0092 MOTION", WORDS.split()[0]]
+    assert [got.text.index(w) for w in order] == sorted(got.text.index(w) for w in order)
+    assert "does not play video" not in got.text
+    assert words(got.text)[words(got.text).index("o"):][:4] == ["o", "brady", "defendants", "motion"]
+
+
+def test_court_page_constructs_that_change_what_is_drawn_stay_outside():
+    """The same constructs used to hide or move words are still named: a custom element a
+    page's script can define (a shadow tree), and a private-use character (its font alone says
+    what it draws: icon fonts draw pictures, a submitter's font could draw words)."""
+    scripted = html(f"<map-root>{WORDS}</map-root>", head="<script>customElements.define('map-root', X)</script>")
+    assert "html: element <map-root>" in named(scripted)
+    assert named(html(f"<map-root>{WORDS}</map-root>")) == []  # no script: drawn inline, as the reader reads it
+    assert "html: attribute width of <video>" not in named(html("<video width=9></video>"))
+    assert named(html(f"<p>{WORDS}\ue000</p>")) == ["html: private-use character U+E000"]
 
 
 def test_a_browser_filter_beside_an_ie_filter_is_still_outside_the_model():
