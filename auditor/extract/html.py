@@ -1155,7 +1155,7 @@ def _child_ns(ns: str, tag: str) -> str:
     if ns in ("svg", "svgtext"):
         if tag == "foreignobject":
             return "html"
-        if tag in _SVG_HIDDEN:
+        if tag in _SVG_HIDDEN or model_svg.never_drawn(tag):
             return "hidden"
         return "svgtext" if tag in _SVG_TEXT or ns == "svgtext" else "svg"
     if ns == "math":

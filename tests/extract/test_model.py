@@ -601,3 +601,48 @@ def test_svg_conditional_processing_on_text_is_named_and_on_a_shape_is_not(attr)
     assert named(text, "cond.svg") == [f"svg: conditional processing ({attr.split('=')[0]}) on text"]
     shape = _svg_doc(f"<rect {attr} width='10' height='10'/><text x='10' y='40'>{WORDS[:200]}</text>")
     assert named(shape, "shape.svg") == []
+
+
+# -- SVG editors' own elements and animations (real SVG files and court pages, issue #40) ---------
+
+INKSCAPE = ("<svg xmlns='http://www.w3.org/2000/svg' xmlns:sodipodi='http://sodipodi.sourceforge.net/DTD/"
+            "sodipodi-0.dtd' xmlns:inkscape='http://www.inkscape.org/namespaces/inkscape' xmlns:rdf="
+            "'http://www.w3.org/1999/02/22-rdf-syntax-ns#' xmlns:cc='http://creativecommons.org/ns#' "
+            "xmlns:dc='http://purl.org/dc/elements/1.1/' width='900' height='200'>"
+            "<metadata><rdf:RDF><cc:Work rdf:about=''><dc:format>image/svg+xml</dc:format><dc:title>Sheet"
+            "</dc:title></cc:Work></rdf:RDF></metadata>"
+            "<sodipodi:namedview pagecolor='#ffffff' bordercolor='#666666' showgrid='false' inkscape:zoom='1'>"
+            "{inside}</sodipodi:namedview>"
+            "<text x='10' y='30'>{first}</text><text x='10' y='60'>{second}</text></svg>")
+
+
+def test_svg_editors_elements_are_never_drawn_and_stay_inside_the_model():
+    """Inkscape's view settings and RDF metadata are elements SVG does not define: a browser draws
+    none of them nor what they hold (checked with Chromium), so the reader reads neither."""
+    lines = [" ".join(WORDS.split()[i: i + 8]) for i in (0, 8)]
+    got = extract_bytes(INKSCAPE.format(inside="", first=lines[0], second=lines[1]).encode(), "sheet.svg")
+    assert got.unmodelled == [] and got.text.split() == " ".join(lines).split()
+    hidden = "<text x='10' y='90'>never drawn words</text>"
+    got = extract_bytes(INKSCAPE.format(inside=hidden, first=lines[0], second=lines[1]).encode(), "sheet.svg")
+    assert "never drawn" not in got.text and got.unmodelled == []
+
+
+def test_svg_text_in_an_svg_prefixed_element_stays_outside():
+    """``svg:text`` may be SVG's own text under a prefix, which a browser draws: not taken for an
+    editor's element."""
+    assert "svg: element <svg:text>" in named(html(f"<svg><svg:text x='1' y='9'>{WORDS[:200]}</svg:text></svg>"))
+
+
+def test_svg_animation_of_a_drawing_without_text_stays_inside_the_model():
+    """A loading spinner: circles moved by animateTransform, as a court page draws it."""
+    spinner = "".join(f"<circle cx='{6 + 24 * i}' cy='50' r='6'><animateTransform attributeName='transform' "
+                      f"dur='1s' type='translate' values='0 15; 0 -15; 0 15' repeatCount='indefinite' "
+                      f"begin='0.{i + 1}'/></circle>" for i in range(3))
+    assert named(html(f"<svg viewBox='0 0 100 100'>{spinner}</svg><p>{WORDS}</p>")) == []
+
+
+def test_svg_animation_in_a_drawing_with_text_stays_outside():
+    """An animation beside text could move a shape over it, or show and hide it."""
+    page = html(f"<svg width='900' height='99'><text x='1' y='20'>{WORDS[:200]}</text><rect width='900' "
+                "height='99' fill='white' opacity='0'><set attributeName='opacity' to='1' begin='2s'/></rect></svg>")
+    assert "svg: <set> in a drawing with text" in named(page)
