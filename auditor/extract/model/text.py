@@ -46,3 +46,17 @@ def check(text: str, fmt: str, outside: Outside) -> None:
     for kind, points in sorted(by_kind.items()):
         more = f" and {len(points) - 3} more" if len(points) > 3 else ""
         outside.add(fmt, f"{kind} character{'s' if len(points) > 1 else ''} {', '.join(points[:3])}{more}")
+
+
+def boxes_left_out(text: str, fmt: str) -> str | None:
+    """The text without the control characters a browser draws as boxes, or None when it has none.
+
+    The model admits them (:data:`DRAWN_AS_A_BOX`), and the stored text keeps each as what
+    separates words. A reader may read past a box inside a word ("con[box]tract") and join the
+    letters. Both readings are audited, so a box put into every word hides no copy."""
+    if fmt not in DRAWN_AS_A_BOX:
+        return None
+    drawn = {c for c in set(text) if c not in CONTROLS and c != "\x00" and unicodedata.category(c) == "Cc"}
+    if not drawn:
+        return None
+    return text.translate({ord(c): None for c in drawn})
