@@ -50,7 +50,9 @@ HTML_OUTSIDE = {
     "video captions shown by default": (f"<video controls><track default kind=captions src='data:text/vtt,"
                                         f"WEBVTT'></video><p>{WORDS}</p>", "html: attribute default of <track>"),
     "marquee stopped": (f"<marquee scrollamount=0>{WORDS}</marquee>", "html: attribute scrollamount of <marquee>"),
-    "marquee cut to a slit": (f"<marquee height=2>{WORDS}</marquee>", "html: attribute height of <marquee>"),
+    "marquee cut to a slit": (f"<marquee style='width:2px'>{WORDS}</marquee>", "html: element <marquee>"),
+    "a news ticker": ("<marquee onmouseover='this.stop();'>Court closed on Monday.</marquee>",
+                      "html: element <marquee>"),
     "an owner's attribute it does not model": (f"<select type=x><option>{WORDS}</option></select>",
                                                "html: attribute type of <select>"),
     "canvas fallback": (f"<canvas>{WORDS}</canvas>", "html: element <canvas>"),
@@ -502,9 +504,6 @@ COURT_PAGE = (
     "<gcse:searchbox-only resultsUrl='/search'></gcse:searchbox-only>"
     "<video width='100%' height='100%' controls crossorigin=anonymous><source src='/argument.mp4' type='video/mp4'>"
     "<track label=English kind=subtitles srclang=en src='/argument.vtt'>Your browser does not play video.</video>"
-    # a news ticker that stops under the mouse
-    "<marquee class=news-content onmouseover='this.stop();' onmouseout='this.start();'>Court closed on Monday."
-    "</marquee>"
     # control characters a browser draws as boxes: a character reference left without its
     # semicolon, a Windows-1252 apostrophe saved as UTF-8
     "<p>Culp v. FSC Franchise Co., LLC d/b/a Beef O&#039;Brady&#03</p><p>DEFENDANTS\u0092 MOTION TO DISMISS</p>"
@@ -515,12 +514,12 @@ COURT_PAGE = (
 def test_court_page_constructs_are_modelled_and_read_as_a_browser_shows_them():
     """Each construct draws nothing, or draws what the reader stores: the link's width, the
     table's columns, the label's type and the icon's size are ignored by a browser; Google's
-    element has no shadow tree; a player draws none of its fallback; a marquee scrolls every
-    word of its text through its box; a control character is a visible box between words."""
+    element has no shadow tree; a player draws none of its fallback; a control character is a
+    visible box between words."""
     page = html(COURT_PAGE.format(w=WORDS), head="<script src='https://cse.google.com/cse.js'></script>")
     got = extract_bytes(page, "x.html")
     assert got.unmodelled == []
-    order = ["Opinion 12-345", "Search opinions", "Court closed on Monday.", "Beef O'Brady\x03",
+    order = ["Opinion 12-345", "Search opinions", "Beef O'Brady\x03",
              "DEFENDANTS\u0092 MOTION", WORDS.split()[0]]
     assert [got.text.index(w) for w in order] == sorted(got.text.index(w) for w in order)
     assert "does not play video" not in got.text
@@ -639,6 +638,14 @@ def test_svg_animation_of_a_drawing_without_text_stays_inside_the_model():
                       f"dur='1s' type='translate' values='0 15; 0 -15; 0 15' repeatCount='indefinite' "
                       f"begin='0.{i + 1}'/></circle>" for i in range(3))
     assert named(html(f"<svg viewBox='0 0 100 100'>{spinner}</svg><p>{WORDS}</p>")) == []
+
+
+def test_svg_animation_of_another_element_stays_outside():
+    """An animation in a drawing without text can name another element by ``href``: another
+    drawing's text, which it could hide or show."""
+    page = html(f"<svg width='9' height='9'><set href='#t' attributeName='opacity' to='0' begin='0s'/></svg>"
+                f"<svg width='900' height='99'><text id='t' x='1' y='20'>junk words here</text></svg><p>{WORDS}</p>")
+    assert "svg: <set> of another element" in named(page)
 
 
 def test_svg_animation_in_a_drawing_with_text_stays_outside():

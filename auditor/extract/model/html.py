@@ -38,8 +38,8 @@ plaintext portal rb rtc spacer strike tt xmp
 #: by their alt text, form fields by their values, frames and objects by their data: documents),
 #: hidden (head content, templates, closed details, unselected options, what an audio or video
 #: player holds: a player draws its pictures, never its fallback), or a drawing (svg, math). A
-#: ``<marquee>`` scrolls its text through its box, every word in order (its behaviour attributes,
-#: which can stop it or show part of it, and its ``height`` stay outside).
+#: ``<marquee>`` stays outside: its box clips what scrolls through it, and a box sized by CSS
+#: could show a reader none of its words.
 ELEMENTS = frozenset("""
 a abbr address area article aside audio b base bdi bdo blockquote body br button caption cite code col
 colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure
@@ -48,7 +48,7 @@ link main map mark math menu meta meter nav noscript object ol optgroup option o
 picture pre progress q rp rt ruby s samp script search section select small source span strong style
 sub summary sup svg table tbody td template textarea tfoot th thead time title tr u ul var wbr
 acronym basefont big center dir font frame frameset image listing nobr noembed noframes plaintext rb
-strike tt xmp video track marquee
+strike tt xmp video track
 """.split())  # noqa: SIM905
 
 #: Attributes of every element whose effect the reader models (``hidden``, ``dir``, ``style``,
@@ -146,7 +146,6 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
     "video": "src controls controlslist autoplay loop muted preload crossorigin width height poster playsinline "
              "disablepictureinpicture disableremoteplayback",
     "track": "src kind srclang label",
-    "marquee": "width bgcolor hspace vspace",
 }.items()}
 
 

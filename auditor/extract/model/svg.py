@@ -297,6 +297,8 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
                     outside.add("svg", f"attribute {low} of <{tag}>")
                 elif low in ("attributename",) and (node.attributes[name] or "").lower() in ("href", "xlink:href"):
                     outside.add("svg", f"<{tag}> of a link")
+                elif low.rpartition(":")[2] == "href":  # it animates another element, maybe another drawing's text
+                    outside.add("svg", f"<{tag}> of another element")
             continue
         if tag not in ELEMENTS and tag != "pattern":
             outside.add("svg", f"element <{tag}>")
