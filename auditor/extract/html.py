@@ -571,7 +571,7 @@ class _Reader:
             if f.ns != "html":  # lexbor gives HTML names in lower case, SVG's in camel case
                 tag = tag.lower()
             ns = _child_ns(f.ns, tag) if f.ns != "html" or tag in ("svg", "math") else "html"
-            if ns == "hidden" or (tag == "audio" and ns == "html"):  # a player draws none of its content
+            if ns == "hidden" or (tag in ("audio", "video") and ns == "html"):  # a player draws none of its content
                 self._hidden(child)
                 continue
             style = (f.prestyles.get(child) if f.prestyles else None) or self._style(child, tag, f.style, ns)
@@ -1155,7 +1155,7 @@ def _child_ns(ns: str, tag: str) -> str:
     if ns in ("svg", "svgtext"):
         if tag == "foreignobject":
             return "html"
-        if tag in _SVG_HIDDEN:
+        if tag in _SVG_HIDDEN or model_svg.never_drawn(tag):
             return "hidden"
         return "svgtext" if tag in _SVG_TEXT or ns == "svgtext" else "svg"
     if ns == "math":
