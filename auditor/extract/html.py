@@ -689,6 +689,9 @@ class _Reader:
             if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
+            if style.symbol_font is not None and _LETTERS.search(words):
+                # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
+                self.outside.add("css", f"words set in the symbol font {style.symbol_font}")
             f.inline_text = True
         b.data(text, f.pre)
 
@@ -1184,6 +1187,8 @@ _HINT_CACHE: dict[str, list[css.Decl]] = {}
 _HINT_KEY = css.key_of(False, 1, -1, (0, 0, 0), -1)
 
 
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word: two letters or more (a bullet is one character)
+
 def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] | None:
     """Presentational hints: ``<font color size>``, ``bgcolor``, and SVG presentation attributes."""
     if ns == "html" and tag not in ("font", "body", "table", "td", "th", "tr", "img"):
@@ -1195,6 +1200,8 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
     if ns == "html":
         if tag == "font" and attrs.get("color"):
             parts.append(f"color:{attrs['color']}")
+        if tag == "font" and attrs.get("face"):
+            parts.append(f"font-family:{attrs['face']}")
         if tag == "font" and attrs.get("size"):
             size = _int(attrs.get("size", "").lstrip("+"))
             size = min(max(size + 3 if (attrs.get("size") or "").strip()[:1] in "+-" else size, 1), 7)

@@ -280,6 +280,34 @@ def test_docx_run_properties_outside_the_model_are_named(rpr, construct):
     assert construct in extract_bytes(make_docx([], document_xml=body), "r.docx").unmodelled
 
 
+def _docx_runs(runs: str) -> bytes:
+    from tests.support.fixtures_build import make_docx
+
+    W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    body = (f"<w:document xmlns:w='{W}'><w:body><w:p><w:r><w:t>{WORDS[:300]}</w:t></w:r>{runs}"
+            f"<w:r><w:t>{WORDS[300:]}</w:t></w:r></w:p></w:body></w:document>")
+    return make_docx([], document_xml=body)
+
+
+def test_docx_words_in_a_symbol_font_are_named():
+    """Word draws the letters of a run in its w:ascii font: Wingdings draws pictures for them."""
+    runs = "<w:r><w:rPr><w:rFonts w:ascii='Wingdings' w:hAnsi='Wingdings'/></w:rPr><w:t>junk words between</w:t></w:r>"
+    assert "docx: words set in the symbol font Wingdings" in extract_bytes(_docx_runs(runs), "s.docx").unmodelled
+
+
+@pytest.mark.parametrize("runs", [
+    # Word's check mark and bullet: one character each
+    "<w:r><w:rPr><w:rFonts w:ascii='Wingdings' w:hAnsi='Wingdings'/></w:rPr><w:t>\u00fc</w:t></w:r>",
+    "<w:r><w:rPr><w:rFonts w:ascii='Symbol' w:hAnsi='Symbol'/></w:rPr><w:t>\u00b7</w:t></w:r>",
+    # a hidden run in a symbol font shows nothing at all
+    "<w:r><w:rPr><w:rFonts w:ascii='Wingdings'/><w:vanish/></w:rPr><w:t>words</w:t></w:r>",
+    # a text font
+    "<w:r><w:rPr><w:rFonts w:ascii='Arial' w:hAnsi='Arial'/></w:rPr><w:t>more words here</w:t></w:r>",
+])
+def test_docx_ordinary_symbol_runs_stay_inside_the_model(runs):
+    assert extract_bytes(_docx_runs(runs), "s.docx").unmodelled == []
+
+
 def test_ordinary_docx_stays_inside_the_model():
     cases = rc.build(["clean/docx-with-changes"], {"BSD": licence("BSD")})
     from tests.support.fixtures_build import make_docx
@@ -358,10 +386,30 @@ def test_html_overlay_covering_text_is_named():
     assert named(html(body)) != []
 
 
-@pytest.mark.xfail(strict=True, reason="HTML and .docx models: a symbol font named by font-family (Wingdings "
-                                       "draws pictures for letters) is not told from a text font")
-def test_symbol_font_on_words_is_named():
-    assert named(html(f"<p>{WORDS}</p><p style='font-family: Wingdings'>junk words between them</p>")) != []
+@pytest.mark.parametrize("body", [
+    f"<p>{WORDS}</p><p style='font-family: Wingdings'>junk words between them</p>",
+    f"<p>{WORDS}</p><p style='font-family: \"Wingdings 2\", serif'>junk words between them</p>",
+    f"<p>{WORDS}</p><p style='font: 11pt/1.2 Symbol'>junk words between them</p>",
+    f"<p>{WORDS}</p><font face='Webdings'>junk words between them</font>",
+    f"<style>.j {{ font-family: ZapfDingbats }}</style><p>{WORDS} <span class=j>junk words</span></p>",
+])
+def test_words_in_a_symbol_font_are_named(body):
+    """A symbol font draws pictures or Greek letters for the letters of the text: a reader who
+    has it (Word and Windows ship Wingdings and Symbol) sees no word there."""
+    assert [n for n in named(html(body)) if "symbol font" in n] != []
+
+
+@pytest.mark.parametrize("body", [
+    # Word's HTML: bullets and check marks of one character in Symbol or Wingdings
+    f"<p><span style='font-family:Symbol'>\u00b7<span style='font:7.0pt \"Times New Roman\"'>&nbsp;</span></span>"
+    f"{WORDS}</p><p><span style='font-family:Wingdings'>\u00fc</span> Agreed</p>",
+    # a symbol font named after a text font: the text font draws
+    f"<p style='font-family: Arial, Wingdings'>{WORDS}</p>",
+    # a text font set again inside the symbol font's element
+    f"<div style='font-family: Wingdings'><p style='font: 12px Georgia'>{WORDS}</p></div>",
+])
+def test_ordinary_use_of_symbol_fonts_stays_inside_the_model(body):
+    assert named(html(body)) == []
 
 
 # -- XML and SVG files ----------------------------------------------------------------------------
