@@ -208,6 +208,20 @@ class _Reader:
             self.outside.extend(ex.unmodelled)
         return ex.text
 
+    def _plain_text(self, text: str) -> str:
+        """A plain-text body as a text viewer shows it (:func:`auditor.extract.text.read_plain`):
+        a mail reader shows the body as a text file is shown, so a line-number margin, columns,
+        bidirectional controls and letter spacing are read as they are in a text file; the body as
+        stored is then a reading (``text:as-stored``, ``text:logical-order``)."""
+        from auditor.extract.text import read_plain
+
+        ex = read_plain(text, self.limits)
+        self.readings.extend(ex.readings)
+        self.warnings.extend(ex.warnings)
+        if ex.unreadable:
+            self.unreadable.append(f"plain-text body: {ex.unreadable}")
+        return ex.text
+
     def leaf(self, p: Message, sheets: list[str], related: _Related | None = None) -> None:
         ctype = p.get_content_type()
         disposition = p.get_content_disposition()
@@ -227,7 +241,8 @@ class _Reader:
                 text = related.inline(text, p)
             elif ctype == "text/plain" and str(p.get_param("format") or "").lower() == "flowed":
                 text = unflow(text, str(p.get_param("delsp") or "").lower() == "yes")
-            self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
+            self.body.append(self._html(text, sheets) if ctype == "text/html" else
+                             self._plain_text(text) if ctype == "text/plain" else text)
             self.pages.append("".join(f"<style>{s}</style>" for s in sheets) + text if ctype == "text/html" else
                               "<pre style='white-space:pre-wrap;font-family:monospace'>" + html.escape(text) + "</pre>")
             return

@@ -29,7 +29,6 @@ nbconvert for notebooks).
 
 from __future__ import annotations
 
-import json
 import random
 
 from tests.support import redteam_build as b
