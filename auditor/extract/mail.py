@@ -18,7 +18,8 @@ is its root HTML part (the first part, as a browser takes it), drawn as a browse
 What a page refers to in its ``multipart/related`` (RFC 2557) is drawn where the page refers to
 it, as a mail reader or a browser draws it: a picture, a frame's page or a style sheet named by
 its Content-ID (``cid:``) or by its Content-Location (an absolute URL, or one relative to the
-page's own location). The page's reference becomes a ``data:`` URL of the part
+page's own location); a style sheet imported by ``url()`` or by a string (``@import "x.css"``),
+from the page or from another sheet. The page's reference becomes a ``data:`` URL of the part
 (:class:`_Related`): the HTML reader then applies the style sheet and reads the frame in place,
 and the gate's rendering draws the picture, which OCR reads. A part the page does not refer to
 is not drawn: an attachment. A ``text/plain`` body sent as ``format=flowed`` (RFC 3676) is read
@@ -270,6 +271,8 @@ class _Reader:
 _URL_ATTRS = re.compile(r"""(\b(?:src|data|background|poster|href)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 _SRCSET = re.compile(r"""(\b(?:srcset|imagesrcset)\s*=\s*)(?:"([^"]*)"|'([^']*)')""", re.I)
 _CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)""", re.I)
+#: ``@import "sheet.css"``: a style sheet imported by a string, not by ``url()`` (CSS allows both)
+_CSS_IMPORT = re.compile(r"""(@import\s+)(?:"([^"]*)"|'([^']*)')""", re.I)
 _TAG = re.compile(r"<[a-zA-Z][^<>]*>")
 _MAX_INLINE_DEPTH = 4  # frames inside frames
 
@@ -352,6 +355,7 @@ class _Related:
             return _SRCSET.sub(srcset, _URL_ATTRS.sub(attr, m.group(0)))
 
         out = _TAG.sub(tag, html)
+        out = _CSS_IMPORT.sub(lambda m: self._css_import(m, data_url), out)
         return _CSS_URL.sub(lambda m: self._css_url(m, data_url), out)
 
     def _css(self, sheet: str, part: Message, depth: int) -> str:
@@ -363,12 +367,26 @@ class _Related:
             import base64
 
             got = self._part(ref, base)
-            if got is None or got.is_multipart() or got.get_content_type() not in (*_PICTURES, "image/svg+xml"):
+            if got is None or got is part or got.is_multipart():
+                return None
+            ctype = got.get_content_type()
+            if ctype == "text/css" and depth < _MAX_INLINE_DEPTH:  # a sheet the sheet imports
+                self.used.add(id(got))
+                inner = self._css(_safe_text(got, self.warnings), got, depth + 1)
+                return "data:text/css;charset=utf-8;base64," + base64.b64encode(inner.encode("utf-8", "surrogatepass")).decode()
+            if ctype not in (*_PICTURES, "image/svg+xml"):
                 return None
             self.used.add(id(got))
-            return f"data:{got.get_content_type()};base64," + base64.b64encode(_payload(got, self.warnings)).decode()
+            return f"data:{ctype};base64," + base64.b64encode(_payload(got, self.warnings)).decode()
 
+        sheet = _CSS_IMPORT.sub(lambda m: self._css_import(m, data_url), sheet)
         return _CSS_URL.sub(lambda m: self._css_url(m, data_url), sheet)
+
+    @staticmethod
+    def _css_import(m: re.Match[str], data_url: Any) -> str:
+        ref = m.group(2) if m.group(2) is not None else m.group(3)
+        got = data_url(ref, True)
+        return f'{m.group(1)}url("{got}")' if got else m.group(0)
 
     @staticmethod
     def _css_url(m: re.Match[str], data_url: Any) -> str:
