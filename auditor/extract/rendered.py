@@ -1,5 +1,5 @@
 """Formats with a rendering of their own, read as their readers see them rendered: Markdown
-(markdown-it-py, CommonMark with tables and strikethrough), reStructuredText (docutils) and
+(markdown-it-py, CommonMark with tables and strikethrough, and footnotes as GitHub draws them), reStructuredText (docutils) and
 Jupyter notebooks (nbformat; Markdown cells rendered, code cells as their source and outputs).
 
 The rendering is HTML, read by :mod:`auditor.extract.html` as a browser shows it: what the
@@ -44,11 +44,23 @@ refusal("rst_error", "correct the reStructuredText at the line docutils names, o
 refusal("notebook_error", "open it in Jupyter and save it again (or export it as HTML or PDF), and ingest that")
 
 
-def _markdown_html(source: str) -> str:
+def _markdown_html(source: str, footnotes: bool = False) -> str:
+    """A Markdown source as HTML: CommonMark with tables and strikethrough, and (``footnotes``,
+    for a Markdown file) footnotes as GitHub draws them: a numbered reference where the text
+    refers to one, the notes at the end in the order they are first referred to, whatever
+    order the source defines them in. Jupyter's Markdown cells draw no footnotes."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    if footnotes:
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        md = md.use(footnote_plugin)
     return md.render(source)
+
+
+def _markdown_file_html(source: str) -> str:
+    return _markdown_html(source, footnotes=True)
 
 
 def _rst_html(source: str) -> str:
@@ -292,7 +304,7 @@ def _attached(page: str, attachments: Any) -> str:
     return re.sub(r"""((?:src|href)=["'])attachment:([^"'\s]+)""", url, page)
 
 
-_RENDER = {"markdown": (_markdown_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
+_RENDER = {"markdown": (_markdown_file_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
            "notebook": (_notebook_html, "nbformat")}
 
 
@@ -327,7 +339,8 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
         ex.readings.append(Reading("notebook:streams", storable("\n".join(streams), []),
                                    "the printed output as nbconvert's HTML export shows it, carriage returns kept as "
                                    "line breaks (Jupyter's own views overwrite the line at each)"))
-    version = version_of(dist) if fmt != "notebook" else f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}"
+    version = (f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}" if fmt == "notebook" else
+               f"{version_of(dist)}+mdit-py-plugins {version_of('mdit-py-plugins')}" if fmt == "markdown" else version_of(dist))
     outside = model.merged(ex.unmodelled, _OUTPUTS.get().names() if fmt == "notebook" else [])
     return Extracted(fmt, ex.text, dist, version, encoding=enc, warnings=ex.warnings, unreadable=ex.unreadable,
                      readings=ex.readings, meta=ex.meta, unmodelled=outside)

@@ -190,6 +190,22 @@ def test_a_carriage_return_overwrites_what_the_output_before_it_printed():
     assert words(ex.text) == words(f"run() {ps[0]} mango {ps[1]}")
 
 
+def test_markdown_footnotes_are_read_at_the_end_in_the_order_they_are_referred_to():
+    """GitHub draws a Markdown file's footnotes at its end, in the order the text first refers to
+    them, whatever order the source defines them in (red team round 6: notes defined shuffled
+    were read in the source's order, 0.00). A definition no reference uses is not drawn."""
+    ps = paras(10, 3)
+    md = f"# Notes\n\nSee [^b] and [^a], then [^c].\n\n[^a]: {ps[1]}\n[^c]: {ps[2]}\n[^b]: {ps[0]}\n"
+    ex = extract_bytes(md.encode(), "notes.md")
+    assert words(ex.text) == words(f"Notes See [1] and [2], then [3]. {ps[0]} {ps[1]} {ps[2]}")
+
+
+def test_a_notebook_cell_draws_no_footnotes():
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "Text [^1].\n\n[^1]: The note."}]}
+    assert words(extract_bytes(json.dumps(nb).encode(), "n.ipynb").text) == words("Text [^1]. [^1]: The note.")
+
+
 def test_a_markdown_cell_draws_its_attachments_and_a_raw_html_cell_is_html():
     from auditor.extract.rendered import shown_html
 
