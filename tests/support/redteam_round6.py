@@ -140,9 +140,11 @@ def junk6(t: Texts) -> list[Case]:
                          f"the BSD licence; a junk word after every word is spelled in {how}, which draw nothing",
                          {"exhibit.txt": text.encode()}))
     four = _lines(c, 4)
-    white = " ".join(f"{w} \x1b[38;2;255;255;255m{j}\x1b[0m" if j else w for w, j in zip(words, junk, strict=True))
+    js = iter(junk)
+    white = "".join(" ".join(f"{w} \x1b[38;2;255;255;255m{j}\x1b[0m" if (j := next(js)) else w
+                             for w in line.split(" ")) + "\n" for line in _lines(c, 8))
     data = _nb([{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1, "source": "print_exhibit()",
-                 "outputs": [{"output_type": "stream", "name": "stdout", "text": white + "\n"}]}])
+                 "outputs": [{"output_type": "stream", "name": "stdout", "text": white}]}])
     out.append(_case("junk-hidden", "hidden-junk", "ipynb-ansi-white-junk", "ipynb", "BSD",
                      "a notebook whose code cell prints the BSD licence; a junk word after every word is printed in white "
                      "by a 24-bit terminal colour (ESC[38;2;255;255;255m), on Jupyter's white page",
