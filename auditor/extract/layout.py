@@ -36,10 +36,11 @@ refusal("text-columns", "ingest the document it was made from, or a copy set in 
 refusal("text-line-numbers", "ingest the document it was made from, or a copy without line numbers in the margin")
 
 # A margin number: at the start of a line (after the form feed that starts a page, as pdftotext
-# writes it), or at its end (a right-hand margin); with or without a period ("12.").
-_NUMBERED = re.compile(r"^\f?[ \t]{0,8}(\d{1,4})\.?(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)")
+# writes it), or at its end (a right-hand margin); bare, or marked as listings and transcripts
+# mark it: "12.", "12:", "12)", "(12)", "[12]" (grep -n, nl -s, an editor's printout).
+_NUMBERED = re.compile(r"^\f?[ \t]{0,8}[\[(]?[ \t]?(\d{1,4})[\]).:]?(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)")
 _NUMBERED_RIGHT = re.compile(r"(?:^\f?[ \t]*|(?<=\S)[ \t]{2,})(\d{1,4})\.?[ \t]*$")
-_NUMBERED_QUICK = re.compile(r"\n\f?[ \t]{0,8}\d{1,4}\.?(?:[ \t|]|\n)|\d[ \t]*\n")  # every line a margin takes, but the first
+_NUMBERED_QUICK = re.compile(r"\n\f?[ \t]{0,8}[\[(]?[ \t]?\d{1,4}[\]).:]?(?:[ \t|]|\n)|\d[ \t]*\n")  # every line a margin takes, but the first
 _MIN_RUN = 10  # consecutive numbered lines that make a margin
 _HEAD = 50_000  # characters (some fifteen pages) looked at to decide whether a layout is worth reading for
 _MAX_NUMBER = 9999  # a margin may number the lines on from page to page
