@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from auditor.errors import ExtractionError, refusal
 from auditor.extract import css, model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.layout import pleading_margin, two_columns
 from auditor.extract.letters import letter_spacing
 from auditor.extract.model import html as model_html
 from auditor.extract.model import svg as model_svg
@@ -295,6 +296,7 @@ class _Frame:
     moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
     table: _Table | None = None  # a table (display table) begun by this element
     table_cell: _Cell | None = None  # a cell of the table being read
+    pre_start: int | None = None  # a block of preformatted text: where its text begins in the builder
 
 
 @dataclass
@@ -353,6 +355,7 @@ class _Reader:
         self.after: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.marker: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.quote_depth = 0  # open-quote and close-quote nest (CSS Generated Content, quotes)
+        self.in_pre = False  # inside a block of preformatted text, whose layout is read when it ends
         self.styled: dict[Any, str] = {}
         self.nested_all: list[str] = []
         self.outside = model.Outside()
@@ -613,6 +616,9 @@ class _Reader:
         if ns == "svgtext" and tag == "text":
             f.level = 1
         f.pre = style.white_space in ("pre", "pre-wrap", "break-spaces")
+        if f.pre and f.level and not self.in_pre:
+            f.pre_start = len(b.out)
+            self.in_pre = True
         if f.cell:
             b.cell()
         else:
@@ -658,10 +664,34 @@ class _Reader:
             b.pop_bidi()
         if f.rtl_block:
             b.dirs.pop()
+        if f.pre_start is not None:
+            self.in_pre = False
+            self._pre_layout(f.pre_start, b)
         if f.level:
             b.block(f.level)
         if len(f.moved) >= 2:
             self._moved(f)
+
+    def _pre_layout(self, start: int, b: _Builder) -> None:
+        """A block of preformatted text read as a text viewer's page is: a pleading-paper margin
+        left out, two columns of prose read down each column (:mod:`auditor.extract.layout`).
+        A browser draws such a block line for line, as a text editor does, and a reader skips
+        the margin and reads down the columns as on paper (a Markdown code block, a reST literal
+        block, a ``<pre>``)."""
+        text = "".join(b.out[start:])
+        if "\n" not in text:
+            return
+        changed = False
+        for read_in_order in (pleading_margin, two_columns):
+            got = read_in_order(text)
+            if got is None:
+                continue
+            if got.unreadable:
+                self.unreadable.append(f"preformatted block: {got.unreadable}")
+            if got.changed:
+                text, changed = got.text, True
+        if changed:
+            b.out[start:] = [text]
 
     def _generated(self, got: tuple[str, css.Style], b: _Builder, f: _Frame) -> None:
         text, s = got

@@ -336,3 +336,25 @@ def test_layout_reading_never_loses_or_invents_a_word_it_keeps(lines):
         if got is not None and got.changed and read is pleading_margin:
             kept = [w for w in got.text.split()]
             assert set(kept) <= set(text.split())
+
+
+# -- preformatted blocks in web pages and rendered markup ------------------------------------------
+
+def test_a_pleading_margin_in_a_preformatted_block_is_not_read_as_words():
+    """A browser draws a <pre> block line for line, as a text editor does: its margin is left out
+    and its columns read down, as in a text file (a Markdown code block, a reST literal block)."""
+    text = prose(3)
+    page = f"<html><body><h1>Exhibit A</h1><pre>{escape(pleading(text))}</pre><p>Signed.</p></body></html>"
+    ex = extract_bytes(page.encode(), "exhibit.html")
+    assert containment(text, ex.text) > 0.95 and ex.unreadable is None
+    assert words(ex.text)[:2] == ["exhibit", "a"] and words(ex.text)[-1] == "signed"
+    columns = f"<pre>{escape(two_columns(prose(3)[:2500], prose(5)[:2500]))}</pre>"
+    assert containment(prose(3)[:2500], extract_bytes(columns.encode(), "order.html").text) == 1.0
+    md = extract_bytes(("# Exhibit\n\n```\n" + pleading(text) + "\n```\n").encode(), "exhibit.md")
+    assert containment(text, md.text) > 0.95
+
+
+def test_a_numbered_code_listing_in_a_preformatted_block_keeps_its_numbers():
+    code = "\n".join(f"{i:>3}  total = add(total, {i})" for i in range(1, 40))
+    ex = extract_bytes(f"<html><body><pre>{code}</pre></body></html>".encode(), "listing.html")
+    assert ex.text == code

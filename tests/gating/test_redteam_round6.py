@@ -39,10 +39,10 @@ FALSE_ALARMS: dict[str, str] = {}
 # Holes the gate still passes, and the module that owns the fix. Before this round's fixes 8 of
 # these disguises passed (benchmarks/RESULTS.md, round 6): margin numbers marked [12] or 12: in
 # a text file and an EDGAR text part, a pleading margin in a plain mail body, Markdown footnotes
-# defined shuffled, junk printed white by a terminal colour in a notebook, and the two below.
-_PRE = ("extract/html.py: preformatted text (<pre>, which a Markdown code block and a reST literal block "
-        "render to) is not read by the plain-text layout readers, so its line-number margin stays among the words")
-HOLES: dict[str, str] = {"order/r6-md-fenced-pleading": _PRE, "order/r6-rst-literal-pleading": _PRE}
+# defined shuffled, junk printed white by a terminal colour in a notebook, and a pleading margin
+# in a Markdown code block or a reST literal block (a <pre> block, now read by the plain-text
+# layout readers: extract/html.py).
+HOLES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
