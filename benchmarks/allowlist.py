@@ -140,15 +140,17 @@ def measure(name: str, folder: Path, work: Path) -> dict:
     t0 = time.perf_counter()
     with Store(work / f"{name.replace(':', '_')}.db") as store:
         result = ingest(store, [folder], batch=name, workers=2)
-        rows = store.conn.execute("SELECT format, unmodelled FROM documents WHERE n_words > 0").fetchall()
+        rows = store.conn.execute("SELECT format, unmodelled, path FROM documents WHERE n_words > 0 "
+                                  "ORDER BY path, id").fetchall()
     per: dict[str, dict] = {}
-    for fmt, names in rows:
-        p = per.setdefault(fmt, {"documents": 0, "refused": 0, "constructs": collections.Counter()})
+    for fmt, names, path in rows:
+        p = per.setdefault(fmt, {"documents": 0, "refused": 0, "constructs": collections.Counter(), "refusals": {}})
         p["documents"] += 1
         got = json.loads(names) if names else []
         if got:
             p["refused"] += 1
             p["constructs"].update(got)
+            p["refusals"][str(Path(path).relative_to(folder)) if Path(path).is_relative_to(folder) else path] = got
     return {"corpus": name, "seconds": round(time.perf_counter() - t0, 1), "failed": result.counts["failed"],
             "formats": {f: {**v, "constructs": dict(v["constructs"].most_common())} for f, v in sorted(per.items())}}
 
@@ -159,6 +161,7 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, action="append", default=[])
     ap.add_argument("--ext", default="", help="fixtures of these file name endings only (comma list)")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--documents", action="store_true", help="also name each refused document and its constructs")
     args = ap.parse_args()
     os.environ.setdefault("AUDITOR_NO_CACHE", "1")
     load = os.getloadavg()
@@ -178,6 +181,9 @@ def main() -> None:
                 print(f"{fmt:10} {v['refused']:4} of {v['documents']:4} documents outside the model")
                 for c, n in list(v["constructs"].items())[:15]:
                     print(f"    {n:4}  {c}")
+                if args.documents:
+                    for doc, got in v["refusals"].items():
+                        print(f"    {doc}: {'; '.join(got)}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
 

@@ -234,7 +234,7 @@ def _run(cmd: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
 
 def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
     """Images of what a reader shows, and the PDF it made (for pdftotext), if any."""
-    if view.kind in ("markdown", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils", "feedparser"):
+    if view.kind in ("markdown", "gfm", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils", "feedparser"):
         view = View(view.label + ".html", "html", markup_html(view.kind, view.data))
     scale = 2 if view.kind == "html-2x" else 1  # a screen of two device pixels per CSS pixel
     if view.kind == "html-2x":
@@ -283,6 +283,10 @@ def markup_html(kind: str, data: bytes) -> bytes:
     text = _decode(data)
     if kind == "markdown":
         return ("<!DOCTYPE html><meta charset='utf-8'>" + md.render(text)).encode()
+    if kind == "gfm":  # GitHub's Markdown: footnotes drawn at the end, in the order they are referred to
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        return ("<!DOCTYPE html><meta charset='utf-8'>" + md.use(footnote_plugin).render(text)).encode()
     if kind == "rst":
         from docutils.core import publish_string
 
@@ -404,7 +408,8 @@ def read_view(view: View, contract: str, cache: Path, rendering: bool = True) ->
         layer = _run(["pdftotext", "-layout", str(made), "-"]).stdout.decode("utf-8", "replace") if made else ""
     junk = sum(len(re.findall(rf"\b{w}\b", seen, re.I)) for w in JUNK)
     result = {"reader": {"html": "chromium", "html-2x": "chromium (2x screen)", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
-                         "markdown": "markdown-it + chromium", "rst": "docutils + chromium",
+                         "markdown": "markdown-it + chromium", "gfm": "markdown-it (footnotes) + chromium",
+                         "rst": "docutils + chromium",
                          "rst-docutils": "docutils (defaults) + chromium", "notebook": "notebook + chromium",
                          "nbconvert": "nbconvert + chromium", "jupyter-streams": "nbconvert (streams as Jupyter) + chromium",
                          "feedparser": "feedparser + chromium"}[view.kind],

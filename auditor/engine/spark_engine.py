@@ -29,6 +29,7 @@ merely close.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -95,6 +96,37 @@ def session(master: str | None = "local[*]", *, config: dict[str, str] | None = 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+NO_AUTO_BROADCAST = {"spark.sql.autoBroadcastJoinThreshold": "-1"}
+"""Spark broadcasts any join side its statistics call small, and builds the broadcast on the
+driver. Its estimate of a filtered or joined frame can be far too low, so a table that grows with
+the corpus (postings, pairs, one row per document) could be collected into the driver. The audit
+and the finish turn it off; they hint a broadcast only where the side is small and bounded."""
+
+AUDIT_CONF = {**NO_AUTO_BROADCAST, "spark.sql.execution.arrow.maxRecordsPerBatch": "256"}
+"""The confs of ``spark_audit`` and the finish: no automatic broadcast; Arrow batches to the
+Python workers carry whole texts, so a few hundred rows each."""
+
+
+@contextlib.contextmanager
+def spark_settings(spark: SparkSession, **conf: str) -> Iterator[None]:
+    """Set Spark SQL confs for the block, then restore each to what it was (unset if it was unset).
+
+    A session is shared (``getOrCreate``): a setting left behind would change the caller's later
+    jobs. Keys have dots, so pass them unpacked: ``spark_settings(spark, **{"spark.sql.x": "1"})``.
+    """
+    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in conf}
+    try:
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        yield
+    finally:
+        for k, was in before.items():
+            if was is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, was)
 
 
 # -- Python workers (module level: pickled by reference, imported on the executors) -----------
@@ -220,12 +252,11 @@ def spark_audit(
         raise UsageError(f"{source} was exported without texts/; exact verification needs them "
                          "(auditor export without --no-texts)")
     # Arrow batches to the Python workers carry whole texts: keep them to a few hundred rows.
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
     cached: list[DataFrame] = []
     try:
-        summary = _job(spark, meta, source, out, threshold, only, sampled_from, cached, representatives,
-                       covered)
-        return summary
+        with spark_settings(spark, **AUDIT_CONF):
+            return _job(spark, meta, source, out, threshold, only, sampled_from, cached, representatives,
+                        covered)
     finally:
         for d in cached:
             d.unpersist()
@@ -250,7 +281,7 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
         firsts = docs.where(F.col("duplicate_of").isNull())
     else:
         chosen = spark.createDataFrame([(int(i),) for i in sorted(representatives)], "id long")
-        firsts = docs.join(F.broadcast(chosen), "id", "left_semi")
+        firsts = docs.join(chosen, "id", "left_semi")  # one row per document: never broadcast
     texts = spark.read.parquet(f"{source}/texts")
     shingle_all = functools.partial(_shingle_batches, {k: params[k] for k in ("k", "modulus", "seed")})
 
@@ -311,7 +342,8 @@ def _job(spark: SparkSession, meta: dict[str, Any], source: str, out: str, thres
         check.select(F.col("container").alias("doc_id"))).distinct()
     #    The shingle sets are written to Parquet, not cached: Spark's in-memory cache builds
     #    batches of 10,000 rows, 10,000 whole sets at once, which ran a 1 GB heap out at 2.2 GB.
-    (words_frame(spark, source).join(F.broadcast(involved), "doc_id", "left_semi")
+    #    ``involved`` grows with the pairs to verify: joined, never broadcast.
+    (words_frame(spark, source).join(involved, "doc_id", "left_semi")
      .mapInArrow(functools.partial(shingle_all, True), _SHINGLED + ", shingles array<long>")
      .select("doc_id", "n_shingles", "shingles")
      .write.mode("overwrite").option("parquet.block.size", str(SETS_ROW_GROUP_BYTES))
@@ -420,12 +452,13 @@ def finish_result(spark: SparkSession, source: str, out: str, params: Params, th
         novelty_on_spark,
     )
 
-    reps = spark.createDataFrame([(int(i),) for i in scope.representatives], "id long")
-    result = finish_on_spark(spark, source, out, params, threshold, representatives=reps, only=only,
-                             groups=scope.groups, universe=scope.members)
-    result.not_auditable = not_auditable_on_spark(spark, source, params, reps, only)
-    if only is None:  # a corpus audit's report shows every document's novel share
-        result.novelty = novelty_on_spark(spark, source, reps)
+    with spark_settings(spark, **AUDIT_CONF):
+        reps = spark.createDataFrame([(int(i),) for i in scope.representatives], "id long")
+        result = finish_on_spark(spark, source, out, params, threshold, representatives=reps, only=only,
+                                 groups=scope.groups, universe=scope.members)
+        result.not_auditable = not_auditable_on_spark(spark, source, params, reps, only)
+        if only is None:  # a corpus audit's report shows every document's novel share
+            result.novelty = novelty_on_spark(spark, source, reps)
     return result
 
 

@@ -184,13 +184,13 @@ def _read_uri_parts(spark: SparkSession, todo: list[tuple[int, list[Any]]], requ
 
     from pyspark.sql import functions as F
 
+    from auditor.engine.spark_engine import NO_AUTO_BROADCAST, spark_settings
+
     max_bytes = int(request["limits"]["max_file_bytes"])
-    conf = {"spark.sql.execution.arrow.maxRecordsPerBatch": "16",
+    # no automatic broadcast: the files' bytes must never be gathered on the driver
+    conf = {**NO_AUTO_BROADCAST, "spark.sql.execution.arrow.maxRecordsPerBatch": "16",
             "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 2**20)}
-    before: dict[str, str | None] = {k: spark.conf.get(k, None) for k in conf}
-    try:
-        for k, v in conf.items():
-            spark.conf.set(k, v)
+    with spark_settings(spark, **conf):
         for a in range(0, len(todo), PARTS_PER_JOB):
             wave = todo[a : a + PARTS_PER_JOB]
             keys = _slot_keys(spark, len(wave))
@@ -206,12 +206,6 @@ def _read_uri_parts(spark: SparkSession, todo: list[tuple[int, list[Any]]], requ
                     "key", "part", "idx", F.lit(None).cast("string").alias("manifest"), "content", "length"))
             (rows.repartition(len(wave), "key")
              .mapInArrow(functools.partial(_ingest_uri_parts, request), "part long").collect())
-    finally:
-        for k, was in before.items():
-            if was is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, was)
 
 
 def _bytes_of(spark: SparkSession, uris: list[str]) -> Any:
@@ -326,7 +320,10 @@ def spark_ingest(
             functools.partial(_ingest_parts, request), "part long").collect()
     if uri_todo:
         _read_uri_parts(spark, uri_todo, request)
-    counts = _merge(spark, out, len(chunks), request["params"])
+    from auditor.engine.spark_engine import NO_AUTO_BROADCAST, spark_settings
+
+    with spark_settings(spark, **NO_AUTO_BROADCAST):  # its joins are of whole corpus tables
+        counts = _merge(spark, out, len(chunks), request["params"])
     return SparkIngest(str(out), sum(len(c) for c in chunks), len(chunks), before, counts[0], counts[1], missing)
 
 

@@ -28,6 +28,7 @@ import tinycss2
 import tinycss2.color4
 
 from auditor.extract.model import css as model_css
+from auditor.extract.model import symbol_word_font
 
 VIEW_W = 1280.0
 VIEW_H = 800.0
@@ -55,11 +56,11 @@ RELEVANT = frozenset({
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
     "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap",
-    "quotes", "list-style", "list-style-type", *SVG_PAINT,
+    "quotes", "list-style", "list-style-type", "font-family", *SVG_PAINT,
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
-    "text-shadow", "direction", "white-space", "quotes", "list-style-type", *SVG_PAINT,
+    "text-shadow", "direction", "white-space", "quotes", "list-style-type", "font-family", *SVG_PAINT,
 })
 _DISPLAY = frozenset({
     "none", "contents", "block", "inline", "inline-block", "flow-root", "list-item", "table",
@@ -358,6 +359,7 @@ class Style:
     content: tuple[Any, ...] | None = None  # of a ::before, ::after or ::marker
     quotes: tuple[str, ...] | None = None  # the quotes property: (open, close)*; None for auto
     marker: str | None = None  # a list-style-type that is a string: the marker a list item shows
+    symbol_font: str | None = None  # the first family of font-family, when it is a symbol font
     hidden: str | None = None  # why the element and all it holds are not shown
     unsure: str | None = None  # a value the reader's browser evaluates that this code cannot
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
@@ -720,7 +722,7 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     """Longhands of the shorthands that matter; values as tokens."""
     w = _words(value)
     if _ident(value) in _KEYWORDS:
-        longs = {"font": ["font-size"], "margin": ["margin-left", "margin-top", "margin-bottom"],
+        longs = {"font": ["font-size", "font-family"], "margin": ["margin-left", "margin-top", "margin-bottom"],
                  "margin-block": ["margin-block-start", "margin-block-end"], "margin-inline": ["margin-inline-start"],
                  "padding": ["padding-left"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
@@ -735,7 +737,9 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         return [("list-style-type", (marker[0] if marker else _initial_list_style_type(),))]
     if name == "font":
         size = _font_size_of(w)
-        return [("font-size", (size,))] if size is not None else []
+        if size is None:
+            return []
+        return [("font-size", (size,)), ("font-family", _family_after(value, size))]
     if name == "padding":
         if not w:
             return []
@@ -784,6 +788,36 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         dims = [t for t in w if t.type in ("dimension", "number")]
         return [("-webkit-text-stroke-width", (dims[0],))] if dims else []
     return [("grid-placed", value)]  # grid-area, grid-row, grid-column
+
+
+def _family_after(value: tuple[Any, ...], size: Any) -> tuple[Any, ...]:
+    """The family list of a ``font`` shorthand: what follows its size and line height."""
+    rest = list(value)
+    at = next((i for i, t in enumerate(rest) if t is size), None)
+    if at is None:
+        return ()
+    rest = rest[at + 1:]
+    solid = [i for i, t in enumerate(rest) if t.type not in ("whitespace", "comment")]
+    if solid and rest[solid[0]].type == "literal" and rest[solid[0]].value == "/":
+        rest = rest[solid[1] + 1:] if len(solid) > 1 else []
+    return tuple(rest)
+
+
+def symbol_font(value: tuple[Any, ...]) -> str | None:
+    """The first family of a font-family value when it is a symbol font (:mod:`auditor.extract.model`), else None.
+    A browser draws with the first family the reader's machine has; a symbol font is the first
+    one that matters, since the machines that have it are the ones it was written for."""
+    name: list[str] = []
+    for t in value:
+        if t.type == "literal" and t.value == ",":
+            break
+        if t.type == "string":
+            name = [t.value]
+            break
+        if t.type in ("ident", "number"):
+            name.append(str(t.value) if t.type == "ident" else t.representation)
+    first = " ".join(" ".join(name).split()).lower()
+    return first if symbol_word_font(first) else None
 
 
 def _font_size_of(w: list[Any]) -> Any:
@@ -905,6 +939,8 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     s.marker = p.marker if v is None else next((t.value for t in _words(v) if t.type == "string"), None)
     v = get("visibility")
     s.visibility = p.visibility if v is None else ("visible" if initial(v) else _ident(v) or "visible")
+    v = get("font-family")
+    s.symbol_font = p.symbol_font if v is None else None if initial(v) else symbol_font(v)
     v = get("direction")
     s.direction = p.direction if v is None else ("ltr" if initial(v) else _ident(v) or "ltr")
     v = get("white-space")

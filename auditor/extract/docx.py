@@ -142,6 +142,8 @@ READINGS: dict[str, tuple[int, int, str]] = {
 }
 
 
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word: two letters or more (a bullet is one character)
+
 @dataclass
 class _Props:
     """The run properties that decide whether a reader sees a run."""
@@ -151,6 +153,7 @@ class _Props:
     size: int | None = None
     scale: int | None = None
     background: str | None = None  # RRGGBB of the run's or paragraph's shading or highlight
+    font: str | None = None  # w:rFonts w:ascii: the font Word draws Latin letters in
 
     def over(self, other: _Props) -> _Props:
         """These properties with ``other``'s set ones on top."""
@@ -159,7 +162,8 @@ class _Props:
             self.colour if other.colour is None else other.colour,
             self.size if other.size is None else other.size,
             self.scale if other.scale is None else other.scale,
-            self.background if other.background is None else other.background)
+            self.background if other.background is None else other.background,
+            self.font if other.font is None else other.font)
 
     def hidden(self, page_background: str | None) -> bool:
         if self.vanish:
@@ -224,6 +228,8 @@ def _props(rpr) -> _Props:  # type: ignore[no-untyped-def]
             p.background = _HIGHLIGHT.get((child.get(f"{_W}val") or "none").lower(), p.background)
         elif tag == f"{_W}shd":
             p.background = _shading(child) or p.background
+        elif tag == f"{_W}rFonts":
+            p.font = child.get(f"{_W}ascii") or p.font
     return p
 
 
@@ -424,9 +430,12 @@ class _DocxReader:
         ignorable = _ignorable(root)
         walk = etree.iterwalk(root, events=("start", "end"))
         background = self.page_background
+        symbol: str | None = None  # the symbol font of the run being read
         for event, el in walk:
             tag = el.tag
             if event == "end":
+                if tag == _R:
+                    symbol = None
                 if stack[-1][0] is el:
                     stack.pop()
                     _, flags, branches = stack[-1]
@@ -441,15 +450,21 @@ class _DocxReader:
                         entities += 1
                         text += child.tail or ""
                 out.append((text, branches | flags | (HIDDEN if fields and any(fields) else 0)))
+                if symbol is not None and not flags & HIDDEN and _LETTERS.search(text):
+                    # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
+                    name = f"docx: words set in the symbol font {symbol}"
+                    if name not in self.unmodelled:
+                        self.unmodelled.append(name)
             elif tag == _R:
                 rpr = el.find(_RPR)
                 if rpr is None:
-                    hide = para_props[-1].hidden(background)
+                    props = para_props[-1]
                 else:
                     rstyle = rpr.find(_RSTYLE)
                     props = para_props[-1].over(self.styles.style(
                         "character", rstyle.get(_VAL) if rstyle is not None else None)).over(_props(rpr))
-                    hide = props.hidden(background)
+                hide = props.hidden(background)
+                symbol = props.font if props.font and model.symbol_word_font(props.font) else None
                 if hide and not flags & HIDDEN:
                     flags |= HIDDEN
                     stack.append((el, flags, branches))

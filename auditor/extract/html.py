@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from auditor.errors import ExtractionError, refusal
 from auditor.extract import css, model
 from auditor.extract.common import Extracted, Limits, Reading, check_text, storable, version_of
+from auditor.extract.layout import pleading_margin, two_columns
 from auditor.extract.letters import letter_spacing
 from auditor.extract.model import html as model_html
 from auditor.extract.model import svg as model_svg
@@ -295,6 +296,7 @@ class _Frame:
     moved: list[tuple[float | None, float | None, int]] = field(default_factory=list)
     table: _Table | None = None  # a table (display table) begun by this element
     table_cell: _Cell | None = None  # a cell of the table being read
+    pre_start: int | None = None  # a block of preformatted text: where its text begins in the builder
 
 
 @dataclass
@@ -353,6 +355,7 @@ class _Reader:
         self.after: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.marker: dict[Any, list[tuple[css.Key, int, css.Decl]]] = {}
         self.quote_depth = 0  # open-quote and close-quote nest (CSS Generated Content, quotes)
+        self.in_pre = False  # inside a block of preformatted text, whose layout is read when it ends
         self.styled: dict[Any, str] = {}
         self.nested_all: list[str] = []
         self.outside = model.Outside()
@@ -571,7 +574,7 @@ class _Reader:
             if f.ns != "html":  # lexbor gives HTML names in lower case, SVG's in camel case
                 tag = tag.lower()
             ns = _child_ns(f.ns, tag) if f.ns != "html" or tag in ("svg", "math") else "html"
-            if ns == "hidden" or (tag == "audio" and ns == "html"):  # a player draws none of its content
+            if ns == "hidden" or (tag in ("audio", "video") and ns == "html"):  # a player draws none of its content
                 self._hidden(child)
                 continue
             style = (f.prestyles.get(child) if f.prestyles else None) or self._style(child, tag, f.style, ns)
@@ -613,6 +616,9 @@ class _Reader:
         if ns == "svgtext" and tag == "text":
             f.level = 1
         f.pre = style.white_space in ("pre", "pre-wrap", "break-spaces")
+        if f.pre and f.level and not self.in_pre:
+            f.pre_start = len(b.out)
+            self.in_pre = True
         if f.cell:
             b.cell()
         else:
@@ -658,10 +664,34 @@ class _Reader:
             b.pop_bidi()
         if f.rtl_block:
             b.dirs.pop()
+        if f.pre_start is not None:
+            self.in_pre = False
+            self._pre_layout(f.pre_start, b)
         if f.level:
             b.block(f.level)
         if len(f.moved) >= 2:
             self._moved(f)
+
+    def _pre_layout(self, start: int, b: _Builder) -> None:
+        """A block of preformatted text read as a text viewer's page is: a pleading-paper margin
+        left out, two columns of prose read down each column (:mod:`auditor.extract.layout`).
+        A browser draws such a block line for line, as a text editor does, and a reader skips
+        the margin and reads down the columns as on paper (a Markdown code block, a reST literal
+        block, a ``<pre>``)."""
+        text = "".join(b.out[start:])
+        if "\n" not in text:
+            return
+        changed = False
+        for read_in_order in (pleading_margin, two_columns):
+            got = read_in_order(text)
+            if got is None:
+                continue
+            if got.unreadable:
+                self.unreadable.append(f"preformatted block: {got.unreadable}")
+            if got.changed:
+                text, changed = got.text, True
+        if changed:
+            b.out[start:] = [text]
 
     def _generated(self, got: tuple[str, css.Style], b: _Builder, f: _Frame) -> None:
         text, s = got
@@ -689,6 +719,9 @@ class _Reader:
             if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
+            if style.symbol_font is not None and _LETTERS.search(words):
+                # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
+                self.outside.add("css", f"words set in the symbol font {style.symbol_font}")
             f.inline_text = True
         b.data(text, f.pre)
 
@@ -1155,7 +1188,7 @@ def _child_ns(ns: str, tag: str) -> str:
     if ns in ("svg", "svgtext"):
         if tag == "foreignobject":
             return "html"
-        if tag in _SVG_HIDDEN:
+        if tag in _SVG_HIDDEN or model_svg.never_drawn(tag):
             return "hidden"
         return "svgtext" if tag in _SVG_TEXT or ns == "svgtext" else "svg"
     if ns == "math":
@@ -1184,6 +1217,8 @@ _HINT_CACHE: dict[str, list[css.Decl]] = {}
 _HINT_KEY = css.key_of(False, 1, -1, (0, 0, 0), -1)
 
 
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word: two letters or more (a bullet is one character)
+
 def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] | None:
     """Presentational hints: ``<font color size>``, ``bgcolor``, and SVG presentation attributes."""
     if ns == "html" and tag not in ("font", "body", "table", "td", "th", "tr", "img"):
@@ -1195,6 +1230,8 @@ def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] 
     if ns == "html":
         if tag == "font" and attrs.get("color"):
             parts.append(f"color:{attrs['color']}")
+        if tag == "font" and attrs.get("face"):
+            parts.append(f"font-family:{attrs['face']}")
         if tag == "font" and attrs.get("size"):
             size = _int(attrs.get("size", "").lstrip("+"))
             size = min(max(size + 3 if (attrs.get("size") or "").strip()[:1] in "+-" else size, 1), 7)

@@ -36,10 +36,11 @@ refusal("text-columns", "ingest the document it was made from, or a copy set in 
 refusal("text-line-numbers", "ingest the document it was made from, or a copy without line numbers in the margin")
 
 # A margin number: at the start of a line (after the form feed that starts a page, as pdftotext
-# writes it), or at its end (a right-hand margin); with or without a period ("12.").
-_NUMBERED = re.compile(r"^\f?[ \t]{0,8}(\d{1,4})\.?(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)")
+# writes it), or at its end (a right-hand margin); bare, or marked as listings and transcripts
+# mark it: "12.", "12:", "12)", "(12)", "[12]" (grep -n, nl -s, an editor's printout).
+_NUMBERED = re.compile(r"^\f?[ \t]{0,8}[\[(]?[ \t]?(\d{1,4})[\]).:]?(?:[ \t]+\|?|[ \t]*\|[ \t]?|[ \t]*$)")
 _NUMBERED_RIGHT = re.compile(r"(?:^\f?[ \t]*|(?<=\S)[ \t]{2,})(\d{1,4})\.?[ \t]*$")
-_NUMBERED_QUICK = re.compile(r"\n\f?[ \t]{0,8}\d{1,4}\.?(?:[ \t|]|\n)|\d[ \t]*\n")  # every line a margin takes, but the first
+_NUMBERED_QUICK = re.compile(r"\n\f?[ \t]{0,8}[\[(]?[ \t]?\d{1,4}[\]).:]?(?:[ \t|]|\n)|\d[ \t]*\n")  # every line a margin takes, but the first
 _MIN_RUN = 10  # consecutive numbered lines that make a margin
 _HEAD = 50_000  # characters (some fifteen pages) looked at to decide whether a layout is worth reading for
 _MAX_NUMBER = 9999  # a margin may number the lines on from page to page
@@ -170,7 +171,7 @@ _PROSE_GAP = re.compile(r"   ++(?=[^\W\d_(\"'\[])")
 _BEFORE_GAP = re.compile(r"[^\W\d_,.;:)\]\"'!?]")
 
 
-def _gutter(page: str) -> int | None:
+def _gutter(page: str, min_side: int = _MIN_SIDE) -> int | None:
     """The column where most lines of a page are split by a gutter between prose (the position
     inside the most gaps, found by a sweep over the gaps' ends), or None when fewer than
     :data:`_MIN_COLUMN_LINES` lines share one. One regular-expression pass over the page."""
@@ -179,7 +180,7 @@ def _gutter(page: str) -> int | None:
         start, end = m.span()
         line_start = page.rfind("\n", 0, start) + 1
         a, b = start - line_start, end - line_start  # the gap's columns: [a, b)
-        if a >= _MIN_SIDE and _BEFORE_GAP.match(page, start - 1):
+        if a >= min_side and _BEFORE_GAP.match(page, start - 1):
             events.append((a + 1, 1))
             events.append((b - 1, -1))
     if len(events) < 2 * _MIN_COLUMN_LINES:
@@ -234,6 +235,41 @@ def two_columns(text: str) -> Layout | None:
         return None
     return Layout("\f".join(out), changed=f"read {changed} lines set in two columns column by column" if changed else None,
                   unreadable=unreadable)
+
+
+_MIN_NARROW = 8  # characters a narrow column needs: two short words
+
+
+def column_reading(text: str) -> str | None:
+    """The text read column by column wherever a gutter splits words on both sides, though the
+    sides are too narrow or too short to be told from a table of labels and values; None when no
+    page has such a gutter.
+
+    :func:`two_columns` reads a page in columns only when both sides are prose. Narrow columns
+    (two or three words a line) look like a table, and a table read down its columns would
+    scramble its rows. Whether the rows or the columns are the order cannot be established from
+    the characters, so the rows stay the text and the columns become another reading: a gate
+    audits both (:mod:`auditor.gating.readings`)."""
+    if "\t" in text[:_HEAD] or _RULE.search(text, 0, _HEAD):
+        text = _as_shown(text)
+    if len(_PROSE_GAP.findall(text, 0, _HEAD)) < _MIN_COLUMN_LINES:
+        return None
+    out: list[str] = []
+    changed = False
+    for page in text.split("\f"):
+        g = _gutter(page, _MIN_NARROW)
+        lines = page.split("\n")
+        split = [_split(ln, g) for ln in lines] if g is not None else []
+        worded = [i for i, s in enumerate(split) if s is not None and _WORD.search(s[0]) and _WORD.search(s[1])]
+        if g is None or len(worded) < _MIN_COLUMN_LINES:
+            out.append(page)
+            continue
+        first, last = worded[0], worded[-1]
+        left = [split[i][0] if split[i] is not None else lines[i] for i in range(first, last + 1)]  # type: ignore[index]
+        right = [s[1] for s in split[first:last + 1] if s is not None and s[1]]
+        out.append("\n".join(lines[:first] + left + [""] + right + lines[last + 1:]))
+        changed = True
+    return "\f".join(out) if changed else None
 
 
 # A column rule: a vertical bar or box-drawing line with blanks on both sides. A gutter is the

@@ -18,7 +18,8 @@ is its root HTML part (the first part, as a browser takes it), drawn as a browse
 What a page refers to in its ``multipart/related`` (RFC 2557) is drawn where the page refers to
 it, as a mail reader or a browser draws it: a picture, a frame's page or a style sheet named by
 its Content-ID (``cid:``) or by its Content-Location (an absolute URL, or one relative to the
-page's own location). The page's reference becomes a ``data:`` URL of the part
+page's own location); a style sheet imported by ``url()`` or by a string (``@import "x.css"``),
+from the page or from another sheet. The page's reference becomes a ``data:`` URL of the part
 (:class:`_Related`): the HTML reader then applies the style sheet and reads the frame in place,
 and the gate's rendering draws the picture, which OCR reads. A part the page does not refer to
 is not drawn: an attachment. A ``text/plain`` body sent as ``format=flowed`` (RFC 3676) is read
@@ -208,6 +209,20 @@ class _Reader:
             self.outside.extend(ex.unmodelled)
         return ex.text
 
+    def _plain_text(self, text: str) -> str:
+        """A plain-text body as a text viewer shows it (:func:`auditor.extract.text.read_plain`):
+        a mail reader shows the body as a text file is shown, so a line-number margin, columns,
+        bidirectional controls and letter spacing are read as they are in a text file; the body as
+        stored is then a reading (``text:as-stored``, ``text:logical-order``)."""
+        from auditor.extract.text import read_plain
+
+        ex = read_plain(text, self.limits)
+        self.readings.extend(ex.readings)
+        self.warnings.extend(ex.warnings)
+        if ex.unreadable:
+            self.unreadable.append(f"plain-text body: {ex.unreadable}")
+        return ex.text
+
     def leaf(self, p: Message, sheets: list[str], related: _Related | None = None) -> None:
         ctype = p.get_content_type()
         disposition = p.get_content_disposition()
@@ -227,7 +242,8 @@ class _Reader:
                 text = related.inline(text, p)
             elif ctype == "text/plain" and str(p.get_param("format") or "").lower() == "flowed":
                 text = unflow(text, str(p.get_param("delsp") or "").lower() == "yes")
-            self.body.append(self._html(text, sheets) if ctype == "text/html" else text)
+            self.body.append(self._html(text, sheets) if ctype == "text/html" else
+                             self._plain_text(text) if ctype == "text/plain" else text)
             self.pages.append("".join(f"<style>{s}</style>" for s in sheets) + text if ctype == "text/html" else
                               "<pre style='white-space:pre-wrap;font-family:monospace'>" + html.escape(text) + "</pre>")
             return
@@ -255,6 +271,8 @@ class _Reader:
 _URL_ATTRS = re.compile(r"""(\b(?:src|data|background|poster|href)\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 _SRCSET = re.compile(r"""(\b(?:srcset|imagesrcset)\s*=\s*)(?:"([^"]*)"|'([^']*)')""", re.I)
 _CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)""", re.I)
+#: ``@import "sheet.css"``: a style sheet imported by a string, not by ``url()`` (CSS allows both)
+_CSS_IMPORT = re.compile(r"""(@import\s+)(?:"([^"]*)"|'([^']*)')""", re.I)
 _TAG = re.compile(r"<[a-zA-Z][^<>]*>")
 _MAX_INLINE_DEPTH = 4  # frames inside frames
 
@@ -337,6 +355,7 @@ class _Related:
             return _SRCSET.sub(srcset, _URL_ATTRS.sub(attr, m.group(0)))
 
         out = _TAG.sub(tag, html)
+        out = _CSS_IMPORT.sub(lambda m: self._css_import(m, data_url), out)
         return _CSS_URL.sub(lambda m: self._css_url(m, data_url), out)
 
     def _css(self, sheet: str, part: Message, depth: int) -> str:
@@ -348,12 +367,26 @@ class _Related:
             import base64
 
             got = self._part(ref, base)
-            if got is None or got.is_multipart() or got.get_content_type() not in (*_PICTURES, "image/svg+xml"):
+            if got is None or got is part or got.is_multipart():
+                return None
+            ctype = got.get_content_type()
+            if ctype == "text/css" and depth < _MAX_INLINE_DEPTH:  # a sheet the sheet imports
+                self.used.add(id(got))
+                inner = self._css(_safe_text(got, self.warnings), got, depth + 1)
+                return "data:text/css;charset=utf-8;base64," + base64.b64encode(inner.encode("utf-8", "surrogatepass")).decode()
+            if ctype not in (*_PICTURES, "image/svg+xml"):
                 return None
             self.used.add(id(got))
-            return f"data:{got.get_content_type()};base64," + base64.b64encode(_payload(got, self.warnings)).decode()
+            return f"data:{ctype};base64," + base64.b64encode(_payload(got, self.warnings)).decode()
 
+        sheet = _CSS_IMPORT.sub(lambda m: self._css_import(m, data_url), sheet)
         return _CSS_URL.sub(lambda m: self._css_url(m, data_url), sheet)
+
+    @staticmethod
+    def _css_import(m: re.Match[str], data_url: Any) -> str:
+        ref = m.group(2) if m.group(2) is not None else m.group(3)
+        got = data_url(ref, True)
+        return f'{m.group(1)}url("{got}")' if got else m.group(0)
 
     @staticmethod
     def _css_url(m: re.Match[str], data_url: Any) -> str:

@@ -1,5 +1,5 @@
 """Formats with a rendering of their own, read as their readers see them rendered: Markdown
-(markdown-it-py, CommonMark with tables and strikethrough), reStructuredText (docutils) and
+(markdown-it-py, CommonMark with tables and strikethrough, and footnotes as GitHub draws them), reStructuredText (docutils) and
 Jupyter notebooks (nbformat; Markdown cells rendered, code cells as their source and outputs).
 
 The rendering is HTML, read by :mod:`auditor.extract.html` as a browser shows it: what the
@@ -10,8 +10,10 @@ source as a text editor shows it is the reading ``<format>:source``, which a gat
 docutils runs with file insertion and configuration files off, and reports no messages into the
 page: the rendering depends on the source alone. Raw HTML (``.. raw:: html``) is inserted, as
 docutils' defaults and Sphinx insert it. A notebook's printed output is shown as Jupyter shows
-it: a carriage return starts the line again (:func:`terminal`); nbconvert's HTML export, which
-keeps the whole stream, is the reading ``notebook:streams``. A Markdown cell draws its
+it: a stream's outputs joined, a carriage return starts the line again (:func:`terminal`), and
+terminal colours are drawn as Jupyter draws them (:func:`_coloured`), so words printed white on
+the white output are not read; a traceback is such terminal text too. nbconvert's HTML export,
+which keeps the whole stream, is the reading ``notebook:streams``. A Markdown cell draws its
 attachments (``attachment:scan.png``) as Jupyter does.
 """
 
@@ -42,11 +44,23 @@ refusal("rst_error", "correct the reStructuredText at the line docutils names, o
 refusal("notebook_error", "open it in Jupyter and save it again (or export it as HTML or PDF), and ingest that")
 
 
-def _markdown_html(source: str) -> str:
+def _markdown_html(source: str, footnotes: bool = False) -> str:
+    """A Markdown source as HTML: CommonMark with tables and strikethrough, and (``footnotes``,
+    for a Markdown file) footnotes as GitHub draws them: a numbered reference where the text
+    refers to one, the notes at the end in the order they are first referred to, whatever
+    order the source defines them in. Jupyter's Markdown cells draw no footnotes."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    if footnotes:
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        md = md.use(footnote_plugin)
     return md.render(source)
+
+
+def _markdown_file_html(source: str) -> str:
+    return _markdown_html(source, footnotes=True)
 
 
 def _rst_html(source: str) -> str:
@@ -98,19 +112,19 @@ def _notebook_html(source: str) -> str:
                 out.append(f"<pre>{html.escape(text)}</pre>")
         elif kind == "code":
             out.append(f"<pre>{html.escape(text)}</pre>")
-            for o in cell.get("outputs", []):
+            for o in _coalesced(cell.get("outputs") or []):
                 data = o.get("data") or {}
                 for mime in sorted(data):
                     if mime not in _OUTPUT_TYPES and not mime.startswith(("image/png", "image/jpeg", "image/gif")):
                         _OUTPUTS.get().add("notebook", f"output of type {mime}")
                 if o.get("output_type") == "stream":
                     raw = _text_of(o.get("text"))
-                    shown = terminal(raw)
-                    if shown != raw:  # nbconvert's HTML with its defaults shows the stream as it is
-                        _STREAMS.get().append(raw)
-                    out.append(f"<pre>{html.escape(shown)}</pre>")
-                elif o.get("output_type") == "error":
-                    out.append(f"<pre>{html.escape(chr(10).join(o.get('traceback') or []))}</pre>")
+                    shown = _terminal(raw)
+                    if _SGR.sub("", shown) != raw:  # nbconvert's HTML with its defaults shows the stream as it is
+                        _STREAMS.get().append(_ESCAPE.sub("", raw))
+                    out.append(f"<pre>{_coloured(shown)}</pre>")
+                elif o.get("output_type") == "error":  # a traceback: terminal text, coloured by IPython
+                    out.append(f"<pre>{_coloured(_terminal(chr(10).join(map(str, o.get('traceback') or []))))}</pre>")
                 elif "text/html" in data:
                     out.append(f"<div>{_text_of(data['text/html'])}</div>")
                 elif "text/markdown" in data:
@@ -124,6 +138,21 @@ def _notebook_html(source: str) -> str:
     return "<html><body>" + "\n".join(out) + "</body></html>"
 
 
+def _coalesced(outputs: list[Any]) -> list[Any]:
+    """A cell's outputs with each run of stream outputs of one stream (stdout, stderr) joined
+    into one, as Jupyter shows them (JupyterLab's output area, nbconvert's
+    ``coalesce_streams``): a carriage return that opens an output overwrites the line the output
+    before it printed."""
+    out: list[Any] = []
+    for o in outputs:
+        if (o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream"
+                and out[-1].get("name") == o.get("name")):
+            out[-1] = {**out[-1], "text": _text_of(out[-1].get("text")) + _text_of(o.get("text"))}
+        else:
+            out.append(o)
+    return out
+
+
 #: streams as nbconvert's HTML export shows them (carriage returns and escapes kept), when a
 #: terminal shows them otherwise (:func:`terminal`)
 _STREAMS: contextvars.ContextVar[list[str]] = contextvars.ContextVar("notebook_streams")
@@ -131,23 +160,125 @@ _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|
 _OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")
 
 
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_PIECE = re.compile(r"\x1b\[[0-9;]*m|.", re.S)
+
+
 def terminal(text: str) -> str:
     """A notebook stream as Jupyter shows it (JupyterLab, the Notebook, VS Code; nbconvert's
     ``coalesce_streams``): a carriage return starts its line again, so what came before it on
     the line is not shown (a progress bar redraws itself so); a backspace takes back the
     character before it; terminal escape sequences (colours) draw no character."""
-    text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
+    return _SGR.sub("", _terminal(text))
+
+
+def _terminal(text: str) -> str:
+    """:func:`terminal` with its colour sequences (SGR, ``ESC[...m``) kept, for :func:`_coloured`."""
+    text = _ESCAPE.sub(lambda m: m.group(0) if _SGR.fullmatch(m.group(0)) else "", text.replace("\r\n", "\n"))
     text = _OVERWRITTEN.sub("", text)
     if "\b" in text:
         out: list[str] = []
-        for ch in text:
-            if ch == "\b":
-                if out and out[-1] != "\n":
-                    out.pop()
+        for piece in _PIECE.findall(text):
+            if piece == "\b":
+                k = len(out) - 1
+                while k >= 0 and out[k].startswith("\x1b"):
+                    k -= 1  # a colour draws no character: the one before it is taken back
+                if k >= 0 and out[k] != "\n":
+                    del out[k]
             else:
-                out.append(ch)
+                out.append(piece)
         text = "".join(out)
     return text.replace("\r", "")
+
+
+#: The 16 terminal colours as JupyterLab's light theme (and nbconvert's lab template) draws them.
+_PALETTE = ("#3e424d", "#e75c58", "#00a250", "#ddb62b", "#208ffb", "#d160c4", "#60c6c8", "#c5c1b4",
+            "#282c36", "#b22b31", "#007427", "#b27d12", "#0065ca", "#a03196", "#258f8f", "#a1a6b2")
+
+
+def _extended(codes: list[int]) -> str | None:
+    """The colour of ``38;5;N`` or ``38;2;R;G;B`` (``codes`` after the 38 or 48, consumed), as
+    nbconvert reads it; None for a malformed one."""
+    if len(codes) >= 4 and codes[0] == 2:
+        rgb = codes[1:4]
+        del codes[:4]
+        return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})" if all(0 <= c <= 255 for c in rgb) else None
+    if len(codes) >= 2 and codes[0] == 5:
+        n = codes[1]
+        del codes[:2]
+        if n < 16:
+            return _PALETTE[n]
+        if n < 232:
+            r, g, b = ((n - 16) // 36, (n - 16) % 36 // 6, (n - 16) % 6)
+            r, g, b = (55 + v * 40 if v else 0 for v in (r, g, b))
+            return f"rgb({r},{g},{b})"
+        if n < 256:
+            v = (n - 232) * 10 + 8
+            return f"rgb({v},{v},{v})"
+        return None
+    codes.clear()
+    return None
+
+
+def _coloured(text: str) -> str:
+    """Terminal text (colour sequences in it) as the HTML Jupyter draws for it: each run in its
+    foreground and background colour, so that the HTML reader tells text drawn in the page's
+    colour (white on Jupyter's white output) from text a reader sees. The codes are read as
+    nbconvert reads them (``nbconvert.filters.ansi``): bold brightens the first 8 colours, 7
+    swaps the colours, other codes (concealed, 8, among them) change nothing drawn."""
+    import html
+
+    out: list[str] = []
+    fg: int | str | None = None
+    bg: int | str | None = None
+    bold = inverse = False
+    pos = 0
+    for m in [*_SGR.finditer(text), None]:
+        chunk = text[pos:m.start() if m else len(text)]
+        if chunk:
+            f = fg + 8 if bold and isinstance(fg, int) and fg < 8 else fg
+            b = bg
+            if inverse:
+                f, b = (b if b is not None else "#ffffff"), (f if f is not None else "#000000")
+            style = ";".join(f"{k}:{_PALETTE[v] if isinstance(v, int) else v}" for k, v in (("color", f), ("background-color", b))
+                             if v is not None)
+            out.append(f"<span style='{style}'>{html.escape(chunk)}</span>" if style else html.escape(chunk))
+        if m is None:
+            break
+        pos = m.end()
+        codes = [int(c) if c else 0 for c in m.group(1).split(";")]
+        while codes:
+            n = codes.pop(0)
+            if n == 0:
+                fg = bg = None
+                bold = inverse = False
+            elif n in (1, 5):
+                bold = True
+            elif n in (21, 22):
+                bold = False
+            elif n == 7:
+                inverse = True
+            elif n == 27:
+                inverse = False
+            elif 30 <= n <= 37:
+                fg = n - 30
+            elif 90 <= n <= 97:
+                fg = n - 90 + 8
+            elif n == 39:
+                fg = None
+            elif 40 <= n <= 47:
+                bg = n - 40
+            elif 100 <= n <= 107:
+                bg = n - 100 + 8
+            elif n == 49:
+                bg = None
+            elif n in (38, 48):
+                got = _extended(codes)
+                if got is not None and n == 38:
+                    fg = got
+                elif got is not None:
+                    bg = got
+    return "".join(out)
 
 
 def _attached(page: str, attachments: Any) -> str:
@@ -173,7 +304,7 @@ def _attached(page: str, attachments: Any) -> str:
     return re.sub(r"""((?:src|href)=["'])attachment:([^"'\s]+)""", url, page)
 
 
-_RENDER = {"markdown": (_markdown_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
+_RENDER = {"markdown": (_markdown_file_html, "markdown-it-py"), "rst": (_rst_html, "docutils"),
            "notebook": (_notebook_html, "nbformat")}
 
 
@@ -208,7 +339,8 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
         ex.readings.append(Reading("notebook:streams", storable("\n".join(streams), []),
                                    "the printed output as nbconvert's HTML export shows it, carriage returns kept as "
                                    "line breaks (Jupyter's own views overwrite the line at each)"))
-    version = version_of(dist) if fmt != "notebook" else f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}"
+    version = (f"{version_of('nbformat')}+markdown-it-py {version_of('markdown-it-py')}" if fmt == "notebook" else
+               f"{version_of(dist)}+mdit-py-plugins {version_of('mdit-py-plugins')}" if fmt == "markdown" else version_of(dist))
     outside = model.merged(ex.unmodelled, _OUTPUTS.get().names() if fmt == "notebook" else [])
     return Extracted(fmt, ex.text, dist, version, encoding=enc, warnings=ex.warnings, unreadable=ex.unreadable,
                      readings=ex.readings, meta=ex.meta, unmodelled=outside)

@@ -12,7 +12,7 @@ import re
 
 from auditor.errors import ExtractionError
 from auditor.extract.common import Extracted, Limits, Reading, auditor_version, check_text, storable
-from auditor.extract.layout import pleading_margin, two_columns
+from auditor.extract.layout import column_reading, pleading_margin, two_columns
 from auditor.extract.letters import letter_spacing
 from auditor.extract.order import BIDI_CONTROLS, display_order
 
@@ -241,13 +241,31 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
                 raise ExtractionError("binary", f"binary data: more than {_MAX_CONTROL:.0%} control characters when decoded as {enc}")
         else:
             unreadable = f"text decoded as {enc} is gibberish (mess ratio {mess(text):.2f}) and no encoding reads it cleanly"
+    if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
+        warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
+    return _read(text, enc, limits, warnings, unreadable)
+
+
+def read_plain(text: str, limits: Limits) -> Extracted:
+    """Text already decoded (a mail body, a part of a container), read as a text viewer shows a
+    text file: control characters removed, a line-number margin and columns read in a reader's
+    order, letter spacing joined, bidirectional text reordered; as :func:`extract_text` reads the
+    text it decodes. Text with no words left is returned empty, not refused: the container says
+    whether it is empty."""
+    try:
+        return _read(text, "utf-8", limits, [], None)
+    except ExtractionError as e:
+        if e.code != "empty":
+            raise
+        return Extracted("text", "", "auditor.text", auditor_version(), encoding="utf-8")
+
+
+def _read(text: str, enc: str, limits: Limits, warnings: list[str], unreadable: str | None) -> Extracted:
     text, n = _INVISIBLE_CONTROL.subn("", text)
     if n:
         warnings.append(f"removed {n} control characters (invisible, they would split words)")
     if "+" in enc:
         warnings.append(f"mixed encodings: decoded region by region as {enc}")
-    if enc == "utf-8" and "\ufffd" in text and data.count(b"\xef\xbf\xbd") < text.count("\ufffd"):
-        warnings.append("invalid UTF-8 bytes replaced with U+FFFD")
     readings = []
     # lines end where a text viewer ends them: CR LF (Windows) and a lone CR (old Macintosh) are
     # line ends too, so the layout readers below see the lines a reader sees
@@ -264,6 +282,11 @@ def extract_text(data: bytes, limits: Limits) -> Extracted:
     if text is not stored:
         readings.append(Reading("text:as-stored", storable(stored, []),
                                 "the lines as stored, read across: margin numbers and columns as a text editor shows them"))
+    columns = column_reading(text if text.isascii() else text.translate(_BLANKS))
+    if columns is not None:
+        readings.append(Reading("text:columns", storable(columns, []),
+                                "the lines read column by column where a gutter splits them into sides too narrow "
+                                "to be told from a table"))
     text, joined, spaced = letter_spacing(text)
     if joined:
         warnings.append(f"rejoined {joined} letter-spaced words")

@@ -118,10 +118,23 @@ class Rendered:
 _MARKER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)][ \t]+")
 
 
+def _unnumbered(text: str) -> str:
+    """The text without a line-number margin, read by the plain-text reader's own margin rule
+    (:func:`auditor.extract.layout.pleading_margin`): a page draws a plain-text body's margin,
+    which the reader skips (a mail body on pleading paper), and which would otherwise break
+    every shingle the two sides share. Both sides lose it, as both lose a list's markers: the
+    check compares what the page shows with what is stored, not where margins are read."""
+    from auditor.extract.layout import pleading_margin
+
+    lines = text.replace("\r\n", "\n").replace("\r", "\n")
+    got = pleading_margin(lines)
+    return got.text if got is not None and got.unreadable is None else text
+
+
 def agreement(store: Store, rendered: str, stored: str) -> Agreement:
     params = store.params
-    a = distinct(text_shingles(_MARKER.sub("", rendered), params)[1])
-    b = distinct(text_shingles(_MARKER.sub("", stored), params)[1])
+    a = distinct(text_shingles(_MARKER.sub("", _unnumbered(rendered)), params)[1])
+    b = distinct(text_shingles(_MARKER.sub("", _unnumbered(stored)), params)[1])
     return Agreement(len(a), len(b), len(np.intersect1d(a, b, assume_unique=True)))
 
 

@@ -95,6 +95,51 @@ def test_spark_audit_equals_sqlite_audit(spark, store, sqlite_result, tmp_path):
     assert found == sorted(zip(c.contained.tolist(), c.container.tolist(), strict=True))  # every pair
 
 
+def test_spark_settings_sets_and_restores_each_conf(spark):
+    from auditor.engine.spark_engine import spark_settings
+
+    key, unset = "spark.sql.autoBroadcastJoinThreshold", "spark.sql.execution.arrow.maxBytesPerBatch"
+    spark.conf.set(key, "12345")
+    spark.conf.unset(unset)
+    was = spark.conf.get(unset, None)
+    with pytest.raises(RuntimeError), spark_settings(spark, **{key: "-1", unset: "1024"}):
+        assert spark.conf.get(key) == "-1" and spark.conf.get(unset) == "1024"
+        raise RuntimeError("left by an error: restored all the same")
+    assert spark.conf.get(key) == "12345"  # the caller's value, not the default
+    assert spark.conf.get(unset, None) == was != "1024"  # as it was
+    spark.conf.unset(key)
+
+
+def test_the_audit_and_the_finish_run_without_automatic_broadcast(spark, store, tmp_path, monkeypatch):
+    """A broadcast is built on the driver: Spark's own choice of one (from a size estimate that
+    can be far too low) could gather postings or pairs there. Off during the audit and the
+    finish; the caller's settings are back afterwards."""
+    import auditor.engine.spark_engine as engine
+    import auditor.engine.spark_finish as finish
+
+    key, batch = "spark.sql.autoBroadcastJoinThreshold", "spark.sql.execution.arrow.maxRecordsPerBatch"
+    seen: dict[str, tuple[str, str]] = {}
+
+    def spy(name, f):
+        def run(*a, **k):
+            seen[name] = (spark.conf.get(key), spark.conf.get(batch))
+            return f(*a, **k)
+        return run
+
+    monkeypatch.setattr(engine, "_job", spy("audit", engine._job))
+    monkeypatch.setattr(finish, "finish_on_spark", spy("finish", finish.finish_on_spark))
+    monkeypatch.setattr(finish, "novelty_on_spark", spy("novelty", finish.novelty_on_spark))
+    spark.conf.set(key, str(10 * 2**20))
+    spark.conf.set(batch, "1000")
+    try:
+        run_audit_spark(store, 0.8, spark=spark, workdir=tmp_path)
+        assert seen == {s: ("-1", "256") for s in ("audit", "finish", "novelty")}
+        assert (spark.conf.get(key), spark.conf.get(batch)) == (str(10 * 2**20), "1000")  # restored
+    finally:
+        spark.conf.unset(key)
+        spark.conf.unset(batch)
+
+
 def test_batch_scope_and_another_threshold(spark, store, tmp_path, monkeypatch):
     ids = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE path LIKE '%f-many-1%'"
                                              " OR path LIKE '%contract-2%' ORDER BY id")]

@@ -149,6 +149,63 @@ def test_a_notebook_stream_is_read_as_jupyter_shows_it_and_as_nbconvert_shows_it
     assert "zebra" in words(reading(ex, "notebook:streams"))
 
 
+def _cell(outputs: list[dict]) -> bytes:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 1, "source": ["run()"],
+         "outputs": outputs}]}).encode()
+
+
+def test_terminal_colours_are_drawn_so_white_on_white_is_not_read():
+    """Jupyter draws a stream's colour sequences (nbconvert's ANSI reading): junk printed in
+    white (24-bit or 256-colour) on the white output is not seen, so it is not read; a reader
+    sees coloured words, so they are read (red team round 6: the escapes were dropped, the junk
+    kept)."""
+    ps = paras(10, 1)[0].split(" ")
+    white = " ".join(f"{w} \x1b[38;2;255;255;255mzebra\x1b[0m \x1b[38;5;231mquartz\x1b[39m" for w in ps)
+    ex = extract_bytes(_cell([{"output_type": "stream", "name": "stdout", "text": white + "\n"}]), "run.ipynb")
+    assert words(ex.text) == words("run() " + " ".join(ps))
+    coloured = " ".join(f"\x1b[1;3{k % 7}m{w}\x1b[0m \x1b[7m{w}\x1b[27m" for k, w in enumerate(ps))
+    ex = extract_bytes(_cell([{"output_type": "stream", "name": "stdout", "text": coloured + "\n"}]), "run.ipynb")
+    assert words(ex.text) == words("run() " + " ".join(f"{w} {w}" for w in ps))
+
+
+def test_a_traceback_is_read_as_coloured_terminal_text():
+    """IPython colours every traceback with terminal escapes: the words are read without them
+    (they once came through as "[0;31m" glued to words, and the notebook was refused for the
+    escape character)."""
+    ps = paras(10, 1)[0].split(" ")
+    tb = [" ".join(f"\x1b[0;3{k % 6 + 1}m{w}\x1b[0m" for k, w in enumerate(ps)), "\x1b[0;31mValueError\x1b[0m: bad"]
+    ex = extract_bytes(_cell([{"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": tb}]), "e.ipynb")
+    assert words(ex.text) == words("run() " + " ".join(ps) + " ValueError: bad") and not ex.unmodelled
+
+
+def test_a_carriage_return_overwrites_what_the_output_before_it_printed():
+    """Jupyter joins a stream's outputs before it draws them, so a carriage return that opens
+    an output overwrites the line the one before printed; outputs of other streams stay apart."""
+    ps = paras(10, 2)
+    ex = extract_bytes(_cell([{"output_type": "stream", "name": "stdout", "text": "zebra quartz "},
+                              {"output_type": "stream", "name": "stdout", "text": f"\r{ps[0]}\n"},
+                              {"output_type": "stream", "name": "stderr", "text": "mango "},
+                              {"output_type": "stream", "name": "stdout", "text": f"\r{ps[1]}\n"}]), "run.ipynb")
+    assert words(ex.text) == words(f"run() {ps[0]} mango {ps[1]}")
+
+
+def test_markdown_footnotes_are_read_at_the_end_in_the_order_they_are_referred_to():
+    """GitHub draws a Markdown file's footnotes at its end, in the order the text first refers to
+    them, whatever order the source defines them in (red team round 6: notes defined shuffled
+    were read in the source's order, 0.00). A definition no reference uses is not drawn."""
+    ps = paras(10, 3)
+    md = f"# Notes\n\nSee [^b] and [^a], then [^c].\n\n[^a]: {ps[1]}\n[^c]: {ps[2]}\n[^b]: {ps[0]}\n"
+    ex = extract_bytes(md.encode(), "notes.md")
+    assert words(ex.text) == words(f"Notes See [1] and [2], then [3]. {ps[0]} {ps[1]} {ps[2]}")
+
+
+def test_a_notebook_cell_draws_no_footnotes():
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "Text [^1].\n\n[^1]: The note."}]}
+    assert words(extract_bytes(json.dumps(nb).encode(), "n.ipynb").text) == words("Text [^1]. [^1]: The note.")
+
+
 def test_a_markdown_cell_draws_its_attachments_and_a_raw_html_cell_is_html():
     from auditor.extract.rendered import shown_html
 

@@ -53,3 +53,25 @@ def test_other_documents_are_compared_whole():
         assert _compared(doc, "rendered", stored) == ("rendered", stored)
     doc, stored = _doc([A, B, C], ocr=[2])
     assert _compared(doc, f"{A}\f{C}", stored) == (f"{A}\f{C}", stored)  # pdfium counts other pages
+
+
+def test_a_line_number_margin_drawn_on_the_page_is_no_text_the_reading_lacks():
+    """A mail reader draws a plain-text body's pleading margin; the reading skips it (red team
+    round 6: an ordinary mail body on pleading paper failed closed, 45% agreement). The page is
+    read by the plain-text reader's margin rule. Words the reading holds and the page does not
+    still count, and so do numbers that are no margin."""
+    from types import SimpleNamespace
+
+    from auditor.gating.render import agreement
+    from auditor.text.shingle import DEFAULT_PARAMS
+
+    store = SimpleNamespace(params=DEFAULT_PARAMS)
+    lines = [" ".join(A.split()[i : i + 9]) for i in range(0, len(A.split()), 9)] + [""] * 6
+    stored = "\n".join(lines)
+    for mark in ("{n}", "[{n}]", "{n}:"):  # as pdfium reads Chromium's page: one space, CR LF
+        page = "\r\n".join((mark.format(n=k % 28 + 1) + " " + line).rstrip() for k, line in enumerate(lines))
+        assert agreement(store, page, stored).problem() is None
+    junk = "\n".join(f"{line} zebra quartz" for line in lines)
+    assert agreement(store, stored, junk).problem()
+    listed = "\n".join(f"{k * 7} {line}" for k, line in enumerate(lines))  # numbers that count nothing
+    assert agreement(store, listed, stored).problem()

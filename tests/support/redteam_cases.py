@@ -1050,6 +1050,7 @@ ROUND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("/r4-", "tests.support.redteam_round4", "BUILDERS4"),
     ("/r5-", "tests.support.redteam_round5_web", "BUILDERS5_WEB"),
     ("/r5-", "tests.support.redteam_round5_paged", "BUILDERS5"),
+    ("/r6-", "tests.support.redteam_round6", "BUILDERS6"),
 )
 
 

@@ -34,6 +34,23 @@ CODE = refusal(
     "(auditor/extract/model) with a test; to admit this document as it is, add its finding to the "
     "gate's baseline")
 
+#: Fonts whose glyphs are pictures or another alphabet, drawn for the letters of the text
+#: (Wingdings draws a hand for "A", Symbol a Greek alpha for "a"). A reader who has the font
+#: sees no word where the text holds one. Word and Windows ship them, so a reader of a filing
+#: on Windows sees them.
+SYMBOL_FONTS = frozenset({
+    "wingdings", "wingdings 2", "wingdings 3", "webdings", "symbol", "zapf dingbats", "zapfdingbats",
+    "itc zapf dingbats", "dingbats", "marlett", "mt extra", "bookshelf symbol 7", "ms reference specialty",
+    "monotype sorts", "ms outlook", "segoe mdl2 assets", "segoe fluent icons",
+})
+
+
+def symbol_word_font(name: str) -> bool:
+    """Whether a font of this name (any case and spacing) is one of :data:`SYMBOL_FONTS`. Words
+    set in one are outside every reader's model: the reader stores letters, a reader sees none."""
+    return " ".join(name.split()).lower() in SYMBOL_FONTS
+
+
 #: constructs named in one message; the store keeps them all
 NAMED = 12
 #: constructs kept per document (a hostile page could use thousands)

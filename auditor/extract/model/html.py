@@ -3,21 +3,23 @@ on what a browser draws it reproduces.
 
 An element is modelled when it is in :data:`ELEMENTS`, or when no browser knows its name (not in
 :data:`KNOWN`): a browser draws an unknown element (``ix:nonNumeric``, ``o:p``) as an inline box
-around its content, which is the reader's default. A custom element name (with a hyphen) is
-modelled only in a page without scripts: a script can give it a shadow tree. An element a
-browser knows and the reader does not model (``slot``, ``video``, ``canvas``, ``marquee``) is
-outside the model.
+around its content, which is the reader's default. A valid custom element name (a hyphen, no
+colon) is modelled only in a page without scripts: a script can give it a shadow tree. An element
+a browser knows and the reader does not model (``slot``, ``canvas``, ``applet``) is outside the
+model.
 
 An attribute is modelled when it is a global one of :data:`GLOBAL`, one of its element's in
 :data:`ATTRIBUTES`, ``data-*``, ``aria-*``, an event handler (scripts are not run: what they
 write is checked by :mod:`auditor.extract.scripts`), a namespace declaration or prefixed name,
 any attribute of an element no browser knows but the global ones, any attribute no browser
 knows (not in :data:`KNOWN_ATTRIBUTES`: a browser draws nothing for it; a style sheet's attribute
-selectors and ``attr()`` are evaluated by the cascade), or one of :data:`OWNED_ONLY` on an element
+selectors and ``attr()`` are evaluated by the cascade), or one of :data:`OWNERS` on an element
 that does not own it. Every other attribute is outside the model.
 """
 
 from __future__ import annotations
+
+import re
 
 #: Every element the HTML Living Standard defines, with the obsolete ones browsers still parse.
 KNOWN = frozenset("""
@@ -34,8 +36,10 @@ plaintext portal rb rtc spacer strike tt xmp
 
 #: The elements the reader models: drawn as blocks, cells, inline text, replaced content (images
 #: by their alt text, form fields by their values, frames and objects by their data: documents),
-#: hidden (head content, templates, closed details, unselected options, what an audio player
-#: holds), or a drawing (svg, math).
+#: hidden (head content, templates, closed details, unselected options, what an audio or video
+#: player holds: a player draws its pictures, never its fallback), or a drawing (svg, math). A
+#: ``<marquee>`` stays outside: its box clips what scrolls through it, and a box sized by CSS
+#: could show a reader none of its words.
 ELEMENTS = frozenset("""
 a abbr address area article aside audio b base bdi bdo blockquote body br button caption cite code col
 colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure
@@ -44,7 +48,7 @@ link main map mark math menu meta meter nav noscript object ol optgroup option o
 picture pre progress q rp rt ruby s samp script search section select small source span strong style
 sub summary sup svg table tbody td template textarea tfoot th thead time title tr u ul var wbr
 acronym basefont big center dir font frame frameset image listing nobr noembed noframes plaintext rb
-strike tt xmp
+strike tt xmp video track
 """.split())  # noqa: SIM905
 
 #: Attributes of every element whose effect the reader models (``hidden``, ``dir``, ``style``,
@@ -139,6 +143,9 @@ ATTRIBUTES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
                 "autocomplete dirname",
     "time": "datetime",
     "ul": "type compact",
+    "video": "src controls controlslist autoplay loop muted preload crossorigin width height poster playsinline "
+             "disablepictureinpicture disableremoteplayback",
+    "track": "src kind srclang label",
 }.items()}
 
 
@@ -152,19 +159,49 @@ default behavior direction scrollamount scrolldelay truespeed bgproperties
 """.split())  # noqa: SIM905 (a list of names, kept as words)
 KNOWN_ATTRIBUTES = KNOWN_GLOBAL | SPEC_ONLY | frozenset().union(*ATTRIBUTES.values())
 
-#: Attributes a browser acts on only for the elements :data:`ATTRIBUTES` gives them to, and which
-#: hide or move no word even there: on any other element they draw nothing. Court pages put
-#: ``alt`` on spans, ``scope`` on rows and ``nowrap`` on divisions.
-OWNED_ONLY = frozenset("alt scope span text wrap nowrap for href rel charset".split())  # noqa: SIM905
+#: Attributes a browser acts on only for some elements (their owners, from the HTML standard's
+#: rendering section and its obsolete features). On any other element a browser draws nothing for
+#: them; on an owner they are modelled only where :data:`ATTRIBUTES` gives them to it. Court
+#: pages put ``alt`` on spans, ``scope`` on rows, ``nowrap`` on divisions, ``width`` on links
+#: (a cell's markup left inside a broken ``<a>`` tag), ``cols`` on tables, ``size`` on icon links
+#: and ``type`` on labels.
+OWNERS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
+    "alt": "img area input applet",
+    "scope": "th td",
+    "span": "col colgroup",
+    "text": "body",
+    "wrap": "textarea pre",
+    "nowrap": "td th",
+    "for": "label output script",
+    "href": "a area base link",
+    "rel": "a area link form",
+    "charset": "meta script link a",
+    "width": "img iframe embed object video canvas table col colgroup tbody thead tfoot tr td th hr pre "
+             "input marquee applet source image",
+    "height": "img iframe embed object video canvas table col colgroup tbody thead tfoot tr td th hr pre "
+              "input marquee applet source image",
+    "size": "input select hr font basefont",
+    "cols": "textarea frameset",
+    "type": "a button input li ol ul link script style source object embed param blockquote menu menuitem "
+            "textarea select",
+}.items()}
+
+
+#: A valid custom element name (HTML, "valid custom element name"): a lower-case ASCII letter
+#: first, a hyphen, and no colon or upper-case ASCII letter. Only such an element can be defined
+#: by a script, and given a shadow tree; ``gcse:searchbox-only`` (Google's search box, which its
+#: script fills in as any script writes a page) cannot.
+_CUSTOM = re.compile(r"^[a-z][^\x00-\x2c\x2f\x3a-\x5e\x60\x7b-\x7f\s]*$")
 
 
 def element_modelled(tag: str, scripted: bool) -> bool:
-    """Whether the reader models an HTML element of this (lower-case) name."""
+    """Whether the reader models an HTML element of this (lower-case) name: one no browser knows
+    is drawn inline around its content, unless a script can define it (a custom element)."""
     if tag in ELEMENTS:
         return True
     if tag in KNOWN:
         return False
-    return "-" not in tag or not scripted
+    return not scripted or "-" not in tag or not _CUSTOM.match(tag)
 
 
 def attribute_modelled(tag: str, name: str) -> bool:
@@ -173,4 +210,7 @@ def attribute_modelled(tag: str, name: str) -> bool:
         return True
     if tag not in KNOWN:
         return name not in KNOWN_GLOBAL  # a browser acts on no other attribute of an element it does not know
-    return name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES or name in OWNED_ONLY
+    if name in ATTRIBUTES.get(tag, ()) or name not in KNOWN_ATTRIBUTES:
+        return True
+    owners = OWNERS.get(name)
+    return owners is not None and tag not in owners

@@ -37,6 +37,37 @@ blend colormatrix componenttransfer composite convolvematrix diffuselighting dis
 distantlight dropshadow flood funca funcb funcg funcr gaussianblur image merge mergenode morphology
 offset pointlight specularlighting spotlight tile turbulence
 """.split())  # noqa: SIM905
+#: Every element SVG 1.1 and SVG 2 define (and Chromium's). An element of another name, or of
+#: another namespace (Inkscape's ``sodipodi:namedview``, Illustrator's ``sfw``, RDF in metadata),
+#: is never drawn, nor anything it holds (SVG 2, "unknown elements"; checked with Chromium, inline
+#: and in SVG files): the reader hides it (:data:`NEVER_DRAWN`) and the model does not look inside.
+#: A prefixed name whose local part is an SVG element's stays outside: ``svg:text`` may be SVG's.
+KNOWN = frozenset("""
+a altglyph altglyphdef altglyphitem animate animatecolor animatemotion animatetransform circle clippath
+color-profile cursor defs desc discard ellipse feblend fecolormatrix fecomponenttransfer fecomposite
+feconvolvematrix fediffuselighting fedisplacementmap fedistantlight fedropshadow feflood fefunca fefuncb
+fefuncg fefuncr fegaussianblur feimage femerge femergenode femorphology feoffset fepointlight
+fespecularlighting fespotlight fetile feturbulence filter font font-face font-face-format font-face-name
+font-face-src font-face-uri foreignobject g glyph glyphref hatch hatchpath hkern image line
+lineargradient marker mask mesh meshgradient meshpatch meshrow metadata missing-glyph mpath path pattern
+polygon polyline radialgradient rect script set solidcolor stop style svg switch symbol text textpath
+title tref tspan unknown use view vkern
+""".split())  # noqa: SIM905
+#: SVG's animation elements: modelled in a drawing that draws no text (a loading spinner), where
+#: nothing they move, show or hide can be a word; in a drawing with text they stay outside.
+ANIMATION = frozenset({"animate", "animatetransform", "animatemotion", "set", "mpath", "animatecolor"})
+#: What an animation element says (timing, values, the attribute it changes).
+ANIMATION_ATTRIBUTES = frozenset("""
+attributename attributetype begin end dur min max restart repeatcount repeatdur fill calcmode values
+keytimes keysplines from to by additive accumulate type href path keypoints rotate origin
+""".split())  # noqa: SIM905
+
+
+def never_drawn(tag: str) -> bool:
+    """Whether an element of this (lower-case) name, met inside a drawing, is never drawn."""
+    return tag not in KNOWN and tag.rpartition(":")[2] not in KNOWN
+
+
 #: Where a browser draws nothing of what the element holds unless another element refers to it.
 HIDDEN = frozenset({"title", "desc", "metadata", "style", "script", "defs", "symbol", "clippath", "mask",
                     "lineargradient", "radialgradient", "filter", "marker", "pattern"})
@@ -233,6 +264,7 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
     chunks: list[tuple[float, float]] = []
     lines: dict[int, float] = {}  # a <text>'s current y (user units), by its node
     text_seen = False
+    animated_text: bool | None = None  # whether the drawing draws text, known at its first animation
     if ids is None:
         ids = {}
     # (node, transform of its parent) in document order, without recursion
@@ -252,6 +284,22 @@ def check(svg: Any, outside: Outside, ids: dict[str, Any] | None = None) -> None
             if empty and _draws_text(node):
                 outside.add("svg", "text in a nested <svg> of no size (it draws nothing it holds)")
             tx, ty, sx, sy = tx + sx * mx, ty + sy * my, sx * vx, sy * vy
+        if node is not svg and (never_drawn(tag) or tag == "metadata"):
+            continue  # never drawn, nor what it holds; a <use> of what it holds is judged by _use
+        if tag in ANIMATION:
+            if animated_text is None:
+                animated_text = _draws_text(svg)
+            if animated_text:
+                outside.add("svg", f"<{tag}> in a drawing with text")
+            for name in node.attributes:
+                low = name.lower()
+                if low not in ANIMATION_ATTRIBUTES and ":" not in low and low not in ("id", "class"):
+                    outside.add("svg", f"attribute {low} of <{tag}>")
+                elif low in ("attributename",) and (node.attributes[name] or "").lower() in ("href", "xlink:href"):
+                    outside.add("svg", f"<{tag}> of a link")
+                elif low.rpartition(":")[2] == "href":  # it animates another element, maybe another drawing's text
+                    outside.add("svg", f"<{tag}> of another element")
+            continue
         if tag not in ELEMENTS and tag != "pattern":
             outside.add("svg", f"element <{tag}>")
         if tag == "text":

@@ -5,6 +5,12 @@ joiners and soft hyphens, which draw nothing or a hyphen at a line end). A priva
 character (a font decides what it draws), an unassigned one, a control character or a format
 character not listed (tag characters, which draw nothing and can carry a hidden copy) is
 outside the model.
+
+A control character in a page a browser draws (:data:`DRAWN_AS_A_BOX`) is inside it: a browser
+draws it as a visible box, as CSS Text 3 asks ("rendered as a visible glyph", measured with
+Chromium), so a reader sees a mark between the letters, where the stored text has a character
+that only separates words. Court pages carry a few (``&#03`` after a party's name, U+0092 for an
+apostrophe in a Windows-1252 page saved as UTF-8). NUL is not: the HTML parser drops it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ FORMAT = frozenset(
     "\u00ad\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064"
     "\u2066\u2067\u2068\u2069\ufeff\u180e\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u08e2")
 CONTROLS = frozenset("\t\n\r\f\v")
+#: Formats a browser draws, where a control character is a visible box (not NUL).
+DRAWN_AS_A_BOX = frozenset({"html", "mhtml", "svg"})
 _OUT = frozenset({"Co", "Cn", "Cc", "Cf", "Cs"})
 _NAMES = {"Co": "private-use", "Cn": "unassigned", "Cc": "control", "Cf": "format", "Cs": "surrogate"}
 
@@ -28,6 +36,8 @@ def check(text: str, fmt: str, outside: Outside) -> None:
         bad = {c for c in set(text) if c < " " and c not in CONTROLS} | ({"\x7f"} if "\x7f" in text else set())
     else:
         bad = {c for c in set(text) if unicodedata.category(c) in _OUT and c not in FORMAT and c not in CONTROLS}
+    if fmt in DRAWN_AS_A_BOX:
+        bad = {c for c in bad if c == "\x00" or unicodedata.category(c) != "Cc"}
     if not bad:
         return
     by_kind: dict[str, list[str]] = {}
@@ -36,3 +46,17 @@ def check(text: str, fmt: str, outside: Outside) -> None:
     for kind, points in sorted(by_kind.items()):
         more = f" and {len(points) - 3} more" if len(points) > 3 else ""
         outside.add(fmt, f"{kind} character{'s' if len(points) > 1 else ''} {', '.join(points[:3])}{more}")
+
+
+def boxes_left_out(text: str, fmt: str) -> str | None:
+    """The text without the control characters a browser draws as boxes, or None when it has none.
+
+    The model admits them (:data:`DRAWN_AS_A_BOX`), and the stored text keeps each as what
+    separates words. A reader may read past a box inside a word ("con[box]tract") and join the
+    letters. Both readings are audited, so a box put into every word hides no copy."""
+    if fmt not in DRAWN_AS_A_BOX:
+        return None
+    drawn = {c for c in set(text) if c not in CONTROLS and c != "\x00" and unicodedata.category(c) == "Cc"}
+    if not drawn:
+        return None
+    return text.translate({ord(c): None for c in drawn})
