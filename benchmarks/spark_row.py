@@ -51,6 +51,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -62,6 +63,16 @@ def _digest(obj: object) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _digest_items(items: Iterable[object]) -> str:
+    """``_digest(list(items))``, hashed as the items come: the key must not add a list per
+    document to the peak it reports."""
+    h = hashlib.sha256(b"[")
+    for i, x in enumerate(items):
+        h.update((", " if i else "").encode() + json.dumps(x, sort_keys=True, default=str).encode())
+    h.update(b"]")
+    return h.hexdigest()
+
+
 def key(r: AuditResult) -> dict:
     """Digests of everything the report prints, by part."""
     from auditor.engine.spark_finish import OTHERS_KEPT
@@ -71,12 +82,12 @@ def key(r: AuditResult) -> dict:
     for line in findings_lines(r):
         h.update(line)
     kept = BEST_CONTAINERS + OTHERS_KEPT
-    grouped = [(c.doc, c.n_containers, c.groups, c.containers[:kept].tolist(), c.values[:kept].tolist(), c.family,
+    grouped = ((c.doc, c.n_containers, c.groups, c.containers[:kept].tolist(), c.values[:kept].tolist(), c.family,
                 c.boilerplate, [(p.container, p.estimate.hits, p.estimate.sampled, p.exact,
-                                 [s.as_dict() for s in p.spans]) for p in c.best]) for c in r.contained]
+                                 [s.as_dict() for s in p.spans]) for p in c.best]) for c in r.contained)
     return {
         "containing_pairs": len(r.containing), "containing": h.hexdigest(),
-        "contained_documents": len(r.contained), "contained": _digest(grouped),
+        "contained_documents": len(r.contained), "contained": _digest_items(grouped),
         "families": _digest([(f.members, f.pairs, f.low, f.high) for f in r.families]),
         "below": r.below, "nearest": _digest([(p.contained, p.container, p.exact) for p in r.nearest_misses]),
         "histogram": r.histogram, "not_auditable": _digest(r.not_auditable),
@@ -195,7 +206,8 @@ STAGE_LOG: list[dict] = []
 
 
 def staged(name: str, fn):
-    """``fn`` with its wall and tree CPU logged in ``STAGE_LOG`` at each call."""
+    """``fn`` with its wall and tree CPU logged in ``STAGE_LOG`` at each call, and the driver's
+    peak resident memory so far (``peak_mb``): the stage that raised it is the driver's holder."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
         t0, c0 = time.perf_counter(), tree_cpu()
@@ -203,7 +215,7 @@ def staged(name: str, fn):
             return fn(*args, **kwargs)
         finally:
             STAGE_LOG.append({"stage": name, "start": t0, "wall": round(time.perf_counter() - t0, 2),
-                              "cpu": round(tree_cpu() - c0, 2)})
+                              "cpu": round(tree_cpu() - c0, 2), "peak_mb": round(_peak_mb(), 1)})
     return run
 
 

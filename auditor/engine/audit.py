@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -99,7 +100,8 @@ class AuditResult:
     batch_index: SampledIndex | None = None
     # a corpus audit whose engine counted novelty itself (Spark, on the executors):
     # ``gather.sampled_novelty`` of the representatives, so the report need not load the index
-    novelty: dict[int, tuple[int, int]] | None = None
+    # (a mapping: Spark's is on disk, ``spark_finish.RowsOnDisk``)
+    novelty: Mapping[int, tuple[int, int]] | None = None
 
     @property
     def findings(self) -> list[Contained]:

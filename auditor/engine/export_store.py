@@ -4,24 +4,26 @@
 Spark ingest) alone, without the SQLite store. The report builder and the controls ask a store
 a few questions: the documents' provenance, their sightings, the failed inputs, the index
 counts, the sampled sets of the documents the corpus-drawn controls may draw, a text now and
-then. ``ExportStore`` answers them from the export. It keeps the metadata tables in an
-in-memory SQLite database (``conn``), so the same queries run unchanged, and reads texts from
-``texts/`` when asked, one at a time.
+then. ``ExportStore`` answers them from the export. It keeps the metadata tables in a scratch
+SQLite file (``conn``), so the same queries run unchanged, and reads texts from ``texts/`` when
+asked, a row group at a time.
 
-What it holds on the driver: one row per document and per sighting, and the sampled sets of
-the documents a query asked for (one in 16 shingles, 8 bytes each), never a text beyond the
-few asked for, never a pair. A Spark audit's report asks for a bounded number of sets: the
-corpus-drawn controls draw from a seeded subset of the corpus, and novelty is counted on the
-executors (``spark_finish.novelty_on_spark``).
+What it holds on the driver: a page cache of a few MB, the sampled sets of the documents a query
+asked for (one in 16 shingles, 8 bytes each), and one row group of ``texts/`` while it reads
+texts; never a pair. The rows per document and per sighting are on disk. A Spark audit's
+report asks for a bounded number of sets: the corpus-drawn controls draw from a seeded subset
+of the corpus, and novelty is counted on the executors (``spark_finish.novelty_on_spark``).
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import json
 import re
 import sqlite3
+import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,57 @@ def recorded_runs(directory: Path) -> list[tuple[dict[str, Any], Path]]:
     return listed
 
 
+def _parquet(path: Path) -> Any:
+    """A Parquet file opened for reading without pre-buffering (which reads a row group's
+    column chunks ahead, all at once)."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path, pre_buffer=False)
+
+
+#: rows of a Parquet table turned into Python rows at a time, when an export is opened
+ROWS_AT_ONCE = 10_000
+
+
+def _batches(directory: Path) -> Iterator[Any]:
+    """``directory``'s table (a Parquet dataset) as tables of at most ``ROWS_AT_ONCE`` rows, in
+    the order ``pq.read_table`` reads it, without threads."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    for b in ds.dataset(directory, format="parquet").to_batches(batch_size=ROWS_AT_ONCE, use_threads=False,
+                                                                 batch_readahead=0, fragment_readahead=0):
+        yield pa.Table.from_batches([b])
+
+
+def _scratch(owner: Any) -> sqlite3.Connection:
+    """A SQLite database in a scratch file, removed with ``owner``: the export's rows per
+    document and per sighting sit on disk behind a page cache of a few MB, not in the driver's
+    memory (an in-memory database grows with the corpus, as every Python row did)."""
+    import shutil
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="auditor-export-")
+    conn = sqlite3.connect(str(Path(scratch) / "export.db"))
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    weakref.finalize(owner, _drop, conn, scratch, shutil.rmtree)
+    return conn
+
+
+def _drop(conn: sqlite3.Connection, scratch: str, rmtree: Any) -> None:
+    conn.close()
+    rmtree(scratch, ignore_errors=True)
+
+
+def _release() -> None:
+    """Give Arrow's freed memory back to the system: its allocator keeps it otherwise, and the
+    driver's resident size would keep the largest batch ever read."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 class ExportStore:
     """The read side of a Store, served from a Parquet export (see the module docstring)."""
 
@@ -98,44 +151,51 @@ class ExportStore:
     memo = None
 
     def __init__(self, directory: str | Path) -> None:
-        import pyarrow.parquet as pq
-
         self.directory = self.path = Path(directory)
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
-        self.conn = sqlite3.connect(":memory:")
+        self.conn = _scratch(self)
         self._sets: dict[int, bytes] = {}
         self._all_sets = False
-        self.conn.create_function("sampled_of", 1, self._sampled_of, deterministic=True)
+        self._groups: list[tuple[Path, int, int, int]] | None = None
+        # through a weak reference: the scratch file's finalizer holds the connection, which
+        # must not hold the store, or neither would ever be freed
+        method = weakref.WeakMethod(self._sampled_of)
+        self.conn.create_function("sampled_of", 1, lambda doc_id: method()(doc_id),  # type: ignore[misc]
+                                  deterministic=True)
         self.conn.executescript(_SCHEMA)
         batch_ids: dict[str, int] = {}
 
         def batch(name: Any) -> int:
             return batch_ids.setdefault(str(name), len(batch_ids) + 1)
 
-        docs = pq.read_table(self.directory / "documents")
-        rows = _rows(docs, _DOCS)
-        self.conn.executemany(
-            f"INSERT INTO documents ({', '.join(c if c != 'batch' else 'batch_id' for c in _DOCS)})"
-            f" VALUES ({','.join('?' * len(_DOCS))})",
-            [tuple(batch(r[c]) if c == "batch" else r[c] for c in _DOCS) for r in rows])
-        counts = docs.select(["id", "n_shingles", "n_sampled"]).to_pylist()
-        self.conn.executemany("INSERT INTO index_counts VALUES (?,?,?)", [
-            (r["id"], r["n_shingles"], r["n_sampled"]) for r in counts if r["n_sampled"] is not None])
-        del rows, counts
-        seen = _rows(pq.read_table(self.directory / "sightings"), _SIGHTINGS)
-        self.conn.executemany(
-            f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
-            f" VALUES ({','.join('?' * len(_SIGHTINGS))})",
-            [tuple(batch(r[c]) if c == "batch" else r[c] for c in _SIGHTINGS) for r in seen])
+        for part in _batches(self.directory / "documents"):
+            rows = _rows(part, _DOCS)
+            self.conn.executemany(
+                f"INSERT INTO documents ({', '.join(c if c != 'batch' else 'batch_id' for c in _DOCS)})"
+                f" VALUES ({','.join('?' * len(_DOCS))})",
+                [tuple(batch(r[c]) if c == "batch" else r[c] for c in _DOCS) for r in rows])
+            counts = part.select(["id", "n_shingles", "n_sampled"]).to_pylist()
+            self.conn.executemany("INSERT INTO index_counts VALUES (?,?,?)", [
+                (r["id"], r["n_shingles"], r["n_sampled"]) for r in counts if r["n_sampled"] is not None])
+            del rows, counts
+        for part in _batches(self.directory / "sightings"):
+            seen = _rows(part, _SIGHTINGS)
+            self.conn.executemany(
+                f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
+                f" VALUES ({','.join('?' * len(_SIGHTINGS))})",
+                [tuple(batch(r[c]) if c == "batch" else r[c] for c in _SIGHTINGS) for r in seen])
         if (self.directory / "failures").is_dir():
             names = ("id", "batch", "status", "code", "message", "path", "part", "sha256", "within_id", "size",
                      "source")
-            failed = _rows(pq.read_table(self.directory / "failures"), names)
-            self.conn.executemany(f"INSERT INTO failures (id, batch_id, {', '.join(names[2:])}) VALUES"
-                                  f" ({','.join('?' * len(names))})", [
-                tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
+            for part in _batches(self.directory / "failures"):
+                failed = _rows(part, names)
+                self.conn.executemany(f"INSERT INTO failures (id, batch_id, {', '.join(names[2:])}) VALUES"
+                                      f" ({','.join('?' * len(names))})", [
+                    tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
         self.conn.executemany("INSERT INTO batches VALUES (?, ?)", [(i, n) for n, i in batch_ids.items()])
+        self.conn.commit()
+        _release()
 
     def _sampled_of(self, doc_id: int) -> bytes:
         """``index_docs.sampled`` of one document. Sampled sets are read from ``postings/`` when
@@ -214,29 +274,52 @@ class ExportStore:
         yield  # an export does not change under a reader
 
     def texts_of(self, ids: Iterable[int]) -> Iterator[tuple[int, str]]:
-        """(id, text) of each of ``ids``, in id order (``texts/`` is written in id order). One
-        scan of ``texts/``, a batch at a time: row groups whose id range holds none of ``ids`` are
-        skipped, and the driver holds one batch, not every text asked for."""
-        import pyarrow.dataset as ds
+        """(id, text) of each of ``ids``, in id order (``texts/`` is written in id order).
 
+        One row group at a time, in file order, without threads: a row group whose id range
+        holds none of ``ids`` is not read. A dataset scan read ahead and held most of
+        ``texts/`` at once (175 MB of Arrow memory for the 46 MB licence export), so the
+        driver grew with the corpus; a row group is about ``export.TEXT_ROW_GROUP_CHARS``."""
         wanted = sorted({int(i) for i in ids})
         if not wanted:
             return
-        scan = ds.dataset(self.directory / "texts", format="parquet").to_batches(
-            columns=["doc_id", "text"], filter=ds.field("doc_id").isin(wanted),
-            batch_readahead=1, fragment_readahead=1)
-        for batch in scan:
-            for doc_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
-                yield int(doc_id), str(text)
+        for path, group, lo, hi in self._text_groups():
+            at = bisect.bisect_left(wanted, lo)
+            if at == len(wanted) or wanted[at] > hi:
+                continue
+            t = _parquet(path).read_row_group(group, columns=["doc_id", "text"], use_threads=False)
+            ids_here = t.column(0).to_pylist()
+            texts = t.column(1)
+            del t
+            for i, doc_id in enumerate(ids_here):
+                j = bisect.bisect_left(wanted, doc_id)
+                if j < len(wanted) and wanted[j] == doc_id:
+                    yield int(doc_id), str(texts[i].as_py())
+            del texts
+            _release()
+
+    def _text_groups(self) -> list[tuple[Path, int, int, int]]:
+        """(file, row group, first id, last id) of every row group of ``texts/``, by the
+        row groups' statistics (read once: a few numbers per 4 MB of text)."""
+        if self._groups is None:
+            groups = []
+            for path in sorted((self.directory / "texts").glob("*.parquet")):
+                meta = _parquet(path).metadata
+                col = meta.schema.names.index("doc_id")
+                for g in range(meta.num_row_groups):
+                    st = meta.row_group(g).column(col).statistics
+                    if meta.row_group(g).num_rows == 0:
+                        continue
+                    lo, hi = (int(st.min), int(st.max)) if st is not None and st.has_min_max else (-2**63, 2**63 - 1)
+                    groups.append((path, g, lo, hi))
+            self._groups = groups
+        return self._groups
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one export per audit; entries come by container
     def text(self, doc_id: int) -> str:
-        import pyarrow.parquet as pq
-
-        t = pq.read_table(self.directory / "texts", filters=[("doc_id", "=", doc_id)])
-        if t.num_rows == 0:
-            raise NoDocument(f"document {doc_id} has no text in {self.directory}")
-        return str(t.column("text")[0].as_py())
+        for _, text in self.texts_of([doc_id]):
+            return text
+        raise NoDocument(f"document {doc_id} has no text in {self.directory}")
 
     def document(self, doc_id: int) -> dict[str, Any]:
         cur = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,))

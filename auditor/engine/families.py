@@ -3,6 +3,8 @@ connected components of their mutual pairs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from auditor.engine.pairs import Family, Pairs
@@ -56,12 +58,29 @@ def families_of(containing: Pairs, mutual: np.ndarray) -> list[Family]:
 
 def pairs_inside(containing: Pairs, families: list[Family]) -> int:
     """How many containing pairs have both documents in one family: pairs a report counts but
-    does not list as findings (a family's members contain one another)."""
+    does not list as findings (a family's members contain one another). The pairs are read a
+    slice at a time (``Pairs.slices``): a Spark audit's are on disk, millions of them."""
     if not len(containing) or not families:
         return 0
-    top = int(max(containing.contained.max(), containing.container.max())) + 1
-    fam_of = np.full(top, -1, np.int64)
-    for i, f in enumerate(families):
-        fam_of[np.asarray(f.members, np.int64)] = i
-    fa, fb = fam_of[containing.contained], fam_of[containing.container]
-    return int(((fa == fb) & (fa >= 0)).sum())
+    family = family_of(families)
+    n = 0
+    for part in containing.slices():
+        fa, fb = family(part.contained), family(part.container)
+        n += int(((fa == fb) & (fa >= 0)).sum())
+    return n
+
+
+def family_of(families: list[Family]) -> Callable[[np.ndarray], np.ndarray]:
+    """A function from document ids to the index of their family in ``families``, -1 for a
+    document in none; sized by the families' members, not by the largest document id."""
+    pairs = sorted((m, i) for i, f in enumerate(families) for m in f.members)
+    members = np.array([m for m, _ in pairs], np.int64)
+    index = np.array([i for _, i in pairs], np.int64)
+
+    def lookup(ids: np.ndarray) -> np.ndarray:
+        if not len(members):
+            return np.full(len(ids), -1, np.int64)
+        at = np.minimum(np.searchsorted(members, ids), len(members) - 1)
+        return np.where(members[at] == ids, index[at], -1)
+
+    return lookup

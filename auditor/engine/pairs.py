@@ -103,6 +103,13 @@ class Pairs:
         return Pair(int(self.contained[i]), int(self.container[i]),
                     Estimate.of(int(self.hits[i]), int(self.sampled[i])), exact)
 
+    def slices(self, at_once: int = 50_000) -> Iterator[Pairs]:
+        """The pairs in order, ``at_once`` at a time (views, not copies). A Spark audit's
+        containing pairs (``spark_finish.ParquetPairs``) read them from disk the same way, so a
+        caller that goes through every pair never holds them all."""
+        for s in range(0, len(self), at_once):
+            yield self.take(slice(s, s + at_once))  # type: ignore[arg-type]
+
     def rows(self, at_once: int = 50_000) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(contained, container, hits, sampled, shared, shingles) per pair, as Python ints made
         a slice at a time (all 3.5 M pairs of a large family at once would take 700 MB)."""

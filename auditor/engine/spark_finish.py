@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -362,6 +362,15 @@ class ParquetPairs:
             for batch in pq.ParquetFile(f).iter_batches(columns=list(_FIELDS), batch_size=at_once):
                 yield from zip(*(batch.column(c).to_pylist() for c in _FIELDS), strict=True)
 
+    def slices(self, at_once: int = 50_000) -> Iterator[Pairs]:
+        """The pairs in order, ``at_once`` at a time, read from disk (``Pairs.slices``): what a
+        caller that goes through every pair reads, without loading them all."""
+        import pyarrow.parquet as pq
+
+        for f in self.files():
+            for batch in pq.ParquetFile(f).iter_batches(columns=list(_FIELDS), batch_size=at_once):
+                yield Pairs(*(batch.column(c).to_numpy(zero_copy_only=False).astype(np.int64) for c in _FIELDS))
+
     def load(self) -> Pairs:
         if self._loaded is None:
             import pyarrow.parquet as pq
@@ -565,8 +574,9 @@ def finish_on_spark(
            .where(F.col("rank") <= BEST_CONTAINERS + OTHERS_KEPT)
            .groupBy("contained").agg(F.array_sort(F.collect_list(F.struct(
                "rank", "contained", "container", "hits", "sampled", "shared", "shingles"))).alias("top")))
-    grouped = top.join(per, "contained").join(counted, "contained", "left").orderBy("contained").collect()
-    lap("grouped by contained document, unrelated containers")
+    # streamed in order, a partition at a time: the driver keeps the Contained it makes of each
+    # row, never every row at once (a row with its 13 containers is several times larger)
+    grouped = top.join(per, "contained").join(counted, "contained", "left").orderBy("contained").toLocalIterator()
     fam_members = {m: i for i, f in enumerate(families) for m in f.members}
     contained: list[Contained] = []
     for r in grouped:
@@ -578,6 +588,7 @@ def finish_on_spark(
         best = [_pair(x) for x in rows[: 1 if is_bp else BEST_CONTAINERS]]
         contained.append(Contained(int(r["contained"]), cs, vals, best, fam_members.get(int(r["contained"])),
                                    is_bp, groups_n if int(r["n"]) >= cutoff else 0, count=int(r["n"])))
+    lap("grouped by contained document, unrelated containers")
 
     # 5. spans of the best pairs, where the container's text is
     best_pairs = [(c.doc, p.container) for c in contained for p in c.best]
@@ -630,17 +641,18 @@ def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[
                    F.col("container") == F.col("c"))
              .drop("c").withColumnRenamed("part", "slice"))
     rows = (left.groupBy("container", "slice").cogroup(right.groupBy("container", "slice"))
-            .applyInArrow(functools.partial(_spans_of, shape), _SPANS_DDL).collect())
+            .applyInArrow(functools.partial(_spans_of, shape), _SPANS_DDL).toLocalIterator())
     return {(int(r["contained"]), int(r["container"])): [
         Span(int(s["start"]), int(s["end"]), int(s["words"]), int(s["shingles"]),
              (int(s["p0"]), int(s["p1"])) if s["p0"] is not None else None) for s in r["spans"]]
-        for r in rows}
+        for r in rows}  # a partition of rows at a time, not every row at once
 
 
-def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFrame) -> dict[int, tuple[int, int]]:
+def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFrame) -> RowsOnDisk:
     """``gather.sampled_novelty`` of the indexed representatives, counted on the executors: per
     document, its sampled shingles held by no other representative, and its sampled shingles.
-    The driver gets one row per document, never a posting."""
+    The driver streams one row per document into a scratch file (``RowsOnDisk``), never a
+    posting, and holds none of them."""
     from pyspark.sql import functions as F
 
     docs = (spark.read.parquet(f"{source}/documents").join(representatives.select("id"), "id", "left_semi")
@@ -650,7 +662,50 @@ def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFram
     alone = postings.groupBy("hash").agg(F.count(F.lit(1)).alias("df"), F.min("doc_id").alias("doc_id")) \
         .where(F.col("df") == 1).groupBy("doc_id").agg(F.count(F.lit(1)).alias("novel"))
     rows = docs.join(alone, "doc_id", "left").fillna(0, ["novel"]).orderBy("doc_id").toLocalIterator()
-    return {int(r["doc_id"]): (int(r["novel"]), int(r["n_sampled"])) for r in rows}
+    return RowsOnDisk((int(r["doc_id"]), int(r["novel"]), int(r["n_sampled"])) for r in rows)
+
+
+class RowsOnDisk(Mapping[int, tuple[int, int]]):
+    """``{doc_id: (a, b)}`` kept in a scratch SQLite file, not in the driver's memory: one row
+    per document (novelty), which a report reads a few thousand ids at a time. The file is
+    removed with the mapping."""
+
+    def __init__(self, rows: Iterable[tuple[int, int, int]], at_once: int = 10_000) -> None:
+        import itertools
+        import shutil
+        import sqlite3
+        import tempfile
+        import weakref
+
+        scratch = tempfile.mkdtemp(prefix="auditor-rows-")
+        self._conn = sqlite3.connect(str(Path(scratch) / "rows.db"))
+        self._conn.execute("PRAGMA journal_mode = OFF")
+        self._conn.execute("PRAGMA synchronous = OFF")
+        self._conn.execute("CREATE TABLE r (k INTEGER PRIMARY KEY, a INTEGER NOT NULL, b INTEGER NOT NULL)")
+        it = iter(rows)
+        while chunk := list(itertools.islice(it, at_once)):
+            self._conn.executemany("INSERT INTO r VALUES (?, ?, ?)", chunk)
+        self._conn.commit()
+        self._n = int(self._conn.execute("SELECT count(*) FROM r").fetchone()[0])
+        weakref.finalize(self, _close_and_remove, self._conn, scratch, shutil.rmtree)
+
+    def __getitem__(self, key: int) -> tuple[int, int]:
+        row = self._conn.execute("SELECT a, b FROM r WHERE k = ?", (int(key),)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return int(row[0]), int(row[1])
+
+    def __iter__(self) -> Iterator[int]:
+        for (k,) in self._conn.execute("SELECT k FROM r ORDER BY k"):
+            yield int(k)
+
+    def __len__(self) -> int:
+        return self._n
+
+
+def _close_and_remove(conn: Any, scratch: str, rmtree: Any) -> None:
+    conn.close()
+    rmtree(scratch, ignore_errors=True)
 
 
 def not_auditable_on_spark(spark: SparkSession, source: str, params: Params, representatives: DataFrame,
@@ -659,14 +714,16 @@ def not_auditable_on_spark(spark: SparkSession, source: str, params: Params, rep
     from pyspark.sql import functions as F
 
     docs = spark.read.parquet(f"{source}/documents")
-    rows = (representatives.select("id").join(docs, "id")
+    ids = representatives.select("id")
+    if only is not None:  # a batch's: filtered on the executors, not after a collect
+        ids = ids.join(F.broadcast(spark.createDataFrame([(int(i),) for i in sorted(only)], "id long")), "id",
+                       "left_semi")
+    rows = (ids.join(docs, "id")
             .where(F.col("unreadable").isNotNull() | (F.coalesce(F.col("n_shingles"), F.lit(0)) == 0))
             .select("id", "n_words", F.coalesce(F.col("n_shingles"), F.lit(0)).alias("n_shingles"), "unreadable")
-            .orderBy("id").collect())
+            .orderBy("id").toLocalIterator())
     out = []
     for r in rows:
-        if only is not None and int(r["id"]) not in only:
-            continue
         why = r["unreadable"]
         reason = (f"text not readable: {why}" if why else
                   f"too short: {r['n_words']} words, fewer than k={params.k}, so no shingle")

@@ -17,7 +17,7 @@ import io
 import json
 import platform
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -295,7 +295,7 @@ def findings_lines(audit: AuditResult) -> Iterator[bytes]:
 
 
 def documents_lines(store: Store, audit: AuditResult | None, ids: list[int],
-                    novelty: dict[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
+                    novelty: Mapping[int, tuple[int, int]] | None = None) -> Iterator[bytes]:
     """Every document the audit covered, with its provenance (its date and the date's source
     included, :mod:`auditor.store.dating`), its part in the audit and, from ``novelty``
     (``gather.sampled_novelty``, by group representative), its novel share."""
@@ -462,10 +462,12 @@ def build_report(
         "controls": [c.as_dict() for c in controls.results],
         "scope": {**(scope or {"kind": "corpus"}), "failures_through": failures_through},
     }
-    novelty: dict[int, tuple[int, int]] = {}  # filled below for an audit that reports
+    # set below for an audit that reports; kept as the engine gave it (a Spark audit's is on
+    # disk, one row per document), not copied into a dict
+    novelty: list[Mapping[int, tuple[int, int]]] = [{}]
     named: set[int] = set()
     sidecars = [Sidecar("documents.jsonl.gz", lambda: documents_lines(
-        store, audit, covered if batch is None else sorted((set(batch) | named) & set(covered)), novelty))]
+        store, audit, covered if batch is None else sorted((set(batch) | named) & set(covered)), novelty[0]))]
     if refused:
         report["refused_because"] = reasons or ["the audit was not run"]
         report["findings"] = []
@@ -512,7 +514,7 @@ def build_report(
                 " ORDER BY path, part, sha256, id", (failures_through,))
         ]
         report["score_distribution"] = {"counts": audit.histogram, "pairs": audit.candidates}
-        novelty.update(novel_shares(store, audit, covered, batch))
+        novelty[0] = novel_shares(store, audit, covered, batch)
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
@@ -563,7 +565,7 @@ def _unread(store: Store, ids: list[int]) -> dict[int, dict[str, Any]]:
 
 
 def novel_shares(store: Store, audit: AuditResult, covered: list[int],
-                 batch: list[int] | None = None) -> dict[int, tuple[int, int]]:
+                 batch: list[int] | None = None) -> Mapping[int, tuple[int, int]]:
     """(novel sampled shingles, sampled shingles) of each covered document, by group representative:
     the share of its sample found in no other covered document. A batch's (a gate's) from the index
     as the batch sees it (every posting of the hashes its documents hold: the same numbers as a

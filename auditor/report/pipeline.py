@@ -22,6 +22,7 @@ import numpy as np
 from auditor.controls import ControlsResult, run_controls
 from auditor.corpus.check import require_intact
 from auditor.engine.audit import AuditResult, run_audit
+from auditor.engine.families import family_of
 from auditor.engine.universe import Universe, any_auditable, universe
 from auditor.errors import UsageError
 from auditor.index.builder import build_index
@@ -393,16 +394,12 @@ ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at on
 def _finding_rows(run: int, audit: AuditResult, contents: Contents | None = None) -> Iterator[tuple[Any, ...]]:
     """The store's findings rows, in key order (contained, container), a slice at a time;
     each slice added to ``contents`` as it goes."""
-    pairs = audit.containing
     spans = {k: json.dumps([s.as_dict() for s in v], sort_keys=True) for k, v in audit.located.items()}
-    top = int(max(pairs.contained.max(), pairs.container.max())) + 1 if len(pairs) else 0
-    fam_of = np.full(top, -1, np.int64)
-    for i, f in enumerate(audit.families):
-        fam_of[np.asarray(f.members, np.int64)] = i
-    for s in range(0, len(pairs), ROWS_AT_ONCE):
-        part = pairs.take(np.arange(s, min(s + ROWS_AT_ONCE, len(pairs))))
+    family_index = family_of(audit.families)
+    # a slice at a time: a Spark audit's pairs are read from disk, never loaded whole
+    for part in audit.containing.slices(ROWS_AT_ONCE):
         low, high = wilson_arrays(part.hits, part.sampled)
-        fa, fb = fam_of[part.contained], fam_of[part.container]
+        fa, fb = family_index(part.contained), family_index(part.container)
         families = np.where(fa == fb, fa, -1)
         family = [None if f < 0 else f for f in families.tolist()]
         a_ids, b_ids = part.contained.tolist(), part.container.tolist()
