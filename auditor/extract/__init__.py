@@ -77,11 +77,10 @@ def extract_format(fmt: str, data: bytes, limits: Limits, name: str = "") -> Ext
 
         out = model.Outside()
         out.extend(ex.unmodelled)
-        model_text.check(ex.text, "text" if ex.format == "text" else ex.format, out)
+        boxes = model_text.check(ex.text, "text" if ex.format == "text" else ex.format, out)
         ex.unmodelled = out.names()
-        joined = model_text.boxes_left_out(ex.text, ex.format)
-        if joined is not None:
-            ex.readings.append(Reading("text:boxes-left-out", joined,
+        if boxes:
+            ex.readings.append(Reading("text:boxes-left-out", model_text.boxes_left_out(ex.text, boxes),
                                        "the text without the control characters a browser draws as boxes: "
                                        "a reader reads past a box and joins the letters on either side"))
     return ex

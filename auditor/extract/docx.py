@@ -142,7 +142,6 @@ READINGS: dict[str, tuple[int, int, str]] = {
 }
 
 
-_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word: two letters or more (a bullet is one character)
 
 @dataclass
 class _Props:
@@ -450,7 +449,7 @@ class _DocxReader:
                         entities += 1
                         text += child.tail or ""
                 out.append((text, branches | flags | (HIDDEN if fields and any(fields) else 0)))
-                if symbol is not None and not flags & HIDDEN and _LETTERS.search(text):
+                if symbol is not None and not flags & HIDDEN and model.spells_a_word(text):
                     # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
                     name = f"docx: words set in the symbol font {symbol}"
                     if name not in self.unmodelled:

@@ -719,7 +719,7 @@ class _Reader:
             if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
-            if style.symbol_font is not None and _LETTERS.search(words):
+            if style.symbol_font is not None and model.spells_a_word(words):
                 # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
                 self.outside.add("css", f"words set in the symbol font {style.symbol_font}")
             f.inline_text = True
@@ -1217,7 +1217,6 @@ _HINT_CACHE: dict[str, list[css.Decl]] = {}
 _HINT_KEY = css.key_of(False, 1, -1, (0, 0, 0), -1)
 
 
-_LETTERS = re.compile(r"[^\W\d_]{2,}")  # a word: two letters or more (a bullet is one character)
 
 def _hints(node: Any, tag: str, ns: str) -> list[tuple[css.Key, int, css.Decl]] | None:
     """Presentational hints: ``<font color size>``, ``bgcolor``, and SVG presentation attributes."""

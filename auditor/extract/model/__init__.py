@@ -22,6 +22,7 @@ until someone adds it to an allow-list, with a test and a measurement on real do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from auditor.errors import refusal
@@ -43,6 +44,14 @@ SYMBOL_FONTS = frozenset({
     "itc zapf dingbats", "dingbats", "marlett", "mt extra", "bookshelf symbol 7", "ms reference specialty",
     "monotype sorts", "ms outlook", "segoe mdl2 assets", "segoe fluent icons",
 })
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters or more: a bullet or a check mark is one character
+
+
+def spells_a_word(text: str) -> bool:
+    """Whether ``text`` holds a word that a symbol font would turn into pictures."""
+    return _WORD.search(text) is not None
 
 
 def symbol_word_font(name: str) -> bool:

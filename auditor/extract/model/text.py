@@ -30,33 +30,32 @@ _OUT = frozenset({"Co", "Cn", "Cc", "Cf", "Cs"})
 _NAMES = {"Co": "private-use", "Cn": "unassigned", "Cc": "control", "Cf": "format", "Cs": "surrogate"}
 
 
-def check(text: str, fmt: str, outside: Outside) -> None:
-    """Name the kinds of character of ``text`` outside the model, with the first of each."""
+def check(text: str, fmt: str, outside: Outside) -> set[str]:
+    """Name the kinds of character of ``text`` outside the model, with the first of each; return
+    the control characters admitted because a browser draws them as boxes (:data:`DRAWN_AS_A_BOX`).
+
+    The stored text keeps each box as what separates words. A reader may read past a box inside
+    a word ("con[box]tract") and join the letters, so the caller adds that reading too
+    (:func:`boxes_left_out`): a box put into every word then hides no copy."""
     if text.isascii():
         bad = {c for c in set(text) if c < " " and c not in CONTROLS} | ({"\x7f"} if "\x7f" in text else set())
     else:
         bad = {c for c in set(text) if unicodedata.category(c) in _OUT and c not in FORMAT and c not in CONTROLS}
+    boxes: set[str] = set()
     if fmt in DRAWN_AS_A_BOX:
-        bad = {c for c in bad if c == "\x00" or unicodedata.category(c) != "Cc"}
+        boxes = {c for c in bad if c != "\x00" and unicodedata.category(c) == "Cc"}
+        bad -= boxes
     if not bad:
-        return
+        return boxes
     by_kind: dict[str, list[str]] = {}
     for c in sorted(bad):
         by_kind.setdefault(_NAMES[unicodedata.category(c)], []).append(f"U+{ord(c):04X}")
     for kind, points in sorted(by_kind.items()):
         more = f" and {len(points) - 3} more" if len(points) > 3 else ""
         outside.add(fmt, f"{kind} character{'s' if len(points) > 1 else ''} {', '.join(points[:3])}{more}")
+    return boxes
 
 
-def boxes_left_out(text: str, fmt: str) -> str | None:
-    """The text without the control characters a browser draws as boxes, or None when it has none.
-
-    The model admits them (:data:`DRAWN_AS_A_BOX`), and the stored text keeps each as what
-    separates words. A reader may read past a box inside a word ("con[box]tract") and join the
-    letters. Both readings are audited, so a box put into every word hides no copy."""
-    if fmt not in DRAWN_AS_A_BOX:
-        return None
-    drawn = {c for c in set(text) if c not in CONTROLS and c != "\x00" and unicodedata.category(c) == "Cc"}
-    if not drawn:
-        return None
-    return text.translate({ord(c): None for c in drawn})
+def boxes_left_out(text: str, boxes: set[str]) -> str:
+    """The text without the control characters ``check`` admitted as boxes."""
+    return text.translate({ord(c): None for c in boxes})
