@@ -34,6 +34,9 @@ def root(tmp_path_factory):
     (root / "corpus").mkdir()
     (root / "corpus" / "bsd.txt").write_text(licence("BSD"))
     (root / "corpus" / "lease.txt").write_text(synth.contract(9001, 4_000, kind="lease"))
+    # a third document, so that the controls draw their unrelated pair from the corpus, not
+    # from a batch that holds a copy
+    (root / "corpus" / "filing.txt").write_text(synth.filing(9005, 20_000)[0])
     with Store(root / "corpus.db") as store:
         ingest(store, [root / "corpus"], batch="corpus", workers=1)
     return root
@@ -87,34 +90,22 @@ def _boxed(text: str) -> str:
     return " ".join(w[:2] + "\x03" + w[2:] if len(w) >= 4 else w for w in text.split(" "))
 
 
-@pytest.fixture(scope="module")
-def boxes_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("boxes")
-    (root / "corpus").mkdir()
-    (root / "corpus" / "bsd.txt").write_text(licence("BSD"))
-    (root / "corpus" / "lease.txt").write_text(synth.contract(9001, 4_000, kind="lease"))
-    (root / "corpus" / "filing.txt").write_text(synth.filing(9005, 20_000)[0])
-    with Store(root / "corpus.db") as store:
-        ingest(store, [root / "corpus"], batch="corpus", workers=1)
-    return root
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["lease", "unrelated"])
-def test_a_box_in_every_word_hides_no_copy(boxes_root, case):
+def test_a_box_in_every_word_hides_no_copy(root, case):
     """A browser draws a control character as a box, so the model admits it, and the stored
     text splits the word there. The reading without the boxes joins the letters again: the
     gate finds the stored lease through it, and a page that holds no stored text passes."""
-    root = boxes_root
     text = synth.contract(9001, 4_000, kind="lease") if case == "lease" else synth.contract(9004, 3_000)
     paras = "".join(f"<p>{_boxed(p)}</p>" for p in text.split("\n\n"))
-    (root / case).mkdir()
-    (root / case / "page.html").write_text(_page(paras))
-    r = run(root, "gate", "--db", "corpus.db", "--dry-run", "--render", "never", "--out", f"out-{case}", case)
+    (root / f"boxed-{case}").mkdir()
+    (root / f"boxed-{case}" / "page.html").write_text(_page(paras))
+    r = run(root, "gate", "--db", "corpus.db", "--dry-run", "--render", "never", "--out", f"out-boxed-{case}",
+            f"boxed-{case}")
     if case == "unrelated":
         assert r.returncode == 0, r.stdout + r.stderr
         return
     assert r.returncode == 1, r.stdout + r.stderr
-    g = json.loads((root / f"out-{case}" / "gate.json").read_text())
+    g = json.loads((root / f"out-boxed-{case}" / "gate.json").read_text())
     found = [f for f in g["findings"] if f["level"] == "error" and "lease.txt" in json.dumps(f)]
     assert found and all("text:boxes-left-out" in json.dumps(f) for f in found)
