@@ -92,6 +92,8 @@ def recorded_runs(directory: Path) -> list[tuple[dict[str, Any], Path]]:
     return listed
 
 
+_FAILURES = ("id", "batch", "status", "code", "message", "path", "part", "sha256", "within_id", "size", "source")
+
 def _parquet(path: Path) -> Any:
     """A Parquet file opened for reading without pre-buffering (which reads a row group's
     column chunks ahead, all at once)."""
@@ -169,30 +171,24 @@ class ExportStore:
         def batch(name: Any) -> int:
             return batch_ids.setdefault(str(name), len(batch_ids) + 1)
 
-        for part in _batches(self.directory / "documents"):
-            rows = _rows(part, _DOCS)
+        def copy(table: str, names: tuple[str, ...], part: Any) -> None:
+            """One slice of an exported table into the scratch database, batch names as ids."""
+            columns = ", ".join("batch_id" if c == "batch" else c for c in names)
             self.conn.executemany(
-                f"INSERT INTO documents ({', '.join(c if c != 'batch' else 'batch_id' for c in _DOCS)})"
-                f" VALUES ({','.join('?' * len(_DOCS))})",
-                [tuple(batch(r[c]) if c == "batch" else r[c] for c in _DOCS) for r in rows])
+                f"INSERT INTO {table} ({columns}) VALUES ({','.join('?' * len(names))})",
+                [tuple(batch(r[c]) if c == "batch" else r[c] for c in names) for r in _rows(part, names)])
+
+        for part in _batches(self.directory / "documents"):
+            copy("documents", _DOCS, part)
             counts = part.select(["id", "n_shingles", "n_sampled"]).to_pylist()
             self.conn.executemany("INSERT INTO index_counts VALUES (?,?,?)", [
                 (r["id"], r["n_shingles"], r["n_sampled"]) for r in counts if r["n_sampled"] is not None])
-            del rows, counts
+            del counts
         for part in _batches(self.directory / "sightings"):
-            seen = _rows(part, _SIGHTINGS)
-            self.conn.executemany(
-                f"INSERT INTO sightings ({', '.join(c if c != 'batch' else 'batch_id' for c in _SIGHTINGS)})"
-                f" VALUES ({','.join('?' * len(_SIGHTINGS))})",
-                [tuple(batch(r[c]) if c == "batch" else r[c] for c in _SIGHTINGS) for r in seen])
+            copy("sightings", _SIGHTINGS, part)
         if (self.directory / "failures").is_dir():
-            names = ("id", "batch", "status", "code", "message", "path", "part", "sha256", "within_id", "size",
-                     "source")
             for part in _batches(self.directory / "failures"):
-                failed = _rows(part, names)
-                self.conn.executemany(f"INSERT INTO failures (id, batch_id, {', '.join(names[2:])}) VALUES"
-                                      f" ({','.join('?' * len(names))})", [
-                    tuple(batch(r["batch"]) if c == "batch" else r[c] for c in names) for r in failed])
+                copy("failures", _FAILURES, part)
         self.conn.executemany("INSERT INTO batches VALUES (?, ?)", [(i, n) for n, i in batch_ids.items()])
         self.conn.commit()
         _release()
