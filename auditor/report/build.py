@@ -287,31 +287,35 @@ def contained_lines(audit: AuditResult) -> Iterator[bytes]:
         yield (canonical(e) + "\n").encode("utf-8")
 
 
-def most_contained(audit: AuditResult, n: int = MOST_CONTAINED) -> list[Any]:
-    """The ``n`` findings and the ``n`` boilerplate documents with the most containers (ties by
-    id), in that order: what `auditor audit` prints, named in report.json's documents."""
-    import heapq
+class _Most:
+    """The ``n`` items with the most containers (ties: the lowest id), kept as they go by."""
 
-    return [c for kind in (False, True) for c in heapq.nsmallest(
-        n, (c for c in audit.contained if bool(c.boilerplate) is kind), key=lambda c: (-c.n_containers, c.doc))]
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._heap: list[tuple[int, int, Any]] = []  # its first is the one to drop
+
+    def offer(self, containers: int, doc_id: int, item: Any) -> None:
+        import heapq
+
+        entry = (containers, -doc_id, item)
+        if len(self._heap) < self.n:
+            heapq.heappush(self._heap, entry)
+        elif entry[:2] > self._heap[0][:2]:
+            heapq.heapreplace(self._heap, entry)
+
+    def items(self) -> list[Any]:
+        return [x[2] for x in sorted(self._heap, key=lambda x: (-x[0], -x[1]))]
 
 
 def most_contained_listed(report_dir: Path, n: int = MOST_CONTAINED) -> tuple[list[dict[str, Any]],
                                                                              list[dict[str, Any]]]:
-    """``most_contained`` of a written report, read from its contained.jsonl.gz a line at a time:
-    the findings, then the boilerplate documents."""
-    import heapq
-
-    kept: dict[bool, list[tuple[int, int, dict[str, Any]]]] = {False: [], True: []}
+    """The ``n`` findings and the ``n`` boilerplate documents of a written report with the most
+    containers (ties by id), read from its contained.jsonl.gz a line at a time: what `auditor
+    audit` prints. report.json's documents name them."""
+    kept = {False: _Most(n), True: _Most(n)}
     for e in read_contained(report_dir):
-        heap = kept[bool(e["boilerplate"])]
-        item = (e["containers"], -e["doc_id"], e)  # the heap's first is the one to drop
-        if len(heap) < n:
-            heapq.heappush(heap, item)
-        elif item[:2] > heap[0][:2]:
-            heapq.heapreplace(heap, item)
-    findings, boilerplate = ([x[2] for x in sorted(kept[k], key=lambda x: (-x[0], -x[1]))] for k in (False, True))
-    return findings, boilerplate
+        kept[bool(e["boilerplate"])].offer(e["containers"], e["doc_id"], e)
+    return kept[False].items(), kept[True].items()
 
 
 def read_contained(report_dir: Path) -> Iterator[dict[str, Any]]:
@@ -547,7 +551,9 @@ def build_report(
         findings: list[dict[str, Any]] = []
         boilerplate: list[dict[str, Any]] = []
         counts = {"findings": 0, "boilerplate": 0}
-        for c in audit.contained:
+        most = {False: _Most(MOST_CONTAINED), True: _Most(MOST_CONTAINED)}
+        for c in audit.contained:  # one pass: a Spark audit reads them from disk
+            most[bool(c.boilerplate)].offer(c.n_containers, c.doc, (c.doc, [p.container for p in c.best]))
             if c.boilerplate:
                 counts["boilerplate"] += 1
                 if len(boilerplate) < LISTED["boilerplate"]:
@@ -591,9 +597,9 @@ def build_report(
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
-        for c in most_contained(audit):
-            named.add(c.doc)
-            named.update(p.container for p in c.best)
+        for doc, containers in most[False].items() + most[True].items():
+            named.add(doc)
+            named.update(containers)
         for f in audit.families:
             named.update(f.members)
         for g in groups:
