@@ -99,21 +99,25 @@ def audit(db, threshold, control_seed, controls_dir, out, parquet, engine, maste
     if as_json:
         click.echo(json_safe((o.directory / "report.json").read_text(encoding="utf-8")), nl=False)
     else:
-        out_console_report(r, threshold)
+        out_console_report(r, threshold, o.directory)
         if verbose:
             _every_pair(o.directory)
     err.print(f"report: {markup(o.directory / 'report.html')} (also report.md, report.json, findings.jsonl.gz, "
-              "documents.jsonl.gz" + (", texts/" if (o.directory / "texts").is_dir() else "") + ")",
+              "contained.jsonl.gz, documents.jsonl.gz" + (", texts/" if (o.directory / "texts").is_dir() else "") + ")",
               highlight=False)
     if o.refused:
         raise ControlsFailed("; ".join(r["refused_because"]) + f"; see {o.directory / 'report.md'}")
 
 
 TOP_CONTAINED = 10
+TOP_BOILERPLATE = 3
 
 
-def out_console_report(r: dict, threshold: float) -> None:
-    """The audit in a screenful: parameters, controls, counts, the top contained documents."""
+def out_console_report(r: dict, threshold: float, directory: Path) -> None:
+    """The audit in a screenful: parameters, controls, counts, the top contained documents (read
+    from the report's contained.jsonl.gz: report.json lists only the first of them)."""
+    from auditor.report.build import most_contained_listed
+
     p = r["manifest"]["params"]
     out.print(f"parameters: k={p['k']}, 1 in {p['modulus']} sampled, hash {p['hash']}, seed {p['seed']}, "
               f"normalisation {p['normalization']}, threshold {p['threshold']}, interval {p['interval']}, "
@@ -131,23 +135,22 @@ def out_console_report(r: dict, threshold: float) -> None:
               f"({_n(s['family_members'], 'member')}); {_n(s['documents'], 'document')} audited, "
               f"{s['not_auditable']} not auditable, {_n(s['duplicate_groups'], 'exact-duplicate group')}, "
               f"{_n(s['failed_inputs'], 'input')} failed to ingest", highlight=False)
-    findings = sorted(r["findings"], key=lambda f: (-f["containers"], f["doc_id"]))
+    findings, boilerplate = most_contained_listed(directory, TOP_CONTAINED)
     if not findings:
         out.print(f"no document is contained in another at >= {threshold}"
                   + (f", apart from the members of {_n(s['families'], 'family')}, which contain one another"
                      if s["families"] else ""), highlight=False)
-    elif len(findings) > TOP_CONTAINED:
+    elif s["contained_documents"] > TOP_CONTAINED:
         out.print(f"the {TOP_CONTAINED} contained documents with the most containers:", highlight=False)
-    for f in findings[:TOP_CONTAINED]:
+    for f in findings:
         best = f["best"][0]
         out.print(f"  {_path(r, f['doc_id'])} in {_n(f['containers'], 'document')}; best "
                   f"{_path(r, best['container'])} {best['containment']:.4f} ({_where(r, best)})",
                   highlight=False, soft_wrap=True)
-    if r["boilerplate"]:
-        top = sorted(r["boilerplate"], key=lambda e: (-e["containers"], e["doc_id"]))[:3]
-        out.print(f"boilerplate: {_n(len(r['boilerplate']), 'document')} contained in >= "
+    if boilerplate:
+        out.print(f"boilerplate: {_n(s['boilerplate_documents'], 'document')} contained in >= "
                   f"{p['boilerplate']['applied']} unrelated documents, e.g. "
-                  + "; ".join(f"{_path(r, e['doc_id'])} ({e['containers']})" for e in top),
+                  + "; ".join(f"{_path(r, e['doc_id'])} ({e['containers']})" for e in boilerplate[:TOP_BOILERPLATE]),
                   highlight=False, soft_wrap=True)
     if s["not_auditable"]:
         out.print(f"not auditable: {_n(s['not_auditable'], 'document')} (listed with reasons in the report)",
@@ -259,7 +262,7 @@ def demo(directory, threshold):
                       + "".join(f"\n  {markup(p)}: {markup(c)} ({markup(m)})" for p, c, m in b.problems),
                       highlight=False)
         o = audit_job(store, threshold, reports_root=directory / "reports", command="auditor demo")
-    out_console_report(o.report, threshold)
+    out_console_report(o.report, threshold, o.directory)
     err.print(f"store: {markup(db)}\nreport: {markup(o.directory / 'report.html')} (also report.md, report.json)\n"
               f"re-check it: auditor verify {markup(o.directory)} --db {markup(db)}", highlight=False)
     if o.refused:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -84,7 +84,9 @@ class AuditResult:
     params: Params
     threshold: float
     containing: Pairs  # every pair at or above the threshold, sorted by (contained, container)
-    contained: list[Contained]  # by contained document id; family-internal pairs excluded
+    # by contained document id; family-internal pairs excluded (a sequence: Spark's is on disk,
+    # ``spark_finish.ContainedOnDisk``, read in order)
+    contained: Sequence[Contained]
     families: list[Family]
     below: int  # pairs verified exactly and found below the threshold
     nearest_misses: list[Pair]  # the closest of them, closest first

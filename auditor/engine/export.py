@@ -53,6 +53,10 @@ MAX_BUCKETS = 1024
 TEXT_FILE_CHARS = 128_000_000  # roll texts/ files at about this many characters
 TEXT_ROW_GROUP_CHARS = 4_000_000  # small row groups: the driver reads one text cheaply
 SEQUENCE_ROW_GROUP_BYTES = 4_000_000  # as small, for the same reason (about 1.3 M words)
+# rows per row group of documents/, sightings/ and failures/: a reader decodes a row group whole,
+# so the driver that opens the export (``ExportStore``) holds this many rows at a time, not the table
+TABLE_ROW_GROUP_ROWS = 10_000
+TABLE_ROW_GROUP_BYTES = 4_000_000  # the same bound where Spark writes them, which counts bytes
 _FLUSH_POSTINGS = 1_000_000
 
 DOCUMENT_SCHEMA = pa.schema([
@@ -103,11 +107,14 @@ def default_buckets(postings: int) -> int:
     return max(1, min(MAX_BUCKETS, math.ceil(postings / POSTINGS_PER_BUCKET)))
 
 
-def _table(cursor: Any, schema: pa.Schema) -> pa.Table:
-    rows = cursor.fetchall()
-    cols: list[Any] = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
-    return pa.table([pa.array(list(c), type=f.type) for c, f in zip(cols, schema, strict=True)],
-                    schema=schema)
+def _write_rows(cursor: Any, schema: pa.Schema, path: Path) -> None:
+    """A query's rows into one Parquet file, ``TABLE_ROW_GROUP_ROWS`` rows per row group, read
+    and written a row group at a time (an empty result is a file with no row)."""
+    with pq.ParquetWriter(path, schema) as w:
+        while rows := cursor.fetchmany(TABLE_ROW_GROUP_ROWS):
+            cols = list(zip(*rows, strict=True))
+            w.write_table(pa.table([pa.array(list(c), type=f.type) for c, f in zip(cols, schema, strict=True)],
+                                   schema=schema))
 
 
 def export_parquet(
@@ -134,30 +141,27 @@ def export_parquet(
     out.mkdir(parents=True, exist_ok=True)
     conn = store.conn
 
-    docs = _table(conn.execute(
+    (out / "documents").mkdir()
+    _write_rows(conn.execute(
         "SELECT d.id, d.sha256, d.path, d.format, d.extractor, d.extractor_version, d.encoding,"
         " d.size, d.n_pages, d.page_offsets, d.n_chars, d.n_words, d.norm_sha256, d.parent_id,"
         " d.duplicate_of, d.meta, d.warnings, b.name, d.created, i.n_shingles, i.n_sampled, d.unreadable,"
         " d.date, d.date_source, d.dates"
         " FROM documents d JOIN batches b ON b.id = d.batch_id"
         " LEFT JOIN index_docs i ON i.doc_id = d.id WHERE d.withdrawn_at IS NULL ORDER BY d.id"
-    ), DOCUMENT_SCHEMA)
-    (out / "documents").mkdir()
-    pq.write_table(docs, out / "documents" / "part-00000.parquet")
-    sightings = _table(conn.execute(
+    ), DOCUMENT_SCHEMA, out / "documents" / "part-00000.parquet")
+    (out / "sightings").mkdir()
+    _write_rows(conn.execute(
         "SELECT s.doc_id, s.path, s.resolved, s.part, s.within_id, s.size, s.mtime, s.source,"
         " s.meta, s.seen_at, b.name, s.supplied_date, s.supplied_from"
         " FROM sightings s JOIN batches b ON b.id = s.batch_id"
         " WHERE s.doc_id IN (SELECT id FROM documents WHERE withdrawn_at IS NULL) ORDER BY s.id"
-    ), SIGHTING_SCHEMA)
-    (out / "sightings").mkdir()
-    pq.write_table(sightings, out / "sightings" / "part-00000.parquet")
-    failures = _table(conn.execute(
+    ), SIGHTING_SCHEMA, out / "sightings" / "part-00000.parquet")
+    (out / "failures").mkdir()
+    _write_rows(conn.execute(
         "SELECT f.id, b.name, f.status, f.code, f.message, f.path, f.part, f.sha256, f.within_id, f.size,"
         " f.source FROM failures f"
-        " JOIN batches b ON b.id = f.batch_id ORDER BY f.id"), FAILURE_SCHEMA)
-    (out / "failures").mkdir()
-    pq.write_table(failures, out / "failures" / "part-00000.parquet")
+        " JOIN batches b ON b.id = f.batch_id ORDER BY f.id"), FAILURE_SCHEMA, out / "failures" / "part-00000.parquet")
 
     n_postings = int(store.scalar(f"SELECT coalesce(sum(n_sampled), 0) FROM index_docs WHERE {_LIVE}"))
     n_buckets = buckets or default_buckets(n_postings)
@@ -169,7 +173,7 @@ def export_parquet(
 
     live = [r[0] for r in store.conn.execute("SELECT id FROM documents WHERE withdrawn_at IS NULL ORDER BY id")]
     n_docs, cdig = len(live), universe_digest(store, live)
-    result = ExportResult(str(out), docs.num_rows, int(store.scalar(f"SELECT count(*) FROM index_docs WHERE {_LIVE}")),
+    result = ExportResult(str(out), n_docs, int(store.scalar(f"SELECT count(*) FROM index_docs WHERE {_LIVE}")),
                           written, n_buckets, n_texts, n_chars, n_sequences)
     meta = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "params": store.params.as_dict(),

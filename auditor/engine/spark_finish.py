@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -574,30 +574,33 @@ def finish_on_spark(
            .where(F.col("rank") <= BEST_CONTAINERS + OTHERS_KEPT)
            .groupBy("contained").agg(F.array_sort(F.collect_list(F.struct(
                "rank", "contained", "container", "hits", "sampled", "shared", "shingles"))).alias("top")))
-    # streamed in order, a partition at a time: the driver keeps the Contained it makes of each
-    # row, never every row at once (a row with its 13 containers is several times larger)
-    grouped = top.join(per, "contained").join(counted, "contained", "left").orderBy("contained").toLocalIterator()
+    # streamed in order, a partition at a time, into a scratch file: the driver holds one
+    # Contained at a time (a row with its 13 containers is several times larger than its id)
+    grouped = top.join(per, "contained").join(counted, "contained", "left").persist()
     fam_members = {m: i for i, f in enumerate(families) for m in f.members}
-    contained: list[Contained] = []
-    for r in grouped:
+
+    def made(r: Any) -> Contained:
         groups_n = int(r["groups"] or 0)
         is_bp = groups_n >= cutoff
         rows = r["top"]
         cs = np.array([x["container"] for x in rows], np.int64)
         vals = np.array([x["shared"] / x["shingles"] for x in rows], np.float64)
         best = [_pair(x) for x in rows[: 1 if is_bp else BEST_CONTAINERS]]
-        contained.append(Contained(int(r["contained"]), cs, vals, best, fam_members.get(int(r["contained"])),
-                                   is_bp, groups_n if int(r["n"]) >= cutoff else 0, count=int(r["n"])))
+        return Contained(int(r["contained"]), cs, vals, best, fam_members.get(int(r["contained"])),
+                         is_bp, groups_n if int(r["n"]) >= cutoff else 0, count=int(r["n"]))
+
+    contained = ContainedOnDisk(made(r) for r in grouped.orderBy("contained").toLocalIterator())
     lap("grouped by contained document, unrelated containers")
 
-    # 5. spans of the best pairs, where the container's text is
-    best_pairs = [(c.doc, p.container) for c in contained for p in c.best]
-    if best_pairs:
-        located = _locate(spark, texts, docs, shape, best_pairs)
-        for c in contained:
-            for p in c.best:
-                p.spans = located.get((c.doc, p.container), [])
-
+    # 5. spans of the best pairs, where the container's text is; the pairs chosen on the
+    # executors as ``made`` chooses them, so no list of them is sent from the driver
+    if len(contained):
+        best = (grouped.select("contained", F.explode("top").alias("t"),
+                               (F.coalesce(F.col("groups"), F.lit(0)) >= cutoff).alias("bp"))
+                .where(F.col("t.rank") <= F.when(F.col("bp"), F.lit(1)).otherwise(F.lit(BEST_CONTAINERS)))
+                .select("contained", F.col("t.container").alias("container")))
+        contained.add_spans(_locate(spark, texts, docs, shape, best))
+    grouped.unpersist()
     lap("spans of the best containers")
     result = AuditResult(
         params=params, threshold=threshold, containing=ParquetPairs(_local(out) / "containing", n_containing),  # type: ignore[arg-type]
@@ -620,15 +623,15 @@ def _pair(r: Any) -> Pair:
 
 
 def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[str, int],
-            best: list[tuple[int, int]]) -> dict[tuple[int, int], list[Span]]:
-    """Spans of the best pairs: grouped by container, next to its words (``words_frame``)."""
+            best: DataFrame) -> Iterator[tuple[int, int, list[Span]]]:
+    """Spans of the best pairs (``best``: contained, container): grouped by container, next to
+    its words (``words_frame``); streamed a partition at a time."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
     # a cogroup hands one group to Python whole: a container's pairs go in slices
     slice_of = Window.partitionBy("container").orderBy("contained")
-    wanted = spark.createDataFrame(best, "contained long, container long") \
-        .withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))
+    wanted = best.withColumn("slice", ((F.row_number().over(slice_of) - 1) / VERIFY_SLICE).cast("long"))
     a_ids = wanted.select(F.col("contained").alias("doc_id")).distinct()
     sets = (texts.join(a_ids, "doc_id", "left_semi")
             .mapInArrow(functools.partial(_all_shingles, shape), "doc_id long, hash long, sampled boolean")
@@ -642,10 +645,10 @@ def _locate(spark: SparkSession, texts: DataFrame, docs: DataFrame, shape: dict[
              .drop("c").withColumnRenamed("part", "slice"))
     rows = (left.groupBy("container", "slice").cogroup(right.groupBy("container", "slice"))
             .applyInArrow(functools.partial(_spans_of, shape), _SPANS_DDL).toLocalIterator())
-    return {(int(r["contained"]), int(r["container"])): [
-        Span(int(s["start"]), int(s["end"]), int(s["words"]), int(s["shingles"]),
-             (int(s["p0"]), int(s["p1"])) if s["p0"] is not None else None) for s in r["spans"]]
-        for r in rows}  # a partition of rows at a time, not every row at once
+    for r in rows:
+        yield int(r["contained"]), int(r["container"]), [
+            Span(int(s["start"]), int(s["end"]), int(s["words"]), int(s["shingles"]),
+                 (int(s["p0"]), int(s["p1"])) if s["p0"] is not None else None) for s in r["spans"]]
 
 
 def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFrame) -> RowsOnDisk:
@@ -665,6 +668,86 @@ def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFram
     return RowsOnDisk((int(r["doc_id"]), int(r["novel"]), int(r["n_sampled"])) for r in rows)
 
 
+def _scratch(owner: object, name: str) -> Any:
+    """A connection to a new SQLite file in a scratch directory, both removed with ``owner``."""
+    import shutil
+    import sqlite3
+    import tempfile
+    import weakref
+
+    scratch = tempfile.mkdtemp(prefix=f"auditor-{name}-")
+    conn = sqlite3.connect(str(Path(scratch) / f"{name}.db"))
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    weakref.finalize(owner, _close_and_remove, conn, scratch, shutil.rmtree)
+    return conn
+
+
+class ContainedOnDisk(Sequence[Contained]):
+    """The contained documents of a Spark audit, by id, in a scratch SQLite file with the spans
+    of their best containers: read back one at a time, in order, as the report, its sidecars
+    and the run's record read them. So the driver's memory does not grow with the number of
+    contained documents. The file is removed with the sequence."""
+
+    def __init__(self, contained: Iterable[Contained], at_once: int = 2_000) -> None:
+        import itertools
+        import pickle
+
+        self._conn = _scratch(self, "contained")
+        self._conn.execute("CREATE TABLE c (i INTEGER PRIMARY KEY, doc INTEGER NOT NULL, blob BLOB NOT NULL)")
+        self._conn.execute("CREATE TABLE s (contained INTEGER NOT NULL, container INTEGER NOT NULL,"
+                           " blob BLOB NOT NULL, PRIMARY KEY (contained, container)) WITHOUT ROWID")
+        rows = ((i, c.doc, pickle.dumps(c, pickle.HIGHEST_PROTOCOL)) for i, c in enumerate(contained))
+        while chunk := list(itertools.islice(rows, at_once)):
+            self._conn.executemany("INSERT INTO c VALUES (?, ?, ?)", chunk)
+        self._conn.commit()
+        self._n = int(self._conn.execute("SELECT count(*) FROM c").fetchone()[0])
+
+    def add_spans(self, located: Iterable[tuple[int, int, list[Span]]], at_once: int = 10_000) -> None:
+        """The spans of best pairs, (contained, container, spans); a pair without them has none."""
+        import itertools
+        import pickle
+
+        rows = ((a, b, pickle.dumps(spans, pickle.HIGHEST_PROTOCOL)) for a, b, spans in located)
+        while chunk := list(itertools.islice(rows, at_once)):
+            self._conn.executemany("INSERT INTO s VALUES (?, ?, ?)", chunk)
+        self._conn.commit()
+
+    def _load(self, doc: int, blob: bytes) -> Contained:
+        import pickle
+
+        c: Contained = pickle.loads(blob)
+        spans = {int(b): x for b, x in self._conn.execute("SELECT container, blob FROM s WHERE contained = ?",
+                                                            (doc,))}
+        for p in c.best:
+            p.spans = pickle.loads(spans[p.container]) if p.container in spans else []
+        return c
+
+    def __iter__(self) -> Iterator[Contained]:
+        cursor = self._conn.execute("SELECT doc, blob FROM c ORDER BY i")
+        while rows := cursor.fetchmany(500):
+            for doc, blob in rows:
+                yield self._load(int(doc), blob)
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Contained: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Contained]: ...
+
+    def __getitem__(self, index: int | slice) -> Contained | list[Contained]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        i = index + self._n if index < 0 else index
+        row = self._conn.execute("SELECT doc, blob FROM c WHERE i = ?", (i,)).fetchone()
+        if row is None:
+            raise IndexError(index)
+        return self._load(int(row[0]), row[1])
+
+
 class RowsOnDisk(Mapping[int, tuple[int, int]]):
     """``{doc_id: (a, b)}`` kept in a scratch SQLite file, not in the driver's memory: one row
     per document (novelty), which a report reads a few thousand ids at a time. The file is
@@ -672,22 +755,14 @@ class RowsOnDisk(Mapping[int, tuple[int, int]]):
 
     def __init__(self, rows: Iterable[tuple[int, int, int]], at_once: int = 10_000) -> None:
         import itertools
-        import shutil
-        import sqlite3
-        import tempfile
-        import weakref
 
-        scratch = tempfile.mkdtemp(prefix="auditor-rows-")
-        self._conn = sqlite3.connect(str(Path(scratch) / "rows.db"))
-        self._conn.execute("PRAGMA journal_mode = OFF")
-        self._conn.execute("PRAGMA synchronous = OFF")
+        self._conn = _scratch(self, "rows")
         self._conn.execute("CREATE TABLE r (k INTEGER PRIMARY KEY, a INTEGER NOT NULL, b INTEGER NOT NULL)")
         it = iter(rows)
         while chunk := list(itertools.islice(it, at_once)):
             self._conn.executemany("INSERT INTO r VALUES (?, ?, ?)", chunk)
         self._conn.commit()
         self._n = int(self._conn.execute("SELECT count(*) FROM r").fetchone()[0])
-        weakref.finalize(self, _close_and_remove, self._conn, scratch, shutil.rmtree)
 
     def __getitem__(self, key: int) -> tuple[int, int]:
         row = self._conn.execute("SELECT a, b FROM r WHERE k = ?", (int(key),)).fetchone()

@@ -364,16 +364,19 @@ def _merge(spark: SparkSession, out: Path, n_parts: int, params: dict[str, Any])
                                                   F.min("id").over(group))) \
         .withColumn("duplicate_of", F.when(F.col("_g") != F.col("id"), F.col("_g")).cast("long"))
     documents = documents.select(*DOCUMENT_SCHEMA.names).orderBy("id")
-    documents.coalesce(1).write.mode("overwrite").parquet(f"{out.as_uri()}/documents")
+    # row groups of a few MB: the driver opening the export reads them one at a time
+    documents.coalesce(1).write.mode("overwrite") \
+        .option("parquet.block.size", str(export.TABLE_ROW_GROUP_BYTES)).parquet(f"{out.as_uri()}/documents")
 
     sightings = mapped(mapped(read("sightings").withColumn("_seq", F.monotonically_increasing_id()), "doc_id"),
                        "within_id")
     sightings.orderBy("pn", "_seq").drop("pn", "_seq").coalesce(1).write.mode("overwrite") \
-        .parquet(f"{out.as_uri()}/sightings")
+        .option("parquet.block.size", str(export.TABLE_ROW_GROUP_BYTES)).parquet(f"{out.as_uri()}/sightings")
     failures = read("failures")
     failures = failures.withColumn("id", F.row_number().over(Window.orderBy("pn", "id")).cast("long")) \
         .drop("pn").orderBy("id")
-    failures.coalesce(1).write.mode("overwrite").parquet(f"{out.as_uri()}/failures")
+    failures.coalesce(1).write.mode("overwrite") \
+        .option("parquet.block.size", str(export.TABLE_ROW_GROUP_BYTES)).parquet(f"{out.as_uri()}/failures")
 
     firsts = kept.select("pn", "id", "gid")
     texts = read("texts").join(firsts.withColumnRenamed("id", "doc_id"), ["pn", "doc_id"]) \

@@ -4,6 +4,7 @@ the index cannot speak for, and the digest that names the set in reports and exp
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,23 +51,33 @@ def universe(store: Store, documents: list[int] | set[int] | None = None) -> Uni
 
 def _universe(store: Store, documents: list[int] | set[int] | None) -> Universe:
     if documents is None:
-        rows = store.conn.execute(
-            "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0"
-            " AND d.withdrawn_at IS NULL ORDER BY d.id").fetchall()
-    elif len(documents) > 1000:  # most of the store (a batch's covered documents): one scan, filtered
-        wanted = set(documents)
-        rows = [r for r in store.conn.execute(
-            "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0 ORDER BY d.id")
-            if r[0] in wanted]
+        # grouped by SQLite (a sort on disk past its cache), so only ids reach Python: the
+        # normalised digests of 10 M documents would take GBs as Python rows
+        rows: Iterable[tuple[int, int]] = store.conn.execute(
+            "SELECT id, min(id) OVER (PARTITION BY coalesce(norm_sha256, id)) FROM documents"
+            " WHERE n_words > 0 AND withdrawn_at IS NULL ORDER BY id")
     else:
-        rows = store.select_in("SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d"
-                               " WHERE d.n_words > 0 AND d.id IN ({})", list(documents))
-    by_root: dict[Any, list[int]] = {}
-    for doc_id, key in rows:
-        by_root.setdefault(key, []).append(int(doc_id))
-    rep = {m: g[0] for g in by_root.values() for m in g}
-    groups = sorted(g for g in by_root.values() if len(g) > 1)
-    return Universe(sorted(rep), rep, groups)
+        wanted = sorted(set(documents))
+        if len(wanted) > 1000:  # most of the store (a batch's covered documents): one scan, filtered
+            chosen = set(wanted)
+            found = [r for r in store.conn.execute(
+                "SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d WHERE d.n_words > 0 ORDER BY d.id")
+                if r[0] in chosen]
+        else:
+            found = store.select_in("SELECT d.id, coalesce(d.norm_sha256, d.id) FROM documents d"
+                                    " WHERE d.n_words > 0 AND d.id IN ({})", wanted)
+        first: dict[Any, int] = {}
+        rows = [(int(doc_id), first.setdefault(key, int(doc_id))) for doc_id, key in found]
+    rep: dict[int, int] = {}
+    grouped: dict[int, list[int]] = {}
+    for doc_id, root in rows:
+        d = int(doc_id)
+        if root == d:
+            rep[d] = d  # one int object for key and value: 10 M of them are most of this memory
+        else:
+            rep[d] = int(root)
+            grouped.setdefault(rep[d], [rep[d]]).append(d)
+    return Universe(sorted(rep), rep, sorted(grouped.values()))
 
 
 def any_auditable(store: Store, ids: list[int]) -> bool:
@@ -103,12 +114,11 @@ def not_auditable(store: Store, params: Params, within: Universe | None = None) 
 
 
 def universe_digest(store: Store, ids: list[int]) -> str:
-    """sha256 over ``id<TAB>sha256`` of every covered document, by id."""
+    """sha256 over ``id<TAB>sha256`` of every covered document, by id; read 10,000 at a time."""
     h = hashlib.sha256()
-    for doc_id, sha in _sha_rows(store, ids):
-        h.update(f"{doc_id}\t{sha}\n".encode())
+    ordered = sorted(set(ids))
+    for a in range(0, len(ordered), 10_000):
+        for doc_id, sha in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})",
+                                           ordered[a : a + 10_000]):
+            h.update(f"{int(doc_id)}\t{sha}\n".encode())
     return h.hexdigest()
-
-
-def _sha_rows(store: Store, ids: list[int]) -> list[tuple[int, str]]:
-    return [(int(r[0]), str(r[1])) for r in store.select_in("SELECT id, sha256 FROM documents WHERE id IN ({})", ids)]

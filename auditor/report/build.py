@@ -28,11 +28,12 @@ from auditor.controls import ControlsResult, fixtures_digest
 from auditor.engine.audit import AuditResult
 from auditor.engine.universe import universe_digest
 from auditor.errors import DiskFull, NoDocument, ReportError, is_disk_full
+from auditor.report.render.model import DETAIL_LIMIT, LIST_ROWS, OVERVIEW_ROWS
 from auditor.store import gzfile
 from auditor.store.db import Store
 from auditor.versions import shaping_versions
 
-FORMAT = "containment-auditor-report/1"
+FORMAT = "containment-auditor-report/2"
 INTERVAL = "wilson-95"
 EXCERPT_CHARS = 400
 
@@ -129,10 +130,13 @@ def manifest(store: Store, threshold: float, controls: ControlsResult | None, en
             "score_distribution": "containment of every candidate pair (pairs sharing enough "
                                   "sampled shingles to pass the prefix filter)",
             "findings": "one entry per contained document, with its best containers (highest "
-                        "containment, then smallest, then lowest id); every containing pair is "
-                        "in findings.jsonl.gz",
+                        "containment, then smallest, then lowest id); report.json lists the first "
+                        "params.listed.findings by id, contained.jsonl.gz every one (without "
+                        "excerpts), and findings.jsonl.gz every containing pair; summary counts all",
             "boilerplate": "a document contained in at least params.boilerplate.applied unrelated "
-                           "documents is listed under boilerplate: containers outside its family, "
+                           "documents (report.json lists the first params.listed.boilerplate by id, "
+                           "contained.jsonl.gz every one) "
+                           "is listed under boilerplate: containers outside its family, "
                            "where containers of one family or containing one another (versions, "
                            "variants) count once (container_groups); the plan of `auditor assemble` "
                            "uses the same flag",
@@ -248,7 +252,7 @@ def _best(p: Any, texts: _Texts | None, aligned: bool = False) -> dict[str, Any]
     return out
 
 
-def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) -> dict[str, Any]:
+def _contained_entry(c: Any, texts: _Texts | None, others: bool, detail: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "doc_id": c.doc, "containers": c.n_containers, "family": c.family,
         "best": [_best(p, texts if i == 0 else None, detail) for i, p in enumerate(c.best)],
@@ -258,7 +262,71 @@ def _contained_entry(c: Any, texts: _Texts, others: bool, detail: bool = False) 
     return entry
 
 
+def _boilerplate_entry(c: Any, texts: _Texts | None, documents: int) -> dict[str, Any]:
+    e = _contained_entry(c, texts, False)
+    return {**e, "share": e["containers"] / max(1, documents), "container_groups": c.groups}
+
+
+#: entries report.json lists of each kind; contained.jsonl.gz has every one. They are what the
+#: renderings show (the overview table, the boilerplate table), so report.json, and the memory
+#: that builds it, stays bounded whatever the number of contained documents.
+LISTED = {"findings": OVERVIEW_ROWS, "boilerplate": LIST_ROWS}
+MOST_CONTAINED = 10  # of each kind, with the most containers: named in report.json for `auditor audit` to print
+
+
 # -- sidecar files ---------------------------------------------------------------------------
+
+def contained_lines(audit: AuditResult) -> Iterator[bytes]:
+    """Every contained document once, by id, as report.json lists the first of them (findings
+    and boilerplate, told apart by ``boilerplate``), without excerpts or alignments: those need
+    the texts, and report.json has them for the documents its renderings show."""
+    for c in audit.contained:
+        e = (_boilerplate_entry(c, None, audit.documents) if c.boilerplate
+             else _contained_entry(c, None, True))
+        e["boilerplate"] = bool(c.boilerplate)
+        yield (canonical(e) + "\n").encode("utf-8")
+
+
+class _Most:
+    """The ``n`` items with the most containers (ties: the lowest id), kept as they go by."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._heap: list[tuple[int, int, Any]] = []  # its first is the one to drop
+
+    def offer(self, containers: int, doc_id: int, item: Any) -> None:
+        import heapq
+
+        entry = (containers, -doc_id, item)
+        if len(self._heap) < self.n:
+            heapq.heappush(self._heap, entry)
+        elif entry[:2] > self._heap[0][:2]:
+            heapq.heapreplace(self._heap, entry)
+
+    def items(self) -> list[Any]:
+        return [x[2] for x in sorted(self._heap, key=lambda x: (-x[0], -x[1]))]
+
+
+def most_contained_listed(report_dir: Path, n: int = MOST_CONTAINED) -> tuple[list[dict[str, Any]],
+                                                                             list[dict[str, Any]]]:
+    """The ``n`` findings and the ``n`` boilerplate documents of a written report with the most
+    containers (ties by id), read from its contained.jsonl.gz a line at a time: what `auditor
+    audit` prints. report.json's documents name them."""
+    kept = {False: _Most(n), True: _Most(n)}
+    for e in read_contained(report_dir):
+        kept[bool(e["boilerplate"])].offer(e["containers"], e["doc_id"], e)
+    return kept[False].items(), kept[True].items()
+
+
+def read_contained(report_dir: Path) -> Iterator[dict[str, Any]]:
+    """contained.jsonl.gz of a written report, a line at a time."""
+    path = Path(report_dir) / "contained.jsonl.gz"
+    try:
+        for line in gzfile.read_lines(path):
+            yield json.loads(line)
+    except (OSError, EOFError, ValueError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from e
+
 
 def _num(x: float) -> str:
     return json.dumps(round(x, 6))
@@ -442,7 +510,6 @@ def build_report(
     from auditor.engine.audit import BEST_CONTAINERS, BOILERPLATE, NEAREST_MISSES
     from auditor.engine.describe import describe_many
     from auditor.engine.families import pairs_inside
-    from auditor.report.render import DETAIL_LIMIT
     from auditor.report.render.model import RENDERER
 
     reasons = list(refusal or []) + [c.failure() for c in controls.failed]
@@ -476,17 +543,29 @@ def build_report(
         report["manifest"]["params"].update({
             "boilerplate": {**BOILERPLATE, "applied": audit.boilerplate_min},
             "best_containers": BEST_CONTAINERS, "nearest_misses": NEAREST_MISSES,
-            "details": DETAIL_LIMIT,
+            "details": DETAIL_LIMIT, "listed": LISTED,
         })
+        # the first entries of each kind, by id; contained.jsonl.gz has them all
         texts = _Texts(store)
-        detailed = [c for c in audit.contained if not c.boilerplate][:DETAIL_LIMIT]
-        shown = {c.doc for c in detailed}
-        entries = [_contained_entry(c, texts, not c.boilerplate, c.doc in shown) for c in audit.contained]
+        detailed: list[Any] = []
+        findings: list[dict[str, Any]] = []
+        boilerplate: list[dict[str, Any]] = []
+        counts = {"findings": 0, "boilerplate": 0}
+        most = {False: _Most(MOST_CONTAINED), True: _Most(MOST_CONTAINED)}
+        for c in audit.contained:  # one pass: a Spark audit reads them from disk
+            most[bool(c.boilerplate)].offer(c.n_containers, c.doc, (c.doc, [p.container for p in c.best]))
+            if c.boilerplate:
+                counts["boilerplate"] += 1
+                if len(boilerplate) < LISTED["boilerplate"]:
+                    boilerplate.append(_boilerplate_entry(c, texts, audit.documents))
+            else:
+                counts["findings"] += 1
+                if len(findings) < LISTED["findings"]:
+                    findings.append(_contained_entry(c, texts, True, len(detailed) < DETAIL_LIMIT))
+                    if len(detailed) < DETAIL_LIMIT:
+                        detailed.append(c)
         texts.fill()
-        report["findings"] = [e for e, c in zip(entries, audit.contained, strict=True) if not c.boilerplate]
-        report["boilerplate"] = [{**e, "share": e["containers"] / max(1, audit.documents),
-                                  "container_groups": c.groups}
-                                 for e, c in zip(entries, audit.contained, strict=True) if c.boilerplate]
+        report["findings"], report["boilerplate"] = findings, boilerplate
         report["families"] = [
             {"id": i, "members": f.members, "pairs": f.pairs, "containment_range": [f.low, f.high]}
             for i, f in enumerate(audit.families)]
@@ -518,6 +597,9 @@ def build_report(
         for e in report["findings"] + report["boilerplate"]:
             named.add(e["doc_id"])
             named.update(b["container"] for b in e["best"])
+        for doc, containers in most[False].items() + most[True].items():
+            named.add(doc)
+            named.update(containers)
         for f in audit.families:
             named.update(f.members)
         for g in groups:
@@ -529,8 +611,8 @@ def build_report(
             "documents": audit.documents,
             "containing_pairs": len(audit.containing),
             "family_pairs": pairs_inside(audit.containing, audit.families),
-            "contained_documents": len(report["findings"]),
-            "boilerplate_documents": len(report["boilerplate"]),
+            "contained_documents": counts["findings"],
+            "boilerplate_documents": counts["boilerplate"],
             "families": len(audit.families),
             "family_members": sum(len(f.members) for f in audit.families),
             "verified_below_threshold": audit.below,
@@ -543,7 +625,8 @@ def build_report(
             "controls_passed": sum(c.passed for c in controls.results),
             "controls": len(controls.results),
         }
-        sidecars.insert(0, Sidecar("findings.jsonl.gz", lambda: findings_lines(audit)))
+        sidecars[:0] = [Sidecar("findings.jsonl.gz", lambda: findings_lines(audit)),
+                        Sidecar("contained.jsonl.gz", lambda: contained_lines(audit))]
         full_texts = sorted({x for c in detailed for x in (c.doc, *(p.container for p in c.best[:1]))})
         sidecars += [Sidecar(f"texts/{x}.txt", functools.partial(text_lines, store, x)) for x in full_texts]
     report["documents"] = {str(k): _brief(v) for k, v in describe_many(store, named).items()}

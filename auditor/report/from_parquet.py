@@ -16,6 +16,7 @@ Nothing else is written into the export.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -112,27 +113,18 @@ def export_run(directory: Path, report: dict[str, Any], audit: Any, report_dir: 
     ``run_documents.parquet`` and ``findings.parquet``, the rows ``pipeline._save_run`` stores,
     made by the same functions. The pairs are written a slice at a time, as they are stored."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from auditor.report.build import pretty, write_text_atomic
 
     target = directory / "runs" / report["run"]["run_id"]
     stage = target.with_name(f".partial-{target.name}")
     stage.mkdir(parents=True, exist_ok=True)
-    docs = run_documents(report, audit)
     doc_types = [pa.int64(), pa.string(), pa.int64(), pa.string(), pa.int64(), pa.int64(), pa.int64()]
-    pq.write_table(pa.table({n: pa.array([r[i] for r in docs], t) for i, (n, t) in
-                             enumerate(zip(RUN_DOCUMENTS, doc_types, strict=True))}), stage / "run_documents.parquet")
+    _write_rows(stage / "run_documents.parquet", pa.schema(list(zip(RUN_DOCUMENTS, doc_types, strict=True))),
+                run_documents(report, audit))
     types = [pa.int64(), pa.int64()] + [pa.float64()] * 4 + [pa.int64()] * 5 + [pa.string()]
-    schema = pa.schema(list(zip(FINDINGS, types, strict=True)))
-    with pq.ParquetWriter(stage / "findings.parquet", schema) as w:
-        rows: list[tuple[Any, ...]] = []
-        for row in _finding_rows(0, audit):
-            rows.append(row[1:])
-            if len(rows) == ROWS_AT_ONCE:
-                w.write_table(_columns(rows, schema))
-                rows = []
-        w.write_table(_columns(rows, schema))
+    _write_rows(stage / "findings.parquet", pa.schema(list(zip(FINDINGS, types, strict=True))),
+                (row[1:] for row in _finding_rows(0, audit)))
     write_text_atomic(stage / "run.json", pretty(runs_row(report, "audit", report_dir)))
     if target.exists():
         import shutil
@@ -140,6 +132,21 @@ def export_run(directory: Path, report: dict[str, Any], audit: Any, report_dir: 
         shutil.rmtree(target)
     os.replace(stage, target)
     return target
+
+
+def _write_rows(path: Path, schema: Any, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Rows into one Parquet file, ``ROWS_AT_ONCE`` at a time."""
+    import itertools
+
+    import pyarrow.parquet as pq
+
+    it = iter(rows)
+    with pq.ParquetWriter(path, schema) as w:
+        while True:
+            chunk = list(itertools.islice(it, ROWS_AT_ONCE))
+            w.write_table(_columns(chunk, schema))
+            if len(chunk) < ROWS_AT_ONCE:
+                break
 
 
 def _columns(rows: list[tuple[Any, ...]], schema: Any) -> Any:

@@ -11,7 +11,7 @@ import hashlib
 import itertools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -336,12 +336,13 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
             custody.checkpoint(c, verified)
         contents = Contents()  # what the run stores, recorded in its row (and so in the custody log)
         if audit is not None and report["status"] == "OK":
-            documents = run_documents(report, audit)
-            for row in documents:
-                contents.add_document(row)
+            def documents() -> Iterator[tuple[Any, ...]]:
+                for row in run_documents(report, audit):
+                    contents.add_document(row)
+                    yield (run_row, *row)
             c.executemany(
                 "INSERT INTO run_documents (run, doc_id, status, duplicate_of, reason, family, containers,"
-                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", [(run_row, *row) for row in documents])
+                " boilerplate) VALUES (?,?,?,?,?,?,?,?)", documents())
             c.executemany(
                 "INSERT INTO findings (run, contained_id, container_id, containment, estimate, low, high,"
                 " hits, sampled, shared, shingles, family, spans) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -350,26 +351,30 @@ def _save_run(store: Store, report: dict[str, Any], audit: AuditResult | None, k
             c.execute("UPDATE runs SET contents = ? WHERE id = ?", (contents.digest(), run_row))
 
 
-def run_documents(report: dict[str, Any], audit: AuditResult) -> list[tuple[Any, ...]]:
+def run_documents(report: dict[str, Any], audit: AuditResult) -> Iterator[tuple[Any, ...]]:
     """The run's ``run_documents`` rows without the run: (doc_id, status, duplicate_of, reason,
     family, containers, boilerplate) of every document it covered, by doc_id. A store keeps them
-    with the run; an export keeps them under ``runs/`` (``export_run``)."""
+    with the run; an export keeps them under ``runs/`` (``export_run``). Made as they are read:
+    the contained documents are met in id order, as the covered ones go by."""
     rep = {m: g[0] for g in audit.duplicate_groups for m in g}
     reasons = {x["doc_id"]: x["reason"] for x in audit.not_auditable}
     fam = {m: i for i, f in enumerate(audit.families) for m in f.members}
-    held = {c.doc: c for c in audit.contained}
-    covered = audit.universe
+    covered: Iterable[int] = sorted(audit.universe)
     scope = report.get("scope") or {}
     if scope.get("kind") == "batch":  # a gate's run: its batch and what its pairs name, not the corpus
         named = set(scope.get("documents", [])) | set(audit.containing.contained.tolist()) | set(
             audit.containing.container.tolist())
         named |= {rep.get(d, d) for d in named}
-        covered = [d for d in audit.universe if d in named]
-    return sorted(
-        (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
-         rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
-         held[d].n_containers if d in held else 0, int(d in held and held[d].boilerplate))
-        for d in covered)
+        covered = [d for d in covered if d in named]
+    held = iter(audit.contained)
+    c = next(held, None)
+    for d in covered:
+        while c is not None and c.doc < d:
+            c = next(held, None)
+        mine = c is not None and c.doc == d
+        yield (d, "duplicate" if rep.get(d, d) != d else "not-auditable" if d in reasons else "audited",
+               rep[d] if rep.get(d, d) != d else None, reasons.get(d), fam.get(d),
+               c.n_containers if mine and c is not None else 0, int(mine and c is not None and c.boilerplate))
 
 
 def runs_row(report: dict[str, Any], kind: str, directory: Path, verdict: str | None = None) -> dict[str, Any]:
@@ -394,7 +399,7 @@ ROWS_AT_ONCE = 50_000  # findings turned into Python rows at a time (3.5 M at on
 def _finding_rows(run: int, audit: AuditResult, contents: Contents | None = None) -> Iterator[tuple[Any, ...]]:
     """The store's findings rows, in key order (contained, container), a slice at a time;
     each slice added to ``contents`` as it goes."""
-    spans = {k: json.dumps([s.as_dict() for s in v], sort_keys=True) for k, v in audit.located.items()}
+    spans = _Located(audit.contained)
     family_index = family_of(audit.families)
     # a slice at a time: a Spark audit's pairs are read from disk, never loaded whole
     for part in audit.containing.slices(ROWS_AT_ONCE):
@@ -403,15 +408,31 @@ def _finding_rows(run: int, audit: AuditResult, contents: Contents | None = None
         families = np.where(fa == fb, fa, -1)
         family = [None if f < 0 else f for f in families.tolist()]
         a_ids, b_ids = part.contained.tolist(), part.container.tolist()
-        located = [spans.get(k) for k in zip(a_ids, b_ids, strict=True)] if spans else itertools.repeat(None)
+        located = [spans.get(k) for k in zip(a_ids, b_ids, strict=True)]
         if contents is not None:
             contents.add_pairs(
                 [part.contained, part.container, part.exact, part.estimate, low, high, part.hits, part.sampled,
                  part.shared, part.shingles, families],
-                [(a, b, x) for a, b, x in zip(a_ids, b_ids, located, strict=True) if x is not None] if spans else [])
+                [(a, b, x) for a, b, x in zip(a_ids, b_ids, located, strict=True) if x is not None])
         yield from zip(itertools.repeat(run), a_ids, b_ids, part.exact.tolist(), part.estimate.tolist(),
                        low.tolist(), high.tolist(), part.hits.tolist(), part.sampled.tolist(),
                        part.shared.tolist(), part.shingles.tolist(), family, located)
+
+
+class _Located:
+    """The spans of each located pair (JSON, as stored), asked for in key order (contained,
+    container): read from the contained documents as the pairs go by, so no map of every
+    located pair is held."""
+
+    def __init__(self, contained: Iterable[Any]) -> None:
+        self._pairs = (((c.doc, p.container), json.dumps([s.as_dict() for s in p.spans], sort_keys=True))
+                       for c in contained for p in sorted(c.best, key=lambda p: p.container))
+        self._next = next(self._pairs, None)
+
+    def get(self, key: tuple[int, int]) -> str | None:
+        while self._next is not None and self._next[0] < key:
+            self._next = next(self._pairs, None)
+        return self._next[1] if self._next is not None and self._next[0] == key else None
 
 
 def _other_versions(report: dict[str, Any], again: dict[str, Any]) -> list[str]:

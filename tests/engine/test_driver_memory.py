@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 from auditor.corpus.ingest import ingest
 from auditor.engine import export
 from auditor.engine.export_store import ExportStore
-from auditor.engine.pairs import Pairs
-from auditor.engine.spark_finish import ParquetPairs, RowsOnDisk
+from auditor.engine.pairs import Contained, Pairs, Span
+from auditor.engine.spark_finish import ContainedOnDisk, ParquetPairs, RowsOnDisk
 from auditor.errors import NoDocument
 from auditor.store.db import Store
 from tests.support import synth
@@ -115,6 +115,40 @@ def test_rows_on_disk_is_a_mapping_kept_in_a_file():
     assert not RowsOnDisk(iter(())) and len(RowsOnDisk([])) == 0  # empty: falsy, as {} is
 
 
+def _contained(doc: int, containers: list[int]) -> Contained:
+    import numpy as np
+
+    pairs = Pairs(*(np.array(x, np.int64) for x in ([doc] * len(containers), containers, [9] * len(containers),
+                                                     [10] * len(containers), [90] * len(containers),
+                                                     [100] * len(containers))))
+    return Contained(doc, np.array(containers, np.int64), np.full(len(containers), 0.9),
+                     [pairs.pair(i) for i in range(min(3, len(containers)))], None, doc % 5 == 0, count=len(containers))
+
+
+def test_contained_on_disk_reads_back_in_order_with_the_spans_of_the_best_pairs():
+    made = [_contained(d, [d + 1, d + 2, d + 3, d + 4][: 1 + d % 4]) for d in range(0, 9_000, 3)]
+    on_disk = ContainedOnDisk(iter(made), at_once=700)
+    span = {d: Span(d, d + 10, 2, 1, (1, 1) if d % 2 else None) for d in range(0, 9_000, 3)}
+    on_disk.add_spans(((d, d + 1, [span[d]]) for d in range(0, 9_000, 3) if d % 7), at_once=500)
+    assert len(on_disk) == len(made) == 3_000
+    back = list(on_disk)
+    assert [c.doc for c in back] == [c.doc for c in made]
+    for c, m in zip(back, made, strict=True):
+        assert c.containers.tolist() == m.containers.tolist() and c.n_containers == m.n_containers
+        assert c.boilerplate == m.boilerplate and [p.container for p in c.best] == [p.container for p in m.best]
+        assert c.best[0].spans == ([span[c.doc]] if c.doc % 7 else [])  # a pair without spans has none
+        assert all(p.spans == [] for p in c.best[1:])
+    assert on_disk[0].doc == 0 and on_disk[-1].doc == 8_997 and [c.doc for c in on_disk[1:3]] == [3, 6]
+    with pytest.raises(IndexError):
+        on_disk[3_000]
+    assert [c.doc for c in on_disk][:2] == [0, 3]  # read again, from the start
+    path = Path(on_disk._conn.execute("PRAGMA database_list").fetchone()[2])
+    del on_disk, back
+    gc.collect()
+    assert not path.parent.exists()
+    assert len(ContainedOnDisk([])) == 0 and list(ContainedOnDisk([])) == []
+
+
 def _parquet_pairs(directory: Path, pairs: Pairs, files: int = 3) -> ParquetPairs:
     """``pairs`` written as ``containing/`` is: part files, sorted by (contained, container)."""
     import numpy as np
@@ -154,8 +188,8 @@ def test_the_containing_pairs_are_read_a_slice_at_a_time(tmp_path):
 
     from auditor.report.pipeline import _finding_rows
 
-    rows = list(_finding_rows(1, SimpleNamespace(containing=disk, families=fams, located={})))
-    assert rows == list(_finding_rows(1, SimpleNamespace(containing=pairs, families=fams, located={})))
+    rows = list(_finding_rows(1, SimpleNamespace(containing=disk, families=fams, contained=[])))
+    assert rows == list(_finding_rows(1, SimpleNamespace(containing=pairs, families=fams, contained=[])))
     assert len(rows) == 500 and {r[11] for r in rows} == {None, 0}  # inside the first family or not
     assert disk._loaded is None  # never loaded whole
     assert disk.contained.tolist() == a.tolist() and disk._loaded is not None  # the arrays, asked for, are

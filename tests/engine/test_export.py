@@ -131,3 +131,21 @@ def test_sampled_sets_are_read_when_asked_and_only_those(exported):
     assert src.select_in("SELECT doc_id, n_sampled FROM index_docs WHERE doc_id IN ({})", sorted(want))
     assert sorted(src._sets) == ids  # counts need no set
     assert dict(src.conn.execute("SELECT doc_id, sampled FROM index_docs ORDER BY doc_id")) == want
+
+
+def test_row_tables_are_written_in_bounded_row_groups_and_read_back_whole(exported, tmp_path, monkeypatch):
+    """A reader decodes a Parquet row group whole: documents/ and sightings/ in one row group
+    would put the whole table in the memory of the driver that opens the export."""
+    from auditor.engine import export
+
+    store, _ = exported
+    monkeypatch.setattr(export, "TABLE_ROW_GROUP_ROWS", 2)
+    export_parquet(store, tmp_path / "small-groups", buckets=1)
+    for table, rows in (("documents", store.scalar("SELECT count(*) FROM documents")),
+                        ("sightings", store.scalar("SELECT count(*) FROM sightings"))):
+        meta = pq.ParquetFile(next((tmp_path / "small-groups" / table).glob("*.parquet"))).metadata
+        assert rows > 2 and meta.num_rows == rows
+        assert meta.num_row_groups == -(-rows // 2)  # of at most 2 rows each
+    cols = ", ".join(SHARED)
+    assert ExportStore(tmp_path / "small-groups").rows(f"SELECT {cols} FROM documents ORDER BY id") == \
+        store.rows(f"SELECT {cols} FROM documents ORDER BY id")

@@ -93,7 +93,7 @@ def ok_report() -> dict[str, Any]:
         _doc(13, "/notices/certification.txt"), _doc(14, "/licences/mit-a.txt"),
         _doc(15, "/licences/mit-b.txt"))}
     return {
-        "format": "containment-auditor-report/1", "status": "OK", "manifest": _manifest(),
+        "format": "containment-auditor-report/2", "status": "OK", "manifest": _manifest(),
         "controls": _controls(), "scope": {"kind": "corpus", "failures_through": 1},
         "documents": documents,
         "findings": [{"doc_id": 5, "containers": 2, "family": None, "best": [best], "others": [12]}],
@@ -125,7 +125,7 @@ def refused_report() -> dict[str, Any]:
     controls = _controls()
     controls[0].update(score=0.4, passed=False, found=False)
     return {
-        "format": "containment-auditor-report/1", "status": "REFUSED", "manifest": _manifest(),
+        "format": "containment-auditor-report/2", "status": "REFUSED", "manifest": _manifest(),
         "controls": controls, "scope": {"kind": "corpus"}, "findings": [],
         "refused_because": ["embedded-lease: 0.4000, expected >= 0.9500"],
         "run": _run(), "digest": "e" * 64,

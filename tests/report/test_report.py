@@ -2,7 +2,11 @@
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +52,7 @@ def test_report_contents(audited):
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "r").report
     m = r["manifest"]
-    assert r["format"] == "containment-auditor-report/1"
+    assert r["format"] == "containment-auditor-report/2"
     assert m["params"]["k"] == 5 and m["params"]["modulus"] == 16 and m["params"]["threshold"] == 0.8
     assert "xxh3_64" in m["params"]["hash"] and m["params"]["seed"] and m["params"]["normalization"]
     assert m["params"]["boilerplate"]["applied"] == 10 and m["params"]["best_containers"] == 3
@@ -381,7 +385,7 @@ def test_novelty_is_in_the_report_and_verified(audited):
     covered document (compositions are `auditor gather`'s, not the report's)."""
     store, tmp = audited
     r = audit_job(store, 0.8, out=tmp / "comp").report
-    assert r["format"] == "containment-auditor-report/1"
+    assert r["format"] == "containment-auditor-report/2"
     assert "compositions" not in r and "composition" not in r["manifest"]["params"]
     docs = {d["path"].rsplit("/", 1)[1]: d for d in (
         json.loads(x) for x in gzip.decompress((tmp / "comp" / "documents.jsonl.gz").read_bytes()).splitlines())}
@@ -505,3 +509,64 @@ def test_excerpts_come_from_one_pass_over_the_texts(audited, monkeypatch):
     missing.excerpt({}, 10**9, 0, 5)
     with pytest.raises(NoDocument, match="no stored text"):
         missing.fill()
+
+
+def test_report_json_lists_the_first_entries_and_contained_jsonl_every_one(store, tmp_path, monkeypatch):
+    """report.json lists the first findings and boilerplate documents only (what the renderings
+    show), so it and the memory that builds it stay bounded; contained.jsonl.gz has every one,
+    the summary counts them all, and `auditor audit` prints the most contained from the file."""
+    from auditor.report import build
+    from auditor.report.build import most_contained_listed, read_contained
+    from tests.support.textgen import prose
+
+    d = tmp_path / "corpus"
+    d.mkdir()
+    notice = prose(900, 60)
+    for i in range(5):  # five contracts, each in a filing; contract i also in i more filings
+        c = prose(100 + i, 400)
+        for j in range(i + 1):
+            (d / f"filing-{i}-{j}.txt").write_text(prose(200 + 10 * i + j, 300) + "\n\n" + c + "\n\n"
+                                                   + prose(500 + 10 * i + j, 200) + "\n\n" + notice)
+        (d / f"contract-{i}.txt").write_text(c)
+    for j in range(12):  # the notice in 12 more unrelated documents: boilerplate
+        (d / f"other-{j}.txt").write_text(prose(700 + j, 300) + "\n\n" + notice)
+    (d / "notice.txt").write_text(notice)
+    ingest(store, [d], workers=1)
+
+    full = audit_job(store, 0.8, out=tmp_path / "full").report
+    assert full["summary"]["contained_documents"] == len(full["findings"]) == 5
+    assert full["summary"]["boilerplate_documents"] == len(full["boilerplate"]) == 1
+
+    monkeypatch.setattr(build, "LISTED", {"findings": 2, "boilerplate": 0})
+    cut = audit_job(store, 0.8, out=tmp_path / "cut")
+    r = cut.report
+    assert r["manifest"]["params"]["listed"] == {"findings": 2, "boilerplate": 0}
+    assert r["findings"] == full["findings"][:2] and r["boilerplate"] == []
+    assert r["summary"]["contained_documents"] == 5 and r["summary"]["boilerplate_documents"] == 1
+    lines = list(read_contained(cut.directory))
+    assert [e["doc_id"] for e in lines] == sorted(e["doc_id"] for e in full["findings"] + full["boilerplate"])
+    by_id = {e["doc_id"]: e for e in lines}
+    for e in full["findings"]:  # the same entry, without the excerpt (texts are read for report.json only)
+        listed = by_id[e["doc_id"]]
+        assert listed["boilerplate"] is False and listed["containers"] == e["containers"]
+        assert [b["container"] for b in listed["best"]] == [b["container"] for b in e["best"]]
+        assert all("excerpt" not in s for b in listed["best"] for s in b["spans"])
+    assert by_id[full["boilerplate"][0]["doc_id"]]["boilerplate"] is True
+    md = (cut.directory / "report.md").read_text()
+    assert "## Contained documents (5)" in md and "3 more contained documents are in contained.jsonl.gz" in md
+    assert "## Boilerplate (1)" in md and "1 more boilerplate documents are in contained.jsonl.gz" in md
+    html = (cut.directory / "report.html").read_text()
+    assert "Boilerplate (1)" in html and "3 more contained documents are in contained.jsonl.gz" in html
+    assert verify(cut.directory, store).ok
+
+    findings, boilerplate = most_contained_listed(cut.directory, 3)
+    assert [f["containers"] for f in findings] == sorted((f["containers"] for f in full["findings"]),
+                                                          reverse=True)[:3]
+    assert [b["doc_id"] for b in boilerplate] == [full["boilerplate"][0]["doc_id"]]
+    assert all(str(f["doc_id"]) in r["documents"] for f in findings)  # named, so printed by path
+    printed = subprocess.run([sys.executable, "-m", "auditor", "audit", "--db", str(store.path), "--out",
+                              str(tmp_path / "cli")], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"},
+                             timeout=300)
+    top = max(full["findings"], key=lambda f: (f["containers"], -f["doc_id"]))
+    assert printed.returncode == 0, printed.stderr
+    assert f"{Path(r['documents'][str(top['doc_id'])]['path']).name} in 5 documents" in printed.stdout

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from auditor.report.render.model import (
+    CONTAINED_FILE,
     DETAIL_LIMIT,
     LIST_ROWS,
     NAMES_PER_FAMILY,
@@ -55,6 +56,7 @@ from auditor.report.render.model import (
     _text_href,
     _threshold,
     _threshold_value,
+    _total,
     _verdict,
     _visible,
     _visible_text,
@@ -221,9 +223,9 @@ def _html_gate(report: dict[str, Any]) -> str:
 def _nav(report: dict[str, Any]) -> str:
     links = [("gate", "Gate verdict")] if _gate(report) is not None else []
     if not _refused(report):
-        links += [("contained", f"Contained ({_count(len(report.get('findings') or []))})"),
+        links += [("contained", f"Contained ({_count(_total(report, 'findings'))})"),
                   ("details", "Details"),
-                  ("boilerplate", f"Boilerplate ({_count(len(report.get('boilerplate') or []))})"),
+                  ("boilerplate", f"Boilerplate ({_count(_total(report, 'boilerplate'))})"),
                   ("families", f"Families ({_count(len(report.get('families') or []))})"),
                   ("not-auditable", "Not auditable"),
                   *([("partly-read", "Audited in part")] if report.get("partly_read") else []),
@@ -288,14 +290,14 @@ def _html_doc(report: dict[str, Any], doc_id: Any) -> str:
     return "<br>\n".join(lines)
 
 
-def _more_html(shown: int, total: int, what: str) -> str:
-    text = _more(shown, total, what)
+def _more_html(shown: int, total: int, what: str, *where: str) -> str:
+    text = _more(shown, total, what, *where)
     return f'<p class="muted">{_h(text)}.</p>\n' if text else ""
 
 
 def _html_overview(report: dict[str, Any]) -> str:
     findings = report.get("findings") or []
-    if not findings:
+    if not _total(report, "findings"):
         return _section("contained", "Contained documents (0)",
                         "<p>No document is contained in another (outside families and boilerplate).</p>\n")
     rows = []
@@ -308,14 +310,15 @@ def _html_overview(report: dict[str, Any]) -> str:
             "<code>findings.jsonl.gz</code>.</p>\n"
             + _table(["#", "contained document", "best container", "containment", "where", "containers"],
                      rows, numeric=(0, 3, 5))
-            + _more_html(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents"))
-    return _section("contained", f"Contained documents ({_count(len(findings))})", body)
+            + _more_html(min(len(findings), OVERVIEW_ROWS), _total(report, "findings"), "contained documents",
+                         CONTAINED_FILE))
+    return _section("contained", f"Contained documents ({_count(_total(report, 'findings'))})", body)
 
 
 def _html_boilerplate(report: dict[str, Any]) -> str:
     bp = report.get("boilerplate") or []
     rule = ((report.get("manifest") or {}).get("params") or {}).get("boilerplate") or {}
-    if not bp:
+    if not _total(report, "boilerplate"):
         return _section("boilerplate", "Boilerplate (0)", "<p>None.</p>\n")
     rows = [[_html_named(report, e.get("doc_id")), _count(e.get("containers")),
              f"{100 * float(e.get('share') or 0):.1f}%",
@@ -326,8 +329,9 @@ def _html_boilerplate(report: dict[str, Any]) -> str:
             "once), each listed once with one container.</p>\n"
             + _table(["document", "containers", "of audited", "best container", "containment"], rows,
                      numeric=(1, 2, 4))
-            + _more_html(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents"))
-    return _section("boilerplate", f"Boilerplate ({_count(len(bp))})", body)
+            + _more_html(min(len(bp), LIST_ROWS), _total(report, "boilerplate"), "boilerplate documents",
+                         CONTAINED_FILE))
+    return _section("boilerplate", f"Boilerplate ({_count(_total(report, 'boilerplate'))})", body)
 
 
 def _html_families(report: dict[str, Any]) -> str:
@@ -449,7 +453,7 @@ def _html_details(report: dict[str, Any]) -> str:
     shown = findings[:DETAIL_LIMIT]
     body = "".join(_html_detail(report, i, f, threshold) for i, f in enumerate(shown, 1))
     return _section("details", f"Contained documents in detail ({_count(len(shown))} of "
-                               f"{_count(len(findings))})", body or "<p>None.</p>\n")
+                               f"{_count(_total(report, 'findings'))})", body or "<p>None.</p>\n")
 
 
 def _html_rest(report: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from auditor.report.render.model import (
+    CONTAINED_FILE,
     DETAIL_LIMIT,
     LIST_ROWS,
     NAMES_PER_FAMILY,
@@ -49,6 +50,7 @@ from auditor.report.render.model import (
     _summary_items,
     _text_href,
     _threshold_value,
+    _total,
     _verdict,
     _visible,
     _visible_text,
@@ -142,8 +144,8 @@ def _md_named(report: dict[str, Any], doc_id: Any) -> str:
 
 def _md_overview(report: dict[str, Any]) -> list[str]:
     findings = report.get("findings") or []
-    out = [f"## Contained documents ({_count(len(findings))})", ""]
-    if not findings:
+    out = [f"## Contained documents ({_count(_total(report, 'findings'))})", ""]
+    if not _total(report, "findings"):
         return [*out, "No document is contained in another (outside families and boilerplate).", ""]
     out += ["Each contained document once, with its best container; the full list of containers "
             "is in `findings.jsonl.gz`.", ""]
@@ -155,7 +157,8 @@ def _md_overview(report: dict[str, Any]) -> list[str]:
                      _f4(best.get("containment")), _md(_where(report, best)), _count(f.get("containers"))])
     out += _md_table(["#", "contained document", "best container", "containment", "where",
                       "containers"], rows)
-    more = _more(min(len(findings), OVERVIEW_ROWS), len(findings), "contained documents")
+    more = _more(min(len(findings), OVERVIEW_ROWS), _total(report, "findings"), "contained documents",
+                 CONTAINED_FILE)
     return [*out, *(["", more] if more else []), ""]
 
 
@@ -240,8 +243,8 @@ _BAR_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _md_boilerplate(report: dict[str, Any]) -> list[str]:
     bp = report.get("boilerplate") or []
     rule = ((report.get("manifest") or {}).get("params") or {}).get("boilerplate") or {}
-    out = [f"## Boilerplate ({_count(len(bp))})", ""]
-    if not bp:
+    out = [f"## Boilerplate ({_count(_total(report, 'boilerplate'))})", ""]
+    if not _total(report, "boilerplate"):
         return [*out, "None.", ""]
     out += [f"Documents contained in at least {_count(rule.get('applied', '?'))} unrelated documents (notices, "
             "certifications, standard terms; containers that are versions or variants of one another count "
@@ -251,7 +254,7 @@ def _md_boilerplate(report: dict[str, Any]) -> list[str]:
              _cell_code(_name(report, (e.get("best") or [{}])[0].get("container"))),
              _f4((e.get("best") or [{}])[0].get("containment"))] for e in bp[:LIST_ROWS]]
     out += _md_table(["document", "containers", "of audited", "best container", "containment"], rows)
-    more = _more(min(len(bp), LIST_ROWS), len(bp), "boilerplate documents")
+    more = _more(min(len(bp), LIST_ROWS), _total(report, "boilerplate"), "boilerplate documents", CONTAINED_FILE)
     return [*out, *(["", more] if more else []), ""]
 
 
@@ -406,7 +409,7 @@ def markdown(report: dict[str, Any]) -> str:
         out += _md_overview(report)
         findings = report.get("findings") or []
         shown = findings[:DETAIL_LIMIT]
-        out += [f"## Contained documents in detail ({_count(len(shown))} of {_count(len(findings))})", ""]
+        out += [f"## Contained documents in detail ({_count(len(shown))} of {_count(_total(report, 'findings'))})", ""]
         if not findings:
             out += ["None.", ""]
         for i, f in enumerate(shown, 1):

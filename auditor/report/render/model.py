@@ -483,9 +483,19 @@ def _headline(report: dict[str, Any]) -> str:
             f"{s.get('controls_passed', '?')} of {_n(s.get('controls', '?'), 'control')} passed")
 
 
-def _more(shown: int, total: int, what: str) -> str:
-    return f"{_count(total - shown)} more {what} are in findings.jsonl.gz and documents.jsonl.gz" \
-        if total > shown else ""
+def _more(shown: int, total: int, what: str, where: str = "findings.jsonl.gz and documents.jsonl.gz") -> str:
+    return f"{_count(total - shown)} more {what} are in {where}" if total > shown else ""
+
+
+_TOTALS = {"findings": "contained_documents", "boilerplate": "boilerplate_documents"}
+CONTAINED_FILE = "contained.jsonl.gz"
+
+
+def _total(report: dict[str, Any], key: str) -> int:
+    """How many entries ``report[key]`` stands for: report.json lists the first findings and
+    boilerplate documents only, and its summary counts them all."""
+    listed = len(report.get(key) or [])
+    return int((report.get("summary") or {}).get(_TOTALS[key], listed))
 
 
 def _bins(report: dict[str, Any]) -> list[tuple[float, float, int]]:
