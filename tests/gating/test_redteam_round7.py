@@ -55,8 +55,6 @@ HOLES: dict[str, str] = {
                                                     "not as GitHub's tag filter shows <noembed>",
     "hidden-junk/r7-rst-html4-hidden-role": "extract/rendered.py: reST is read as the html5 writer draws it, not as "
                                             "rst2html's style sheet hides the class hidden",
-    "look-alike/r7-eml-qp-transport-padding": "extract/mail.py: quoted-printable transport padding keeps the soft "
-                                              "line break, splitting every word",
 }
 
 
