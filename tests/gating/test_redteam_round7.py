@@ -48,14 +48,8 @@ FAIL_CLOSED: set[str] = {
 }
 # Clean documents the gate refuses, and the module that owns the fix.
 FALSE_ALARMS: dict[str, str] = {}
-# Holes the gate still passes, and the module that owns the fix. Each is drawn from a page the
-# tool makes itself, so the rendered reading draws the tool's mistake too.
-HOLES: dict[str, str] = {
-    "visible-not-read/r7-md-gfm-tagfilter-noembed": "extract/rendered.py: Markdown is read as CommonMark draws it, "
-                                                    "not as GitHub's tag filter shows <noembed>",
-    "hidden-junk/r7-rst-html4-hidden-role": "extract/rendered.py: reST is read as the html5 writer draws it, not as "
-                                            "rst2html's style sheet hides the class hidden",
-}
+# Holes the gate still passes, and the module that owns the fix.
+HOLES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
