@@ -719,6 +719,8 @@ class _Reader:
             if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
+            if style.sunk:  # beneath the page's in-flow boxes: a block's background drawn over it hides it
+                self.outside.add("css", "words painted beneath the page's boxes (a negative z-index)")
             if style.symbol_font is not None and model.spells_a_word(words):
                 # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
                 self.outside.add("css", f"words set in the symbol font {style.symbol_font}")
@@ -1078,6 +1080,28 @@ class _Reader:
                     self.outside.add("html", f"attribute {low} of <{tag}>")
             if tag in ("thead", "tfoot"):
                 self._row_group(node, tag)
+            elif tag == "caption":
+                self._caption(node)
+            elif tag == "meta" and (node.attributes.get("name") or "").strip().lower() == "color-scheme":
+                schemes = set((node.attributes.get("content") or "").lower().split())
+                if not schemes & {"normal", "light"}:
+                    # Chromium draws the page dark: its canvas and default colours are the dark scheme's
+                    self.outside.add("html", f"a dark colour scheme (<meta name=color-scheme content="
+                                             f"{' '.join(sorted(schemes)) or 'none'}>)")
+
+    def _caption(self, node: Any) -> None:
+        """A table's caption is drawn above its rows wherever it stands (``caption-side: top``):
+        modelled only where the source has it first."""
+        parent = node.parent
+        if parent is None or (parent.tag or "").lower() != "table":
+            return
+        for child in parent.iter():
+            tag = (child.tag or "").lower()
+            if child == node:
+                return
+            if tag in ("thead", "tbody", "tfoot", "tr", "caption"):
+                self.outside.add("html", "<caption> after the table's rows (drawn above them)")
+                return
 
     def _row_group(self, node: Any, tag: str) -> None:
         """A table's first ``thead`` is drawn first and its first ``tfoot`` last, wherever they

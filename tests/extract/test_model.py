@@ -88,6 +88,22 @@ HTML_OUTSIDE = {
                    "svg: transform that rotates, skews or mirrors text"),
     "svg cover": (f"<svg><text x='1' y='10'>{WORDS}</text><rect width='900' height='90' fill='white'/></svg>",
                   "svg: filled <rect> drawn after text (it may cover it)"),
+    # red team round 7: what paints, clips or colours the words otherwise than the reader computes
+    "negative z-index": (f"<div style='isolation:isolate'><p style='background:#fff'>{WORDS[:200]} <span "
+                         f"style='position:relative;z-index:-1'>{WORDS[200:]}</span></p></div>",
+                         "css: words painted beneath the page's boxes (a negative z-index)"),
+    "negative z-index of a flex item": (f"<div style='display:flex'><span style='z-index:-2'>{WORDS}</span></div>",
+                                        "css: words painted beneath the page's boxes (a negative z-index)"),
+    "paint containment": (f"<span style='display:inline-block;contain:strict'>{WORDS}</span>",
+                          "css: value strict of contain"),
+    "font-size-adjust to nothing": (f"<p style='font-size-adjust:0'>{WORDS}</p>", "css: value 0 of font-size-adjust"),
+    "dark colour scheme": (f"<p style='color-scheme: only dark'>{WORDS}</p>", "css: value only dark of color-scheme"),
+    "dark colour scheme by meta": (f"<meta name='color-scheme' content='dark'><p>{WORDS}</p>",
+                                   "html: a dark colour scheme (<meta name=color-scheme content=dark>)"),
+    "caption after the rows": (f"<table><tr><td>{WORDS}</td></tr><caption>Schedule A</caption></table>",
+                               "html: <caption> after the table's rows (drawn above them)"),
+    "caption display": (f"<div style='display:table'><div>{WORDS}</div><div style='display:table-caption'>A"
+                        "</div></div>", "css: value table-caption of display"),
 }
 
 
@@ -130,6 +146,13 @@ ORDINARY_HTML = [
     "<path d='M0 0h9v9z'/></symbol></svg><a href='/s'><svg><use xlink:href='#icon-search'></use></svg>{w}</a>",
     "<svg width='400' height='100'><g transform='translate(5,5)'><rect width='10' height='10' fill='#eee'/>"
     "<text x='10' y='20'>Revenue</text><text x='10' y='40'>by segment</text></g></svg><p>{w}</p>",
+    # as styled sites write them: both colour schemes offered, a decoration beneath the page, a sticky
+    # header, layout containment, a caption first, a logo in a box of line-height 0, a link's system colour
+    "<meta name='color-scheme' content='light dark'><div style='position:absolute;inset:0;z-index:-1;"
+    "background:#eee'></div><header style='position:sticky;top:0;z-index:2;background:#fff'>Menu</header>"
+    "<main style='contain:layout style;color-scheme:light dark'><h1 style='font-size-adjust:0.5'>Terms</h1>{w}"
+    "</main><table><caption>Schedule</caption><tr><td>a</td></tr></table><span style='line-height:0'>"
+    "<img src=a.png alt=''></span><a href='#' style='color:LinkText'>top</a>",
 ]
 
 
@@ -245,6 +268,31 @@ def test_pdf_soft_mask_off_or_on_shapes_only_stays_inside_the_model():
 
 
 # -- .docx --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("colour", "shown"), [
+    ("Canvas", False), ("Field", False), ("Window", False), ("oklch(100% 0 0)", False), ("lab(100% 0 0)", False),
+    ("oklab(0.999 0 0)", False), ("color(xyz 0.9505 1 1.089)", False),
+    ("LinkText", True), ("WindowText", True), ("oklch(0.628 0.2577 29.23)", True), ("lch(30% 20 120)", True),
+])
+def test_system_colours_and_colour_4_spaces_are_drawn_as_chromium_draws_them(colour, shown):
+    """System colours are Chromium's light-scheme colours (Canvas is the page's white) and Lab,
+    LCH, OKLab and OKLCH are converted as CSS Color 4 says: words in white are not read (red team
+    round 7: junk in Canvas was read, and oklch() stopped the reader)."""
+    page = html(f"<p>{WORDS[:300]} <span style='color:{colour}'>zebra quartz</span> {WORDS[300:]}</p>")
+    ex = extract_bytes(page, "c.html")
+    assert ("zebra" in words(ex.text)) is shown
+    assert ex.unreadable is None and ex.unmodelled == []
+
+
+def test_a_box_of_line_height_zero_and_overflow_hidden_shows_nothing():
+    """A box of auto height is as tall as its lines: at line-height 0, with its overflow hidden,
+    none of its words is seen (red team round 7). Without the clip they are drawn, overlapping."""
+    for style, shown in (("display:inline-block;line-height:0;overflow:hidden", False),
+                         ("display:inline-block;line-height:0", True),
+                         ("display:inline-block;line-height:0;overflow:hidden;padding:4px 0", True)):
+        page = html(f"<p>{WORDS[:300]} <span style='{style}'>zebra quartz</span> {WORDS[300:]}</p>")
+        assert ("zebra" in words(extract_bytes(page, "l.html").text)) is shown, style
+
 
 def test_docx_embedded_font_is_outside_the_model():
     import io
