@@ -294,6 +294,22 @@ def test_a_box_of_line_height_zero_and_overflow_hidden_shows_nothing():
         assert ("zebra" in words(extract_bytes(page, "l.html").text)) is shown, style
 
 
+@pytest.mark.parametrize(("ind", "outside"), [
+    ("<w:ind w:left='-40000' w:right='40000'/>", True), ("<w:ind w:left='0' w:hanging='9000'/>", True),
+    ("<w:ind w:right='-3000'/>", True), ("<w:ind w:left='-360'/>", False), ("<w:ind w:left='720' w:hanging='360'/>", False),
+])
+def test_docx_paragraph_indented_past_the_paper_is_outside_the_model(ind, outside):
+    """A word processor does not draw a paragraph indented past the paper's edge (red team round
+    7: junk paragraphs indented 28 inches left hid a stored licence). A small outdent is ordinary."""
+    from tests.support.fixtures_build import make_docx
+
+    W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    body = (f"<w:document xmlns:w='{W}'><w:body><w:p><w:pPr>{ind}</w:pPr><w:r><w:t>{WORDS[:300]}</w:t></w:r></w:p>"
+            f"<w:p><w:r><w:t>{WORDS[300:]}</w:t></w:r></w:p></w:body></w:document>")
+    got = extract_bytes(make_docx([], document_xml=body), "i.docx").unmodelled
+    assert ("docx: paragraph indented past the paper's edge (w:ind)" in got) is outside, got
+
+
 def test_docx_embedded_font_is_outside_the_model():
     import io
     import zipfile
