@@ -294,6 +294,19 @@ def test_a_box_of_line_height_zero_and_overflow_hidden_shows_nothing():
         assert ("zebra" in words(extract_bytes(page, "l.html").text)) is shown, style
 
 
+def test_pdf_spot_and_lab_colours_are_painted_as_a_viewer_paints_them():
+    """A spot colour's tint 0 puts no ink on the paper and Lab L* 100 is white: words so painted
+    are not read (red team round 7); a full tint of a dark ink is read. Before, tint 1 counted as
+    white and tint 0 as black."""
+    spot = (b"/ColorSpace << /S [/Separation /PANTONE#20286#20C /DeviceCMYK << /FunctionType 2 /Domain [0 1] "
+            b"/C0 [0 0 0 0] /C1 [1 0.66 0 0.02] /N 1 >>] /L [/Lab << /WhitePoint [0.9505 1 1.089] >>] >>")
+    for paint, shown in ((b"/S cs 0 sc", False), (b"/L cs 100 0 0 sc", False), (b"/S cs 1 sc", True),
+                         (b"/L cs 20 0 0 sc", True)):
+        content = _lines(WORDS[:300]) + paint + b" BT /F1 10 Tf 72 300 Td (zebra quartz) Tj ET 0 g\n"
+        ex = extract_bytes(_pdf(HELVETICA, content, [], spot), "s.pdf")
+        assert ("zebra" in words(ex.text)) is shown, paint
+
+
 @pytest.mark.parametrize(("ind", "outside"), [
     ("<w:ind w:left='-40000' w:right='40000'/>", True), ("<w:ind w:left='0' w:hanging='9000'/>", True),
     ("<w:ind w:right='-3000'/>", True), ("<w:ind w:left='-360'/>", False), ("<w:ind w:left='720' w:hanging='360'/>", False),
