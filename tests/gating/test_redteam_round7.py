@@ -29,26 +29,25 @@ pytestmark = pytest.mark.slow
 POSITIVE, CLEAN = _ids(list(BUILDERS7))
 # Disguises refused as not auditable whatever they carry: their negative is a clean document.
 FAIL_CLOSED: set[str] = {
-    # the rendered reading disagrees with the extraction (gating/render.py: render-mismatch): the
-    # reader's model keeps junk the renderer does not draw, or reads the lines out of their order
-    "hidden-junk/r7-html-z-index-under-background",
+    # outside the CSS model (model/css.py): contain strict, font-size-adjust 0, display table-caption
     "hidden-junk/r7-html-contain-strict",
-    "hidden-junk/r7-html-line-height-zero-clip",
     "hidden-junk/r7-html-font-size-adjust-zero",
-    "hidden-junk/r7-html-meta-color-scheme-dark",
-    "hidden-junk/r7-html-system-colour-canvas",
-    "order/r7-html-caption-after-rows",
     "order/r7-html-css-table-caption",
+    # outside the HTML model (extract/html.py): words beneath the page's boxes (a negative z-index), a dark
+    # colour scheme, a caption after its table's rows
+    "hidden-junk/r7-html-z-index-under-background",
     "edgar-part/r7-edgar-html-z-index-under-background",
+    "hidden-junk/r7-html-meta-color-scheme-dark",
+    "order/r7-html-caption-after-rows",
+    # outside the .docx model (model/docx.py): a paragraph indented past the paper's edge
     "hidden-junk/r7-docx-negative-indent-junk",
-    "hidden-junk/r7-pdf-lab-white-junk",
-    "hidden-junk/r7-pdf-separation-tint-zero-junk",
-    # a colour in oklch() stops the HTML reader (an internal error: ingest-error)
-    "hidden-junk/r7-html-oklch-white",
 }
 # Clean documents the gate refuses, and the module that owns the fix.
 FALSE_ALARMS: dict[str, str] = {}
-# Holes the gate still passes, and the module that owns the fix.
+# Holes the gate still passes, and the module that owns the fix. Before this round's fixes 3 of
+# these disguises passed as users run the gate (a Markdown file as GitHub shows it, reST as
+# rst2html shows it, quoted-printable transport padding in a mail: each rendered from the tool's
+# own page) and 15 of 16 with --render never (benchmarks/redteam.py --round 7 --render never).
 HOLES: dict[str, str] = {}
 
 
