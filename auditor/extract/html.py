@@ -774,12 +774,16 @@ class _Reader:
             else:
                 value = None
             if value and value.strip():
+                if kind in _INPUT_TEXT and _clipped_field(value, attrs, style, 1):
+                    self.outside.add("html", "form field value longer than its box shows (<input>)")
                 self._attr_text(value, style, b)
             return True
         if tag == "textarea":
             if not (node.text(deep=True) or "").strip() and (attrs.get("placeholder") or "").strip():
                 self._attr_text(attrs.get("placeholder") or "", style, b)
                 return True
+            if _clipped_field(node.text(deep=True) or "", attrs, style, 2):
+                self.outside.add("html", "form field value longer than its box shows (<textarea>)")
             return False
         if tag in ("iframe", "frame"):
             doc = attrs.get("srcdoc") if tag == "iframe" else None
@@ -1120,6 +1124,37 @@ class _Reader:
                                      f"(drawn {'first' if tag == 'thead' else 'last'})")
 
 
+
+
+def _clipped_field(value: str, attrs: Any, style: css.Style, default_rows: int) -> bool:
+    """Whether a text field's value holds words beyond what its box shows: a field draws its value
+    in a box of its own size (``size``, ``cols`` and ``rows``, or a CSS width and height) and
+    scrolls the rest out of view, which the reader does not lay out."""
+    def number(name: str, default: int) -> int:
+        try:
+            return max(1, int((attrs.get(name) or "").strip()))
+        except ValueError:
+            return default
+
+    em = max(style.font_size, 1.0)
+    cols = number("size" if default_rows == 1 else "cols", 20)
+    if style.width is not None:
+        cols = max(1, int(style.width / (0.45 * em)))
+    rows = 1 if default_rows == 1 else number("rows", default_rows)
+    if default_rows > 1 and style.height is not None:
+        rows = max(1, int(style.height / (1.1 * em)))
+    lines = value.replace("\r\n", "\n").split("\n") if default_rows > 1 else [value.replace("\n", " ")]
+    shown, used = [], 0
+    for line in lines:
+        while used < rows:
+            shown.append(line[:cols])
+            line = line[cols:]
+            used += 1
+            if not line.strip():
+                break
+        if used >= rows:
+            break
+    return len(re.findall(r"\w+", " ".join(shown))) < len(re.findall(r"\w+", value))
 
 
 _DOCTYPE = re.compile(r"\ufeff?\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<!doctype\s", re.I | re.S)

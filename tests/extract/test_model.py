@@ -102,6 +102,10 @@ HTML_OUTSIDE = {
                                    "html: a dark colour scheme (<meta name=color-scheme content=dark>)"),
     "caption after the rows": (f"<table><tr><td>{WORDS}</td></tr><caption>Schedule A</caption></table>",
                                "html: <caption> after the table's rows (drawn above them)"),
+    "input value past its box": ("<input readonly size='7' value='license          quartz'>" + WORDS,
+                                 "html: form field value longer than its box shows (<input>)"),
+    "textarea lines past its rows": ("<textarea rows='1' cols='10'>license\nquartz</textarea>" + WORDS,
+                                     "html: form field value longer than its box shows (<textarea>)"),
     "caption display": (f"<div style='display:table'><div>{WORDS}</div><div style='display:table-caption'>A"
                         "</div></div>", "css: value table-caption of display"),
 }
@@ -153,6 +157,9 @@ ORDINARY_HTML = [
     "<main style='contain:layout style;color-scheme:light dark'><h1 style='font-size-adjust:0.5'>Terms</h1>{w}"
     "</main><table><caption>Schedule</caption><tr><td>a</td></tr></table><span style='line-height:0'>"
     "<img src=a.png alt=''></span><a href='#' style='color:LinkText'>top</a>",
+    # a search form as court sites write it
+    "<form><input name=q value='Search opinions'><input type=submit value='Search all the opinions of this court'>"
+    "<textarea>Comments here</textarea><textarea rows=4 cols=40>Line one of a note\nLine two</textarea></form>{w}",
 ]
 
 

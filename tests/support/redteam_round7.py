@@ -8,7 +8,8 @@ Principles (``Case.principle``):
   by properties the model counted as inert: a negative ``z-index`` paints the junk beneath its
   own paragraph's background; ``contain: strict`` gives the junk's box no size and clips what
   it holds; ``line-height: 0`` with ``overflow: hidden`` gives it no height; ``font-size-adjust:
-  0`` draws it at no size.
+  0`` draws it at no size; a form field's box shows the start of its value and scrolls the rest
+  (junk) out of view.
 * **colour-resolution**: junk in a colour the reader computes otherwise than the page draws it:
   the page's colour scheme made dark by a ``<meta name="color-scheme">`` (the canvas is dark,
   the junk is the canvas colour), a system colour (``Canvas``), a colour in ``oklch()``; in a
@@ -86,6 +87,7 @@ def html7(t: Texts) -> list[Case]:
         out.append(_case(principle, "hidden-junk", f"html-{name}", "html", key,
                          f"the {key} text; a junk word after every word is hidden by {how}",
                          {"exhibit.html": page(b.html_junk(t[key], _cls), head)}))
+    out += fields7(t)
     four = _lines(t["BSD"], 4)
     pairs = [(four[i], four[i + 1] if i + 1 < len(four) else "") for i in range(0, len(four), 2)]
     body = "\n".join(f"<table><tr><td>{esc(second)}</td></tr><caption>{esc(first)}</caption></table>" for first, second in pairs)
@@ -109,6 +111,29 @@ def html7(t: Texts) -> list[Case]:
                      {f"{acc}.txt": b.submission([cover, {"type": "EX-10.1", "filename": "ex10.htm", "text": ex10.decode()}],
                                                  {"accession_number": acc})},
                      views=[View("ex10.htm", "html", ex10)]))
+    return out
+
+
+def fields7(t: Texts) -> list[Case]:
+    """Each word of the contract in a read-only form field sized to it; the junk after it in the
+    field's value, past what the field's box shows (scrolled out of view)."""
+    out = []
+    field = ("border:0;padding:0;margin:0 .3em 0 0;font:16px monospace;background:none;outline:none")
+    for name, key, build, how in (
+            ("input-value-clipped", "BSD",
+             lambda w, j: f"<input readonly size='{len(w)}' value='{esc(w)}{' ' * 40}{j}'>",
+             "an <input> of the word's size whose value is the word, 40 spaces and the junk word"),
+            ("textarea-rows-clipped", "credit",
+             lambda w, j: f"<textarea readonly rows='1' cols='{len(w)}'>{esc(w)}\n{j}</textarea>",
+             "a <textarea> of one row whose second line is the junk word")):
+        c = t[key]
+        words = [w for p in b.paragraphs(c) for w in p.split(" ")]
+        junk = iter(b.junk_after(words))
+        body = "\n".join("<p>" + "".join(build(w, next(junk) or "") for w in p.split(" ")) + "</p>" for p in b.paragraphs(c))
+        head = f"<style>input,textarea{{{field}}}textarea{{resize:none;overflow:hidden;vertical-align:top;height:1.2em}}</style>"
+        out.append(_case("paint-and-clip", "hidden-junk", f"html-{name}", "html", key,
+                         f"the {key} text, each word in {how}: the field shows the word and scrolls the junk out of view",
+                         {"exhibit.html": page(body, head)}))
     return out
 
 
