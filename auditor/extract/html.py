@@ -877,30 +877,37 @@ class _Reader:
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
 
     def _row_groups(self, f: _Frame) -> None:
-        """A table's first header group is drawn above its other rows and its first footer group
-        below them, wherever the source has them (CSS 2.2, 17.2). HTML 4 put ``<tfoot>`` before
-        ``<tbody>``, and old court and agency pages still do: the walk reads them as drawn."""
+        """A table's captions are drawn above it (``caption-side: top``; another side is outside
+        the CSS model), its first header group above its other rows and its first footer group
+        below them, wherever the source has them (CSS 2.2, 17.2 and 17.4). HTML 4 put ``<tfoot>``
+        before ``<tbody>``, old court and agency pages still do, and old EDGAR filings put a
+        ``<caption>`` after the rows: the walk reads them as drawn."""
         self.row_ordered.add(f.node)
         kids = [c for c in f.node.iter(include_text=True) if c.is_element_node or c.is_text_node]
         pre: dict[Any, css.Style] = {}
         rows: list[int] = []
         head = foot = None
+        captions: set[int] = set()
         for i, c in enumerate(kids):
             if not c.is_element_node:
                 continue
             tag = (c.tag or "").lower()
             cs = pre[c] = self._style(c, tag, f.style, _child_ns(f.ns, tag))
-            display = cs.display if cs.display_set else _ROW_TAGS.get(tag, cs.display)
-            if cs.hidden or display not in _ROW_LEVEL:
+            display = cs.display if cs.display_set else _ROW_TAGS.get(tag, "table-caption" if tag == "caption"
+                                                                      else cs.display)
+            if cs.hidden or (display not in _ROW_LEVEL and display != "table-caption"):
                 continue
             rows.append(i)
-            if display == "table-header-group" and head is None:
+            if display == "table-caption":
+                captions.add(i)
+            elif display == "table-header-group" and head is None:
                 head = i
             elif display == "table-footer-group" and foot is None:
                 foot = i
-        if not rows or ((head is None or head == rows[0]) and (foot is None or foot == rows[-1])):
+        first = sorted(captions) + ([head] if head is not None else [])
+        if not rows or (rows[:len(first)] == first and (foot is None or foot == rows[-1])):
             return
-        ranked = sorted(rows, key=lambda i: (0 if i == head else 2 if i == foot else 1, i))
+        ranked = sorted(rows, key=lambda i: (0 if i in captions else 1 if i == head else 3 if i == foot else 2, i))
         order = list(kids)
         for slot, i in zip(rows, ranked, strict=True):
             order[slot] = kids[i]
@@ -1084,28 +1091,12 @@ class _Reader:
                     self.outside.add("html", f"attribute {low} of <{tag}>")
             if tag in ("thead", "tfoot"):
                 self._row_group(node, tag)
-            elif tag == "caption":
-                self._caption(node)
             elif tag == "meta" and (node.attributes.get("name") or "").strip().lower() == "color-scheme":
                 schemes = set((node.attributes.get("content") or "").lower().split())
                 if not schemes & {"normal", "light"}:
                     # Chromium draws the page dark: its canvas and default colours are the dark scheme's
                     self.outside.add("html", f"a dark colour scheme (<meta name=color-scheme content="
                                              f"{' '.join(sorted(schemes)) or 'none'}>)")
-
-    def _caption(self, node: Any) -> None:
-        """A table's caption is drawn above its rows wherever it stands (``caption-side: top``):
-        modelled only where the source has it first."""
-        parent = node.parent
-        if parent is None or (parent.tag or "").lower() != "table":
-            return
-        for child in parent.iter():
-            tag = (child.tag or "").lower()
-            if child == node:
-                return
-            if tag in ("thead", "tbody", "tfoot", "tr", "caption"):
-                self.outside.add("html", "<caption> after the table's rows (drawn above them)")
-                return
 
     def _row_group(self, node: Any, tag: str) -> None:
         """A table's first ``thead`` is drawn first and its first ``tfoot`` last, wherever they

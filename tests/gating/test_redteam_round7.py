@@ -29,16 +29,14 @@ pytestmark = pytest.mark.slow
 POSITIVE, CLEAN = _ids(list(BUILDERS7))
 # Disguises refused as not auditable whatever they carry: their negative is a clean document.
 FAIL_CLOSED: set[str] = {
-    # outside the CSS model (model/css.py): contain strict, font-size-adjust 0, display table-caption
+    # outside the CSS model (model/css.py): contain strict, font-size-adjust 0
     "hidden-junk/r7-html-contain-strict",
     "hidden-junk/r7-html-font-size-adjust-zero",
-    "order/r7-html-css-table-caption",
     # outside the HTML model (extract/html.py): words beneath the page's boxes (a negative z-index), a dark
-    # colour scheme, a caption after its table's rows
+    # colour scheme
     "hidden-junk/r7-html-z-index-under-background",
     "edgar-part/r7-edgar-html-z-index-under-background",
     "hidden-junk/r7-html-meta-color-scheme-dark",
-    "order/r7-html-caption-after-rows",
     # a form field's value longer than its box shows (extract/html.py)
     "hidden-junk/r7-html-input-value-clipped",
     "hidden-junk/r7-html-textarea-rows-clipped",

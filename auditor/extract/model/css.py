@@ -108,7 +108,7 @@ ethiopic-numeric inside outside inherit initial unset revert revert-layer
 """.split())  # noqa: SIM905
 
 _DISPLAY_OUT = frozenset({"table-header-group", "table-footer-group", "table-column", "table-column-group",
-                          "run-in", "math", "table-caption"})
+                          "run-in", "math"})
 #: Containment a browser draws as the model does: ``layout`` and ``style`` change no word drawn;
 #: ``paint`` clips what the box holds to it and ``size`` gives a box of auto size none, which the
 #: reader does not compute (``content`` and ``strict`` include paint).
