@@ -46,7 +46,7 @@ ROOT_STYLE_PAINT = (True, True, False, True, True)  # SVG's initial values: blac
 # Properties that can hide, show, move or generate text; the others are never looked at.
 RELEVANT = frozenset({
     "display", "visibility", "content-visibility", "font-size", "font", "opacity", "filter",
-    "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width",
+    "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width", "-webkit-text-stroke-color",
     "text-shadow", "background-color", "background", "clip", "clip-path", "position", "left",
     "top", "right", "bottom", "inset", "text-indent", "margin", "margin-left", "margin-top",
     "margin-bottom", "margin-block", "margin-block-start", "margin-block-end", "margin-inline",
@@ -412,6 +412,10 @@ class Style:
     color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
     fill: tuple[float, float, float, float] | None = None  # -webkit-text-fill-color
     outlined: bool = False  # a text stroke or shadow draws transparent text anyway
+    #: the text stroke (inherited): its width in CSS px and its colour (None: the text's colour)
+    stroke: tuple[float, tuple[float, float, float, float] | None] = (0.0, None)
+    #: the colours of the text's shadows (inherited; None: the text's colour, or one not computed)
+    shadows: tuple[tuple[float, float, float, float] | None, ...] = ()
     background: tuple[float, float, float] | None = (1.0, 1.0, 1.0)  # None: an image, unknown
     opacity: float = 1.0  # the product over the element and its ancestors
     scale: float = 1.0
@@ -490,16 +494,30 @@ class Style:
         width = 0.55 * size * max(chars, 1)
         if self.x + width <= 0 or self.y + 1.2 * size <= 0:
             return "off-screen"
-        if not self.outlined:
-            fg = self.fill or self.color
-            alpha = fg[3] * self.opacity
-            if alpha <= 0.0:
-                return "transparent text"
-            if self.background is not None:
-                seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
-                if contrast(seen, self.background) < MIN_CONTRAST:
-                    return "text colour on a background of the same colour"
+        width, paint = self.stroke
+        if width >= STROKE_COVERS * size and not self._seen_in(paint or self.color):
+            # a stroke is painted over the letters' fill: this wide, in the page's colour, it covers them
+            return "a text stroke in the colour of the background over the letters"
+        if self.outlined and ((width > 0 and self._seen_in(paint or self.color))
+                              or any(self._seen_in(c or self.color) for c in self.shadows)):
+            return None
+        fg = self.fill or self.color
+        alpha = fg[3] * self.opacity
+        if alpha <= 0.0:
+            return "transparent text"
+        if not self._seen_in(fg):
+            return "text colour on a background of the same colour"
         return None
+
+    def _seen_in(self, fg: tuple[float, float, float, float]) -> bool:
+        """Whether a paint of this colour is seen on the element's background."""
+        alpha = fg[3] * self.opacity
+        if alpha <= 0.0:
+            return False
+        if self.background is None:
+            return True
+        seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
+        return contrast(seen, self.background) >= MIN_CONTRAST
 
 
 def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -513,6 +531,9 @@ def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 ROOT_STYLE = Style(display="block")
+#: a text stroke this wide (of the font size) covers the letters' stems: a stroke is centred on the
+#: outline and painted over the fill, and a regular face's stems are about a tenth of the size
+STROKE_COVERS = 0.12
 
 
 # -- style sheets and matching -----------------------------------------------------------------
@@ -808,7 +829,7 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
                  "padding": ["padding-left", "padding-top", "padding-bottom"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
                  "background": ["background-color"], "overflow": ["overflow-x", "overflow-y"],
-                 "-webkit-text-stroke": ["-webkit-text-stroke-width"],
+                 "-webkit-text-stroke": ["-webkit-text-stroke-width", "-webkit-text-stroke-color"],
                  "list-style": ["list-style-type"]}.get(name, ["grid-placed"])
         return [(n, value) for n in longs]
     if name == "list-style":  # the type is its string, its counter style or none; an image is no word
@@ -868,7 +889,9 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         return [("overflow-x", (w[0],)), ("overflow-y", (w[1] if len(w) > 1 else w[0],))]
     if name == "-webkit-text-stroke":
         dims = [t for t in w if t.type in ("dimension", "number")]
-        return [("-webkit-text-stroke-width", (dims[0],))] if dims else []
+        rest = [t for t in w if t.type not in ("dimension", "number")]
+        return ([("-webkit-text-stroke-width", (dims[0],))] if dims else []) + (
+            [("-webkit-text-stroke-color", (rest[0],))] if rest else [])
     return [("grid-placed", value)]  # grid-area, grid-row, grid-column
 
 
@@ -1044,13 +1067,18 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         c = None if initial(v) else _color(v)
         s.fill = None if c is None or c == "currentcolor" else c  # type: ignore[assignment]
     stroke = get("-webkit-text-stroke-width")
+    stroke_colour = get("-webkit-text-stroke-color")
     shadow = get("text-shadow")
-    s.outlined = p.outlined
+    s.outlined, s.stroke, s.shadows = p.outlined, p.stroke, p.shadows
     if stroke is not None:
         w = _words(stroke)
-        s.outlined = bool(w) and not initial(stroke) and (length(w[0], s.font_size) or 0.0) > 0
+        s.stroke = ((length(w[0], s.font_size) or 0.0) if w and not initial(stroke) else 0.0, s.stroke[1])
+    if stroke_colour is not None:
+        c = None if initial(stroke_colour) else _color(stroke_colour)
+        s.stroke = (s.stroke[0], c if isinstance(c, tuple) else None)
     if shadow is not None:
-        s.outlined = s.outlined or (_ident(shadow) not in ("none", "initial") and bool(_words(shadow)))
+        s.shadows = () if _ident(shadow) in ("none", "initial") else _shadow_colours(shadow)
+    s.outlined = s.stroke[0] > 0 or bool(s.shadows)
     s.svg_paint = _svg_paint(p, get)
     s.svg_fill = _svg_fill(p, get("fill"))
     # not inherited
@@ -1192,6 +1220,25 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         s.hidden = "clip-path to nothing"
     elif not pseudo and _zero_box(s, get, em):
         s.hidden = "zero size with overflow hidden"
+
+
+def _shadow_colours(v: tuple[Any, ...]) -> tuple[tuple[float, float, float, float] | None, ...]:
+    """The colour of each shadow of a text-shadow list (None: the text's own colour)."""
+    out: list[tuple[float, float, float, float] | None] = []
+    for part in _split_commas(v):
+        colour = None
+        for t in _words(part):
+            if t.type in ("dimension", "number"):
+                continue
+            try:
+                c = _color((t,))
+            except Unsure:
+                c = None
+            if isinstance(c, tuple):
+                colour = c
+        if _words(part):
+            out.append(colour)
+    return tuple(out)
 
 
 def _paints(v: tuple[Any, ...] | None) -> bool | None:

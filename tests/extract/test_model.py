@@ -287,6 +287,20 @@ def test_system_colours_and_colour_4_spaces_are_drawn_as_chromium_draws_them(col
     assert ex.unreadable is None and ex.unmodelled == []
 
 
+@pytest.mark.parametrize(("style", "shown"), [
+    ("-webkit-text-stroke:0.35em #fff", False), ("color:#fff;text-shadow:0 0 0 #fff", False),
+    ("-webkit-text-stroke-width:6px;-webkit-text-stroke-color:white", False),
+    ("color:transparent;-webkit-text-stroke:1px black", True), ("color:#fff;text-shadow:0 0 2px #000", True),
+    ("-webkit-text-stroke:1px #fff", True), ("color:transparent;text-shadow:1px 1px red", True),
+])
+def test_a_text_stroke_or_shadow_draws_the_letters_only_in_a_colour_seen(style, shown):
+    """A stroke is painted over the letters' fill: wide and in the page's colour it covers them;
+    a stroke or shadow draws transparent letters only in a colour the page shows (red team round
+    7: any stroke or shadow counted as drawing the letters, so white-stroked junk was read)."""
+    page = html(f"<p>{WORDS[:300]} <span style='{style}'>zebra quartz</span> {WORDS[300:]}</p>")
+    assert ("zebra" in words(extract_bytes(page, "s.html").text)) is shown, style
+
+
 def test_a_box_of_line_height_zero_and_overflow_hidden_shows_nothing():
     """A box of auto height is as tall as its lines: at line-height 0, with its overflow hidden,
     none of its words is seen (red team round 7). Without the clip they are drawn, overlapping."""

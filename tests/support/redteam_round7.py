@@ -8,10 +8,11 @@ Principles (``Case.principle``):
   by properties the model counted as inert: a negative ``z-index`` paints the junk beneath its
   own paragraph's background; ``contain: strict`` gives the junk's box no size and clips what
   it holds; ``line-height: 0`` with ``overflow: hidden`` gives it no height; ``font-size-adjust:
-  0`` draws it at no size; a form field's box shows the start of its value and scrolls the rest
+  0`` draws it at no size; a wide white text stroke is painted over the letters; a form field's box shows the start of its value and scrolls the rest
   (junk) out of view.
 * **colour-resolution**: junk in a colour the reader computes otherwise than the page draws it:
-  the page's colour scheme made dark by a ``<meta name="color-scheme">`` (the canvas is dark,
+  white letters with a white shadow (any shadow counted as drawing the letters); the page's
+  colour scheme made dark by a ``<meta name="color-scheme">`` (the canvas is dark,
   the junk is the canvas colour), a system colour (``Canvas``), a colour in ``oklch()``; in a
   PDF, white in a CIE Lab colour space and a spot colour (``/Separation``) at tint 0, which
   puts no ink on the paper.
@@ -71,6 +72,10 @@ HTML_HIDE: dict[str, tuple[str, str, str]] = {
                               "an inline block of line-height 0 and overflow hidden: its height is its lines', none"),
     "font-size-adjust-zero": ("paint-and-clip", "<style>.j{font-size-adjust:0}</style>",
                               "font-size-adjust:0, which sets the font's x-height, and so its size, to nothing"),
+    "white-text-stroke": ("paint-and-clip", "<style>.j{-webkit-text-stroke:0.35em #fff}</style>",
+                          "a white text stroke 0.35 em wide, which is painted over the black letters and covers them"),
+    "white-shadow-of-white-text": ("colour-resolution", "<style>.j{color:#fff;text-shadow:0 0 0 #fff}</style>",
+                                   "white letters with a white shadow"),
     "meta-color-scheme-dark": ("colour-resolution", "<meta name='color-scheme' content='dark'><style>.j{color:#121212}</style>",
                                "the canvas colour: <meta name=color-scheme content=dark> makes Chromium's page #121212 "
                                "and its default text white, and the junk is #121212"),
@@ -82,7 +87,7 @@ HTML_HIDE: dict[str, tuple[str, str, str]] = {
 
 def html7(t: Texts) -> list[Case]:
     out = []
-    keys = ("BSD", "lease", "Artistic", "credit", "BSD", "supply", "consulting")
+    keys = ("BSD", "lease", "Artistic", "credit", "BSD", "MPL-2.0", "BSD", "supply", "consulting")
     for (name, (principle, head, how)), key in zip(HTML_HIDE.items(), keys, strict=True):
         out.append(_case(principle, "hidden-junk", f"html-{name}", "html", key,
                          f"the {key} text; a junk word after every word is hidden by {how}",
