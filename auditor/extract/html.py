@@ -361,6 +361,7 @@ class _Reader:
         self.outside = model.Outside()
         self.tables: list[_Table] = []  # tables being read, the innermost last
         self.row_ordered: set[Any] = set()  # tables whose row groups the walk put in drawing order
+        self.clipped_fields = 0  # text fields whose value holds words past the field's box
         #: a page without a doctype is drawn in quirks mode, where a broken image keeps the box of
         #: its width and height and clips its alt to it (with one, the alt is drawn as text)
         self.quirks = _DOCTYPE.match(text[:4096]) is None
@@ -775,7 +776,7 @@ class _Reader:
                 value = None
             if value and value.strip():
                 if kind in _INPUT_TEXT and _clipped_field(value, attrs, style, 1):
-                    self.outside.add("html", "form field value longer than its box shows (<input>)")
+                    self._clipped("<input>")
                 self._attr_text(value, style, b)
             return True
         if tag == "textarea":
@@ -783,7 +784,7 @@ class _Reader:
                 self._attr_text(attrs.get("placeholder") or "", style, b)
                 return True
             if _clipped_field(node.text(deep=True) or "", attrs, style, 2):
-                self.outside.add("html", "form field value longer than its box shows (<textarea>)")
+                self._clipped("<textarea>")
             return False
         if tag in ("iframe", "frame"):
             doc = attrs.get("srcdoc") if tag == "iframe" else None
@@ -875,6 +876,15 @@ class _Reader:
         f.children = order
         if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
+
+    def _clipped(self, tag: str) -> None:
+        """Count a text field whose value holds words past its box. A search form's placeholder cut
+        short is ordinary (court pages have a few); many such fields can each hide a junk word
+        between the words of a text: past :data:`_CLIPPED_FIELDS`, they are outside the model."""
+        self.clipped_fields += 1
+        if self.clipped_fields > _CLIPPED_FIELDS:
+            self.outside.add("html", f"{_CLIPPED_FIELDS + 1} or more form fields whose value is longer than their box "
+                                     f"shows (last {tag})")
 
     def _row_groups(self, f: _Frame) -> None:
         """A table's captions are drawn above it (``caption-side: top``; another side is outside
@@ -1115,6 +1125,10 @@ class _Reader:
                                      f"(drawn {'first' if tag == 'thead' else 'last'})")
 
 
+
+
+#: text fields whose value may run past their box before the page is outside the model
+_CLIPPED_FIELDS = 8
 
 
 def _clipped_field(value: str, attrs: Any, style: css.Style, default_rows: int) -> bool:

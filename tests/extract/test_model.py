@@ -100,10 +100,11 @@ HTML_OUTSIDE = {
     "dark colour scheme": (f"<p style='color-scheme: only dark'>{WORDS}</p>", "css: value only dark of color-scheme"),
     "dark colour scheme by meta": (f"<meta name='color-scheme' content='dark'><p>{WORDS}</p>",
                                    "html: a dark colour scheme (<meta name=color-scheme content=dark>)"),
-    "input value past its box": ("<input readonly size='7' value='license          quartz'>" + WORDS,
-                                 "html: form field value longer than its box shows (<input>)"),
-    "textarea lines past its rows": ("<textarea rows='1' cols='10'>license\nquartz</textarea>" + WORDS,
-                                     "html: form field value longer than its box shows (<textarea>)"),
+    "input values past their box": ("<input readonly size='7' value='license          quartz'>" * 9 + WORDS,
+                                    "html: 9 or more form fields whose value is longer than their box shows (last <input>)"),
+    "textarea lines past their rows": ("<textarea rows='1' cols='10'>license\nquartz</textarea>" * 9 + WORDS,
+                                       "html: 9 or more form fields whose value is longer than their box shows "
+                                       "(last <textarea>)"),
 }
 
 
@@ -155,7 +156,8 @@ ORDINARY_HTML = [
     "<img src=a.png alt=''></span><a href='#' style='color:LinkText'>top</a>",
     # a search form as court sites write it
     "<form><input name=q value='Search opinions'><input type=submit value='Search all the opinions of this court'>"
-    "<textarea>Comments here</textarea><textarea rows=4 cols=40>Line one of a note\nLine two</textarea></form>{w}",
+    "<textarea>Comments here</textarea><textarea rows=4 cols=40>Line one of a note\nLine two</textarea>"
+    + "<input name=ref placeholder='Case Name, Neutral Citation, Docket number or Court'>" * 8 + "</form>{w}",
 ]
 
 
