@@ -156,7 +156,7 @@ def damaged_copy(db: Path, work: Path, damage: str, payload: str) -> Path:
 
 # -- the gate ---------------------------------------------------------------------------------------
 
-def gate_case(case: Case, db: Path, work: Path) -> dict:
+def gate_case(case: Case, db: Path, work: Path, render: str = "auto") -> dict:
     """Gate one batch (dry run) and say how it was decided: status, exit code, the failing
     findings (kind, reading, the corpus document named) and the fail-closed codes."""
     from auditor.errors import AuditorError
@@ -171,7 +171,7 @@ def gate_case(case: Case, db: Path, work: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     store = damaged_copy(db, work, case.damage, case.payload or "") if case.damage else db
     try:
-        g = run_gate(GateOptions(db=store, inputs=[folder], batch=f"redteam-{case.id}", dry_run=True, out=out,
+        g = run_gate(GateOptions(db=store, inputs=[folder], batch=f"redteam-{case.id}", dry_run=True, out=out, render=render,
                                  workers=1, cwd=folder))
     except AuditorError as e:
         return {"status": "REFUSED", "exit": 2, "caught_by": [f"refused: {type(e).__name__}: {_short(str(e))}"],
@@ -234,7 +234,8 @@ def _run(cmd: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
 
 def render(view: View, tmp: Path) -> tuple[list[Path], Path | None]:
     """Images of what a reader shows, and the PDF it made (for pdftotext), if any."""
-    if view.kind in ("markdown", "gfm", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils", "feedparser"):
+    if view.kind in ("markdown", "gfm", "github", "rst", "notebook", "nbconvert", "jupyter-streams", "rst-docutils",
+                     "rst-html4", "feedparser"):
         view = View(view.label + ".html", "html", markup_html(view.kind, view.data))
     scale = 2 if view.kind == "html-2x" else 1  # a screen of two device pixels per CSS pixel
     if view.kind == "html-2x":
@@ -287,6 +288,17 @@ def markup_html(kind: str, data: bytes) -> bytes:
         from mdit_py_plugins.footnote import footnote_plugin
 
         return ("<!DOCTYPE html><meta charset='utf-8'>" + md.use(footnote_plugin).render(text)).encode()
+    if kind == "github":  # GitHub's own cmark-gfm: its extensions, raw HTML kept, the tag filter on (as github.com)
+        import cmarkgfm
+        from cmarkgfm.cmark import Options
+
+        body = cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+        return ("<!DOCTYPE html><meta charset='utf-8'>" + body).encode()
+    if kind == "rst-html4":  # docutils' rst2html: the html4css1 writer and its style sheet
+        from docutils.core import publish_string
+
+        return publish_string(text, writer_name="html4css1", settings_overrides={"report_level": 5, "halt_level": 5,
+                                                                                 "file_insertion_enabled": False})
     if kind == "rst":
         from docutils.core import publish_string
 
@@ -409,7 +421,8 @@ def read_view(view: View, contract: str, cache: Path, rendering: bool = True) ->
     junk = sum(len(re.findall(rf"\b{w}\b", seen, re.I)) for w in JUNK)
     result = {"reader": {"html": "chromium", "html-2x": "chromium (2x screen)", "text": "chromium (text)", "docx": "libreoffice", "office": "libreoffice", "pdf": "poppler",
                          "markdown": "markdown-it + chromium", "gfm": "markdown-it (footnotes) + chromium",
-                         "rst": "docutils + chromium",
+                         "github": "cmark-gfm (GitHub) + chromium", "rst": "docutils + chromium",
+                         "rst-html4": "docutils rst2html (html4css1) + chromium",
                          "rst-docutils": "docutils (defaults) + chromium", "notebook": "notebook + chromium",
                          "nbconvert": "nbconvert + chromium", "jupyter-streams": "nbconvert (streams as Jupyter) + chromium",
                          "feedparser": "feedparser + chromium"}[view.kind],
@@ -585,6 +598,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round", type=int, default=None, help="run the cases of this round only (3; 2 is rounds 1-2)")
     ap.add_argument("--jobs", type=int, default=3, help="readers rendering at once (default 3)")
     ap.add_argument("--no-write", action="store_true", help="print, do not write REDTEAM.md and the JSON")
+    ap.add_argument("--render", choices=("auto", "always", "never"), default="auto",
+                    help="the gate's rendered reading (default auto, as users run it); never measures the readers' "
+                         "models alone (the report is not written)")
     args = ap.parse_args(argv)
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -599,7 +615,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         for n, case in enumerate(cases, 1):
-            gate = gate_case(case, db, work)
+            gate = gate_case(case, db, work, args.render)
             r = {"id": case.id, "family": case.family, "name": case.name, "format": case.fmt, "payload": case.payload,
                  "sees": case.sees, "round": case.round, "principle": case.principle, **gate, "note": case.note, "by_eye": case.by_eye,
                  "files": {k: hashlib.sha256(v).hexdigest() for k, v in sorted(case.files.items())}}
@@ -615,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(results)} cases gated in {time.monotonic() - t0:.0f} s", file=sys.stderr)
     readers(cases, results, stored, work / "oracle-cache", render=args.oracle, jobs=args.jobs)
     print(principle_table(results))
-    if not args.no_write and not args.only and args.round is None:
+    if not args.no_write and not args.only and args.round is None and args.render == "auto":
         write_report(results, notes, ROOT / "benchmarks" / "REDTEAM.md", ROOT / "benchmarks" / "results-redteam.json",
                      any(r.get("readers") for r in results))
     holes = [r["id"] for r in results if r["verdict"] in ("PASSED = hole", "FALSE ALARM")]

@@ -46,7 +46,7 @@ ROOT_STYLE_PAINT = (True, True, False, True, True)  # SVG's initial values: blac
 # Properties that can hide, show, move or generate text; the others are never looked at.
 RELEVANT = frozenset({
     "display", "visibility", "content-visibility", "font-size", "font", "opacity", "filter",
-    "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width",
+    "color", "-webkit-text-fill-color", "-webkit-text-stroke", "-webkit-text-stroke-width", "-webkit-text-stroke-color",
     "text-shadow", "background-color", "background", "clip", "clip-path", "position", "left",
     "top", "right", "bottom", "inset", "text-indent", "margin", "margin-left", "margin-top",
     "margin-bottom", "margin-block", "margin-block-start", "margin-block-end", "margin-inline",
@@ -56,7 +56,7 @@ RELEVANT = frozenset({
     "direction", "unicode-bidi", "float", "grid-area", "grid-row", "grid-column",
     "grid-row-start", "grid-row-end", "grid-column-start", "grid-column-end", "grid-auto-flow",
     "white-space", "zoom", "background-image", "padding", "padding-left", "gap", "column-gap",
-    "quotes", "list-style", "list-style-type", "font-family", *SVG_PAINT,
+    "quotes", "list-style", "list-style-type", "font-family", "z-index", "line-height", "padding-top", "padding-bottom", *SVG_PAINT,
 })
 _INHERITED = frozenset({
     "visibility", "font-size", "color", "-webkit-text-fill-color", "-webkit-text-stroke-width",
@@ -193,10 +193,33 @@ class Unsure(Exception):
     """A value a browser evaluates and this code cannot."""
 
 
+#: The system colours (CSS Color 4, with the deprecated ones) as Chromium draws them on a page of
+#: the light scheme, the one the reader models (measured with getComputedStyle, Chromium 156):
+#: ``Canvas`` is the page's own white, so words in it are not seen.
+SYSTEM_COLOURS: dict[str, tuple[int, int, int]] = {
+    "accentcolor": (0, 117, 255), "accentcolortext": (255, 255, 255), "activetext": (255, 0, 0),
+    "buttonborder": (0, 0, 0), "buttonface": (239, 239, 239), "buttontext": (0, 0, 0), "canvas": (255, 255, 255),
+    "canvastext": (0, 0, 0), "field": (255, 255, 255), "fieldtext": (0, 0, 0), "graytext": (128, 128, 128),
+    "highlight": (0, 65, 198), "highlighttext": (255, 255, 255), "linktext": (0, 0, 238), "mark": (255, 255, 0),
+    "marktext": (0, 0, 0), "selecteditem": (25, 103, 210), "selecteditemtext": (255, 255, 255),
+    "visitedtext": (85, 26, 139), "activeborder": (0, 0, 0), "activecaption": (255, 255, 255),
+    "appworkspace": (255, 255, 255), "background": (255, 255, 255), "buttonhighlight": (239, 239, 239),
+    "buttonshadow": (239, 239, 239), "captiontext": (0, 0, 0), "inactiveborder": (0, 0, 0),
+    "inactivecaption": (255, 255, 255), "inactivecaptiontext": (128, 128, 128), "infobackground": (255, 255, 255),
+    "infotext": (0, 0, 0), "menu": (255, 255, 255), "menutext": (0, 0, 0), "scrollbar": (255, 255, 255),
+    "threeddarkshadow": (0, 0, 0), "threedface": (239, 239, 239), "threedhighlight": (0, 0, 0),
+    "threedlightshadow": (0, 0, 0), "threedshadow": (0, 0, 0), "window": (255, 255, 255), "windowframe": (0, 0, 0),
+    "windowtext": (0, 0, 0),
+}
+
+
 def _color(tokens: Iterable[Any]) -> tuple[float, float, float, float] | str | None:
     w = _words(tokens)
     if len(w) != 1:
         return None
+    if w[0].type == "ident" and w[0].lower_value in SYSTEM_COLOURS:
+        r8, g8, b8 = SYSTEM_COLOURS[w[0].lower_value]
+        return (r8 / 255, g8 / 255, b8 / 255, 1.0)
     c = tinycss2.color4.parse_color(w[0])
     if c is None:
         if w[0].type == "function":
@@ -204,8 +227,62 @@ def _color(tokens: Iterable[Any]) -> tuple[float, float, float, float] | str | N
         return None
     if c == "currentcolor":
         return "currentcolor"
-    r, g, b, a = c.to("srgb")
+    try:
+        r, g, b, a = c.to("srgb")
+    except NotImplementedError as e:  # a colour space tinycss2 parses and does not convert
+        got = _to_srgb(c.space, c.coordinates)
+        if got is None:
+            raise Unsure(f"color {tinycss2.serialize(w)}") from e
+        (r, g, b), a = got, c.alpha
     return (min(max(r, 0.0), 1.0), min(max(g, 0.0), 1.0), min(max(b, 0.0), 1.0), min(max(a, 0.0), 1.0))
+
+
+def _to_srgb(space: str, xyz: tuple[float, ...]) -> tuple[float, float, float] | None:
+    """A colour of CSS Color 4's Lab, LCH, OKLab, OKLCH, linear sRGB or XYZ spaces in sRGB (0 to 1,
+    not clipped), by the specification's own conversions; None for another space."""
+    import math
+
+    def lin(v: float) -> float:  # linear light to sRGB's gamma
+        return math.copysign(1.055 * abs(v) ** (1 / 2.4) - 0.055, v) if abs(v) > 0.0031308 else 12.92 * v
+
+    def from_xyz65(x: float, y: float, z: float) -> tuple[float, float, float]:
+        return (lin(3.2409699 * x - 1.5373832 * y - 0.4986108 * z), lin(-0.9692436 * x + 1.8759675 * y + 0.0415551 * z),
+                lin(0.0556301 * x - 0.2039770 * y + 1.0569715 * z))
+
+    def from_xyz50(x: float, y: float, z: float) -> tuple[float, float, float]:  # Bradford D50 to D65
+        return from_xyz65(0.9554734 * x - 0.0230985 * y + 0.0632593 * z, -0.0283697 * x + 1.0099955 * y + 0.0210414 * z,
+                          0.0123140 * x - 0.0205077 * y + 1.3303659 * z)
+
+    vals = [0.0 if v is None or v != v else float(v) for v in xyz]  # a missing component ("none") is 0
+    if space in ("lch", "oklch"):
+        lum, chroma, hue = vals
+        vals = [lum, chroma * math.cos(math.radians(hue)), chroma * math.sin(math.radians(hue))]
+        space = space[:-3] + "lab"
+    if space == "lab":
+        lum, a, b = vals
+        fy = (lum + 16) / 116
+        fx, fz = fy + a / 500, fy - b / 200
+
+        def f(t: float) -> float:
+            return t ** 3 if t ** 3 > 216 / 24389 else (116 * t - 16) / (24389 / 27)
+
+        return from_xyz50(0.3457 / 0.3585 * f(fx), fy ** 3 if lum > 8 else lum / (24389 / 27),
+                          (1 - 0.3457 - 0.3585) / 0.3585 * f(fz))
+    if space == "oklab":
+        lum, a, b = vals
+        l_ = (lum + 0.3963377774 * a + 0.2158037573 * b) ** 3
+        m_ = (lum - 0.1055613458 * a - 0.0638541728 * b) ** 3
+        s_ = (lum - 0.0894841775 * a - 1.2914855480 * b) ** 3
+        return (lin(4.0767416621 * l_ - 3.3077115913 * m_ + 0.2309699292 * s_),
+                lin(-1.2684380046 * l_ + 2.6097574011 * m_ - 0.3413193965 * s_),
+                lin(-0.0041960863 * l_ - 0.7034186147 * m_ + 1.7076147010 * s_))
+    if space == "srgb-linear":
+        return lin(vals[0]), lin(vals[1]), lin(vals[2])
+    if space in ("xyz", "xyz-d65"):
+        return from_xyz65(*vals)
+    if space == "xyz-d50":
+        return from_xyz50(*vals)
+    return None
 
 
 def length(tok: Any, em: float, pct_of: float | None = None) -> float | None:
@@ -335,6 +412,10 @@ class Style:
     color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
     fill: tuple[float, float, float, float] | None = None  # -webkit-text-fill-color
     outlined: bool = False  # a text stroke or shadow draws transparent text anyway
+    #: the text stroke (inherited): its width in CSS px and its colour (None: the text's colour)
+    stroke: tuple[float, tuple[float, float, float, float] | None] = (0.0, None)
+    #: the colours of the text's shadows (inherited; None: the text's colour, or one not computed)
+    shadows: tuple[tuple[float, float, float, float] | None, ...] = ()
     background: tuple[float, float, float] | None = (1.0, 1.0, 1.0)  # None: an image, unknown
     opacity: float = 1.0  # the product over the element and its ancestors
     scale: float = 1.0
@@ -361,6 +442,10 @@ class Style:
     marker: str | None = None  # a list-style-type that is a string: the marker a list item shows
     symbol_font: str | None = None  # the first family of font-family, when it is a symbol font
     hidden: str | None = None  # why the element and all it holds are not shown
+    #: painted in a layer beneath the page's in-flow boxes (a negative z-index, inherited by what it holds):
+    #: the background of any block drawn over it hides its words, which the reader does not compute
+    sunk: bool = False
+    flat_lines: bool = False  # line-height (inherited) of about nothing: a box of auto height has no height
     unsure: str | None = None  # a value the reader's browser evaluates that this code cannot
     moves: bool = False  # floated, positioned or shifted: it may change the order on the page
     dx: float = 0.0  # how far it is shifted from where the flow puts it
@@ -409,16 +494,30 @@ class Style:
         width = 0.55 * size * max(chars, 1)
         if self.x + width <= 0 or self.y + 1.2 * size <= 0:
             return "off-screen"
-        if not self.outlined:
-            fg = self.fill or self.color
-            alpha = fg[3] * self.opacity
-            if alpha <= 0.0:
-                return "transparent text"
-            if self.background is not None:
-                seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
-                if contrast(seen, self.background) < MIN_CONTRAST:
-                    return "text colour on a background of the same colour"
+        width, paint = self.stroke
+        if width >= STROKE_COVERS * size and not self._seen_in(paint or self.color):
+            # a stroke is painted over the letters' fill: this wide, in the page's colour, it covers them
+            return "a text stroke in the colour of the background over the letters"
+        if self.outlined and ((width > 0 and self._seen_in(paint or self.color))
+                              or any(self._seen_in(c or self.color) for c in self.shadows)):
+            return None
+        fg = self.fill or self.color
+        alpha = fg[3] * self.opacity
+        if alpha <= 0.0:
+            return "transparent text"
+        if not self._seen_in(fg):
+            return "text colour on a background of the same colour"
         return None
+
+    def _seen_in(self, fg: tuple[float, float, float, float]) -> bool:
+        """Whether a paint of this colour is seen on the element's background."""
+        alpha = fg[3] * self.opacity
+        if alpha <= 0.0:
+            return False
+        if self.background is None:
+            return True
+        seen = tuple(fg[i] * alpha + self.background[i] * (1 - alpha) for i in range(3))
+        return contrast(seen, self.background) >= MIN_CONTRAST
 
 
 def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -432,6 +531,9 @@ def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 ROOT_STYLE = Style(display="block")
+#: a text stroke this wide (of the font size) covers the letters' stems: a stroke is centred on the
+#: outline and painted over the fill, and a regular face's stems are about a tenth of the size
+STROKE_COVERS = 0.12
 
 
 # -- style sheets and matching -----------------------------------------------------------------
@@ -724,10 +826,10 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     if _ident(value) in _KEYWORDS:
         longs = {"font": ["font-size", "font-family"], "margin": ["margin-left", "margin-top", "margin-bottom"],
                  "margin-block": ["margin-block-start", "margin-block-end"], "margin-inline": ["margin-inline-start"],
-                 "padding": ["padding-left"],
+                 "padding": ["padding-left", "padding-top", "padding-bottom"],
                  "inset": ["top", "right", "bottom", "left"], "flex-flow": ["flex-direction", "flex-wrap"],
                  "background": ["background-color"], "overflow": ["overflow-x", "overflow-y"],
-                 "-webkit-text-stroke": ["-webkit-text-stroke-width"],
+                 "-webkit-text-stroke": ["-webkit-text-stroke-width", "-webkit-text-stroke-color"],
                  "list-style": ["list-style-type"]}.get(name, ["grid-placed"])
         return [(n, value) for n in longs]
     if name == "list-style":  # the type is its string, its counter style or none; an image is no word
@@ -743,7 +845,8 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
     if name == "padding":
         if not w:
             return []
-        return [("padding-left", (w[3] if len(w) > 3 else w[1] if len(w) > 1 else w[0],))]
+        return [("padding-left", (w[3] if len(w) > 3 else w[1] if len(w) > 1 else w[0],)), ("padding-top", (w[0],)),
+                ("padding-bottom", (w[2] if len(w) > 2 else w[0],))]
     if name in ("margin-block", "margin-inline"):  # flow-relative: start (and end) of the block or the line
         if not w:
             return []
@@ -786,7 +889,9 @@ def _expand(name: str, value: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...
         return [("overflow-x", (w[0],)), ("overflow-y", (w[1] if len(w) > 1 else w[0],))]
     if name == "-webkit-text-stroke":
         dims = [t for t in w if t.type in ("dimension", "number")]
-        return [("-webkit-text-stroke-width", (dims[0],))] if dims else []
+        rest = [t for t in w if t.type not in ("dimension", "number")]
+        return ([("-webkit-text-stroke-width", (dims[0],))] if dims else []) + (
+            [("-webkit-text-stroke-color", (rest[0],))] if rest else [])
     return [("grid-placed", value)]  # grid-area, grid-row, grid-column
 
 
@@ -941,6 +1046,8 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     s.visibility = p.visibility if v is None else ("visible" if initial(v) else _ident(v) or "visible")
     v = get("font-family")
     s.symbol_font = p.symbol_font if v is None else None if initial(v) else symbol_font(v)
+    v = get("line-height")
+    s.flat_lines = p.flat_lines if v is None else (not initial(v) and _flat(v, p.font_size))
     v = get("direction")
     s.direction = p.direction if v is None else ("ltr" if initial(v) else _ident(v) or "ltr")
     v = get("white-space")
@@ -960,13 +1067,18 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         c = None if initial(v) else _color(v)
         s.fill = None if c is None or c == "currentcolor" else c  # type: ignore[assignment]
     stroke = get("-webkit-text-stroke-width")
+    stroke_colour = get("-webkit-text-stroke-color")
     shadow = get("text-shadow")
-    s.outlined = p.outlined
+    s.outlined, s.stroke, s.shadows = p.outlined, p.stroke, p.shadows
     if stroke is not None:
         w = _words(stroke)
-        s.outlined = bool(w) and not initial(stroke) and (length(w[0], s.font_size) or 0.0) > 0
+        s.stroke = ((length(w[0], s.font_size) or 0.0) if w and not initial(stroke) else 0.0, s.stroke[1])
+    if stroke_colour is not None:
+        c = None if initial(stroke_colour) else _color(stroke_colour)
+        s.stroke = (s.stroke[0], c if isinstance(c, tuple) else None)
     if shadow is not None:
-        s.outlined = s.outlined or (_ident(shadow) not in ("none", "initial") and bool(_words(shadow)))
+        s.shadows = () if _ident(shadow) in ("none", "initial") else _shadow_colours(shadow)
+    s.outlined = s.stroke[0] > 0 or bool(s.shadows)
     s.svg_paint = _svg_paint(p, get)
     s.svg_fill = _svg_fill(p, get("fill"))
     # not inherited
@@ -980,6 +1092,10 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
     s.floating = (_ident(v) or "none") if v is not None else "none"
     if s.position in ("absolute", "fixed"):
         s.floating = "none"
+    v = get("z-index")
+    z = _words(v) if v is not None else []
+    s.sunk = p.sunk or bool(len(z) == 1 and z[0].type == "number" and z[0].value < 0 and (
+        s.position != "static" or p.display.split(" ")[-1] in ("flex", "grid", "inline-flex", "inline-grid")))
     v = get("unicode-bidi")
     s.unicode_bidi = (_ident(v) or "normal") if v is not None else "normal"
     v = get("order")
@@ -1104,6 +1220,25 @@ def _compute_into(s: Style, p: Style, get: Any, initial: Any, spec: dict[str, An
         s.hidden = "clip-path to nothing"
     elif not pseudo and _zero_box(s, get, em):
         s.hidden = "zero size with overflow hidden"
+
+
+def _shadow_colours(v: tuple[Any, ...]) -> tuple[tuple[float, float, float, float] | None, ...]:
+    """The colour of each shadow of a text-shadow list (None: the text's own colour)."""
+    out: list[tuple[float, float, float, float] | None] = []
+    for part in _split_commas(v):
+        colour = None
+        for t in _words(part):
+            if t.type in ("dimension", "number"):
+                continue
+            try:
+                c = _color((t,))
+            except Unsure:
+                c = None
+            if isinstance(c, tuple):
+                colour = c
+        if _words(part):
+            out.append(colour)
+    return tuple(out)
 
 
 def _paints(v: tuple[Any, ...] | None) -> bool | None:
@@ -1278,5 +1413,26 @@ def _zero_box(s: Style, get: Any, em: float) -> bool:
         got = length(_words(v)[0], em, None)
         return got is not None and got <= 1.0
 
-    return (oy in hidden and (small("height") or small("max-height"))) or (
+    # a box of auto height is as tall as its lines: of line-height about 0, none (its padding aside)
+    flat = s.flat_lines and get("height") is None and get("min-height") is None and not any(
+        (length(_words(get(n))[0], em, None) or 0.0) > 1.0 for n in ("padding-top", "padding-bottom")
+        if get(n) is not None and _words(get(n)))
+    return (oy in hidden and (small("height") or small("max-height") or flat)) or (
         ox in hidden and (small("width") or small("max-width")))
+
+
+def _flat(v: tuple[Any, ...], em: float) -> bool:
+    """Whether a line-height is about nothing (at most 1 px, or 5% of the font)."""
+    w = _words(v)
+    if len(w) != 1:
+        return False
+    t = w[0]
+    if t.type == "number":
+        return float(t.value) <= 0.05
+    if t.type == "percentage":
+        return float(t.value) <= 5
+    try:
+        got = length(t, em, None)
+    except Unsure:
+        return False
+    return got is not None and got <= 1.0

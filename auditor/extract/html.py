@@ -361,6 +361,7 @@ class _Reader:
         self.outside = model.Outside()
         self.tables: list[_Table] = []  # tables being read, the innermost last
         self.row_ordered: set[Any] = set()  # tables whose row groups the walk put in drawing order
+        self.clipped_fields = 0  # text fields whose value holds words past the field's box
         #: a page without a doctype is drawn in quirks mode, where a broken image keeps the box of
         #: its width and height and clips its alt to it (with one, the alt is drawn as text)
         self.quirks = _DOCTYPE.match(text[:4096]) is None
@@ -719,6 +720,8 @@ class _Reader:
             if style.text_hidden(len(words)) or (f.ns == "svgtext" and style.svg_unpainted(self.svg_backdrop)):
                 self.hidden_text = True
                 return
+            if style.sunk:  # beneath the page's in-flow boxes: a block's background drawn over it hides it
+                self.outside.add("css", "words painted beneath the page's boxes (a negative z-index)")
             if style.symbol_font is not None and model.spells_a_word(words):
                 # its glyphs are pictures or Greek letters: a reader sees no word where the text holds one
                 self.outside.add("css", f"words set in the symbol font {style.symbol_font}")
@@ -772,12 +775,16 @@ class _Reader:
             else:
                 value = None
             if value and value.strip():
+                if kind in _INPUT_TEXT and _clipped_field(value, attrs, style, 1):
+                    self._clipped("<input>")
                 self._attr_text(value, style, b)
             return True
         if tag == "textarea":
             if not (node.text(deep=True) or "").strip() and (attrs.get("placeholder") or "").strip():
                 self._attr_text(attrs.get("placeholder") or "", style, b)
                 return True
+            if _clipped_field(node.text(deep=True) or "", attrs, style, 2):
+                self._clipped("<textarea>")
             return False
         if tag in ("iframe", "frame"):
             doc = attrs.get("srcdoc") if tag == "iframe" else None
@@ -870,31 +877,47 @@ class _Reader:
         if s.display in _FLEX:  # items are boxes of their own: a gap parts a row's, a column stacks them
             f.parted = 2 if s.flex_direction.startswith("column") else 1 if s.gap > 0 else 0
 
+    def _clipped(self, tag: str) -> None:
+        """Count a text field whose value holds words past its box. A search form's placeholder cut
+        short is ordinary (court pages have a few); many such fields can each hide a junk word
+        between the words of a text: past :data:`_CLIPPED_FIELDS`, they are outside the model."""
+        self.clipped_fields += 1
+        if self.clipped_fields > _CLIPPED_FIELDS:
+            self.outside.add("html", f"{_CLIPPED_FIELDS + 1} or more form fields whose value is longer than their box "
+                                     f"shows (last {tag})")
+
     def _row_groups(self, f: _Frame) -> None:
-        """A table's first header group is drawn above its other rows and its first footer group
-        below them, wherever the source has them (CSS 2.2, 17.2). HTML 4 put ``<tfoot>`` before
-        ``<tbody>``, and old court and agency pages still do: the walk reads them as drawn."""
+        """A table's captions are drawn above it (``caption-side: top``; another side is outside
+        the CSS model), its first header group above its other rows and its first footer group
+        below them, wherever the source has them (CSS 2.2, 17.2 and 17.4). HTML 4 put ``<tfoot>``
+        before ``<tbody>``, old court and agency pages still do, and old EDGAR filings put a
+        ``<caption>`` after the rows: the walk reads them as drawn."""
         self.row_ordered.add(f.node)
         kids = [c for c in f.node.iter(include_text=True) if c.is_element_node or c.is_text_node]
         pre: dict[Any, css.Style] = {}
         rows: list[int] = []
         head = foot = None
+        captions: set[int] = set()
         for i, c in enumerate(kids):
             if not c.is_element_node:
                 continue
             tag = (c.tag or "").lower()
             cs = pre[c] = self._style(c, tag, f.style, _child_ns(f.ns, tag))
-            display = cs.display if cs.display_set else _ROW_TAGS.get(tag, cs.display)
-            if cs.hidden or display not in _ROW_LEVEL:
+            display = cs.display if cs.display_set else _ROW_TAGS.get(tag, "table-caption" if tag == "caption"
+                                                                      else cs.display)
+            if cs.hidden or (display not in _ROW_LEVEL and display != "table-caption"):
                 continue
             rows.append(i)
-            if display == "table-header-group" and head is None:
+            if display == "table-caption":
+                captions.add(i)
+            elif display == "table-header-group" and head is None:
                 head = i
             elif display == "table-footer-group" and foot is None:
                 foot = i
-        if not rows or ((head is None or head == rows[0]) and (foot is None or foot == rows[-1])):
+        first = sorted(captions) + ([head] if head is not None else [])
+        if not rows or (rows[:len(first)] == first and (foot is None or foot == rows[-1])):
             return
-        ranked = sorted(rows, key=lambda i: (0 if i == head else 2 if i == foot else 1, i))
+        ranked = sorted(rows, key=lambda i: (0 if i in captions else 1 if i == head else 3 if i == foot else 2, i))
         order = list(kids)
         for slot, i in zip(rows, ranked, strict=True):
             order[slot] = kids[i]
@@ -1078,6 +1101,12 @@ class _Reader:
                     self.outside.add("html", f"attribute {low} of <{tag}>")
             if tag in ("thead", "tfoot"):
                 self._row_group(node, tag)
+            elif tag == "meta" and (node.attributes.get("name") or "").strip().lower() == "color-scheme":
+                schemes = set((node.attributes.get("content") or "").lower().split())
+                if not schemes & {"normal", "light"}:
+                    # Chromium draws the page dark: its canvas and default colours are the dark scheme's
+                    self.outside.add("html", f"a dark colour scheme (<meta name=color-scheme content="
+                                             f"{' '.join(sorted(schemes)) or 'none'}>)")
 
     def _row_group(self, node: Any, tag: str) -> None:
         """A table's first ``thead`` is drawn first and its first ``tfoot`` last, wherever they
@@ -1096,6 +1125,41 @@ class _Reader:
                                      f"(drawn {'first' if tag == 'thead' else 'last'})")
 
 
+
+
+#: text fields whose value may run past their box before the page is outside the model
+_CLIPPED_FIELDS = 8
+
+
+def _clipped_field(value: str, attrs: Any, style: css.Style, default_rows: int) -> bool:
+    """Whether a text field's value holds words beyond what its box shows: a field draws its value
+    in a box of its own size (``size``, ``cols`` and ``rows``, or a CSS width and height) and
+    scrolls the rest out of view, which the reader does not lay out."""
+    def number(name: str, default: int) -> int:
+        try:
+            return max(1, int((attrs.get(name) or "").strip()))
+        except ValueError:
+            return default
+
+    em = max(style.font_size, 1.0)
+    cols = number("size" if default_rows == 1 else "cols", 20)
+    if style.width is not None:
+        cols = max(1, int(style.width / (0.45 * em)))
+    rows = 1 if default_rows == 1 else number("rows", default_rows)
+    if default_rows > 1 and style.height is not None:
+        rows = max(1, int(style.height / (1.1 * em)))
+    lines = value.replace("\r\n", "\n").split("\n") if default_rows > 1 else [value.replace("\n", " ")]
+    shown, used = [], 0
+    for line in lines:
+        while used < rows:
+            shown.append(line[:cols])
+            line = line[cols:]
+            used += 1
+            if not line.strip():
+                break
+        if used >= rows:
+            break
+    return len(re.findall(r"\w+", " ".join(shown))) < len(re.findall(r"\w+", value))
 
 
 _DOCTYPE = re.compile(r"\ufeff?\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<!doctype\s", re.I | re.S)

@@ -2,7 +2,8 @@
 and MHTML web archives (``.mht``, ``.mhtml``), read as a mail reader or a browser shows them.
 
 Parsed by Python's :mod:`email` package with ``policy.default``: transfer encodings are decoded
-(quoted-printable soft line breaks join the word they split, base64 becomes its text), bodies
+(quoted-printable soft line breaks join the word they split, and in a message the transport padding
+after them is deleted as RFC 2045 asks; base64 becomes its text), bodies
 are decoded by their charset (an unknown charset falls back to the detection plain text uses),
 and encoded words in headers are decoded.
 
@@ -75,9 +76,29 @@ def _header(msg: Message, name: str) -> str:
         return str(raw)[:2000]
 
 
-def _text_of(part: Message, warnings: list[str]) -> str:
+#: A quoted-printable soft line break followed by transport padding (RFC 2045 6.7, rule 3): spaces
+#: or tabs a transport added after the ``=``, which a decoder must delete before the line break.
+_QP_PADDED = re.compile(r"=[ \t]+(?=\r?\n)")
+
+
+def _unpadded(part: Message) -> None:
+    """Delete the transport padding after the soft line breaks of a quoted-printable part, as
+    RFC 2045 asks of a decoder and mail servers and readers do (Dovecot, Go's and Perl's decoders):
+    the break then joins the word it cut. Python's decoder, like Chromium's for an MHTML archive,
+    keeps such a break, and splits the word."""
+    if (part.get("content-transfer-encoding") or "").strip().lower() != "quoted-printable":
+        return
+    raw = part.get_payload(decode=False)
+    if isinstance(raw, str) and _QP_PADDED.search(raw):
+        part.set_payload(_QP_PADDED.sub("=", raw))
+
+
+def _text_of(part: Message, warnings: list[str], mail: bool = True) -> str:
     """A text part's content, decoded by its charset; an unknown or wrong charset falls back to
-    the detection plain text uses."""
+    the detection plain text uses. A mail reader's part (``mail``) is decoded as RFC 2045 asks
+    (:func:`_unpadded`); an MHTML archive's as Chromium decodes it."""
+    if mail:
+        _unpadded(part)
     try:
         content = part.get_content()  # type: ignore[attr-defined]
         if isinstance(content, str):
@@ -146,7 +167,7 @@ class _Reader:
                     stack.append((shown, sheets, related))
                 elif ctype == "multipart/related" and children:
                     root = self._root(p, children, self.archive)
-                    mine = _Related(p, children, root, self.warnings)
+                    mine = _Related(p, children, root, self.warnings, self.archive)
                     for c in reversed(children):
                         if c is not root:
                             stack.append((c, [], mine))
@@ -186,8 +207,8 @@ class _Reader:
             return "\n\n".join(self._plain(c) for c in part.get_payload() if isinstance(c, Message))
         ctype = part.get_content_type()
         if ctype == "text/html":
-            return self._html(_safe_text(part, self.warnings), [], record=False)
-        return _safe_text(part, self.warnings) if ctype.startswith("text/") else ""
+            return self._html(_safe_text(part, self.warnings, not self.archive), [], record=False)
+        return _safe_text(part, self.warnings, not self.archive) if ctype.startswith("text/") else ""
 
     def _html(self, html: str, sheets: list[str], record: bool = True) -> str:
         from auditor.extract.html import html_to_text
@@ -237,7 +258,7 @@ class _Reader:
         if inline and ctype == "text/enriched":
             self.outside.add("email", "body text/enriched (its formatting commands are stored as words)")
         if inline and ctype in ("text/plain", "text/html", "text/enriched"):
-            text = _text_of(p, self.warnings)
+            text = _text_of(p, self.warnings, mail=not self.archive)
             if ctype == "text/html" and related is not None:
                 text = related.inline(text, p)
             elif ctype == "text/plain" and str(p.get_param("format") or "").lower() == "flowed":
@@ -281,7 +302,9 @@ class _Related:
     """The parts of one ``multipart/related`` by Content-ID and Content-Location, and which of
     them a page referred to (``used``: drawn in place, not read again as parts)."""
 
-    def __init__(self, p: Message, children: list[Message], root: Message, warnings: list[str]) -> None:
+    def __init__(self, p: Message, children: list[Message], root: Message, warnings: list[str],
+                 archive: bool = False) -> None:
+        self.archive = archive  # an MHTML archive: its parts decoded as Chromium decodes them
         import urllib.parse
 
         self.warnings = warnings
@@ -322,11 +345,11 @@ class _Related:
             ctype = part.get_content_type()
             if ctype == "text/html" and depth < _MAX_INLINE_DEPTH and not css:
                 self.used.add(id(part))
-                body = self.inline(_safe_text(part, self.warnings), part, depth + 1)
+                body = self.inline(_safe_text(part, self.warnings, not self.archive), part, depth + 1)
                 return "data:text/html;charset=utf-8;base64," + base64.b64encode(body.encode("utf-8", "surrogatepass")).decode()
             if ctype == "text/css" and depth < _MAX_INLINE_DEPTH:
                 self.used.add(id(part))
-                sheet = self._css(_safe_text(part, self.warnings), part, depth + 1)
+                sheet = self._css(_safe_text(part, self.warnings, not self.archive), part, depth + 1)
                 return "data:text/css;charset=utf-8;base64," + base64.b64encode(sheet.encode("utf-8", "surrogatepass")).decode()
             if ctype in _PICTURES or ctype == "image/svg+xml":
                 self.used.add(id(part))
@@ -372,7 +395,7 @@ class _Related:
             ctype = got.get_content_type()
             if ctype == "text/css" and depth < _MAX_INLINE_DEPTH:  # a sheet the sheet imports
                 self.used.add(id(got))
-                inner = self._css(_safe_text(got, self.warnings), got, depth + 1)
+                inner = self._css(_safe_text(got, self.warnings, not self.archive), got, depth + 1)
                 return "data:text/css;charset=utf-8;base64," + base64.b64encode(inner.encode("utf-8", "surrogatepass")).decode()
             if ctype not in (*_PICTURES, "image/svg+xml"):
                 return None
@@ -444,9 +467,9 @@ def _message_bytes(msg: Message, warnings: list[str]) -> bytes:
     return b""
 
 
-def _safe_text(part: Message, warnings: list[str]) -> str:
+def _safe_text(part: Message, warnings: list[str], mail: bool = True) -> str:
     try:
-        return _text_of(part, warnings)
+        return _text_of(part, warnings, mail)
     except Exception as e:  # a damaged part is a warning, not the message's failure
         warnings.append(f"part {part.get_content_type()} unreadable: {type(e).__name__}")
         return ""

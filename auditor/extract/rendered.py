@@ -6,6 +6,10 @@ The rendering is HTML, read by :mod:`auditor.extract.html` as a browser shows it
 source hides from a reader (an HTML comment in Markdown, a ``display:none`` block, an rST
 comment) is not stored as words, and the visible reading's own other readings come along. The
 source as a text editor shows it is the reading ``<format>:source``, which a gate audits too.
+Where another common reader draws the file otherwise, its page is a reading too: a Markdown file
+as GitHub shows it (``markdown:github``: its tag filter shows ``<noembed>``, ``<title>`` and the
+like as text), a reST file as docutils' ``rst2html`` shows it (``rst:rst2html``: the html4css1
+writer's style sheet hides the class ``hidden``).
 
 docutils runs with file insertion and configuration files off, and reports no messages into the
 page: the rendering depends on the source alone. Raw HTML (``.. raw:: html``) is inserted, as
@@ -61,6 +65,34 @@ def _markdown_html(source: str, footnotes: bool = False) -> str:
 
 def _markdown_file_html(source: str) -> str:
     return _markdown_html(source, footnotes=True)
+
+
+#: The raw HTML tags GitHub's Markdown (cmark-gfm's tag filter, GFM spec 6.11) escapes: GitHub shows
+#: them, and what they hold, as text, where a CommonMark page hides what they hold (a ``<noembed>``,
+#: a ``<title>``) or treats it as code or style.
+_GFM_FILTERED = re.compile(r"<(?=(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)[\s/>])", re.I)
+
+
+def github_html(page: str) -> str | None:
+    """A Markdown file's page as GitHub draws it, when that differs from the CommonMark page: the
+    raw HTML tags GitHub's tag filter names escaped (in markdown-it's page, a ``<`` of code or
+    text is already ``&lt;``, so what matches is raw HTML). None when the page has none."""
+    return _GFM_FILTERED.sub("&lt;", page) if _GFM_FILTERED.search(page) else None
+
+
+def _rst_html4(source: str) -> str:
+    """reStructuredText as docutils' ``rst2html`` shows it: the html4css1 writer with its own
+    style sheet embedded, which hides the class ``hidden`` (the html5 writer's does not)."""
+    from docutils.core import publish_parts
+    from docutils.writers.html4css1 import Writer
+
+    overrides = {"file_insertion_enabled": False, "raw_enabled": True, "_disable_config": True, "report_level": 5,
+                 "halt_level": 5, "warning_stream": io.StringIO(), "input_encoding": "unicode", "traceback": True}
+    try:
+        return str(publish_parts(source=source, writer=Writer(), settings_overrides=overrides)["whole"])
+    except Exception as e:  # docutils raises its own kinds on a source it cannot parse
+        raise ExtractionError("rst_error", f"docutils cannot render this reStructuredText: "
+                              f"{type(e).__name__}: {str(e)[:200]}") from e
 
 
 def _rst_html(source: str) -> str:
@@ -334,6 +366,14 @@ def extract_rendered(fmt: str, data: bytes, limits: Limits = Limits()) -> Extrac
         raise
     ex.readings.append(Reading(f"{fmt}:source", storable(source, []),
                                "the source as a text editor shows it, markup and hidden parts included"))
+    other = (("markdown:github", github_html(page), "the page as GitHub shows it: the raw HTML tags its tag filter "
+              "names are shown as text, with what they hold") if fmt == "markdown" else
+             ("rst:rst2html", _rst_html4(source.lstrip("\ufeff")), "the page as docutils' rst2html shows it (the "
+              "html4css1 writer and its style sheet)") if fmt == "rst" else None)
+    if other is not None and other[1] is not None:
+        seen = html_to_text(b"\xef\xbb\xbf" + other[1].encode("utf-8", "surrogatepass"), limits)
+        if seen.text != ex.text:
+            ex.readings.append(Reading(other[0], seen.text, other[2]))
     streams = _STREAMS.get()
     if streams:
         ex.readings.append(Reading("notebook:streams", storable("\n".join(streams), []),

@@ -228,3 +228,30 @@ def test_restructuredtext_raw_html_is_inserted_as_docutils_inserts_it(tmp_path):
            f".. raw:: html\n   :file: {secret}\n")
     ex = extract_bytes(rst.encode(), "LICENSE.rst")
     assert words(ex.text) == words(f"Licence {ps[0]} {ps[1]}")  # file insertion stays off
+
+
+def test_markdown_is_also_read_as_github_shows_the_tags_its_filter_escapes():
+    """GitHub escapes the raw HTML tags its tag filter names (``<noembed>``, ``<title>``...), so it
+    shows what they hold as text, where a CommonMark page hides it (red team round 7: a licence
+    inside ``<noembed>`` passed the gate). That page is the reading ``markdown:github``; a file
+    without such tags has none."""
+    ps = paras(6, 2)
+    ex = extract_bytes(f"# Exhibit\n\n{ps[0]}\n\n<noembed>{ps[1]}</noembed>\n".encode(), "x.md")
+    assert words(ps[1])[0] not in words(ex.text)
+    assert words(ps[1]) == words(reading(ex, "markdown:github"))[-len(words(ps[1])):]
+    ex = extract_bytes(f"# Exhibit\n\n{ps[0]}\n\n<details><summary>More</summary>\n\n{ps[1]}\n\n</details>\n".encode(),
+                       "y.md")
+    assert "markdown:github" not in {r.name for r in ex.readings}
+
+
+def test_restructuredtext_is_also_read_as_rst2html_shows_it():
+    """docutils' rst2html (the html4css1 writer) hides the class ``hidden`` by its own style
+    sheet, the html5 writer does not (red team round 7: junk marked by a role ``hidden`` after
+    every word hid a stored lease). Its page is the reading ``rst:rst2html`` where it differs."""
+    ps = paras(7, 1)[0].split(" ")
+    src = ".. role:: hidden\n\nTitle\n=====\n\n" + " ".join(f"{w} :hidden:`zebra`" for w in ps) + "\n"
+    ex = extract_bytes(src.encode(), "x.rst")
+    assert "zebra" in words(ex.text)
+    assert words(reading(ex, "rst:rst2html")) == words("Title " + " ".join(ps))
+    ex = extract_bytes(("Title\n=====\n\n" + " ".join(ps) + "\n").encode(), "y.rst")
+    assert "rst:rst2html" not in {r.name for r in ex.readings}

@@ -88,6 +88,23 @@ HTML_OUTSIDE = {
                    "svg: transform that rotates, skews or mirrors text"),
     "svg cover": (f"<svg><text x='1' y='10'>{WORDS}</text><rect width='900' height='90' fill='white'/></svg>",
                   "svg: filled <rect> drawn after text (it may cover it)"),
+    # red team round 7: what paints, clips or colours the words otherwise than the reader computes
+    "negative z-index": (f"<div style='isolation:isolate'><p style='background:#fff'>{WORDS[:200]} <span "
+                         f"style='position:relative;z-index:-1'>{WORDS[200:]}</span></p></div>",
+                         "css: words painted beneath the page's boxes (a negative z-index)"),
+    "negative z-index of a flex item": (f"<div style='display:flex'><span style='z-index:-2'>{WORDS}</span></div>",
+                                        "css: words painted beneath the page's boxes (a negative z-index)"),
+    "paint containment": (f"<span style='display:inline-block;contain:strict'>{WORDS}</span>",
+                          "css: value strict of contain"),
+    "font-size-adjust to nothing": (f"<p style='font-size-adjust:0'>{WORDS}</p>", "css: value 0 of font-size-adjust"),
+    "dark colour scheme": (f"<p style='color-scheme: only dark'>{WORDS}</p>", "css: value only dark of color-scheme"),
+    "dark colour scheme by meta": (f"<meta name='color-scheme' content='dark'><p>{WORDS}</p>",
+                                   "html: a dark colour scheme (<meta name=color-scheme content=dark>)"),
+    "input values past their box": ("<input readonly size='7' value='license          quartz'>" * 9 + WORDS,
+                                    "html: 9 or more form fields whose value is longer than their box shows (last <input>)"),
+    "textarea lines past their rows": ("<textarea rows='1' cols='10'>license\nquartz</textarea>" * 9 + WORDS,
+                                       "html: 9 or more form fields whose value is longer than their box shows "
+                                       "(last <textarea>)"),
 }
 
 
@@ -130,6 +147,17 @@ ORDINARY_HTML = [
     "<path d='M0 0h9v9z'/></symbol></svg><a href='/s'><svg><use xlink:href='#icon-search'></use></svg>{w}</a>",
     "<svg width='400' height='100'><g transform='translate(5,5)'><rect width='10' height='10' fill='#eee'/>"
     "<text x='10' y='20'>Revenue</text><text x='10' y='40'>by segment</text></g></svg><p>{w}</p>",
+    # as styled sites write them: both colour schemes offered, a decoration beneath the page, a sticky
+    # header, layout containment, a caption first, a logo in a box of line-height 0, a link's system colour
+    "<meta name='color-scheme' content='light dark'><div style='position:absolute;inset:0;z-index:-1;"
+    "background:#eee'></div><header style='position:sticky;top:0;z-index:2;background:#fff'>Menu</header>"
+    "<main style='contain:layout style;color-scheme:light dark'><h1 style='font-size-adjust:0.5'>Terms</h1>{w}"
+    "</main><table><caption>Schedule</caption><tr><td>a</td></tr></table><span style='line-height:0'>"
+    "<img src=a.png alt=''></span><a href='#' style='color:LinkText'>top</a>",
+    # a search form as court sites write it
+    "<form><input name=q value='Search opinions'><input type=submit value='Search all the opinions of this court'>"
+    "<textarea>Comments here</textarea><textarea rows=4 cols=40>Line one of a note\nLine two</textarea>"
+    + "<input name=ref placeholder='Case Name, Neutral Citation, Docket number or Court'>" * 8 + "</form>{w}",
 ]
 
 
@@ -245,6 +273,74 @@ def test_pdf_soft_mask_off_or_on_shapes_only_stays_inside_the_model():
 
 
 # -- .docx --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("colour", "shown"), [
+    ("Canvas", False), ("Field", False), ("Window", False), ("oklch(100% 0 0)", False), ("lab(100% 0 0)", False),
+    ("oklab(0.999 0 0)", False), ("color(xyz 0.9505 1 1.089)", False),
+    ("LinkText", True), ("WindowText", True), ("oklch(0.628 0.2577 29.23)", True), ("lch(30% 20 120)", True),
+])
+def test_system_colours_and_colour_4_spaces_are_drawn_as_chromium_draws_them(colour, shown):
+    """System colours are Chromium's light-scheme colours (Canvas is the page's white) and Lab,
+    LCH, OKLab and OKLCH are converted as CSS Color 4 says: words in white are not read (red team
+    round 7: junk in Canvas was read, and oklch() stopped the reader)."""
+    page = html(f"<p>{WORDS[:300]} <span style='color:{colour}'>zebra quartz</span> {WORDS[300:]}</p>")
+    ex = extract_bytes(page, "c.html")
+    assert ("zebra" in words(ex.text)) is shown
+    assert ex.unreadable is None and ex.unmodelled == []
+
+
+@pytest.mark.parametrize(("style", "shown"), [
+    ("-webkit-text-stroke:0.35em #fff", False), ("color:#fff;text-shadow:0 0 0 #fff", False),
+    ("-webkit-text-stroke-width:6px;-webkit-text-stroke-color:white", False),
+    ("color:transparent;-webkit-text-stroke:1px black", True), ("color:#fff;text-shadow:0 0 2px #000", True),
+    ("-webkit-text-stroke:1px #fff", True), ("color:transparent;text-shadow:1px 1px red", True),
+])
+def test_a_text_stroke_or_shadow_draws_the_letters_only_in_a_colour_seen(style, shown):
+    """A stroke is painted over the letters' fill: wide and in the page's colour it covers them;
+    a stroke or shadow draws transparent letters only in a colour the page shows (red team round
+    7: any stroke or shadow counted as drawing the letters, so white-stroked junk was read)."""
+    page = html(f"<p>{WORDS[:300]} <span style='{style}'>zebra quartz</span> {WORDS[300:]}</p>")
+    assert ("zebra" in words(extract_bytes(page, "s.html").text)) is shown, style
+
+
+def test_a_box_of_line_height_zero_and_overflow_hidden_shows_nothing():
+    """A box of auto height is as tall as its lines: at line-height 0, with its overflow hidden,
+    none of its words is seen (red team round 7). Without the clip they are drawn, overlapping."""
+    for style, shown in (("display:inline-block;line-height:0;overflow:hidden", False),
+                         ("display:inline-block;line-height:0", True),
+                         ("display:inline-block;line-height:0;overflow:hidden;padding:4px 0", True)):
+        page = html(f"<p>{WORDS[:300]} <span style='{style}'>zebra quartz</span> {WORDS[300:]}</p>")
+        assert ("zebra" in words(extract_bytes(page, "l.html").text)) is shown, style
+
+
+def test_pdf_spot_and_lab_colours_are_painted_as_a_viewer_paints_them():
+    """A spot colour's tint 0 puts no ink on the paper and Lab L* 100 is white: words so painted
+    are not read (red team round 7); a full tint of a dark ink is read. Before, tint 1 counted as
+    white and tint 0 as black."""
+    spot = (b"/ColorSpace << /S [/Separation /PANTONE#20286#20C /DeviceCMYK << /FunctionType 2 /Domain [0 1] "
+            b"/C0 [0 0 0 0] /C1 [1 0.66 0 0.02] /N 1 >>] /L [/Lab << /WhitePoint [0.9505 1 1.089] >>] >>")
+    for paint, shown in ((b"/S cs 0 sc", False), (b"/L cs 100 0 0 sc", False), (b"/S cs 1 sc", True),
+                         (b"/L cs 20 0 0 sc", True)):
+        content = _lines(WORDS[:300]) + paint + b" BT /F1 10 Tf 72 300 Td (zebra quartz) Tj ET 0 g\n"
+        ex = extract_bytes(_pdf(HELVETICA, content, [], spot), "s.pdf")
+        assert ("zebra" in words(ex.text)) is shown, paint
+
+
+@pytest.mark.parametrize(("ind", "outside"), [
+    ("<w:ind w:left='-40000' w:right='40000'/>", True), ("<w:ind w:left='0' w:hanging='9000'/>", True),
+    ("<w:ind w:right='-3000'/>", True), ("<w:ind w:left='-360'/>", False), ("<w:ind w:left='720' w:hanging='360'/>", False),
+])
+def test_docx_paragraph_indented_past_the_paper_is_outside_the_model(ind, outside):
+    """A word processor does not draw a paragraph indented past the paper's edge (red team round
+    7: junk paragraphs indented 28 inches left hid a stored licence). A small outdent is ordinary."""
+    from tests.support.fixtures_build import make_docx
+
+    W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    body = (f"<w:document xmlns:w='{W}'><w:body><w:p><w:pPr>{ind}</w:pPr><w:r><w:t>{WORDS[:300]}</w:t></w:r></w:p>"
+            f"<w:p><w:r><w:t>{WORDS[300:]}</w:t></w:r></w:p></w:body></w:document>")
+    got = extract_bytes(make_docx([], document_xml=body), "i.docx").unmodelled
+    assert ("docx: paragraph indented past the paper's edge (w:ind)" in got) is outside, got
+
 
 def test_docx_embedded_font_is_outside_the_model():
     import io
@@ -524,6 +620,21 @@ def test_row_groups_are_read_in_the_order_a_browser_draws_them(source):
     assert got.unmodelled == []
     order = [w for w in ("cap", "head", "body", "second", "foot") if w in got.text]
     assert sorted(order, key=got.text.index) == order
+
+
+@pytest.mark.parametrize("source", [
+    "<table><tr><td>{b}</td></tr><caption>{a}</caption></table>",
+    "<table><tbody><tr><td>{b}</td></tr></tbody><caption>{a}</caption></table>",
+    "<div style='display:table'><div style='display:table-row'>{b}</div><div style='display:table-caption'>{a}</div></div>",
+    "<table><caption>{a}</caption><tr><td>{b}</td></tr></table>",
+])
+def test_a_caption_is_read_above_its_table_wherever_it_stands(source):
+    """A browser draws a table's caption above its rows (caption-side: top), as old EDGAR filings
+    rely on (red team round 7: captions after their rows hid a licence's lines out of order)."""
+    a, b = WORDS[:200], WORDS[200:400]
+    ex = extract_bytes(html(source.format(a=a, b=b)), "c.html")
+    assert " ".join(words(ex.text)).startswith(" ".join(words(a + " " + b)))
+    assert ex.unmodelled == []
 
 
 def test_a_footer_given_another_display_is_read_in_source_order():

@@ -1051,6 +1051,7 @@ ROUND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("/r5-", "tests.support.redteam_round5_web", "BUILDERS5_WEB"),
     ("/r5-", "tests.support.redteam_round5_paged", "BUILDERS5"),
     ("/r6-", "tests.support.redteam_round6", "BUILDERS6"),
+    ("/r7-", "tests.support.redteam_round7", "BUILDERS7"),
 )
 
 

@@ -35,15 +35,15 @@ font-variant-caps letter-spacing word-spacing writing-mode caption-side backgrou
 margin-block-start margin-block-end margin-inline margin-inline-start
 -webkit-background-clip mix-blend-mode mask mask-image -webkit-mask -webkit-mask-image text-overflow
 -webkit-line-clamp backdrop-filter -webkit-text-security all fill fill-opacity stroke stroke-width
-stroke-opacity baseline-shift
+stroke-opacity baseline-shift contain font-size-adjust color-scheme z-index line-height
 """.split())  # noqa: SIM905
 
 #: Properties that neither draw, hide nor move a word: type, boxes and borders, alignment, breaks.
 INERT = frozenset("""
 font-family font-weight font-style font-stretch font-kerning font-synthesis font-optical-sizing
 font-variant-ligatures font-variant-numeric font-variant-east-asian font-variant-position
-font-variant-alternates font-feature-settings font-variation-settings font-size-adjust font-smooth
--webkit-font-smoothing -moz-osx-font-smoothing text-rendering line-height text-align text-align-last
+font-variant-alternates font-feature-settings font-variation-settings  font-smooth
+-webkit-font-smoothing -moz-osx-font-smoothing text-rendering  text-align text-align-last
 text-justify vertical-align text-decoration text-decoration-line text-decoration-color
 text-decoration-style text-decoration-thickness text-decoration-skip text-decoration-skip-ink
 text-underline-offset text-underline-position text-emphasis text-emphasis-style text-emphasis-color
@@ -71,11 +71,11 @@ grid-template-areas grid-auto-rows grid-auto-columns flex flex-grow flex-shrink 
 justify-content justify-items justify-self align-content align-items align-self place-content
 place-items place-self -webkit-box-align -webkit-box-pack -webkit-box-flex -ms-flex -ms-flex-align
 -ms-flex-pack -webkit-flex -webkit-align-items -webkit-justify-content -webkit-flex-grow
--webkit-flex-shrink -webkit-flex-basis z-index cursor pointer-events user-select -webkit-user-select
+-webkit-flex-shrink -webkit-flex-basis  cursor pointer-events user-select -webkit-user-select
 -moz-user-select -ms-user-select touch-action resize appearance -webkit-appearance -moz-appearance
-accent-color caret-color color-scheme forced-color-adjust print-color-adjust
+accent-color caret-color  forced-color-adjust print-color-adjust
 -webkit-print-color-adjust color-adjust object-fit object-position image-rendering isolation
-will-change contain transition transition-property transition-duration transition-timing-function
+will-change  transition transition-property transition-duration transition-timing-function
 transition-delay -webkit-transition -moz-transition -o-transition transform-origin
 -webkit-transform-origin transform-style perspective perspective-origin backface-visibility
 -webkit-backface-visibility scroll-behavior scroll-margin scroll-margin-top scroll-padding
@@ -109,6 +109,12 @@ ethiopic-numeric inside outside inherit initial unset revert revert-layer
 
 _DISPLAY_OUT = frozenset({"table-header-group", "table-footer-group", "table-column", "table-column-group",
                           "run-in", "math"})
+#: Containment a browser draws as the model does: ``layout`` and ``style`` change no word drawn;
+#: ``paint`` clips what the box holds to it and ``size`` gives a box of auto size none, which the
+#: reader does not compute (``content`` and ``strict`` include paint).
+_CONTAIN_IN = frozenset({"none", "layout", "style", "inline-size"})
+_FONT_METRICS = frozenset({"ex-height", "cap-height", "ch-width", "ic-width", "ic-height", "from-font", "none"})
+_MIN_ASPECT = 0.2  # font-size-adjust: a smaller aspect draws the font at a fraction of its size
 _TRANSFORMS = frozenset({"translate", "translatex", "translatey", "translatez", "translate3d", "scale",
                          "scalex", "scaley", "scalez", "scale3d", "matrix", "none"})
 _FILTERS = frozenset({"opacity", "drop-shadow", "grayscale", "sepia", "saturate", "hue-rotate"})
@@ -244,6 +250,17 @@ def _value(name: str, w: list[Any], kw: str | None) -> str | None:
         return None if _idents(w) <= {"clip"} else tinycss2.serialize(w)[:40]
     if name == "all":
         return tinycss2.serialize(w)[:40]
+    if name == "contain":
+        return None if _idents(w) <= _CONTAIN_IN and all(t.type == "ident" for t in w) else tinycss2.serialize(w)[:40]
+    if name == "font-size-adjust":
+        for t in w:
+            if (t.type == "ident" and t.lower_value in _FONT_METRICS) or (t.type == "number" and t.value >= _MIN_ASPECT):
+                continue
+            return tinycss2.serialize([t])[:40]
+        return None
+    if name == "color-scheme":  # without light, the page is drawn dark: its canvas and default colours
+        got = _idents(w)
+        return None if got & {"normal", "light"} else " ".join(t.lower_value for t in w if t.type == "ident")[:40]
     if name == "text-transform":
         return None if _idents(w) <= {"none", "uppercase", "lowercase", "capitalize", "full-width",
                                       "full-size-kana", "math-auto"} else tinycss2.serialize(w)[:40]

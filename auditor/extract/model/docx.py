@@ -72,6 +72,9 @@ textDirection textAlignment textboxTightWrap outlineLvl divId cnfStyle rPr sectP
 collapsed
 """.split())  # noqa: SIM905
 _FIT_TEXT_MIN = 200  # twips (10 pt): a narrower fitText squeezes a run into a sliver
+#: twips (an inch, a page's usual margin): a paragraph indented further into the margin than this is
+#: drawn past the paper's edge, where a word processor does not draw it
+MAX_OUTDENT = 1440
 #: attributes of w:framePr that place a frame on the page (a drop cap's frame has none of them)
 _PLACED = frozenset({"x", "y", "xAlign", "yAlign"})
 
@@ -121,6 +124,8 @@ def check(members: dict[str, Any], content_types: dict[str, str | None], outside
                         outside.add("docx", f"paragraph property w:{local}")
                     elif local == "framePr" and any(k.rpartition("}")[2] in _PLACED for k in c.attrib):
                         placed += 1
+                    elif local == "ind" and outdent(c) > MAX_OUTDENT:
+                        outside.add("docx", "paragraph indented past the paper's edge (w:ind)")
             elif tag.endswith("}fitText") and 0 < _val(c := el) < _FIT_TEXT_MIN:
                 outside.add("docx", "run squeezed into a sliver (w:fitText)")
             elif tag.endswith("}textDirection") and (el.get(f"{tag[:tag.index('}') + 1]}val") or "lrTb") not in (
@@ -158,6 +163,23 @@ def _run_properties(rpr: Any) -> list[tuple[str, Any]]:
             continue
         out.append((local, c))
     return out
+
+
+def outdent(ind: Any) -> int:
+    """How far (twips) a ``w:ind`` puts a paragraph's text left of its left margin or right of its
+    right one (a first line's hanging indent included)."""
+    got = {k.rpartition("}")[2]: v for k, v in ind.attrib.items()}
+
+    def num(*names: str) -> int:
+        for n in names:
+            try:
+                return int(float(got[n]))
+            except (KeyError, ValueError):
+                continue
+        return 0
+
+    left, right = num("left", "start"), num("right", "end")
+    return max(0, -(left - num("hanging")), -left, -right)
 
 
 def _val(el: Any) -> int:

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from auditor.extract.model import Outside
+from auditor.extract.model.docx import MAX_OUTDENT, outdent
 from auditor.extract.model.odf import PLACED_FRAMES, same_colour
 
 W = "http://schemas.microsoft.com/office/word/2003/wordml"
@@ -123,6 +124,8 @@ def check(root: Any, outside: Outside) -> None:
                     outside.add("wordml", f"text set vertically (w:textDirection {c.get(_W + 'val')})")
                 elif local == "w:framePr" and (c.get(_W + "x") or c.get(_W + "y") or c.get(_W + "y-align")):
                     placed += 1
+                elif local == "w:ind" and outdent(c) > MAX_OUTDENT:
+                    outside.add("wordml", "paragraph indented past the paper's edge (w:ind)")
         elif tag in ("w:textFlow", "w:textDirection") and el.getparent() is not None and \
                 qname(el.getparent().tag) == "w:tcPr" and (el.get(_W + "val") or "lr-tb") not in ("lr-tb", "tb"):
             outside.add("wordml", f"text set vertically in a table cell ({tag} {el.get(_W + 'val')})")

@@ -34,8 +34,19 @@ class Interpreter(_Interpreter):
         self.marked: list[tuple | None] = []
 
     def init_resources(self, resources) -> None:  # type: ignore[no-untyped-def]
-        """pdfminer's, noting tiling patterns whose cell shows text (model.pdf): it never runs them."""
+        """pdfminer's, noting tiling patterns whose cell shows text (model.pdf): it never runs them.
+        Spot colours (``/Separation``, ``/DeviceN``) and CIE Lab keep what decides their colour
+        (:class:`auditor.extract.pdf.colour.Space`), which pdfminer drops."""
         super().init_resources(resources)
+        try:
+            from auditor.extract.pdf.colour import space_of
+
+            for csid, spec in list(dict_value((resources or {}).get("ColorSpace") or {}).items())[:200]:
+                got = space_of(resolve1(spec))
+                if got is not None:
+                    self.csmap[csid] = got
+        except Exception:
+            pass
         try:
             fonts = dict_value((resources or {}).get("Font"))
             for fontid, font in self.fontmap.items():
