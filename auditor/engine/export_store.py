@@ -117,15 +117,15 @@ def _batches(directory: Path) -> Iterator[Any]:
         yield pa.Table.from_batches([b])
 
 
-def _scratch(owner: Any) -> sqlite3.Connection:
-    """A SQLite database in a scratch file, removed with ``owner``: the export's rows per
-    document and per sighting sit on disk behind a page cache of a few MB, not in the driver's
+def scratch_db(owner: Any, name: str = "export") -> sqlite3.Connection:
+    """A SQLite database in a scratch file, removed with ``owner``: rows per document (the
+    export's, a Spark finish's) sit on disk behind a page cache of a few MB, not in the driver's
     memory (an in-memory database grows with the corpus, as every Python row did)."""
     import shutil
     import tempfile
 
-    scratch = tempfile.mkdtemp(prefix="auditor-export-")
-    conn = sqlite3.connect(str(Path(scratch) / "export.db"))
+    scratch = tempfile.mkdtemp(prefix=f"auditor-{name}-")
+    conn = sqlite3.connect(str(Path(scratch) / f"{name}.db"))
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     weakref.finalize(owner, _drop, conn, scratch, shutil.rmtree)
@@ -156,7 +156,7 @@ class ExportStore:
         self.directory = self.path = Path(directory)
         self.meta = read_params(self.directory)
         self.params = Params(**self.meta["params"])
-        self.conn = _scratch(self)
+        self.conn = scratch_db(self)
         self._sets: dict[int, bytes] = {}
         self._all_sets = False
         self._groups: list[tuple[Path, int, int, int]] | None = None

@@ -40,6 +40,7 @@ from auditor.engine.audit import (
     AuditResult,
     boilerplate_min,
 )
+from auditor.engine.export_store import scratch_db
 from auditor.engine.pairs import Contained, Family, Pair, Pairs, Span
 from auditor.engine.short import SHORT_SHINGLES
 from auditor.index.sampled import exact_min_hits
@@ -668,21 +669,6 @@ def novelty_on_spark(spark: SparkSession, source: str, representatives: DataFram
     return RowsOnDisk((int(r["doc_id"]), int(r["novel"]), int(r["n_sampled"])) for r in rows)
 
 
-def _scratch(owner: object, name: str) -> Any:
-    """A connection to a new SQLite file in a scratch directory, both removed with ``owner``."""
-    import shutil
-    import sqlite3
-    import tempfile
-    import weakref
-
-    scratch = tempfile.mkdtemp(prefix=f"auditor-{name}-")
-    conn = sqlite3.connect(str(Path(scratch) / f"{name}.db"))
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    weakref.finalize(owner, _close_and_remove, conn, scratch, shutil.rmtree)
-    return conn
-
-
 class ContainedOnDisk(Sequence[Contained]):
     """The contained documents of a Spark audit, by id, in a scratch SQLite file with the spans
     of their best containers: read back one at a time, in order, as the report, its sidecars
@@ -693,7 +679,7 @@ class ContainedOnDisk(Sequence[Contained]):
         import itertools
         import pickle
 
-        self._conn = _scratch(self, "contained")
+        self._conn = scratch_db(self, "contained")
         self._conn.execute("CREATE TABLE c (i INTEGER PRIMARY KEY, doc INTEGER NOT NULL, blob BLOB NOT NULL)")
         self._conn.execute("CREATE TABLE s (contained INTEGER NOT NULL, container INTEGER NOT NULL,"
                            " blob BLOB NOT NULL, PRIMARY KEY (contained, container)) WITHOUT ROWID")
@@ -756,7 +742,7 @@ class RowsOnDisk(Mapping[int, tuple[int, int]]):
     def __init__(self, rows: Iterable[tuple[int, int, int]], at_once: int = 10_000) -> None:
         import itertools
 
-        self._conn = _scratch(self, "rows")
+        self._conn = scratch_db(self, "rows")
         self._conn.execute("CREATE TABLE r (k INTEGER PRIMARY KEY, a INTEGER NOT NULL, b INTEGER NOT NULL)")
         it = iter(rows)
         while chunk := list(itertools.islice(it, at_once)):
@@ -776,11 +762,6 @@ class RowsOnDisk(Mapping[int, tuple[int, int]]):
 
     def __len__(self) -> int:
         return self._n
-
-
-def _close_and_remove(conn: Any, scratch: str, rmtree: Any) -> None:
-    conn.close()
-    rmtree(scratch, ignore_errors=True)
 
 
 def not_auditable_on_spark(spark: SparkSession, source: str, params: Params, representatives: DataFrame,
